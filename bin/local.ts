@@ -1,0 +1,21 @@
+/** `npm start`: the single-node server (DESIGN.md §3). */
+import { loadConfig } from '#platform/config.ts';
+import { startLocalNode } from '#local/node.ts';
+
+const node = await startLocalNode(loadConfig());
+console.log(`tinytrack listening on ${node.url}`);
+
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    node
+      .stop()
+      .then(() => process.exit(0))
+      .catch((e: unknown) => {
+        console.error(e);
+        process.exit(1);
+      });
+  });
+}

@@ -1,0 +1,315 @@
+/**
+ * Registry over DynamoDB (and dynalite locally). Limits are enforced with
+ * conditional writes on the account item: a slot is reserved first and given
+ * back if the second write fails, so concurrent requests never exceed a limit.
+ * (dynalite has no TransactWriteItems, and this sequence needs none.)
+ */
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  BatchWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { CreateSiteResult, ManagementKeyRecord, Registry, SitePatch, SiteRecord } from '#ports/registry.ts';
+import { GSI1, keys } from './table.ts';
+
+const isConditionFailure = (e: unknown) =>
+  e instanceof ConditionalCheckFailedException || (e as Error)?.name === 'ConditionalCheckFailedException';
+
+const SITE_FIELDS = [
+  'hostname', 'owner_uid', 'kind', 'display_name', 'is_public', 'created_at', 'verified_at', 'verify_token', 'reports_mode', 'pinned_at', 'last_seen_at',
+] as const;
+
+function toSite(item: Record<string, unknown> | undefined): SiteRecord | null {
+  if (!item) return null;
+  const site = Object.fromEntries(SITE_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as SiteRecord;
+  return site;
+}
+
+function toKey(item: Record<string, unknown> | undefined): ManagementKeyRecord | null {
+  if (!item) return null;
+  return {
+    id: item.id as string,
+    owner_uid: item.owner_uid as string,
+    secret_hash: item.secret_hash as string,
+    label: (item.label as string) ?? '',
+    scopes: (item.scopes as ManagementKeyRecord['scopes']) ?? [],
+    created_at: item.created_at as string,
+    last_used_at: (item.last_used_at as string) ?? null,
+    revoked_at: (item.revoked_at as string) ?? null,
+  };
+}
+
+export class DynamoRegistry implements Registry {
+  private readonly doc: DynamoDBDocumentClient;
+
+  constructor(
+    client: DynamoDBClient,
+    private readonly table: string,
+  ) {
+    this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  }
+
+  async getSite(hostname: string): Promise<SiteRecord | null> {
+    const r = await this.doc.send(new GetCommand({ TableName: this.table, Key: keys.site(hostname), ConsistentRead: true }));
+    return toSite(r.Item);
+  }
+
+  async createSite(site: SiteRecord, maxSitesPerAccount: number): Promise<CreateSiteResult> {
+    const existing = await this.getSite(site.hostname);
+    if (existing) return existing.owner_uid === site.owner_uid ? { outcome: 'exists', site: existing } : { outcome: 'taken' };
+    if (!(await this.reserve(site.owner_uid, 'site_count', maxSitesPerAccount))) return { outcome: 'limit' };
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...keys.site(site.hostname), gsi1pk: keys.sitesOf(site.owner_uid), gsi1sk: `${site.created_at}#${site.hostname}`, ...site },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return { outcome: 'created', site };
+    } catch (e) {
+      await this.release(site.owner_uid, 'site_count');
+      if (!isConditionFailure(e)) throw e;
+      // Lost a race for the same hostname: answer as if we had come second.
+      const winner = await this.getSite(site.hostname);
+      if (winner && winner.owner_uid === site.owner_uid) return { outcome: 'exists', site: winner };
+      return { outcome: 'taken' };
+    }
+  }
+
+  async listSites(ownerUid: string): Promise<SiteRecord[]> {
+    const items = await this.queryIndex(keys.sitesOf(ownerUid));
+    return items.map((i) => toSite(i) as SiteRecord);
+  }
+
+  async countSites(ownerUid: string): Promise<number> {
+    const r = await this.doc.send(new GetCommand({ TableName: this.table, Key: keys.account(ownerUid), ConsistentRead: true }));
+    return Number(r.Item?.site_count ?? 0);
+  }
+
+  async updateSite(hostname: string, ownerUid: string, patch: SitePatch): Promise<SiteRecord | null> {
+    const entries = Object.entries(patch).filter(([, v]) => v !== undefined);
+    if (entries.length === 0) {
+      const site = await this.getSite(hostname);
+      return site && site.owner_uid === ownerUid ? site : null;
+    }
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':owner': ownerUid };
+    const sets = entries.map(([k, v], i) => {
+      names[`#f${i}`] = k;
+      values[`:v${i}`] = v;
+      return `#f${i} = :v${i}`;
+    });
+    try {
+      const r = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.site(hostname),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk) AND owner_uid = :owner',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toSite(r.Attributes);
+    } catch (e) {
+      if (isConditionFailure(e)) return null;
+      throw e;
+    }
+  }
+
+  async markVerified(hostname: string, at: string): Promise<SiteRecord | null> {
+    try {
+      const r = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.site(hostname),
+          // The first verification time is kept; registration stores it as null.
+          UpdateExpression: 'SET verified_at = :at',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(verified_at) OR verified_at = :null)',
+          ExpressionAttributeValues: { ':at': at, ':null': null },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toSite(r.Attributes);
+    } catch (e) {
+      if (isConditionFailure(e)) return this.getSite(hostname);
+      throw e;
+    }
+  }
+
+  async deleteSite(hostname: string, ownerUid: string): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: keys.site(hostname),
+          ConditionExpression: 'attribute_exists(pk) AND owner_uid = :owner',
+          ExpressionAttributeValues: { ':owner': ownerUid },
+        }),
+      );
+    } catch (e) {
+      if (isConditionFailure(e)) return false;
+      throw e;
+    }
+    await this.release(ownerUid, 'site_count');
+    await this.deletePartition(keys.site(hostname).pk);
+    return true;
+  }
+
+  /** Everything stored under the site (jobs, goals, alert rules, key pointers…) goes with it. */
+  private async deletePartition(pk: string): Promise<void> {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ProjectionExpression: 'pk, sk',
+          ExclusiveStartKey: start,
+        }),
+      );
+      const items = page.Items ?? [];
+      for (let i = 0; i < items.length; i += 25) {
+        const batch = items.slice(i, i + 25).map((it) => ({ DeleteRequest: { Key: { pk: it.pk, sk: it.sk } } }));
+        let pending: typeof batch | undefined = batch;
+        for (let attempt = 0; pending && pending.length > 0 && attempt < 8; attempt++) {
+          const r: { UnprocessedItems?: Record<string, unknown[]> } = await this.doc.send(
+            new BatchWriteCommand({ RequestItems: { [this.table]: pending } }),
+          );
+          pending = r.UnprocessedItems?.[this.table] as typeof batch | undefined;
+          if (pending?.length) await new Promise((res) => setTimeout(res, 2 ** attempt * 20));
+        }
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+
+  async createManagementKey(key: ManagementKeyRecord, maxActive: number): Promise<boolean> {
+    if (!(await this.reserve(key.owner_uid, 'key_count', maxActive))) return false;
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...keys.managementKey(key.secret_hash), gsi1pk: keys.managementKeysOf(key.owner_uid), gsi1sk: `${key.created_at}#${key.id}`, ...key },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (e) {
+      await this.release(key.owner_uid, 'key_count');
+      throw e;
+    }
+  }
+
+  async findManagementKey(secretHash: string): Promise<ManagementKeyRecord | null> {
+    const r = await this.doc.send(new GetCommand({ TableName: this.table, Key: keys.managementKey(secretHash), ConsistentRead: true }));
+    return toKey(r.Item);
+  }
+
+  async listManagementKeys(ownerUid: string): Promise<ManagementKeyRecord[]> {
+    const items = await this.queryIndex(keys.managementKeysOf(ownerUid));
+    return items.map((i) => toKey(i) as ManagementKeyRecord);
+  }
+
+  async revokeManagementKey(ownerUid: string, id: string, at: string): Promise<ManagementKeyRecord | null> {
+    const key = (await this.listManagementKeys(ownerUid)).find((k) => k.id === id);
+    if (!key || key.revoked_at) return null;
+    try {
+      const r = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.managementKey(key.secret_hash),
+          UpdateExpression: 'SET revoked_at = :at',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(revoked_at) OR revoked_at = :null)',
+          ExpressionAttributeValues: { ':at': at, ':null': null },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      await this.release(ownerUid, 'key_count');
+      return toKey(r.Attributes);
+    } catch (e) {
+      if (isConditionFailure(e)) return null;
+      throw e;
+    }
+  }
+
+  async touchManagementKey(secretHash: string, at: string): Promise<void> {
+    await this.doc
+      .send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.managementKey(secretHash),
+          UpdateExpression: 'SET last_used_at = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': at },
+        }),
+      )
+      .catch((e) => {
+        if (!isConditionFailure(e)) throw e;
+      });
+  }
+
+  private async queryIndex(gsi1pk: string): Promise<Record<string, unknown>[]> {
+    const out: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: GSI1,
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': gsi1pk },
+          ExclusiveStartKey: start,
+        }),
+      );
+      out.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return out;
+  }
+
+  /** Takes one unit of an account counter if it is below max. */
+  private async reserve(uid: string, counter: 'site_count' | 'key_count', max: number): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.account(uid),
+          UpdateExpression: 'SET #c = if_not_exists(#c, :zero) + :one',
+          ConditionExpression: 'attribute_not_exists(#c) OR #c < :max',
+          ExpressionAttributeNames: { '#c': counter },
+          ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': max },
+        }),
+      );
+      return true;
+    } catch (e) {
+      if (isConditionFailure(e)) return false;
+      throw e;
+    }
+  }
+
+  private async release(uid: string, counter: 'site_count' | 'key_count'): Promise<void> {
+    await this.doc
+      .send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.account(uid),
+          UpdateExpression: 'SET #c = #c - :one',
+          ConditionExpression: '#c > :zero',
+          ExpressionAttributeNames: { '#c': counter },
+          ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+        }),
+      )
+      .catch((e) => {
+        if (!isConditionFailure(e)) throw e;
+      });
+  }
+}

@@ -1,0 +1,54 @@
+/** The single-table layout (DESIGN.md §5), shared by the stack, the local bootstrap and the registry. */
+import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+
+export const keys = {
+  site: (hostname: string) => ({ pk: `SITE#${hostname}`, sk: 'SITE' }),
+  sitesOf: (uid: string) => `SITES#${uid}`,
+  account: (uid: string) => ({ pk: `ACCOUNT#${uid}`, sk: 'ACCOUNT' }),
+  managementKey: (secretHash: string) => ({ pk: `MKEY#${secretHash}`, sk: 'MKEY' }),
+  managementKeysOf: (uid: string) => `MKEYS#${uid}`,
+};
+
+export const GSI1 = 'gsi1';
+
+/** Creates the table when it does not exist (local runs; the stack owns it in AWS). */
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return;
+  } catch (e) {
+    if (!(e instanceof ResourceNotFoundException) && (e as Error).name !== 'ResourceNotFoundException') throw e;
+  }
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+        { AttributeName: 'gsi1pk', AttributeType: 'S' },
+        { AttributeName: 'gsi1sk', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: GSI1,
+          KeySchema: [
+            { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    }),
+  );
+  for (let i = 0; i < 100; i++) {
+    const d = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (d.Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`table ${tableName} did not become active`);
+}

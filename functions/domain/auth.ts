@@ -1,0 +1,64 @@
+/**
+ * Who is calling and what they may do (spec part 5): credential parsing,
+ * management-key format and hashing, scope rules.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const SCOPES = ['read', 'manage', 'ingest'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const MAX_ACTIVE_MANAGEMENT_KEYS = 10;
+export const MAX_SITES_PER_ACCOUNT = 50;
+
+const MANAGEMENT_KEY = /^tt_mk_[0-9a-f]{48}$/;
+
+export type Credential = { kind: 'none' } | { kind: 'management_key'; secret: string } | { kind: 'bearer'; token: string };
+
+export type Principal =
+  | { kind: 'user'; uid: string }
+  | { kind: 'key'; uid: string; keyId: string; scopes: readonly Scope[]; secretHash: string };
+
+/** The caller as resolved from the request: a valid principal, nobody, or a bearer that did not verify. */
+export type Caller = { kind: 'anonymous'; invalidToken: boolean } | Principal;
+
+export function parseAuthorization(header: string | undefined): Credential {
+  if (!header) return { kind: 'none' };
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) return { kind: 'bearer', token: '' };
+  const token = match[1] as string;
+  // Anything with the management-key prefix is judged as a key, so a malformed one is "invalid or revoked".
+  if (token.startsWith('tt_mk_')) return { kind: 'management_key', secret: token };
+  return { kind: 'bearer', token };
+}
+
+export const isManagementKeyFormat = (secret: string): boolean => MANAGEMENT_KEY.test(secret);
+
+export function newManagementKeySecret(): string {
+  return `tt_mk_${randomBytes(24).toString('hex')}`;
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** Constant-time comparison of two hex digests, so lookups leak no prefix timing. */
+export function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Scopes do not include each other. An ID token may do everything its owner may. */
+export function hasScope(principal: Principal, scope: Scope): boolean {
+  return principal.kind === 'user' || principal.scopes.includes(scope);
+}
+
+export function parseScopes(value: unknown): Scope[] | null {
+  if (!Array.isArray(value) || value.length === 0) return null;
+  const out: Scope[] = [];
+  for (const v of value) {
+    if (typeof v !== 'string' || !(SCOPES as readonly string[]).includes(v)) return null;
+    if (!out.includes(v as Scope)) out.push(v as Scope);
+  }
+  return SCOPES.filter((s) => out.includes(s));
+}

@@ -1,0 +1,95 @@
+/** Site views for each kind of reader, and PATCH validation (spec part 2 "Site", part 4). */
+import { randomBytes } from 'node:crypto';
+import type { SiteKind } from './hostname.ts';
+import type { SitePatch, SiteRecord } from '#ports/registry.ts';
+
+export const SITE_CACHE_TTL_VERIFIED_MS = 30_000;
+export const SITE_CACHE_TTL_PENDING_MS = 15_000;
+export const MAX_DISPLAY_NAME = 100;
+
+export function newSiteRecord(hostname: string, kind: SiteKind, ownerUid: string, now: Date): SiteRecord {
+  return {
+    hostname,
+    owner_uid: ownerUid,
+    kind,
+    display_name: '',
+    is_public: false,
+    created_at: now.toISOString(),
+    verified_at: null,
+    verify_token: `tt-verify-${randomBytes(12).toString('hex')}`,
+    reports_mode: 'inherit',
+    pinned_at: null,
+    last_seen_at: null,
+  };
+}
+
+export const isVerified = (site: SiteRecord): boolean => site.verified_at !== null;
+
+export function ownerView(site: SiteRecord) {
+  return {
+    hostname: site.hostname,
+    display_name: site.display_name,
+    is_public: site.is_public,
+    created_at: site.created_at,
+    kind: site.kind,
+    verified_at: site.verified_at,
+    verify_token: site.verify_token,
+    reports_mode: site.reports_mode,
+    pinned_at: site.pinned_at,
+  };
+}
+
+export function publicView(site: SiteRecord) {
+  return { hostname: site.hostname, display_name: site.display_name, is_public: site.is_public, created_at: site.created_at, kind: site.kind };
+}
+
+export function createdView(site: SiteRecord) {
+  return { hostname: site.hostname, verified_at: site.verified_at, verify_token: site.verify_token, kind: site.kind };
+}
+
+export function updatedView(site: SiteRecord) {
+  return { hostname: site.hostname, display_name: site.display_name, is_public: site.is_public, reports_mode: site.reports_mode, pinned_at: site.pinned_at };
+}
+
+/** Pinned first (most recent pin first), then creation order. */
+export function compareSites(a: SiteRecord, b: SiteRecord): number {
+  if (a.pinned_at && b.pinned_at) return b.pinned_at.localeCompare(a.pinned_at) || a.created_at.localeCompare(b.created_at);
+  if (a.pinned_at) return -1;
+  if (b.pinned_at) return 1;
+  return a.created_at.localeCompare(b.created_at) || a.hostname.localeCompare(b.hostname);
+}
+
+export type SiteSettings = Omit<SitePatch, 'pinned_at'> & { pinned?: boolean };
+export type SettingsResult = { ok: true; settings: SiteSettings } | { ok: false; error: string };
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Field checks run in a fixed order; the first failure names its field. Unknown fields are ignored. */
+export function parseSiteSettings(body: unknown): SettingsResult {
+  if (!isPlainObject(body)) return { ok: false, error: 'invalid settings' };
+  const settings: SiteSettings = {};
+  if ('display_name' in body) {
+    const v = body.display_name;
+    if (typeof v !== 'string' || v.trim().length > MAX_DISPLAY_NAME) return { ok: false, error: 'invalid display name' };
+    settings.display_name = v.trim();
+  }
+  if ('is_public' in body) {
+    if (typeof body.is_public !== 'boolean') return { ok: false, error: 'invalid sharing setting' };
+    settings.is_public = body.is_public;
+  }
+  if ('reports_mode' in body) {
+    if (body.reports_mode !== 'inherit') return { ok: false, error: 'invalid reports mode' };
+    settings.reports_mode = 'inherit';
+  }
+  if ('pinned' in body) {
+    if (typeof body.pinned !== 'boolean') return { ok: false, error: 'invalid pin setting' };
+    settings.pinned = body.pinned;
+  }
+  return { ok: true, settings };
+}
+
+/** The stored patch for valid settings; pinning again moves the pin to now. */
+export function settingsToPatch(settings: SiteSettings, now: Date): SitePatch {
+  const { pinned, ...rest } = settings;
+  return pinned === undefined ? rest : { ...rest, pinned_at: pinned ? now.toISOString() : null };
+}

@@ -1,0 +1,116 @@
+/**
+ * The HTTP edge shared by every route group: API Gateway v2 event → ApiRequest
+ * → route function → response, inside one middy handler per group. Product
+ * conventions live here: preflights, JSON errors with no-store, 404 `not
+ * found`, 500 `internal error` without details.
+ */
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { ApiError, INTERNAL_ERROR, NOT_FOUND } from '#domain/errors.ts';
+import type { Caller } from '#domain/auth.ts';
+import { getServices, type Services } from '#platform/services.ts';
+
+export type ApiResponse = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
+
+export interface ApiRequest {
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /** Lowercased names. */
+  headers: Record<string, string>;
+  body: Buffer;
+  sourceIp: string;
+  services: Services;
+  /** Memo for the resolved caller (functions/http/auth.ts). */
+  caller?: Promise<Caller>;
+}
+
+export type RouteHandler = (req: ApiRequest) => Promise<ApiResponse>;
+
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): ApiResponse {
+  return { statusCode, headers: { 'Content-Type': 'application/json; charset=utf-8', ...NO_STORE, ...headers }, body: JSON.stringify(body) };
+}
+
+export function text(statusCode: number, body: string, headers: Record<string, string> = {}): ApiResponse {
+  return { statusCode, headers: { 'Content-Type': 'text/plain; charset=utf-8', ...NO_STORE, ...headers }, body };
+}
+
+export const errorResponse = (e: ApiError): ApiResponse => json(e.status, { error: e.message }, e.headers);
+
+/** Preflight for every path (spec part 4 "Conventions"); it does not enable cross-origin product calls. */
+export function preflight(): ApiResponse {
+  return {
+    statusCode: 204,
+    headers: { 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS', 'Access-Control-Allow-Headers': 'Content-Type', 'Access-Control-Max-Age': '86400' },
+    body: '',
+  };
+}
+
+/** The body parsed as JSON, or undefined when it is missing or not JSON (Content-Type is not consulted). */
+export function jsonBody(req: ApiRequest): unknown {
+  if (req.body.length === 0) return undefined;
+  try {
+    return JSON.parse(req.body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function lowerHeaders(headers: APIGatewayProxyEventV2['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers ?? {})) if (v !== undefined) out[k.toLowerCase()] = v;
+  return out;
+}
+
+export function toApiRequest(event: APIGatewayProxyEventV2, services: Services): ApiRequest {
+  const raw = event.body ?? '';
+  return {
+    method: event.requestContext.http.method.toUpperCase(),
+    path: event.rawPath,
+    params: (event.pathParameters ?? {}) as Record<string, string>,
+    query: Object.fromEntries(new URLSearchParams(event.rawQueryString ?? '')),
+    headers: lowerHeaders(event.headers),
+    body: Buffer.from(raw, event.isBase64Encoded ? 'base64' : 'utf8'),
+    sourceIp: event.requestContext.http.sourceIp,
+    services,
+  };
+}
+
+export type GroupHandler = ((event: APIGatewayProxyEventV2, context: Context) => Promise<ApiResponse>) & {
+  routes: Readonly<Record<string, RouteHandler>>;
+};
+
+/** middy error middleware: ApiError → its JSON answer; anything else → 500 `internal error`, details only in the log. */
+export function apiErrors(): middy.MiddlewareObj<APIGatewayProxyEventV2, ApiResponse> {
+  return {
+    onError: async (request) => {
+      const e = request.error;
+      if (e instanceof ApiError) {
+        request.response = errorResponse(e);
+        return;
+      }
+      console.error(JSON.stringify({ level: 'error', route: request.event.routeKey, message: e?.message, stack: e?.stack }));
+      request.response = errorResponse(new ApiError(500, INTERNAL_ERROR));
+    },
+  };
+}
+
+/**
+ * One Lambda handler for a route group, dispatching on the API Gateway route
+ * key; `$default` and any key it does not know answer 404 `not found`.
+ */
+export function createGroupHandler(routeHandlers: Record<string, RouteHandler>): GroupHandler {
+  const dispatch = async (event: APIGatewayProxyEventV2): Promise<ApiResponse> => {
+    const req = toApiRequest(event, await getServices());
+    if (req.method === 'OPTIONS') return preflight();
+    const route = routeHandlers[event.routeKey];
+    if (!route) throw new ApiError(404, NOT_FOUND);
+    return route(req);
+  };
+  const handler = middy<APIGatewayProxyEventV2, ApiResponse>().use(apiErrors()).handler(dispatch) as unknown as GroupHandler;
+  handler.routes = routeHandlers;
+  return handler;
+}

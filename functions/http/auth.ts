@@ -1,0 +1,146 @@
+/**
+ * Request authentication and the access rules of spec part 5: management keys
+ * are judged before anything else, ID tokens through the TokenVerifier, and
+ * site access for owners and anonymous readers of public sites.
+ */
+import { hasScope, hashSecret, isManagementKeyFormat, parseAuthorization, type Caller, type Principal, type Scope } from '#domain/auth.ts';
+import {
+  ApiError,
+  UNVERIFIED_OWNER,
+  invalidKeyError,
+  keysForbiddenError,
+  rateLimitedError,
+  scopeRequiredError,
+  signInRequiredError,
+  unknownSiteError,
+} from '#domain/errors.ts';
+import { SITE_CACHE_TTL_PENDING_MS, SITE_CACHE_TTL_VERIFIED_MS, isVerified } from '#domain/site.ts';
+import type { SiteRecord } from '#ports/registry.ts';
+import { KEY_CACHE_TTL_MS, type Services } from '#platform/services.ts';
+import type { ApiRequest } from './api.ts';
+
+const KEY_TOUCH_INTERVAL_MS = 60_000;
+
+async function lookupKey(services: Services, secretHash: string) {
+  const cached = services.keyCache.get(secretHash);
+  if (cached) return cached.value;
+  const record = await services.registry.findManagementKey(secretHash);
+  services.keyCache.set(secretHash, record, KEY_CACHE_TTL_MS);
+  return record;
+}
+
+async function resolve(req: ApiRequest): Promise<Caller> {
+  const credential = parseAuthorization(req.headers.authorization);
+  if (credential.kind === 'none') return { kind: 'anonymous', invalidToken: false };
+  if (credential.kind === 'bearer') {
+    const claims = await req.services.tokens.verifyIdToken(credential.token);
+    return claims ? { kind: 'user', uid: claims.sub } : { kind: 'anonymous', invalidToken: true };
+  }
+  if (!isManagementKeyFormat(credential.secret)) throw invalidKeyError();
+  const secretHash = hashSecret(credential.secret);
+  const record = await lookupKey(req.services, secretHash);
+  if (!record || record.revoked_at) throw invalidKeyError();
+  const now = req.services.clock.now();
+  if (!req.services.keyTouches.get(secretHash)) {
+    req.services.keyTouches.set(secretHash, true, KEY_TOUCH_INTERVAL_MS);
+    await req.services.registry.touchManagementKey(secretHash, now.toISOString());
+  }
+  return { kind: 'key', uid: record.owner_uid, keyId: record.id, scopes: record.scopes, secretHash };
+}
+
+/** The caller, resolved once per request. An unknown or revoked management key throws 401 here, before any lookup. */
+export function caller(req: ApiRequest): Promise<Caller> {
+  req.caller ??= resolve(req);
+  return req.caller;
+}
+
+const isChange = (method: string) => method !== 'GET' && method !== 'HEAD';
+
+function checkScope(req: ApiRequest, principal: Principal, scope: Scope | undefined): Principal {
+  if (scope && !hasScope(principal, scope)) throw scopeRequiredError(scope);
+  if (principal.kind === 'key' && isChange(req.method) && !req.services.changeLimiter.take(principal.keyId)) throw rateLimitedError();
+  return principal;
+}
+
+/** An ID token, or a management key with `scope`; otherwise 401 / 403. */
+export async function requirePrincipal(req: ApiRequest, scope?: Scope): Promise<Principal> {
+  const c = await caller(req);
+  if (c.kind === 'anonymous') throw signInRequiredError();
+  return checkScope(req, c, scope);
+}
+
+/** Endpoints that need an ID token: keys get 403 (spec part 5 rule 6). */
+export async function requireIdToken(req: ApiRequest): Promise<Principal & { kind: 'user' }> {
+  const c = await caller(req);
+  if (c.kind === 'key') throw keysForbiddenError();
+  if (c.kind === 'anonymous') throw signInRequiredError();
+  return c;
+}
+
+function cacheSite(services: Services, hostname: string, site: SiteRecord | null): void {
+  services.siteCache.set(hostname, site, site && isVerified(site) ? SITE_CACHE_TTL_VERIFIED_MS : SITE_CACHE_TTL_PENDING_MS);
+}
+
+/** Site lookup through the per-instance cache. */
+export async function findSite(services: Services, hostname: string): Promise<SiteRecord | null> {
+  const cached = services.siteCache.get(hostname);
+  if (cached) return cached.value;
+  const site = await services.registry.getSite(hostname);
+  cacheSite(services, hostname, site);
+  return site;
+}
+
+/** After a change: this instance forgets (or learns) the registration at once. */
+export function siteChanged(services: Services, hostname: string, site: SiteRecord | null): void {
+  if (site) cacheSite(services, hostname, site);
+  else services.siteCache.delete(hostname);
+}
+
+/**
+ * A cached entry that denies or limits an owner is re-read before it is
+ * believed (spec part 4 rule 4), so owners never see a stale "missing",
+ * "someone else's" or "unverified".
+ */
+async function findSiteFor(services: Services, hostname: string, uid: string): Promise<SiteRecord | null> {
+  const site = await findSite(services, hostname);
+  if (site && site.owner_uid === uid && isVerified(site)) return site;
+  const fresh = await services.registry.getSite(hostname);
+  cacheSite(services, hostname, fresh);
+  return fresh;
+}
+
+/** The caller's own site: owner ID token or key with `scope`; other accounts and unknown sites get 404. */
+export async function requireOwnedSite(req: ApiRequest, hostname: string, scope?: Scope): Promise<{ principal: Principal; site: SiteRecord }> {
+  const principal = await requirePrincipal(req, scope);
+  const site = await findSiteFor(req.services, hostname, principal.uid);
+  if (!site || site.owner_uid !== principal.uid) throw unknownSiteError();
+  return { principal, site };
+}
+
+/** Like requireOwnedSite for ID-token-only endpoints. */
+export async function requireOwnedSiteByIdToken(req: ApiRequest, hostname: string): Promise<{ principal: Principal; site: SiteRecord }> {
+  const principal = await requireIdToken(req);
+  const site = await findSiteFor(req.services, hostname, principal.uid);
+  if (!site || site.owner_uid !== principal.uid) throw unknownSiteError();
+  return { principal, site };
+}
+
+/**
+ * Read access to a site: the owner (ID or `read` key), or anyone for a
+ * verified public site. A key is judged first, also on public sites; a bad ID
+ * token reads as anonymous; everything else inaccessible is 404.
+ */
+export async function readableSite(req: ApiRequest, hostname: string): Promise<{ site: SiteRecord; owner: boolean }> {
+  const c = await caller(req);
+  if (c.kind === 'key') checkScope(req, c, 'read');
+  const site = c.kind === 'anonymous' ? await findSite(req.services, hostname) : await findSiteFor(req.services, hostname, c.uid);
+  if (!site) throw unknownSiteError();
+  if (c.kind !== 'anonymous' && site.owner_uid === c.uid) return { site, owner: true };
+  if (site.is_public && isVerified(site)) return { site, owner: false };
+  throw unknownSiteError();
+}
+
+/** Web statistics need a verified site; its owner is told why (spec part 4 "Reports"). */
+export function requireVerifiedForOwner(site: SiteRecord): void {
+  if (!isVerified(site)) throw new ApiError(403, UNVERIFIED_OWNER);
+}

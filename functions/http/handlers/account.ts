@@ -1,0 +1,91 @@
+/** Route group `account`: the caller and management keys (spec part 5, DESIGN.md §4). */
+import { randomUUID } from 'node:crypto';
+import { MAX_ACTIVE_MANAGEMENT_KEYS, SCOPES, hashSecret, newManagementKeySecret, parseScopes } from '#domain/auth.ts';
+import { ApiError, badRequestError } from '#domain/errors.ts';
+import type { ManagementKeyRecord } from '#ports/registry.ts';
+import { createGroupHandler, json, jsonBody, type ApiRequest } from '../api.ts';
+import { requireIdToken, requirePrincipal } from '../auth.ts';
+import { KEY_CACHE_TTL_MS } from '#platform/services.ts';
+
+const MAX_LABEL = 100;
+
+const keyView = (k: ManagementKeyRecord) => ({
+  id: k.id,
+  label: k.label,
+  scopes: k.scopes,
+  created_at: k.created_at,
+  last_used_at: k.last_used_at,
+  revoked_at: k.revoked_at,
+});
+
+async function me(req: ApiRequest) {
+  const principal = await requirePrincipal(req);
+  const siteCount = await req.services.registry.countSites(principal.uid);
+  return json(200, {
+    uid: principal.uid,
+    auth: principal.kind === 'key' ? 'management_key' : 'id_token',
+    scopes: principal.kind === 'key' ? principal.scopes : SCOPES,
+    key_id: principal.kind === 'key' ? principal.keyId : null,
+    site_count: siteCount,
+  });
+}
+
+async function createKey(req: ApiRequest) {
+  const principal = await requireIdToken(req);
+  const body = jsonBody(req);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequestError('invalid scopes');
+  const fields = body as Record<string, unknown>;
+  const label = fields.label === undefined ? '' : fields.label;
+  if (typeof label !== 'string' || label.trim().length > MAX_LABEL) throw badRequestError('invalid label');
+  const scopes = parseScopes(fields.scopes);
+  if (!scopes) throw badRequestError('invalid scopes');
+  const secret = newManagementKeySecret();
+  const record: ManagementKeyRecord = {
+    id: randomUUID(),
+    owner_uid: principal.uid,
+    secret_hash: hashSecret(secret),
+    label: label.trim(),
+    scopes,
+    created_at: req.services.clock.now().toISOString(),
+    last_used_at: null,
+    revoked_at: null,
+  };
+  if (!(await req.services.registry.createManagementKey(record, MAX_ACTIVE_MANAGEMENT_KEYS))) {
+    throw badRequestError('management key limit reached');
+  }
+  return json(201, { id: record.id, key: secret, label: record.label, scopes: record.scopes, created_at: record.created_at });
+}
+
+async function listKeys(req: ApiRequest) {
+  const principal = await requirePrincipal(req, 'read');
+  const keys = await req.services.registry.listManagementKeys(principal.uid);
+  keys.sort((a, b) => b.created_at.localeCompare(a.created_at) || a.id.localeCompare(b.id));
+  return json(200, { keys: keys.map(keyView) });
+}
+
+async function revoke(req: ApiRequest, ownerUid: string, id: string) {
+  const revoked = await req.services.registry.revokeManagementKey(ownerUid, id, req.services.clock.now().toISOString());
+  if (!revoked) throw new ApiError(404, 'unknown key');
+  // This instance stops accepting the key at once; others within their cache TTL.
+  req.services.keyCache.set(revoked.secret_hash, revoked, KEY_CACHE_TTL_MS);
+  return json(200, { revoked: revoked.id });
+}
+
+async function revokeSelf(req: ApiRequest) {
+  const principal = await requirePrincipal(req);
+  if (principal.kind !== 'key') throw new ApiError(403, 'only a management key can revoke itself');
+  return revoke(req, principal.uid, principal.keyId);
+}
+
+async function revokeOther(req: ApiRequest) {
+  const principal = await requirePrincipal(req, 'manage');
+  return revoke(req, principal.uid, req.params.id ?? '');
+}
+
+export const handler = createGroupHandler({
+  'GET /api/me': me,
+  'POST /api/management-keys': createKey,
+  'GET /api/management-keys': listKeys,
+  'DELETE /api/management-keys/self': revokeSelf,
+  'DELETE /api/management-keys/{id}': revokeOther,
+});

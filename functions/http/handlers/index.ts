@@ -1,0 +1,8 @@
+/** Every group's handler by group name, for the local server (AWS runs one group per function). */
+import type { RouteGroup } from '../routes.ts';
+import type { GroupHandler } from '../api.ts';
+import { handler as meta } from './meta.ts';
+import { handler as account } from './account.ts';
+import { handler as sites } from './sites.ts';
+
+export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites };

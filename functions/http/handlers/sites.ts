@@ -1,0 +1,107 @@
+/** Route group `sites`: the site registry (spec part 4 "Site registry and summaries"). */
+import { MAX_SITES_PER_ACCOUNT } from '#domain/auth.ts';
+import { ApiError, badRequestError, unknownSiteError } from '#domain/errors.ts';
+import { normalizeHostname, type SiteKind } from '#domain/hostname.ts';
+import {
+  compareSites,
+  createdView,
+  isVerified,
+  newSiteRecord,
+  ownerView,
+  parseSiteSettings,
+  publicView,
+  settingsToPatch,
+  updatedView,
+} from '#domain/site.ts';
+import type { SiteRecord } from '#ports/registry.ts';
+import { createGroupHandler, json, jsonBody, type ApiRequest } from '../api.ts';
+import { readableSite, requireOwnedSite, requireOwnedSiteByIdToken, requirePrincipal, siteChanged } from '../auth.ts';
+
+const hostnameParam = (req: ApiRequest) => req.params.hostname ?? '';
+
+async function listSites(req: ApiRequest) {
+  const principal = await requirePrincipal(req, 'read');
+  const sites = await req.services.registry.listSites(principal.uid);
+  return json(200, { sites: sites.sort(compareSites).map(ownerView) });
+}
+
+async function createSite(req: ApiRequest) {
+  const principal = await requirePrincipal(req, 'manage');
+  const body = jsonBody(req);
+  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const kind = fields.kind === undefined ? 'web' : fields.kind;
+  if (kind !== 'web' && kind !== 'api') throw badRequestError('kind must be web or api');
+  const normalized = normalizeHostname(fields.hostname, kind as SiteKind);
+  if (!normalized.ok) throw badRequestError(normalized.error);
+  const record = newSiteRecord(normalized.hostname, kind, principal.uid, req.services.clock.now());
+  const result = await req.services.registry.createSite(record, MAX_SITES_PER_ACCOUNT);
+  switch (result.outcome) {
+    case 'created':
+      siteChanged(req.services, record.hostname, result.site);
+      return json(201, createdView(result.site));
+    case 'exists':
+      return json(200, createdView(result.site));
+    case 'taken':
+      throw new ApiError(409, 'hostname is registered to another account');
+    case 'limit':
+      throw badRequestError('site limit reached');
+  }
+}
+
+async function getSite(req: ApiRequest) {
+  const { site, owner } = await readableSite(req, hostnameParam(req));
+  return json(200, owner ? ownerView(site) : publicView(site));
+}
+
+async function updateSite(req: ApiRequest) {
+  const { principal, site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
+  const parsed = parseSiteSettings(jsonBody(req));
+  if (!parsed.ok) throw badRequestError(parsed.error);
+  if (parsed.settings.is_public && !isVerified(site)) throw badRequestError('verify domain ownership before making the site public');
+  const updated = await req.services.registry.updateSite(site.hostname, principal.uid, settingsToPatch(parsed.settings, req.services.clock.now()));
+  siteChanged(req.services, site.hostname, updated);
+  if (!updated) throw unknownSiteError();
+  return json(200, updatedView(updated));
+}
+
+async function deleteSite(req: ApiRequest) {
+  const { principal, site } = await requireOwnedSiteByIdToken(req, hostnameParam(req));
+  const deleted = await req.services.registry.deleteSite(site.hostname, principal.uid);
+  siteChanged(req.services, site.hostname, null);
+  if (!deleted) throw unknownSiteError();
+  return json(200, { deleted: site.hostname });
+}
+
+/** Fetches the home page now; the script tag or the verify token on it verifies the site. */
+async function checkInstallation(req: ApiRequest, site: SiteRecord) {
+  const check = await req.services.pageChecker.checkPage(site.hostname, site.verify_token);
+  let current = site;
+  if (!isVerified(site) && (check.scriptFound || check.tokenFound)) {
+    current = (await req.services.registry.markVerified(site.hostname, req.services.clock.now().toISOString())) ?? site;
+    siteChanged(req.services, site.hostname, current);
+  }
+  return { site: current, check };
+}
+
+async function verifySite(req: ApiRequest) {
+  const { site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
+  const { site: after } = await checkInstallation(req, site);
+  return json(200, ownerView(after));
+}
+
+async function siteSetup(req: ApiRequest) {
+  const { site } = await requireOwnedSite(req, hostnameParam(req), 'read');
+  // A read does not change the registration; POST …/verify does.
+  const check = await req.services.pageChecker.checkPage(site.hostname, site.verify_token);
+  return json(200, { verified: isVerified(site), verified_at: site.verified_at, script_found: check.scriptFound, last_seen_at: site.last_seen_at });
+}
+
+export const handler = createGroupHandler({
+  'GET /api/sites': listSites,
+  'POST /api/sites': createSite,
+  'GET /api/sites/{hostname}': getSite,
+  'PATCH /api/sites/{hostname}': updateSite,
+  'DELETE /api/sites/{hostname}': deleteSite,
+  'POST /api/sites/{hostname}/verify': verifySite,
+  'GET /api/sites/{hostname}/setup': siteSetup,
+});

@@ -1,0 +1,229 @@
+/**
+ * The route table: every product and collector route, written once. The CDK
+ * stack creates API Gateway routes from it, the local server dispatches from
+ * it, and the OpenAPI document is generated from it.
+ */
+import type { z } from 'zod';
+import * as s from './schemas.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'ANY';
+/** One Lambda function per group in AWS. */
+export type RouteGroup = 'meta' | 'account' | 'sites';
+export type Scope = 'read' | 'manage' | 'ingest';
+
+/**
+ * none: no credential; account: ID token or key with `scope`; id_token: ID
+ * token only; site: anonymous for verified public sites, else owner (ID or key
+ * with `scope`).
+ */
+export type AuthMode = 'none' | 'account' | 'id_token' | 'site';
+
+export interface ResponseDef {
+  description: string;
+  schema?: z.ZodType;
+  contentType?: string;
+}
+
+export interface RouteDef {
+  method: HttpMethod;
+  /** API Gateway path syntax: /api/sites/{hostname} */
+  path: string;
+  group: RouteGroup;
+  auth: AuthMode;
+  scope?: Scope;
+  summary: string;
+  query?: Record<string, string>;
+  request?: z.ZodType;
+  responses: Record<number, ResponseDef>;
+}
+
+export const routeKey = (r: Pick<RouteDef, 'method' | 'path'>): string => `${r.method} ${r.path}`;
+
+const err = (description: string): ResponseDef => ({ description, schema: s.ErrorBody });
+const signIn = { 401: err('sign in required, or invalid or revoked management key') };
+const scoped = (scope: Scope) => ({ ...signIn, 403: err(`scope ${scope} required`) });
+const idOnly = { ...signIn, 403: err('management keys cannot call this endpoint') };
+const rateLimited = { 429: err('rate limited, retry in 1s (management key changes; Retry-After: 1)') };
+const ownerSite = { 404: err('unknown site') };
+
+export const routes: RouteDef[] = [
+  {
+    method: 'ANY',
+    path: '/healthz',
+    group: 'meta',
+    auth: 'none',
+    summary: 'Liveness: 200 text ok for GET and HEAD, 400 for other methods. No storage query.',
+    responses: { 200: { description: 'ok', schema: s.PlainText, contentType: 'text/plain' }, 400: { description: 'method not allowed', contentType: 'text/plain' } },
+  },
+  {
+    method: 'GET',
+    path: '/api/openapi.json',
+    group: 'meta',
+    auth: 'none',
+    summary: 'This API description (OpenAPI 3.1).',
+    responses: { 200: { description: 'OpenAPI document' } },
+  },
+  {
+    method: 'GET',
+    path: '/api/me',
+    group: 'account',
+    auth: 'account',
+    summary: 'The caller: account id, credential kind, scopes and site count. Any key scope works.',
+    responses: { 200: { description: 'caller', schema: s.Me }, ...signIn },
+  },
+  {
+    method: 'POST',
+    path: '/api/management-keys',
+    group: 'account',
+    auth: 'id_token',
+    summary: 'Create a management key (ID token only). The secret is returned once.',
+    request: s.CreateManagementKeyRequest,
+    responses: {
+      201: { description: 'created', schema: s.CreatedManagementKey },
+      400: err('invalid label, invalid scopes, or management key limit reached'),
+      ...idOnly,
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/management-keys',
+    group: 'account',
+    auth: 'account',
+    scope: 'read',
+    summary: "The account's management keys, newest first, without secrets.",
+    responses: { 200: { description: 'keys', schema: s.ManagementKeyList }, ...scoped('read') },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/management-keys/self',
+    group: 'account',
+    auth: 'account',
+    summary: 'Revoke the management key that signs this request.',
+    responses: { 200: { description: 'revoked', schema: s.RevokedKey }, ...signIn, 403: err('only a management key can revoke itself'), ...rateLimited },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/management-keys/{id}',
+    group: 'account',
+    auth: 'account',
+    scope: 'manage',
+    summary: 'Revoke one of the account’s management keys (ID token or manage key).',
+    responses: { 200: { description: 'revoked', schema: s.RevokedKey }, ...scoped('manage'), 404: err('unknown key'), ...rateLimited },
+  },
+  {
+    method: 'GET',
+    path: '/api/sites',
+    group: 'sites',
+    auth: 'account',
+    scope: 'read',
+    summary: "The caller's sites: pinned first (most recent pin first), then by creation time.",
+    responses: { 200: { description: 'sites', schema: s.SiteList }, ...scoped('read') },
+  },
+  {
+    method: 'POST',
+    path: '/api/sites',
+    group: 'sites',
+    auth: 'account',
+    scope: 'manage',
+    summary: 'Register a hostname to the caller (201), or return the caller’s existing registration (200).',
+    request: s.CreateSiteRequest,
+    responses: {
+      200: { description: 'already registered to this account', schema: s.CreatedSite },
+      201: { description: 'registered', schema: s.CreatedSite },
+      400: err('invalid hostname, kind must be web or api, or site limit reached'),
+      ...scoped('manage'),
+      409: err('hostname is registered to another account'),
+      ...rateLimited,
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/sites/{hostname}',
+    group: 'sites',
+    auth: 'site',
+    scope: 'read',
+    summary: 'Site metadata; owner-only fields for the owner; anonymous for verified public sites.',
+    responses: { 200: { description: 'site', schema: s.Site }, 401: err('invalid or revoked management key'), 403: err('scope read required'), ...ownerSite },
+  },
+  {
+    method: 'PATCH',
+    path: '/api/sites/{hostname}',
+    group: 'sites',
+    auth: 'account',
+    scope: 'manage',
+    summary: 'Update display name, public sharing, reports mode and pin.',
+    request: s.UpdateSiteRequest,
+    responses: {
+      200: { description: 'updated', schema: s.UpdatedSite },
+      400: err('invalid settings / display name / sharing setting / reports mode / pin setting, or verify before public'),
+      ...scoped('manage'),
+      ...ownerSite,
+      ...rateLimited,
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/sites/{hostname}',
+    group: 'sites',
+    auth: 'id_token',
+    summary: 'Delete the registration and its owner data (ID token only). Collected analytics remain.',
+    responses: { 200: { description: 'deleted', schema: s.DeletedSite }, ...idOnly, ...ownerSite },
+  },
+  {
+    method: 'POST',
+    path: '/api/sites/{hostname}/verify',
+    group: 'sites',
+    auth: 'account',
+    scope: 'manage',
+    summary: 'Run ownership verification now (script tag or verify token on the home page); returns the Site.',
+    responses: { 200: { description: 'site after the check', schema: s.Site }, ...scoped('manage'), ...ownerSite, ...rateLimited },
+  },
+  {
+    method: 'GET',
+    path: '/api/sites/{hostname}/setup',
+    group: 'sites',
+    auth: 'account',
+    scope: 'read',
+    summary: 'Installation state: verified, whether the script is on the page now, last beacon time.',
+    responses: { 200: { description: 'setup state', schema: s.SiteSetup }, ...scoped('read'), ...ownerSite },
+  },
+];
+
+/** Paths match exactly; `{name}` matches one non-empty segment. */
+export function matchPath(pattern: string, path: string): Record<string, string> | null {
+  const want = pattern.split('/');
+  const got = path.split('/');
+  if (want.length !== got.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const w = want[i] as string;
+    const g = got[i] as string;
+    if (w.startsWith('{') && w.endsWith('}')) {
+      if (!g) return null;
+      try {
+        params[w.slice(1, -1)] = decodeURIComponent(g);
+      } catch {
+        return null;
+      }
+    } else if (w !== g) return null;
+  }
+  return params;
+}
+
+/**
+ * The route for a request, preferring literal segments over parameters the way
+ * API Gateway does (`/api/management-keys/self` before `/{id}`).
+ */
+export function findRoute(method: string, path: string): { route: RouteDef; params: Record<string, string> } | { route: null; pathMatched: boolean } {
+  let best: { route: RouteDef; params: Record<string, string>; literal: number } | null = null;
+  let pathMatched = false;
+  for (const route of routes) {
+    const params = matchPath(route.path, path);
+    if (!params) continue;
+    pathMatched = true;
+    if (route.method !== method && route.method !== 'ANY') continue;
+    const literal = route.path.split('/').filter((seg) => !seg.startsWith('{')).length;
+    if (!best || literal > best.literal) best = { route, params, literal };
+  }
+  return best ? { route: best.route, params: best.params } : { route: null, pathMatched };
+}

@@ -1,0 +1,118 @@
+/**
+ * The local/single-node HTTP edge: node:http requests become API Gateway v2
+ * events and go to the same group handlers the stack deploys, matched with
+ * the same route table.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { findRoute, routeKey } from '#http/routes.ts';
+import type { GroupHandler } from '#http/api.ts';
+import type { RouteGroup } from '#http/routes.ts';
+
+/** Product request bodies above this are refused before they reach a handler. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface LocalServerOptions {
+  groups: Record<RouteGroup, GroupHandler>;
+  trustProxy: boolean;
+}
+
+function clientIp(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = req.headers['x-forwarded-for'];
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+    if (first) return first;
+  }
+  return (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+}
+
+export function toEvent(req: IncomingMessage, body: Buffer, matchedRouteKey: string, params: Record<string, string>, sourceIp: string): APIGatewayProxyEventV2 {
+  const url = new URL(req.url ?? '/', 'http://local');
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: matchedRouteKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    queryStringParameters: Object.keys(query).length ? query : undefined,
+    pathParameters: Object.keys(params).length ? params : undefined,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: { method: req.method ?? 'GET', path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp, userAgent: headers['user-agent'] ?? '' },
+      requestId: randomUUID(),
+      routeKey: matchedRouteKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    // Always base64, so bytes arrive exactly as sent whatever the content type.
+    body: body.length ? body.toString('base64') : undefined,
+    isBase64Encoded: body.length > 0,
+  };
+}
+
+function lambdaContext(): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'local',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:local',
+    memoryLimitInMB: '512',
+    awsRequestId: randomUUID(),
+    logGroupName: 'local',
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => 30_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, options: LocalServerOptions): Promise<void> {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const path = new URL(req.url ?? '/', 'http://local').pathname;
+  const match = findRoute(method, path);
+  const group: RouteGroup = match.route ? match.route.group : 'meta';
+  const key = match.route ? routeKey(match.route) : '$default';
+  const body = await readBody(req, MAX_BODY_BYTES);
+  if (!body) {
+    res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close' });
+    res.end(JSON.stringify({ error: 'request body too large' }));
+    return;
+  }
+  const event = toEvent(req, body, key, match.route ? match.params : {}, clientIp(req, options.trustProxy));
+  const result = await options.groups[group](event, lambdaContext());
+  const payload = result.body === undefined ? Buffer.alloc(0) : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  res.writeHead(result.statusCode, { ...result.headers, 'content-length': String(payload.length) });
+  res.end(method === 'HEAD' ? undefined : payload);
+}
+
+export function createLocalServer(options: LocalServerOptions): Server {
+  return createServer((req, res) => {
+    handle(req, res, options).catch((e: unknown) => {
+      console.error(JSON.stringify({ level: 'error', message: (e as Error)?.message, stack: (e as Error)?.stack }));
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(JSON.stringify({ error: 'internal error' }));
+    });
+  });
+}

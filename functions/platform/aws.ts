@@ -1,0 +1,20 @@
+/** Adapters for AWS Lambda: DynamoDB, the configured OIDC issuer (Cognito by default). */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { loadConfig } from './config.ts';
+import type { Adapters } from './services.ts';
+import { systemClock } from '#ports/clock.ts';
+import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
+import { JwtTokenVerifier } from '#adapters/jwt/jwt-token-verifier.ts';
+import { HttpPageChecker } from '#adapters/http-page-checker/http-page-checker.ts';
+
+export async function createAwsAdapters(): Promise<Adapters> {
+  const config = loadConfig();
+  if (!config.auth) throw new Error('AUTH_ISSUER is required on AWS');
+  return {
+    config,
+    clock: systemClock,
+    registry: new DynamoRegistry(new DynamoDBClient({}), config.tableName),
+    tokens: new JwtTokenVerifier(config.auth),
+    pageChecker: new HttpPageChecker({ urlTemplate: config.verifyUrlTemplate, allowPrivateAddresses: config.verifyAllowPrivateAddresses }),
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Adapters for one machine: DynamoDB code over an in-process dynalite whose
+ * files live in DATA_DIR, the local ID-token issuer, the real page checker.
+ */
+import { mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import type { Config } from './config.ts';
+import type { Adapters } from './services.ts';
+import { systemClock } from '#ports/clock.ts';
+import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
+import { ensureTable } from '#adapters/dynamodb/table.ts';
+import { JwtTokenVerifier } from '#adapters/jwt/jwt-token-verifier.ts';
+import { HttpPageChecker } from '#adapters/http-page-checker/http-page-checker.ts';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER, LOCAL_JWKS_URI, issuerJwks, loadIssuerKey } from '#local/local-issuer.ts';
+
+export interface LocalStore {
+  client: DynamoDBClient;
+  close(): Promise<void>;
+}
+
+const portFile = (dataDir: string) => join(dataDir, 'dynalite.port');
+
+function dynamoClient(port: number): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint: `http://127.0.0.1:${port}`,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 3,
+  });
+}
+
+/** Starts dynalite over DATA_DIR and advertises its port, so `npm run admin` can reach the running store. */
+export async function startLocalStore(config: Readonly<Config>): Promise<LocalStore> {
+  const dataDir = resolve(config.dataDir);
+  mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+  const server: Server = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => ok());
+  });
+  const { port } = server.address() as AddressInfo;
+  const client = dynamoClient(port);
+  await ensureTable(client, config.tableName);
+  writeFileSync(portFile(dataDir), String(port));
+  return {
+    client,
+    close: async () => {
+      client.destroy();
+      rmSync(portFile(dataDir), { force: true });
+      await new Promise<void>((ok) => server.close(() => ok()));
+    },
+  };
+}
+
+/** The store of a server already running on DATA_DIR, or a private one when none runs. */
+export async function openLocalStore(config: Readonly<Config>): Promise<LocalStore> {
+  let port: number | null = null;
+  try {
+    port = Number(readFileSync(portFile(resolve(config.dataDir)), 'utf8'));
+  } catch {
+    port = null;
+  }
+  if (port) {
+    const client = dynamoClient(port);
+    try {
+      await ensureTable(client, config.tableName);
+      return { client, close: async () => client.destroy() };
+    } catch {
+      client.destroy();
+    }
+  }
+  return startLocalStore(config);
+}
+
+export function createLocalAdapters(config: Readonly<Config>, store: LocalStore): Adapters {
+  const tokens = config.auth
+    ? new JwtTokenVerifier(config.auth)
+    : new JwtTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: LOCAL_JWKS_URI, jwks: issuerJwks(loadIssuerKey(config.dataDir)) });
+  return {
+    config,
+    clock: systemClock,
+    registry: new DynamoRegistry(store.client, config.tableName),
+    tokens,
+    pageChecker: new HttpPageChecker({ urlTemplate: config.verifyUrlTemplate, allowPrivateAddresses: config.verifyAllowPrivateAddresses }),
+  };
+}

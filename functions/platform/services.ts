@@ -1,0 +1,57 @@
+/**
+ * What handlers use, built once per instance: adapters chosen by the runtime
+ * (functions/platform/local.ts or aws.ts) plus the per-instance caches.
+ */
+import type { Config } from './config.ts';
+import type { Clock } from '#ports/clock.ts';
+import type { Registry, ManagementKeyRecord, SiteRecord } from '#ports/registry.ts';
+import type { TokenVerifier } from '#ports/token-verifier.ts';
+import type { PageChecker } from '#ports/page-checker.ts';
+import { TtlCache } from '#domain/ttl-cache.ts';
+import { TokenBucketLimiter } from '#domain/rate-limit.ts';
+
+export interface Adapters {
+  config: Readonly<Config>;
+  clock: Clock;
+  registry: Registry;
+  tokens: TokenVerifier;
+  pageChecker: PageChecker;
+}
+
+export interface Services extends Adapters {
+  /** Site lookups: 30 s for verified sites, 15 s for pending or missing ones. */
+  siteCache: TtlCache<string, SiteRecord | null>;
+  /** Management keys by secret hash: 30 s, so a revocation elsewhere takes effect within that. */
+  keyCache: TtlCache<string, ManagementKeyRecord | null>;
+  /** Changes made with a management key: burst 60, then 1 per second. */
+  changeLimiter: TokenBucketLimiter;
+  /** When this instance last recorded a key's use, to write last_used_at at most once a minute. */
+  keyTouches: TtlCache<string, true>;
+}
+
+export const KEY_CACHE_TTL_MS = 30_000;
+
+export function withInstanceState(adapters: Adapters): Services {
+  const now = () => adapters.clock.now().getTime();
+  return {
+    ...adapters,
+    siteCache: new TtlCache(50_000, now),
+    keyCache: new TtlCache(10_000, now),
+    changeLimiter: new TokenBucketLimiter(60, 1, now),
+    keyTouches: new TtlCache(10_000, now),
+  };
+}
+
+let current: Services | null = null;
+let pending: Promise<Services> | null = null;
+
+/** Set by the local server before it serves; Lambda builds the AWS services on first use. */
+export function setServices(services: Services): void {
+  current = services;
+}
+
+export async function getServices(): Promise<Services> {
+  if (current) return current;
+  pending ??= import('./aws.ts').then(async (m) => (current = withInstanceState(await m.createAwsAdapters())));
+  return pending;
+}

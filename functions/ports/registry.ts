@@ -1,0 +1,66 @@
+/**
+ * Port: the registry of sites, accounts and management keys (DynamoDB in AWS,
+ * the same code over dynalite locally).
+ */
+import type { SiteKind } from '#domain/hostname.ts';
+import type { Scope } from '#domain/auth.ts';
+
+export interface SiteRecord {
+  hostname: string;
+  owner_uid: string;
+  kind: SiteKind;
+  display_name: string;
+  is_public: boolean;
+  created_at: string;
+  verified_at: string | null;
+  verify_token: string;
+  reports_mode: 'inherit';
+  pinned_at: string | null;
+  last_seen_at: string | null;
+}
+
+export interface SitePatch {
+  display_name?: string;
+  is_public?: boolean;
+  reports_mode?: 'inherit';
+  pinned_at?: string | null;
+}
+
+export type CreateSiteResult =
+  | { outcome: 'created'; site: SiteRecord }
+  | { outcome: 'exists'; site: SiteRecord }
+  | { outcome: 'taken' }
+  | { outcome: 'limit' };
+
+export interface ManagementKeyRecord {
+  id: string;
+  owner_uid: string;
+  /** SHA-256 of the secret, hex; the secret itself is never stored. */
+  secret_hash: string;
+  label: string;
+  scopes: Scope[];
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface Registry {
+  getSite(hostname: string): Promise<SiteRecord | null>;
+  /** Registers atomically: global uniqueness and the per-account limit hold under concurrency. */
+  createSite(site: SiteRecord, maxSitesPerAccount: number): Promise<CreateSiteResult>;
+  listSites(ownerUid: string): Promise<SiteRecord[]>;
+  countSites(ownerUid: string): Promise<number>;
+  /** Null when the site does not exist or belongs to someone else. */
+  updateSite(hostname: string, ownerUid: string, patch: SitePatch): Promise<SiteRecord | null>;
+  markVerified(hostname: string, at: string): Promise<SiteRecord | null>;
+  /** Removes the registration and everything stored under it; false when absent or not owned. */
+  deleteSite(hostname: string, ownerUid: string): Promise<boolean>;
+
+  /** False when the account already has `maxActive` active keys. */
+  createManagementKey(key: ManagementKeyRecord, maxActive: number): Promise<boolean>;
+  findManagementKey(secretHash: string): Promise<ManagementKeyRecord | null>;
+  listManagementKeys(ownerUid: string): Promise<ManagementKeyRecord[]>;
+  /** The revoked record, or null when unknown, not owned or already revoked. */
+  revokeManagementKey(ownerUid: string, id: string, at: string): Promise<ManagementKeyRecord | null>;
+  touchManagementKey(secretHash: string, at: string): Promise<void>;
+}

@@ -1,0 +1,252 @@
+/** The site registry over HTTP against the real local service (spec part 4 "Site registry"). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PLAIN_PAGE, SCRIPT_PAGE, startTestService, unique, type TestService } from '../support/local-node.ts';
+
+const WEB_INVALID = 'Enter a valid website address, such as example.com';
+const API_INVALID = 'Enter a valid API hostname, such as api.example.com';
+
+let svc: TestService;
+let alice: string;
+let bob: string;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  alice = await svc.token('alice');
+  bob = await svc.token('bob');
+});
+afterAll(() => svc.stop());
+
+const register = (token: string, hostname: unknown, kind?: unknown) =>
+  svc.req('POST', '/api/sites', { token, body: kind === undefined ? { hostname } : { hostname, kind } });
+
+describe('POST /api/sites', () => {
+  it('normalizes the hostname and answers CreatedSite with 201', async () => {
+    const name = unique('garden');
+    const r = await register(alice, `  HTTPS://WWW.${name.toUpperCase()}/plants?x=1  `);
+    expect(r.status).toBe(201);
+    expect(r.json).toEqual({ hostname: `www.${name}`, verified_at: null, verify_token: expect.any(String), kind: 'web' });
+    expect(r.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('stores internationalized names in xn-- form', async () => {
+    const r = await register(alice, `café-${unique('x')}`);
+    expect(r.status).toBe(201);
+    expect(r.json.hostname).toMatch(/^xn--caf-/);
+  });
+
+  it('rejects ports and IP addresses with the text for the kind', async () => {
+    expect((await register(alice, 'shop.example:3000')).json).toEqual({ error: WEB_INVALID });
+    expect((await register(alice, '192.0.2.15')).json).toEqual({ error: WEB_INVALID });
+    const api = await register(alice, '[::1]', 'api');
+    expect([api.status, api.json]).toEqual([400, { error: API_INVALID }]);
+    expect((await register(alice, 'api.example:9000', 'api')).json).toEqual({ error: API_INVALID });
+    expect((await svc.req('POST', '/api/sites', { token: alice, raw: 'not json' })).json).toEqual({ error: WEB_INVALID });
+  });
+
+  it('refuses an unknown kind', async () => {
+    const r = await register(alice, unique(), 'app');
+    expect([r.status, r.json]).toEqual([400, { error: 'kind must be web or api' }]);
+  });
+
+  it('answers 200 with the stored registration for the same owner and 409 for another account', async () => {
+    const name = unique('library');
+    const first = await register(alice, name);
+    const again = await register(alice, `https://${name.toUpperCase()}/`);
+    expect(again.status).toBe(200);
+    expect(again.json).toEqual(first.json);
+    const other = await register(bob, name);
+    expect([other.status, other.json]).toEqual([409, { error: 'hostname is registered to another account' }]);
+  });
+
+  it('registers each hostname once when two accounts race for it', async () => {
+    const name = unique('race');
+    const results = await Promise.all([register(alice, name), register(bob, name), register(alice, name), register(bob, name)]);
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.every((s) => [200, 201, 409].includes(s))).toBe(true);
+  });
+
+  it('keeps www and the apex apart', async () => {
+    const name = unique('apex');
+    expect((await register(alice, name)).status).toBe(201);
+    expect((await register(bob, `www.${name}`)).status).toBe(201);
+  });
+
+  it('defaults kind to web and accepts api', async () => {
+    const r = await register(alice, unique('api'), 'api');
+    expect(r.json.kind).toBe('api');
+  });
+});
+
+describe('site limit', () => {
+  it('allows 50 sites per account, even when created concurrently, then 400 site limit reached', async () => {
+    const owner = await svc.token('capacity');
+    const results = await Promise.all(Array.from({ length: 55 }, (_, i) => register(owner, unique(`store${i}`))));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(50);
+    for (const r of results.filter((x) => x.status !== 201)) expect([r.status, r.json]).toEqual([400, { error: 'site limit reached' }]);
+    const listed = await svc.req('GET', '/api/sites', { token: owner });
+    expect(listed.json.sites).toHaveLength(50);
+    // A deleted site frees its slot.
+    const victim = listed.json.sites[0].hostname;
+    expect((await svc.req('DELETE', `/api/sites/${victim}`, { token: owner })).status).toBe(200);
+    expect((await register(owner, unique('again'))).status).toBe(201);
+    expect((await register(owner, unique('over'))).json).toEqual({ error: 'site limit reached' });
+  });
+});
+
+describe('GET /api/sites', () => {
+  it('lists the caller’s sites: pinned first by most recent pin, then by creation', async () => {
+    const owner = await svc.token('lister');
+    const hosts: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      hosts.push(await svc.site(owner, { prefix: `l${i}`, verify: false }));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const pin = (h: string, pinned: boolean) => svc.req('PATCH', `/api/sites/${h}`, { token: owner, body: { pinned } });
+    expect((await pin(hosts[2]!, true)).json.pinned_at).toMatch(/^\d{4}-/);
+    await new Promise((r) => setTimeout(r, 5));
+    await pin(hosts[3]!, true);
+    let list = await svc.req('GET', '/api/sites', { token: owner });
+    expect(list.json.sites.map((s: { hostname: string }) => s.hostname)).toEqual([hosts[3], hosts[2], hosts[0], hosts[1]]);
+    await pin(hosts[3]!, false);
+    list = await svc.req('GET', '/api/sites', { token: owner });
+    expect(list.json.sites.map((s: { hostname: string }) => s.hostname)).toEqual([hosts[2], hosts[0], hosts[1], hosts[3]]);
+    expect(list.json.sites[0]).not.toHaveProperty('owner_uid');
+    expect(Object.keys(list.json.sites[0]).sort()).toEqual(
+      ['created_at', 'display_name', 'hostname', 'is_public', 'kind', 'pinned_at', 'reports_mode', 'verified_at', 'verify_token'].sort(),
+    );
+  });
+
+  it('shows no other account’s sites', async () => {
+    const mine = await svc.site(alice, { verify: false });
+    const list = await svc.req('GET', '/api/sites', { token: bob });
+    expect(list.json.sites.map((s: { hostname: string }) => s.hostname)).not.toContain(mine);
+  });
+});
+
+describe('GET /api/sites/{hostname}', () => {
+  it('gives the owner every field of a new private site', async () => {
+    const h = await svc.site(alice, { verify: false });
+    const r = await svc.req('GET', `/api/sites/${h}`, { token: alice });
+    expect(r.json).toEqual({
+      hostname: h, display_name: '', is_public: false, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), kind: 'web',
+      verified_at: null, verify_token: expect.any(String), reports_mode: 'inherit', pinned_at: null,
+    });
+  });
+
+  it('answers 404 unknown site for private, unverified, unknown or inaccessible sites', async () => {
+    const h = await svc.site(alice);
+    const expired = await svc.token('alice', -60);
+    for (const token of [undefined, bob, expired, 'garbage']) {
+      const r = await svc.req('GET', `/api/sites/${h}`, { token });
+      expect([r.status, r.json]).toEqual([404, { error: 'unknown site' }]);
+    }
+    expect((await svc.req('GET', `/api/sites/${unique('nowhere')}`, { token: alice })).json).toEqual({ error: 'unknown site' });
+  });
+
+  it('serves a verified public site anonymously without owner-only fields', async () => {
+    const h = await svc.site(alice);
+    expect((await svc.req('PATCH', `/api/sites/${h}`, { token: alice, body: { is_public: true, display_name: 'Open' } })).status).toBe(200);
+    for (const token of [undefined, bob, 'not-a-jwt']) {
+      const r = await svc.req('GET', `/api/sites/${h}`, { token });
+      expect(r.status).toBe(200);
+      expect(r.json).toEqual({ hostname: h, display_name: 'Open', is_public: true, created_at: expect.any(String), kind: 'web' });
+    }
+    await svc.req('PATCH', `/api/sites/${h}`, { token: alice, body: { is_public: false } });
+    expect((await svc.req('GET', `/api/sites/${h}`)).status).toBe(404);
+  });
+});
+
+describe('PATCH /api/sites/{hostname}', () => {
+  it('answers UpdatedSite with a trimmed display name', async () => {
+    const h = await svc.site(alice, { verify: false });
+    const r = await svc.req('PATCH', `/api/sites/${h}`, { token: alice, body: { display_name: '  Team Blog ', reports_mode: 'inherit' } });
+    expect(r.json).toEqual({ hostname: h, display_name: 'Team Blog', is_public: false, reports_mode: 'inherit', pinned_at: null });
+  });
+
+  it.each([
+    [{ display_name: true }, 'invalid display name'],
+    [{ display_name: 'x'.repeat(101) }, 'invalid display name'],
+    [{ is_public: 'yes' }, 'invalid sharing setting'],
+    [{ reports_mode: 'daily' }, 'invalid reports mode'],
+    [{ pinned: 'no' }, 'invalid pin setting'],
+    [[1, 2], 'invalid settings'],
+    ['text', 'invalid settings'],
+    [null, 'invalid settings'],
+  ])('refuses %j with %s', async (body, error) => {
+    const h = await svc.site(alice, { verify: false });
+    const r = await svc.req('PATCH', `/api/sites/${h}`, { token: alice, raw: JSON.stringify(body) });
+    expect([r.status, r.json]).toEqual([400, { error }]);
+  });
+
+  it('refuses a body that is not JSON', async () => {
+    const h = await svc.site(alice, { verify: false });
+    const r = await svc.req('PATCH', `/api/sites/${h}`, { token: alice, raw: 'display_name=x' });
+    expect(r.json).toEqual({ error: 'invalid settings' });
+  });
+
+  it('will not make an unverified site public', async () => {
+    const h = await svc.site(alice, { verify: false });
+    const r = await svc.req('PATCH', `/api/sites/${h}`, { token: alice, body: { is_public: true } });
+    expect([r.status, r.json]).toEqual([400, { error: 'verify domain ownership before making the site public' }]);
+  });
+
+  it('answers 401 without credentials and 404 for another account', async () => {
+    const h = await svc.site(alice, { verify: false });
+    expect((await svc.req('PATCH', `/api/sites/${h}`, { body: { display_name: 'x' } })).json).toEqual({ error: 'sign in required' });
+    expect((await svc.req('PATCH', `/api/sites/${h}`, { token: bob, body: { display_name: 'x' } })).json).toEqual({ error: 'unknown site' });
+  });
+});
+
+describe('DELETE /api/sites/{hostname}', () => {
+  it('deletes with the owner ID token only; a second delete is 404', async () => {
+    const h = await svc.site(alice);
+    const { key } = await svc.key(alice, ['read', 'manage']);
+    expect((await svc.req('DELETE', `/api/sites/${h}`, { token: key })).json).toEqual({ error: 'management keys cannot call this endpoint' });
+    expect((await svc.req('DELETE', `/api/sites/${h}`, { token: bob })).json).toEqual({ error: 'unknown site' });
+    expect((await svc.req('DELETE', `/api/sites/${h}`)).json).toEqual({ error: 'sign in required' });
+    const d = await svc.req('DELETE', `/api/sites/${h}`, { token: alice });
+    expect([d.status, d.json]).toEqual([200, { deleted: h }]);
+    expect((await svc.req('DELETE', `/api/sites/${h}`, { token: alice })).status).toBe(404);
+    expect((await svc.req('GET', `/api/sites/${h}`, { token: alice })).status).toBe(404);
+    // The hostname is free again, for anyone.
+    expect((await register(bob, h)).status).toBe(201);
+  });
+});
+
+describe('verification', () => {
+  it('POST …/verify verifies a site whose page has the script tag, and keeps the first time', async () => {
+    const h = await svc.site(alice, { verify: false });
+    svc.setPage(h, PLAIN_PAGE);
+    const before = await svc.req('POST', `/api/sites/${h}/verify`, { token: alice });
+    expect([before.status, before.json.verified_at]).toEqual([200, null]);
+    svc.setPage(h, SCRIPT_PAGE);
+    const after = await svc.req('POST', `/api/sites/${h}/verify`, { token: alice });
+    expect(after.json.verified_at).toMatch(/^\d{4}-/);
+    const again = await svc.req('POST', `/api/sites/${h}/verify`, { token: alice });
+    expect(again.json.verified_at).toBe(after.json.verified_at);
+  });
+
+  it('accepts the verify token on the page instead of the script', async () => {
+    const h = await svc.site(alice, { verify: false });
+    const token = (await svc.req('GET', `/api/sites/${h}`, { token: alice })).json.verify_token;
+    svc.setPage(h, `<html><head><meta name="tinytrack-verification" content="${token}"></head></html>`);
+    expect((await svc.req('POST', `/api/sites/${h}/verify`, { token: alice })).json.verified_at).toMatch(/^\d{4}-/);
+  });
+
+  it('GET …/setup reports the installation state', async () => {
+    const h = await svc.site(alice, { verify: false });
+    svc.setPage(h, SCRIPT_PAGE);
+    const r = await svc.req('GET', `/api/sites/${h}/setup`, { token: alice });
+    expect(r.json).toEqual({ verified: false, verified_at: null, script_found: true, last_seen_at: null });
+    expect((await svc.req('GET', `/api/sites/${h}/setup`, { token: bob })).json).toEqual({ error: 'unknown site' });
+  });
+
+  it('needs manage to verify and read for setup', async () => {
+    const h = await svc.site(alice, { verify: false });
+    const read = await svc.key(alice, ['read']);
+    const manage = await svc.key(alice, ['manage']);
+    expect((await svc.req('POST', `/api/sites/${h}/verify`, { token: read.key })).json).toEqual({ error: 'scope manage required' });
+    expect((await svc.req('GET', `/api/sites/${h}/setup`, { token: manage.key })).json).toEqual({ error: 'scope read required' });
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * Test support: the real single-node service in-process (real dynalite, real
+ * handlers over HTTP), a web server playing the registered sites, tokens from
+ * the local issuer, and a small HTTP client.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '#platform/config.ts';
+import { startLocalNode, type LocalNode } from '#local/node.ts';
+import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
+
+export const SCRIPT_PAGE = '<!doctype html><html><head><script async src="https://cdn.example.test/latest.js"></script></head><body>hi</body></html>';
+export const PLAIN_PAGE = '<!doctype html><html><head><script src="https://cdn.example.test/widget.js"></script></head><body>hi</body></html>';
+
+export interface Response {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export interface TestService {
+  url: string;
+  node: LocalNode;
+  dataDir: string;
+  /** Serves `html` at the site's home page. */
+  setPage(hostname: string, html: string): void;
+  token(sub: string, ttlSeconds?: number): Promise<string>;
+  req(method: string, path: string, options?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Response>;
+  /** Registers (asserting 201) and, unless verify is false, verifies through POST …/verify. */
+  site(token: string, options?: { prefix?: string; kind?: 'web' | 'api'; verify?: boolean }): Promise<string>;
+  key(token: string, scopes: string[], label?: string): Promise<{ id: string; key: string }>;
+  stop(): Promise<void>;
+}
+
+export const unique = (prefix = 'site') => `${prefix}-${randomBytes(5).toString('hex')}.example`;
+
+function startPageServer(): Promise<{ server: Server; url: string; pages: Map<string, string> }> {
+  const pages = new Map<string, string>();
+  const server = createServer((req, res) => {
+    const name = decodeURIComponent((req.url ?? '/').split('/')[1] ?? '');
+    const page = pages.get(name);
+    res.writeHead(page === undefined ? 404 : 200, { 'content-type': 'text/html' });
+    res.end(page ?? 'no page');
+  });
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({ server, pages, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+}
+
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tt-test-'));
+  const pages = await startPageServer();
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    VERIFY_URL_TEMPLATE: `${pages.url}/{hostname}/`,
+    VERIFY_ALLOW_PRIVATE_ADDRESSES: '1',
+    ...env,
+  });
+  const node = await startLocalNode(config);
+  const issuerKey = loadIssuerKey(dataDir);
+
+  const service: TestService = {
+    url: node.url,
+    node,
+    dataDir,
+    setPage: (hostname, html) => void pages.pages.set(hostname, html),
+    token: (sub, ttlSeconds) => mintIdToken(issuerKey, sub, { ttlSeconds }),
+    async req(method, path, { token, body, raw, headers = {} } = {}) {
+      const h: Record<string, string> = { ...headers };
+      if (token) h.authorization = `Bearer ${token}`;
+      let payload: string | undefined = raw;
+      if (body !== undefined) {
+        payload = JSON.stringify(body);
+        h['content-type'] ??= 'application/json';
+      }
+      const r = await fetch(node.url + path, { method, headers: h, body: payload });
+      const text = await r.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return { status: r.status, headers: r.headers, text, json };
+    },
+    async site(token, { prefix = 'site', kind, verify = true } = {}) {
+      const hostname = unique(prefix);
+      const r = await service.req('POST', '/api/sites', { token, body: kind ? { hostname, kind } : { hostname } });
+      if (r.status !== 201) throw new Error(`registering ${hostname}: ${r.status} ${r.text}`);
+      if (verify) {
+        service.setPage(hostname, SCRIPT_PAGE);
+        const v = await service.req('POST', `/api/sites/${hostname}/verify`, { token });
+        if (!v.json?.verified_at) throw new Error(`verifying ${hostname}: ${v.status} ${v.text}`);
+      }
+      return hostname;
+    },
+    async key(token, scopes, label = 'test') {
+      const r = await service.req('POST', '/api/management-keys', { token, body: { label, scopes } });
+      if (r.status !== 201) throw new Error(`creating key: ${r.status} ${r.text}`);
+      return { id: r.json.id, key: r.json.key };
+    },
+    async stop() {
+      await node.stop();
+      await new Promise<void>((ok) => pages.server.close(() => ok()));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return service;
+}
