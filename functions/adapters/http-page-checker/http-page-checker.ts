@@ -1,0 +1,213 @@
+/**
+ * PageChecker over node:http/https (DESIGN §3 site verification): fetches the site's page with an
+ * SSRF guard, redirect, time and size limits, then scans it for the tracker script or verify token.
+ */
+import { promises as dns } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import http from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import { isPublicAddress } from '#domain/address-guard.ts';
+import { scanPage } from '#domain/page-scan.ts';
+import type { PageCheck, PageChecker } from '#ports/page-checker.ts';
+
+/** Resolves a hostname to all of its addresses (dns.lookup with all: true). */
+export type ResolveAll = (hostname: string) => Promise<readonly LookupAddress[]>;
+
+export interface HttpPageCheckerOptions {
+  /** Page to fetch, e.g. 'https://{hostname}/'. */
+  urlTemplate: string;
+  /** Skip the SSRF guard (local tests only). */
+  allowPrivateAddresses: boolean;
+  /** Budget for the whole check, all hops and the body included. */
+  timeoutMs?: number;
+  maxBytes?: number;
+  maxRedirects?: number;
+  lookup?: ResolveAll;
+}
+
+export const USER_AGENT = 'tinytrack-verifier/1.0 (+site verification)';
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+// Characters that would change the URL's structure around {hostname}; valid hostnames never have them.
+const UNSAFE_HOSTNAME = /[\s/\\@?#%]/;
+
+const systemLookup: ResolveAll = (hostname) => dns.lookup(hostname, { all: true });
+
+/** Expected failures carry their own message; everything else is reported by code. */
+class CheckError extends Error {}
+
+type Hop = { kind: 'redirect'; location: string } | { kind: 'page'; body: string };
+
+export class HttpPageChecker implements PageChecker {
+  private readonly urlTemplate: string;
+  private readonly allowPrivateAddresses: boolean;
+  private readonly timeoutMs: number;
+  private readonly maxBytes: number;
+  private readonly maxRedirects: number;
+  private readonly resolveAll: ResolveAll;
+
+  constructor(options: HttpPageCheckerOptions) {
+    this.urlTemplate = options.urlTemplate;
+    this.allowPrivateAddresses = options.allowPrivateAddresses;
+    this.timeoutMs = options.timeoutMs ?? 5000;
+    this.maxBytes = options.maxBytes ?? 1024 * 1024;
+    this.maxRedirects = options.maxRedirects ?? 3;
+    this.resolveAll = options.lookup ?? systemLookup;
+  }
+
+  async checkPage(hostname: string, verifyToken: string): Promise<PageCheck> {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    // One deadline for DNS, every hop and the body; aborting tears down whatever socket is open.
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new CheckError(`timed out after ${this.timeoutMs} ms`));
+        controller.abort();
+      }, this.timeoutMs);
+    });
+    try {
+      const body = await Promise.race([this.fetchPage(hostname, controller.signal), deadline]);
+      return { reachable: true, ...scanPage(body, verifyToken) };
+    } catch (err) {
+      return { reachable: false, scriptFound: false, tokenFound: false, error: describe(err) };
+    } finally {
+      clearTimeout(timer);
+      controller.abort();
+    }
+  }
+
+  private async fetchPage(hostname: string, signal: AbortSignal): Promise<string> {
+    if (hostname === '' || UNSAFE_HOSTNAME.test(hostname)) throw new CheckError('invalid hostname');
+    let url = parseHttpUrl(this.urlTemplate.replaceAll('{hostname}', hostname));
+    for (let redirects = 0; ; redirects++) {
+      const hop = await this.fetchHop(url, signal);
+      if (hop.kind === 'page') return hop.body;
+      if (redirects >= this.maxRedirects) throw new CheckError('too many redirects');
+      url = parseHttpUrl(hop.location, url);
+    }
+  }
+
+  /** Resolves and vets the host, then connects to exactly the vetted addresses (no DNS rebinding). */
+  private async fetchHop(url: URL, signal: AbortSignal): Promise<Hop> {
+    // URL keeps IPv6 literals bracketed; node:net wants them bare.
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const addresses = await this.resolve(host);
+    if (!this.allowPrivateAddresses && addresses.some((a) => !isPublicAddress(a.address))) {
+      throw new CheckError('refused non-public address');
+    }
+    const first = addresses[0]!;
+    const pinnedLookup: net.LookupFunction = (_name, options, callback) => {
+      // Happy-eyeballs (autoSelectFamily) asks for all addresses; plain connects ask for one.
+      if (options.all) callback(null, [...addresses]);
+      else callback(null, first.address, first.family);
+    };
+    const client = url.protocol === 'https:' ? https : http;
+    return new Promise<Hop>((resolve, reject) => {
+      const req = client.request(
+        {
+          protocol: url.protocol,
+          hostname: host,
+          port: url.port === '' ? undefined : Number(url.port),
+          path: `${url.pathname}${url.search}`,
+          method: 'GET',
+          headers: { 'user-agent': USER_AGENT, accept: 'text/html,*/*;q=0.5', 'accept-encoding': 'identity' },
+          lookup: pinnedLookup,
+          // A fresh connection per hop: a pooled socket could have been opened for another address.
+          agent: false,
+          signal,
+        },
+        (res) => {
+          const status = res.statusCode ?? 0;
+          const location = res.headers.location;
+          if (REDIRECT_STATUSES.has(status) && location) {
+            res.destroy();
+            resolve({ kind: 'redirect', location });
+          } else if (status < 200 || status > 299) {
+            res.destroy();
+            reject(new CheckError(`HTTP ${status}`));
+          } else {
+            readLimited(res, this.maxBytes).then((body) => resolve({ kind: 'page', body }), reject);
+          }
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  private async resolve(host: string): Promise<readonly LookupAddress[]> {
+    const family = net.isIP(host);
+    if (family !== 0) return [{ address: host, family }];
+    let addresses: readonly LookupAddress[];
+    try {
+      addresses = await this.resolveAll(host);
+    } catch (err) {
+      throw new CheckError(`dns lookup failed (${errorCode(err) ?? 'error'})`);
+    }
+    if (addresses.length === 0) throw new CheckError('dns lookup returned no addresses');
+    return addresses;
+  }
+}
+
+function parseHttpUrl(input: string, base?: URL): URL {
+  let url: URL;
+  try {
+    url = new URL(input, base);
+  } catch {
+    throw new CheckError(base ? 'invalid redirect location' : 'invalid page URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CheckError(`unsupported protocol ${url.protocol}`);
+  return url;
+}
+
+/** Reads at most maxBytes of the body, then drops the connection: a huge page is scanned by its head. */
+function readLimited(res: IncomingMessage, maxBytes: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      resolve(Buffer.concat(chunks, total).toString('utf8'));
+    };
+    res.on('data', (chunk: Buffer) => {
+      if (done) return;
+      const room = maxBytes - total;
+      const piece = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      chunks.push(piece);
+      total += piece.length;
+      if (total >= maxBytes) {
+        finish();
+        res.destroy();
+      }
+    });
+    res.on('end', finish);
+    res.on('error', (err) => {
+      if (!done) {
+        done = true;
+        reject(err);
+      }
+    });
+    // A connection dropped mid-body ends as 'close' without 'end'.
+    res.on('close', () => {
+      if (!done && !res.complete) {
+        done = true;
+        reject(new CheckError('connection closed before the page was complete'));
+      }
+    });
+  });
+}
+
+function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function describe(err: unknown): string {
+  if (err instanceof CheckError) return err.message;
+  const code = errorCode(err);
+  if (code) return `network error (${code})`;
+  return err instanceof Error ? err.message : 'unknown error';
+}
