@@ -1,6 +1,81 @@
-/** Hostname normalization for registration and collection (spec part 2 "Site"). */
+/**
+ * Hostname normalization for registration and collection (spec part 2 "Site").
+ *
+ * A hostname is the registry's primary key, so every spelling a user or a
+ * browser may send for one site ("https://Example.com/", "example.com.",
+ * "bücher.de" vs "xn--bcher-kva.de") must collapse to one canonical ASCII form.
+ * Anything that is not a plain DNS name (ports, IP literals, userinfo) is
+ * rejected rather than guessed at, because ownership is verified per name.
+ */
+import tr46, { type ToAsciiOptions } from 'tr46';
+
 export type SiteKind = 'web' | 'api';
 export type NormalizedHostname = { ok: true; hostname: string } | { ok: false; error: string };
 export const WEB_HOSTNAME_INVALID = 'Enter a valid website address, such as example.com';
 export const API_HOSTNAME_INVALID = 'Enter a valid API hostname, such as api.example.com';
-export declare function normalizeHostname(input: unknown, kind?: SiteKind): NormalizedHostname;
+
+
+// Nontransitional processing matches WHATWG URL, so "faß.de" stays distinct
+// from "fass.de" exactly as browsers resolve it; the strict checks keep out
+// names that DNS or registrars would not accept anyway.
+const IDNA_OPTIONS: ToAsciiOptions = {
+  checkHyphens: true,
+  checkBidi: true,
+  checkJoiners: true,
+  useSTD3ASCIIRules: true,
+  transitionalProcessing: false,
+  verifyDNSLength: true,
+};
+
+// Unicode input can be longer than its ASCII form only through ignored code
+// points; past this bound it is not a hostname and IDNA work is not worth doing.
+const MAX_AUTHORITY_CHARS = 1024;
+const MAX_HOSTNAME_CHARS = 253;
+const MAX_LABEL_CHARS = 63;
+
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//;
+// Backslash counts as a delimiter because URL parsers treat it as "/" for web
+// schemes; treating it as part of the name would only produce a confusing error.
+const AUTHORITY_END = /[/?#\\]/;
+// IDNA maps these full stops to "." later; one trailing occurrence is dropped
+// here so "example.com。" behaves like "example.com.".
+const TRAILING_DOT = /[.\u3002\uff0e\uff61]$/;
+const LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+// WHATWG URL reads a name whose last label is decimal or 0x-hex as IPv4
+// ("1.2.3.0x4"), so such names could never be served as a hostname.
+const NUMERIC_TLD = /^(?:[0-9]+|0x[0-9a-f]*)$/;
+
+export function normalizeHostname(input: unknown, kind: SiteKind = 'web'): NormalizedHostname {
+  const invalid: NormalizedHostname = { ok: false, error: kind === 'api' ? API_HOSTNAME_INVALID : WEB_HOSTNAME_INVALID };
+  if (typeof input !== 'string') return invalid;
+
+  const lowered = input.trim().toLowerCase();
+  const withoutScheme = lowered.replace(SCHEME, '');
+  const end = withoutScheme.search(AUTHORITY_END);
+  const authority = end === -1 ? withoutScheme : withoutScheme.slice(0, end);
+
+  if (authority.length === 0 || authority.length > MAX_AUTHORITY_CHARS) return invalid;
+  // "@" means userinfo; ":" means a port or a bare IPv6 address; "[" a bracketed one.
+  if (/[@:[\]]/.test(authority)) return invalid;
+
+  const host = authority.replace(TRAILING_DOT, '');
+  if (host.length === 0) return invalid;
+
+  let ascii: string | null;
+  try {
+    ascii = tr46.toASCII(host, IDNA_OPTIONS);
+  } catch {
+    // The contract is "never throw"; a library surprise is just a bad name.
+    return invalid;
+  }
+  if (ascii === null || ascii.length > MAX_HOSTNAME_CHARS) return invalid;
+
+  const labels = ascii.split('.');
+  if (labels.length < 2) return invalid;
+  for (const label of labels) {
+    if (label.length > MAX_LABEL_CHARS || !LABEL.test(label)) return invalid;
+  }
+  if (NUMERIC_TLD.test(labels[labels.length - 1] ?? '')) return invalid;
+
+  return { ok: true, hostname: ascii };
+}

@@ -6,8 +6,22 @@ const REVISION = '2026-10-04';
 
 const schemaOf = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any' });
 
-function operation(route: RouteDef) {
+/** GET-style routes (image beacons) take their request fields as query parameters. */
+function requestAsQuery(route: RouteDef, method: string) {
+  if (!route.request || (method !== 'get' && method !== 'head')) return [];
+  const schema = schemaOf(route.request) as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: schema.required?.includes(name) ?? false,
+    schema: property,
+  }));
+}
+
+function operation(route: RouteDef, method: string) {
+  const inQuery = method === 'get' || method === 'head';
   const parameters = [
+    ...requestAsQuery(route, method),
     ...[...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } })),
     ...Object.entries(route.query ?? {}).map(([name, description]) => ({ name, in: 'query', required: false, description, schema: { type: 'string' } })),
   ];
@@ -23,12 +37,12 @@ function operation(route: RouteDef) {
   const security =
     route.auth === 'none' ? [] : route.auth === 'site' ? [{}, { idToken: [] }, { managementKey: [] }] : route.auth === 'id_token' ? [{ idToken: [] }] : [{ idToken: [] }, { managementKey: [] }];
   return {
-    operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(\w)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    operationId: `${method}${route.path.replace(/[^A-Za-z0-9]+(\w)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: route.summary,
     'x-route-group': route.group,
     ...(route.scope ? { 'x-scope': route.scope } : {}),
     parameters,
-    ...(route.request ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.request) } } } } : {}),
+    ...(route.request && !inQuery ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.request) } } } } : {}),
     responses,
     security,
   };
@@ -39,7 +53,7 @@ export function buildOpenApi(): Record<string, unknown> {
   for (const route of routes) {
     const item = (paths[route.path] ??= {});
     const methods = route.method === 'ANY' ? ['get', 'head'] : [route.method.toLowerCase()];
-    for (const m of methods) item[m] = operation(route);
+    for (const m of methods) item[m] = operation(route, m);
   }
   return {
     openapi: '3.1.0',
