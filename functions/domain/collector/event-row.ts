@@ -1,0 +1,95 @@
+/** Turns a validated payload into the stored row, or says why nothing is stored. */
+import type { EventKind, EventRow } from '#ports/event-store.ts';
+import type { CollectorPayload } from './payload.ts';
+import {
+  countryFromTimezone,
+  deriveSource,
+  isBotUserAgent,
+  isInternalReferrer,
+  normalizeEventName,
+  parseTechnology,
+  referrerHost,
+  serializeMetadata,
+  utcDay,
+  visitorHash,
+} from './enrich.ts';
+
+/** Every reason the collector stores nothing (STYLE.md: no silent drops). */
+export type DropReason =
+  | 'dnt'
+  | 'invalid'
+  | 'invalid_hostname'
+  | 'unknown_site'
+  | 'unverified'
+  | 'lookup_failed'
+  | 'empty_event_name'
+  | 'replay'
+  | 'queue_full';
+
+export interface RowContext {
+  /** The normalized, registered hostname. */
+  site: string;
+  /** `/append` records an append whatever `type` says. */
+  append: boolean;
+  now: number;
+  ip: string;
+  /** The request's User-Agent header, used when the payload has no `ua`. */
+  headerUa: string;
+  /** Today's salt; null only when the salt store failed, then the row has no visitor hash. */
+  salt: string | null;
+  newId: () => string;
+}
+
+export function buildEventRow(p: CollectorPayload, ctx: RowContext): { row: EventRow } | { drop: DropReason } {
+  const kind: EventKind = ctx.append ? 'append' : p.type;
+  let event: string | null = null;
+  if (kind === 'event') {
+    event = normalizeEventName(p.event ?? '');
+    if (!event) return { drop: 'empty_event_name' };
+  }
+  const ua = p.ua ?? ctx.headerUa;
+  const tech = parseTechnology(ua, { brands: p.brands, mobile: p.mobile, os_name: p.os_name });
+  const refHost = referrerHost(p.referrer);
+  const internal = isInternalReferrer(refHost, ctx.site);
+  const day = utcDay(ctx.now);
+  return {
+    row: {
+      site: ctx.site,
+      ts: ctx.now,
+      kind,
+      id: p.id ?? ctx.newId(),
+      original_id: p.original_id,
+      event,
+      visitor: ctx.salt ? visitorHash(day, ctx.site, ctx.ip, ua, ctx.salt) : null,
+      unique: p.unique,
+      page_id: p.page_id,
+      session_id: p.session_id,
+      path: p.path,
+      query: p.query,
+      referrer: p.referrer,
+      referrer_host: internal ? null : refHost,
+      utm_source: p.utm_source ?? p.campaign_source ?? p.campaign_ref,
+      utm_medium: p.utm_medium ?? p.campaign_medium,
+      utm_campaign: p.utm_campaign ?? p.campaign_campaign,
+      utm_term: p.utm_term ?? p.campaign_term,
+      utm_content: p.utm_content ?? p.campaign_content,
+      source: deriveSource(p, refHost, ctx.site),
+      country: countryFromTimezone(p.timezone),
+      browser: tech.browser,
+      os: tech.os,
+      device: tech.device,
+      language: p.language,
+      viewport_width: p.viewport_width,
+      viewport_height: p.viewport_height,
+      screen_width: p.screen_width,
+      screen_height: p.screen_height,
+      duration: p.duration === null ? null : Math.round(p.duration),
+      scrolled: p.scrolled === null ? null : Math.round(p.scrolled),
+      bot: p.bot || isBotUserAgent(ua),
+      metadata: serializeMetadata(p.metadata),
+      https: p.https,
+      imported: false,
+      source_id: null,
+    },
+  };
+}

@@ -1,0 +1,226 @@
+/**
+ * The collector payload (spec part 2, DESIGN.md §4 "Collector"): one reader for
+ * JSON bodies and image query strings, with the bounds of DESIGN.md. A
+ * violation names its field; unknown fields are ignored.
+ */
+/** `append` lets the tracker's image fallback carry an append through /simple.gif. */
+export type PayloadType = 'pageview' | 'event' | 'append';
+export type Source = Record<string, unknown>;
+
+export interface CollectorPayload {
+  hostname: string;
+  type: PayloadType;
+  event: string | null;
+  path: string;
+  query: string | null;
+  referrer: string | null;
+  metadata: Record<string, string | number | boolean> | null;
+  id: string | null;
+  original_id: string | null;
+  ua: string | null;
+  timezone: string | null;
+  https: boolean | null;
+  unique: boolean | null;
+  bot: boolean;
+  page_id: string | null;
+  session_id: string | null;
+  duration: number | null;
+  scrolled: number | null;
+  viewport_width: number | null;
+  viewport_height: number | null;
+  screen_width: number | null;
+  screen_height: number | null;
+  language: string | null;
+  os_name: string | null;
+  os_version: string | null;
+  brands: string | null;
+  mobile: boolean | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  /** Plain campaign tags: ?source=, ?ref=, ?medium= … */
+  campaign_source: string | null;
+  campaign_ref: string | null;
+  campaign_medium: string | null;
+  campaign_campaign: string | null;
+  campaign_term: string | null;
+  campaign_content: string | null;
+}
+
+export type ParseResult = { ok: true; payload: CollectorPayload } | { ok: false; error: string };
+
+export class PayloadError extends Error {}
+
+const MAX_SIZE = 100_000;
+const MAX_ID = 128;
+
+/** Image routes carry everything as strings; JSON routes carry typed values. Both are read by the same rules. */
+interface Reader {
+  string(field: string, max: number): string | null;
+  boolean(field: string): boolean | null;
+  number(field: string, min: number, max: number, integer: boolean): number | null;
+  metadata(field: string): Record<string, string | number | boolean> | null;
+  raw(field: string): unknown;
+}
+
+const invalid = (field: string): never => {
+  throw new PayloadError(`invalid ${field}`);
+};
+
+function metadataObject(value: unknown, field: string): Record<string, string | number | boolean> | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'object' || Array.isArray(value)) return invalid(field);
+  const out: Record<string, string | number | boolean> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) out[k] = v;
+  }
+  return Object.keys(out).length ? out : null;
+}
+
+function jsonReader(source: Source): Reader {
+  const raw = (field: string) => source[field];
+  return {
+    raw,
+    string(field, max) {
+      const v = raw(field);
+      if (v === undefined || v === null) return null;
+      if (typeof v !== 'string' || v.length > max) return invalid(field);
+      return v;
+    },
+    boolean(field) {
+      const v = raw(field);
+      if (v === undefined || v === null) return null;
+      if (typeof v !== 'boolean') return invalid(field);
+      return v;
+    },
+    number(field, min, max, integer) {
+      const v = raw(field);
+      if (v === undefined || v === null) return null;
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) return invalid(field);
+      return v;
+    },
+    metadata: (field) => metadataObject(raw(field), field),
+  };
+}
+
+function queryReader(params: URLSearchParams): Reader {
+  const raw = (field: string) => params.get(field) ?? undefined;
+  const reader: Reader = {
+    raw,
+    string(field, max) {
+      const v = raw(field);
+      if (v === undefined) return null;
+      if (v.length > max) return invalid(field);
+      return v;
+    },
+    boolean(field) {
+      const v = raw(field);
+      if (v === undefined || v === '') return null;
+      if (v === 'true' || v === '1') return true;
+      if (v === 'false' || v === '0') return false;
+      return invalid(field);
+    },
+    number(field, min, max, integer) {
+      const v = raw(field);
+      if (v === undefined || v === '') return null;
+      const n = Number(v);
+      if (!/^-?\d+(\.\d+)?$/.test(v) || n < min || n > max || (integer && !Number.isInteger(n))) return invalid(field);
+      return n;
+    },
+    metadata(field) {
+      const v = raw(field);
+      if (v === undefined || v === '') return null;
+      try {
+        return metadataObject(JSON.parse(v), field);
+      } catch {
+        return invalid(field);
+      }
+    },
+  };
+  return reader;
+}
+
+/** A value that is a string or a number (event names, ids sent as numbers by server code). */
+function textish(r: Reader, field: string, max: number): string | null {
+  const v = r.raw(field);
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  return r.string(field, max);
+}
+
+function read(r: Reader): CollectorPayload {
+  const hostname = r.string('hostname', 253);
+  if (!hostname) invalid('hostname');
+  const type = r.string('type', 16) ?? 'pageview';
+  if (type !== 'pageview' && type !== 'event' && type !== 'append') invalid('type');
+  // An explicit empty path is still the page root.
+  const path = r.string('path', 2048) || '/';
+  if (!path.startsWith('/')) invalid('path');
+  const size = (field: string) => r.number(field, 0, MAX_SIZE, true);
+  const tag = (field: string) => r.string(field, 2048) || null;
+  return {
+    hostname: hostname as string,
+    type: type as PayloadType,
+    // Event names may arrive longer than 256; normalization cuts them first.
+    event: textish(r, 'event', 100_000),
+    path,
+    query: r.string('query', 2048),
+    referrer: r.string('referrer', 2048),
+    metadata: r.metadata('metadata'),
+    id: textish(r, 'id', MAX_ID) || null,
+    original_id: textish(r, 'original_id', MAX_ID) || null,
+    ua: r.string('ua', 1024),
+    timezone: r.string('timezone', 64),
+    https: r.boolean('https'),
+    unique: r.boolean('unique'),
+    bot: r.boolean('bot') ?? false,
+    page_id: textish(r, 'page_id', MAX_ID) || null,
+    session_id: textish(r, 'session_id', MAX_ID) || null,
+    duration: r.number('duration', 0, 86_400, false),
+    scrolled: r.number('scrolled', 0, 100, false),
+    viewport_width: size('viewport_width'),
+    viewport_height: size('viewport_height'),
+    screen_width: size('screen_width'),
+    screen_height: size('screen_height'),
+    language: r.string('language', 64),
+    os_name: r.string('os_name', 64),
+    os_version: r.string('os_version', 64),
+    brands: r.string('brands', 512),
+    mobile: r.boolean('mobile'),
+    utm_source: tag('utm_source'),
+    utm_medium: tag('utm_medium'),
+    utm_campaign: tag('utm_campaign'),
+    utm_term: tag('utm_term'),
+    utm_content: tag('utm_content'),
+    campaign_source: tag('source'),
+    campaign_ref: tag('ref'),
+    campaign_medium: tag('medium'),
+    campaign_campaign: tag('campaign'),
+    campaign_term: tag('term'),
+    campaign_content: tag('content'),
+  };
+}
+
+function attempt(r: Reader): ParseResult {
+  try {
+    return { ok: true, payload: read(r) };
+  } catch (e) {
+    if (e instanceof PayloadError) return { ok: false, error: e.message };
+    throw e;
+  }
+}
+
+/** JSON routes: one object (batches and other JSON values are refused). */
+export function parseJsonPayload(body: unknown): ParseResult {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, error: 'invalid body: expected one JSON object' };
+  return attempt(jsonReader(body as Source));
+}
+
+export function parseQueryPayload(params: URLSearchParams): ParseResult {
+  return attempt(queryReader(params));
+}
+
+/** `collect-dnt: true` opts the visitor back in despite DNT. */
+export const collectDntJson = (body: unknown) => typeof body === 'object' && body !== null && (body as Source)['collect-dnt'] === true;
+export const collectDntQuery = (params: URLSearchParams) => ['true', '1'].includes(params.get('collect-dnt') ?? '');
