@@ -1,0 +1,106 @@
+/**
+ * Report filter grammar (DESIGN.md §4): clauses joined by `;`, each
+ * `dim:value` (equals), `dim!value` (not equals) or `dim~value` (contains),
+ * values URL-encoded. Anything else is 400 `invalid filter`.
+ */
+
+export const FILTER_DIMS = [
+  'page',
+  'referrer',
+  'source',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
+  'country',
+  'device',
+  'browser',
+  'os',
+  'language',
+  'event',
+] as const;
+
+export type FilterDim = (typeof FILTER_DIMS)[number];
+export type FilterOp = 'eq' | 'neq' | 'contains';
+export type FilterClause = { dim: FilterDim; op: FilterOp; value: string };
+
+/** Event-store column each filter dimension compares (EventRow field names). */
+export const FILTER_COLUMNS: Record<FilterDim, string> = {
+  page: 'path',
+  referrer: 'referrer_host',
+  source: 'source',
+  utm_source: 'utm_source',
+  utm_medium: 'utm_medium',
+  utm_campaign: 'utm_campaign',
+  utm_term: 'utm_term',
+  utm_content: 'utm_content',
+  country: 'country',
+  device: 'device',
+  browser: 'browser',
+  os: 'os',
+  language: 'language',
+  event: 'event',
+};
+
+const OPERATORS: Record<string, FilterOp> = { ':': 'eq', '!': 'neq', '~': 'contains' };
+
+export function isFilterDim(value: string): value is FilterDim {
+  return Object.hasOwn(FILTER_COLUMNS, value);
+}
+
+/**
+ * Parses the `filter` query value. Undefined or empty gives no clauses; null
+ * means invalid (400 `invalid filter`). The operator is the first `:`, `!` or
+ * `~` in a clause, so the value may contain any of them; the dimension must be
+ * one of FILTER_DIMS (case-sensitive, no surrounding spaces); the value is
+ * URL-decoded (`%3B` for a literal `;`), and a malformed escape is invalid.
+ * Empty clauses (`a:b;` or `a:b;;c:d`) are skipped. An empty value is allowed.
+ */
+export function parseFilter(raw: string | undefined): FilterClause[] | null {
+  if (raw === undefined || raw === '') return [];
+  const clauses: FilterClause[] = [];
+  for (const part of raw.split(';')) {
+    if (part === '') continue;
+    const at = part.search(/[:!~]/);
+    if (at <= 0) return null; // no operator, or an empty dimension
+    const dim = part.slice(0, at);
+    const op = OPERATORS[part.charAt(at)];
+    if (op === undefined || !isFilterDim(dim)) return null;
+    let value: string;
+    try {
+      value = decodeURIComponent(part.slice(at + 1));
+    } catch {
+      return null;
+    }
+    clauses.push({ dim, op, value });
+  }
+  return clauses;
+}
+
+/**
+ * Reference semantics of one clause against a row's label (for adapters that
+ * filter in memory, and to pin down what SQL adapters must do): a null label
+ * counts as the empty string, so `eq` with an empty value matches
+ * missing labels and `neq` with an empty value keeps only present ones;
+ * `contains` is a case-sensitive substring test.
+ */
+export function clauseMatches(clause: FilterClause, label: string | null | undefined): boolean {
+  const v = label ?? '';
+  switch (clause.op) {
+    case 'eq':
+      return v === clause.value;
+    case 'neq':
+      return v !== clause.value;
+    case 'contains':
+      return v.includes(clause.value);
+  }
+}
+
+/** True when a row (keyed by event-store column) satisfies every clause. */
+export function rowMatches(row: Readonly<Record<string, unknown>>, clauses: readonly FilterClause[]): boolean {
+  return clauses.every((c) => {
+    const raw = row[FILTER_COLUMNS[c.dim]];
+    return clauseMatches(c, typeof raw === 'string' ? raw : null);
+  });
+}

@@ -1,0 +1,137 @@
+/**
+ * Report query parameters shared by overview, overview summary and breakdown
+ * (spec part 4 "Reports", DESIGN.md §4).
+ */
+import { parseFilter } from './filter.ts';
+import type { FilterClause } from './filter.ts';
+import { parseNumber, parseRange, parseTimezone } from './time.ts';
+import type { Range } from './time.ts';
+
+export const BREAKDOWN_DIMS = [
+  'pages',
+  'entry_pages',
+  'referrers',
+  'sources',
+  'utm_sources',
+  'utm_mediums',
+  'utm_campaigns',
+  'utm_terms',
+  'utm_contents',
+  'countries',
+  'devices',
+  'browsers',
+  'os',
+  'languages',
+  'screens',
+  'events',
+] as const;
+
+export type BreakdownDim = (typeof BREAKDOWN_DIMS)[number];
+
+/**
+ * Event-store column each breakdown groups by. `entry_pages` groups the path of
+ * each visitor's first pageview in the range; `screens` groups
+ * `screenClass(screen_width)` (see SCREEN_CLASSES for a SQL CASE); `events`
+ * groups event rows by name.
+ */
+export const BREAKDOWN_COLUMNS: Record<BreakdownDim, string> = {
+  pages: 'path',
+  entry_pages: 'path',
+  referrers: 'referrer_host',
+  sources: 'source',
+  utm_sources: 'utm_source',
+  utm_mediums: 'utm_medium',
+  utm_campaigns: 'utm_campaign',
+  utm_terms: 'utm_term',
+  utm_contents: 'utm_content',
+  countries: 'country',
+  devices: 'device',
+  browsers: 'browser',
+  os: 'os',
+  languages: 'language',
+  screens: 'screen_width',
+  events: 'event',
+};
+
+export function isBreakdownDim(value: string): value is BreakdownDim {
+  return Object.hasOwn(BREAKDOWN_COLUMNS, value);
+}
+
+/** The `dim` query value, or null (400 `unknown dimension`) when missing or unknown. */
+export function parseBreakdownDim(raw: string | undefined): BreakdownDim | null {
+  return raw !== undefined && isBreakdownDim(raw) ? raw : null;
+}
+
+/** Screen-size classes by screen width in CSS pixels, narrowest first: a width below `below` is `name`. */
+export const SCREEN_CLASSES = [
+  { name: 'Mobile', below: 576 },
+  { name: 'Tablet', below: 992 },
+  { name: 'Laptop', below: 1440 },
+  { name: 'Desktop', below: Number.POSITIVE_INFINITY },
+] as const;
+
+export type ScreenClass = (typeof SCREEN_CLASSES)[number]['name'];
+
+/**
+ * Mobile (< 576), Tablet (< 992), Laptop (< 1440), Desktop (≥ 1440). Null for
+ * a missing or unusable width (null, not finite, or ≤ 0: the collector's 0
+ * means "not measured").
+ */
+export function screenClass(width: number | null): ScreenClass | null {
+  if (width === null || !Number.isFinite(width) || width <= 0) return null;
+  for (const c of SCREEN_CLASSES) if (width < c.below) return c.name;
+  return 'Desktop';
+}
+
+export const DEFAULT_BREAKDOWN_LIMIT = 10;
+export const MAX_BREAKDOWN_LIMIT = 1000;
+export const DEFAULT_SUMMARY_LIMIT = 5;
+export const MAX_SUMMARY_LIMIT = 20;
+
+/**
+ * Breakdown `limit`: default 10, fractions round down, clamped to 1..1000.
+ * Missing, non-numeric (including `Infinity`/`1e400`) or ≤ 0 after rounding
+ * down gives the default (`'0.5'` → 10, `'-3'` → 10, `'5000'` → 1000).
+ */
+export function parseBreakdownLimit(raw: string | undefined): number {
+  const n = raw === undefined ? null : parseNumber(raw);
+  if (n === null) return DEFAULT_BREAKDOWN_LIMIT;
+  const v = Math.floor(n);
+  if (v <= 0) return DEFAULT_BREAKDOWN_LIMIT;
+  return Math.min(v, MAX_BREAKDOWN_LIMIT);
+}
+
+/**
+ * Overview-summary `limit` (spec part 4): default 5, fractions round down,
+ * clamped to 1..20; zero (after rounding down) or non-numeric gives 5.
+ * Decision: a negative value is clamped to 1, not defaulted (`'-3'` → 1,
+ * `'-0.5'` → 1), since the spec only names zero and non-numeric as defaults.
+ * Examples: `'1.9'` → 1, `'0.9'` → 5, `'x'` → 5, `'99'` → 20.
+ */
+export function parseSummaryLimit(raw: string | undefined): number {
+  const n = raw === undefined ? null : parseNumber(raw);
+  if (n === null) return DEFAULT_SUMMARY_LIMIT;
+  const v = Math.floor(n);
+  if (v === 0) return DEFAULT_SUMMARY_LIMIT;
+  return Math.min(Math.max(v, 1), MAX_SUMMARY_LIMIT);
+}
+
+export type ReportQueryError = 'invalid range' | 'invalid timezone' | 'invalid filter';
+
+export type ReportQuery =
+  | { ok: true; range: Range; tz: string; filters: FilterClause[] }
+  | { ok: false; error: ReportQueryError };
+
+/**
+ * The common report parameters `from`, `to`, `tz` and `filter`, validated in
+ * that order (range, timezone, filter); the first failure is the 400 message.
+ */
+export function parseReportQuery(query: Readonly<Record<string, string | undefined>>, nowSeconds: number): ReportQuery {
+  const range = parseRange(query.from, query.to, nowSeconds);
+  if (range === null) return { ok: false, error: 'invalid range' };
+  const tz = parseTimezone(query.tz);
+  if (tz === null) return { ok: false, error: 'invalid timezone' };
+  const filters = parseFilter(query.filter);
+  if (filters === null) return { ok: false, error: 'invalid filter' };
+  return { ok: true, range, tz, filters };
+}
