@@ -8,7 +8,7 @@ import * as s from './schemas.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'ANY';
 /** One Lambda function per group in AWS. */
-export type RouteGroup = 'meta' | 'account' | 'sites';
+export type RouteGroup = 'meta' | 'account' | 'sites' | 'collector' | 'reports';
 export type Scope = 'read' | 'manage' | 'ingest';
 
 /**
@@ -46,7 +46,7 @@ const idOnly = { ...signIn, 403: err('management keys cannot call this endpoint'
 const rateLimited = { 429: err('rate limited, retry in 1s (management key changes; Retry-After: 1)') };
 const ownerSite = { 404: err('unknown site') };
 
-export const routes: RouteDef[] = [
+const productRoutes: RouteDef[] = [
   {
     method: 'ANY',
     path: '/healthz',
@@ -188,6 +188,111 @@ export const routes: RouteDef[] = [
     responses: { 200: { description: 'setup state', schema: s.SiteSetup }, ...scoped('read'), ...ownerSite },
   },
 ];
+
+const collectorText = (description: string): ResponseDef => ({ description, schema: s.PlainText, contentType: 'text/plain' });
+const beaconResponses = {
+  200: collectorText('ok: received (not a durability confirmation); also when nothing is stored (DNT, unknown or unverified site)'),
+  400: collectorText('malformed input; the text names the field'),
+  413: collectorText('body over 64 KiB'),
+};
+const imageResponses = {
+  200: { description: 'a 1×1 GIF; HEAD records nothing', contentType: 'image/gif' },
+  400: collectorText('validation failure naming the field, or a method other than GET/HEAD'),
+};
+
+const collectorRoutes: RouteDef[] = [
+  {
+    method: 'ANY',
+    path: '/latest.js',
+    group: 'collector',
+    auth: 'none',
+    summary: 'The tracker script (GET, HEAD); other methods 400. Collector CORS for any origin.',
+    responses: { 200: { description: 'JavaScript', contentType: 'application/javascript' }, 400: collectorText('method not allowed') },
+  },
+  {
+    method: 'ANY',
+    path: '/simple.gif',
+    group: 'collector',
+    auth: 'none',
+    summary: 'Image beacon: the collector payload as query parameters; `hostname` required; `metadata` URL-encoded JSON.',
+    request: s.CollectorPayload,
+    responses: imageResponses,
+  },
+  {
+    method: 'ANY',
+    path: '/noscript.gif',
+    group: 'collector',
+    auth: 'none',
+    summary: 'Image beacon for pages without JavaScript: hostname, path, https and query default to the page URL in Referer.',
+    request: s.CollectorPayload,
+    responses: imageResponses,
+  },
+  {
+    method: 'POST',
+    path: '/events',
+    group: 'collector',
+    auth: 'none',
+    summary: 'One pageview or custom event as a JSON object (Content-Type ignored). DNT / X-Do-Not-Track: 1 skip storage.',
+    request: s.CollectorPayload,
+    responses: beaconResponses,
+  },
+  {
+    method: 'POST',
+    path: '/append',
+    group: 'collector',
+    auth: 'none',
+    summary: 'Duration and scroll for a pageview, linked by original_id; each append has its own id.',
+    request: s.CollectorPayload,
+    responses: beaconResponses,
+  },
+];
+
+const reportQuery = {
+  from: 'Range start, Unix seconds (fractions round down); default to − 7 days',
+  to: 'Range end, Unix seconds; default now. At most 400 days after from',
+  tz: 'IANA timezone for calendar days and buckets; default UTC',
+  filter: 'Clauses joined by ";": dim:value (equals), dim!value (not equals), dim~value (contains); values URL-encoded',
+};
+const statsErrors = {
+  400: err('invalid range, invalid timezone, invalid filter (or unknown dimension)'),
+  401: err('invalid or revoked management key'),
+  403: err('scope read required, or Install your tracking script to verify this site first (owner of an unverified site)'),
+  404: err('unknown site'),
+};
+const stats = (path: string, summary: string, schema: z.ZodType, query: Record<string, string> = {}): RouteDef => ({
+  method: 'GET',
+  path,
+  group: 'reports',
+  auth: 'site',
+  scope: 'read',
+  summary: `${summary} Public for verified public sites (Cache-Control: public, max-age=60 for non-owners).`,
+  query: { ...reportQuery, ...query },
+  responses: { 200: { description: 'report', schema }, ...statsErrors },
+});
+
+const reportRoutes: RouteDef[] = [
+  stats('/api/sites/{hostname}/overview', 'Totals, previous period, zero-filled series, forecast and live count.', s.Overview),
+  stats('/api/sites/{hostname}/overview/summary', 'Event totals and top events, devices, browsers, OS, and live top pages.', s.OverviewSummary, {
+    limit: 'List length: default 5, clamped to 1..20, fractions round down; zero or non-numeric give 5',
+  }),
+  stats('/api/sites/{hostname}/breakdown', 'Rows for one dimension, by value descending then name.', s.Breakdown, {
+    dim: 'pages, entry_pages, referrers, sources, utm_sources, utm_mediums, utm_campaigns, utm_terms, utm_contents, countries, devices, browsers, os, languages, screens, events',
+    limit: 'Default 10, clamped to 1..1000',
+  }),
+  stats('/api/sites/{hostname}/retention', 'Engagement retention: share of pageviews lasting or scrolling at least each threshold.', s.Retention),
+  {
+    method: 'GET',
+    path: '/api/sites/summary',
+    group: 'reports',
+    auth: 'account',
+    scope: 'read',
+    summary: 'Every verified website and API site of the caller with sparse daily rollups from a rolling 31-day cutoff and a live count.',
+    query: { tz: 'IANA timezone of the days; default UTC' },
+    responses: { 200: { description: 'summary', schema: s.SitesSummary }, 400: err('invalid timezone'), ...scoped('read') },
+  },
+];
+
+export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes];
 
 /** Paths match exactly; `{name}` matches one non-empty segment. */
 export function matchPath(pattern: string, path: string): Record<string, string> | null {

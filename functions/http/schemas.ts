@@ -92,3 +92,122 @@ export const Me = z.object({
 });
 
 export const PlainText = z.string();
+
+const optionalText = (max: number) => z.string().max(max).optional();
+const size = () => z.number().int().min(0).max(100000).optional();
+
+/** The collector payload (spec part 2); snake_case wire names (DESIGN.md §4). */
+export const CollectorPayload = z
+  .object({
+    hostname: z.string().max(253),
+    type: z.enum(['pageview', 'event']).optional().describe('Default pageview'),
+    event: z.union([z.string(), z.number()]).optional().describe('Event name; normalized (part 6 rule 3)'),
+    path: z.string().max(2048).startsWith('/').optional(),
+    query: optionalText(2048),
+    referrer: optionalText(2048),
+    metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('At most 4,096 characters of JSON are stored'),
+    id: optionalText(128).describe('Stable per logical event'),
+    original_id: optionalText(128).describe('Appends: the parent pageview id'),
+    ua: optionalText(1024),
+    timezone: optionalText(64).describe('IANA name; the country comes from it'),
+    https: z.boolean().optional(),
+    unique: z.boolean().optional(),
+    bot: z.boolean().optional(),
+    'collect-dnt': z.boolean().optional(),
+    page_id: optionalText(128),
+    session_id: optionalText(128),
+    duration: z.number().min(0).max(86400).optional().describe('Seconds'),
+    scrolled: z.number().min(0).max(100).optional().describe('Percent'),
+    viewport_width: size(),
+    viewport_height: size(),
+    screen_width: size(),
+    screen_height: size(),
+    language: optionalText(64),
+    os_name: optionalText(64),
+    os_version: optionalText(64),
+    brands: optionalText(512).describe('Client hints: "Brand;version,Brand;version"'),
+    mobile: z.boolean().optional(),
+    utm_source: optionalText(2048),
+    utm_medium: optionalText(2048),
+    utm_campaign: optionalText(2048),
+    utm_term: optionalText(2048),
+    utm_content: optionalText(2048),
+    source: optionalText(2048),
+    ref: optionalText(2048),
+    medium: optionalText(2048),
+    campaign: optionalText(2048),
+    term: optionalText(2048),
+    content: optionalText(2048),
+  })
+  .meta({ id: 'CollectorPayload' });
+
+const Totals = z.object({
+  pageviews: z.number().int(),
+  visitors: z.number().int(),
+  avg_duration_s: z.number().int().nullable().describe('Median of summed page durations of at least 5 s'),
+  avg_scroll: z.number().int().nullable().describe('Mean of per-page maximum scroll'),
+});
+
+export const Overview = z
+  .object({
+    totals: Totals,
+    previous: Totals,
+    series: z.array(
+      z.object({
+        t: z.number().int().describe('Bucket start, Unix seconds'),
+        pageviews: z.number().int(),
+        visitors: z.number().int(),
+        duration_s: z.number().int().nullable(),
+        scrolled: z.number().int().nullable(),
+      }),
+    ),
+    forecast: z
+      .object({ bucket: z.number().int(), pageviews: z.number().int(), visitors: z.number().int(), basis: z.literal('elapsed'), elapsed: z.number() })
+      .nullable(),
+    live: z.number().int(),
+    granularity: z.enum(['hour', 'day']),
+    previous_range: z.object({ from: z.number().int(), to: z.number().int() }),
+  })
+  .meta({ id: 'Overview' });
+
+const Ranked = z.object({ name: z.string(), value: z.number().int(), visitors: z.number().int() });
+
+export const OverviewSummary = z
+  .object({
+    events: z.object({
+      totals: z.object({ count: z.number().int(), visitors: z.number().int() }),
+      previous: z.object({ count: z.number().int(), visitors: z.number().int() }),
+      top: z.array(Ranked),
+    }),
+    tech: z.object({ devices: z.array(Ranked), browsers: z.array(Ranked), os: z.array(Ranked) }),
+    live: z.object({ pages: z.array(z.object({ name: z.string(), visitors: z.number().int() })) }),
+  })
+  .meta({ id: 'OverviewSummary' });
+
+export const Breakdown = z
+  .object({ rows: z.array(Ranked.extend({ last_seen: Timestamp.optional().describe('events only: newest event in the range') })) })
+  .meta({ id: 'Breakdown' });
+
+export const Retention = z
+  .object({
+    duration: z.array(z.object({ s: z.number().int(), share: z.number().min(0).max(1) })),
+    scroll: z.array(z.object({ pct: z.number().int(), share: z.number().min(0).max(1) })),
+    pageviews_measured: z.number().int(),
+  })
+  .meta({ id: 'Retention' });
+
+const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+
+export const SitesSummary = z
+  .object({
+    sites: z.array(
+      z.object({
+        hostname: z.string(),
+        pinned_at: Timestamp.nullable(),
+        live: z.number().int(),
+        days: z.array(z.object({ day: Day, pageviews: z.number().int(), visitors: z.number().int() })),
+        api_days: z.array(z.object({ day: Day, requests: z.number().int(), server_errors: z.number().int() })).optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'SitesSummary' });

@@ -1,7 +1,7 @@
 /** Starts and stops the whole single-node service; used by `npm start` and the integration tests. */
 import type { AddressInfo } from 'node:net';
 import type { Config } from '#platform/config.ts';
-import { createLocalAdapters, startLocalStore } from '#platform/local.ts';
+import { startLocalRuntime, type LocalRuntime } from '#platform/local.ts';
 import { setServices, withInstanceState, type Services } from '#platform/services.ts';
 import { groupHandlers } from '#http/handlers/index.ts';
 import { createLocalServer } from './http-server.ts';
@@ -9,12 +9,13 @@ import { createLocalServer } from './http-server.ts';
 export interface LocalNode {
   url: string;
   services: Services;
+  runtime: LocalRuntime;
   stop(): Promise<void>;
 }
 
 export async function startLocalNode(config: Readonly<Config>): Promise<LocalNode> {
-  const store = await startLocalStore(config);
-  const services = withInstanceState(createLocalAdapters(config, store));
+  const runtime = await startLocalRuntime(config);
+  const services = withInstanceState(runtime.adapters);
   setServices(services);
   const server = createLocalServer({ groups: groupHandlers, trustProxy: config.trustProxy });
   await new Promise<void>((ok, fail) => {
@@ -25,11 +26,13 @@ export async function startLocalNode(config: Readonly<Config>): Promise<LocalNod
   return {
     url: `http://${config.host}:${port}`,
     services,
+    runtime,
     stop: async () => {
-      // Stop taking requests, let those in flight finish, then close the stores.
-      await new Promise<void>((ok) => server.close(() => ok()));
-      server.closeAllConnections();
-      await store.close();
+      // Stop taking requests, let those in flight finish, then drain and close the stores.
+      const closed = new Promise<void>((ok) => server.close(() => ok()));
+      server.closeIdleConnections();
+      await closed;
+      await runtime.close();
     },
   };
 }

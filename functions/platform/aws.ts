@@ -1,5 +1,7 @@
 /** Adapters for AWS Lambda: DynamoDB, the configured OIDC issuer (Cognito by default). */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SqsQueue } from '#adapters/sqs/sqs-queue.ts';
 import { loadConfig } from './config.ts';
 import type { Adapters } from './services.ts';
 import { systemClock } from '#ports/clock.ts';
@@ -16,5 +18,8 @@ export async function createAwsAdapters(): Promise<Adapters> {
     registry: new DynamoRegistry(new DynamoDBClient({}), config.tableName),
     tokens: new JwtTokenVerifier(config.auth),
     pageChecker: new HttpPageChecker({ urlTemplate: config.verifyUrlTemplate, allowPrivateAddresses: config.verifyAllowPrivateAddresses }),
+    eventQueue: new SqsQueue(new SQSClient({}), config.eventQueueUrl ?? ''),
+    // Inlined at bundling time by the stack (esbuild define): Lambda has no esbuild to build it.
+    trackerScript: process.env.TT_TRACKER_JS ?? '',
   };
 }

@@ -13,6 +13,7 @@ const Env = z.object({
   VERIFY_ALLOW_PRIVATE_ADDRESSES: z.enum(['0', '1', '']).default('0'),
   TRUST_PROXY: z.enum(['0', '1', '']).default('0'),
   SIMPLEANALYTICS_BASE_URL: z.string().default('https://simpleanalytics.com'),
+  EVENT_QUEUE_URL: z.string().optional(),
 });
 
 export interface Config {
@@ -26,6 +27,8 @@ export interface Config {
   verifyAllowPrivateAddresses: boolean;
   trustProxy: boolean;
   simpleAnalyticsBaseUrl: string;
+  /** AWS: the SQS queue between collector and writer. */
+  eventQueueUrl: string | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -51,5 +54,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     verifyAllowPrivateAddresses: e.VERIFY_ALLOW_PRIVATE_ADDRESSES === '1',
     trustProxy: e.TRUST_PROXY === '1',
     simpleAnalyticsBaseUrl: e.SIMPLEANALYTICS_BASE_URL,
+    eventQueueUrl: e.EVENT_QUEUE_URL ?? null,
   });
 }

@@ -16,6 +16,12 @@ import { ensureTable } from '#adapters/dynamodb/table.ts';
 import { JwtTokenVerifier } from '#adapters/jwt/jwt-token-verifier.ts';
 import { HttpPageChecker } from '#adapters/http-page-checker/http-page-checker.ts';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, LOCAL_JWKS_URI, issuerJwks, loadIssuerKey } from '#local/local-issuer.ts';
+import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
+import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
+import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
+import { createEventWriter } from '#workers/event-writer.ts';
+import { buildTracker } from '#tracker/build.ts';
+import type { EventRow } from '#ports/event-store.ts';
 
 export interface LocalStore {
   client: DynamoDBClient;
@@ -76,15 +82,45 @@ export async function openLocalStore(config: Readonly<Config>): Promise<LocalSto
   return startLocalStore(config);
 }
 
-export function createLocalAdapters(config: Readonly<Config>, store: LocalStore): Adapters {
+export interface LocalRuntime {
+  adapters: Adapters;
+  events: DuckDbEventStore;
+  eventQueue: MemoryQueue<EventRow>;
+  /** Drains the queue (nothing answered 200 is lost), then closes the stores. */
+  close(): Promise<void>;
+}
+
+/** Everything one machine needs: registry, event store, queue with its writer, tracker, identity. */
+export async function startLocalRuntime(config: Readonly<Config>): Promise<LocalRuntime> {
+  const dataDir = resolve(config.dataDir);
+  const store = await startLocalStore(config);
+  const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'));
+  const eventQueue = new MemoryQueue<EventRow>({
+    consumer: createEventWriter(events),
+    deadLetterPath: join(dataDir, 'dead-letter', 'events.jsonl'),
+  });
   const tokens = config.auth
     ? new JwtTokenVerifier(config.auth)
     : new JwtTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: LOCAL_JWKS_URI, jwks: issuerJwks(loadIssuerKey(config.dataDir)) });
-  return {
+  const adapters: Adapters = {
     config,
     clock: systemClock,
     registry: new DynamoRegistry(store.client, config.tableName),
     tokens,
     pageChecker: new HttpPageChecker({ urlTemplate: config.verifyUrlTemplate, allowPrivateAddresses: config.verifyAllowPrivateAddresses }),
+    eventQueue,
+    trackerScript: (await buildTracker()).code,
+    reports: new DuckDbReportStore(events),
+  };
+  return {
+    adapters,
+    events,
+    eventQueue,
+    close: async () => {
+      await eventQueue.drain();
+      eventQueue.stop();
+      await events.close();
+      await store.close();
+    },
   };
 }

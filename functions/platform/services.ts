@@ -7,6 +7,9 @@ import type { Clock } from '#ports/clock.ts';
 import type { Registry, ManagementKeyRecord, SiteRecord } from '#ports/registry.ts';
 import type { TokenVerifier } from '#ports/token-verifier.ts';
 import type { PageChecker } from '#ports/page-checker.ts';
+import type { EventRow } from '#ports/event-store.ts';
+import type { Queue } from '#ports/queue.ts';
+import type { ReportStore } from '#ports/report-store.ts';
 import { TtlCache } from '#domain/ttl-cache.ts';
 import { TokenBucketLimiter } from '#domain/rate-limit.ts';
 
@@ -16,6 +19,11 @@ export interface Adapters {
   registry: Registry;
   tokens: TokenVerifier;
   pageChecker: PageChecker;
+  /** Collected rows on their way to the event store. */
+  eventQueue: Queue<EventRow>;
+  /** The built, minified latest.js. */
+  trackerScript: string;
+  reports: ReportStore;
 }
 
 export interface Services extends Adapters {
@@ -27,6 +35,14 @@ export interface Services extends Adapters {
   changeLimiter: TokenBucketLimiter;
   /** When this instance last recorded a key's use, to write last_used_at at most once a minute. */
   keyTouches: TtlCache<string, true>;
+  /** Collector replay suppression by (site, id): bounded, per instance. */
+  replays: TtlCache<string, true>;
+  /** Today's visitor salt, so the registry is asked once a day per instance. */
+  salts: TtlCache<string, string>;
+  /** Hostnames whose automatic verification ran lately (pending sites are re-checked every 15 s at most). */
+  verifyAttempts: TtlCache<string, true>;
+  /** Sites whose last_seen_at this instance wrote lately. */
+  siteSeen: TtlCache<string, true>;
 }
 
 export const KEY_CACHE_TTL_MS = 30_000;
@@ -39,6 +55,10 @@ export function withInstanceState(adapters: Adapters): Services {
     keyCache: new TtlCache(10_000, now),
     changeLimiter: new TokenBucketLimiter(60, 1, now),
     keyTouches: new TtlCache(10_000, now),
+    replays: new TtlCache(200_000, now),
+    salts: new TtlCache(4, now),
+    verifyAttempts: new TtlCache(10_000, now),
+    siteSeen: new TtlCache(50_000, now),
   };
 }
 

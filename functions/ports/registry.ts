@@ -63,4 +63,16 @@ export interface Registry {
   /** The revoked record, or null when unknown, not owned or already revoked. */
   revokeManagementKey(ownerUid: string, id: string, at: string): Promise<ManagementKeyRecord | null>;
   touchManagementKey(secretHash: string, at: string): Promise<void>;
+
+  /** Records the latest stored beacon time of a site (for the setup check). */
+  recordSiteSeen(hostname: string, at: string): Promise<void>;
+
+  /**
+   * The salt of a UTC day: the first instance to ask stores `candidate`, every
+   * other instance gets that one. `expiresAt` (Unix seconds) lets the store's
+   * TTL remove it even if rotation never runs.
+   */
+  getOrCreateDailySalt(day: string, candidate: string, expiresAt: number): Promise<string>;
+  /** Deletes the salts of days before `day` (YYYY-MM-DD); returns how many. */
+  deleteSaltsBefore(day: string): Promise<number>;
 }

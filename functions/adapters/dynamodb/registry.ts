@@ -257,6 +257,53 @@ export class DynamoRegistry implements Registry {
       });
   }
 
+  async recordSiteSeen(hostname: string, at: string): Promise<void> {
+    await this.doc
+      .send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.site(hostname),
+          UpdateExpression: 'SET last_seen_at = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': at },
+        }),
+      )
+      .catch((e) => {
+        if (!isConditionFailure(e)) throw e;
+      });
+  }
+
+  async getOrCreateDailySalt(day: string, candidate: string, expiresAt: number): Promise<string> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...keys.salt(day), salt: candidate, expires_at: expiresAt },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return candidate;
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
+    }
+    const r = await this.doc.send(new GetCommand({ TableName: this.table, Key: keys.salt(day), ConsistentRead: true }));
+    return r.Item?.salt as string;
+  }
+
+  async deleteSaltsBefore(day: string): Promise<number> {
+    const r = await this.doc.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND sk < :before',
+        ExpressionAttributeValues: { ':pk': keys.salts, ':before': `DAY#${day}` },
+        ConsistentRead: true,
+      }),
+    );
+    const old = r.Items ?? [];
+    for (const item of old) await this.doc.send(new DeleteCommand({ TableName: this.table, Key: { pk: item.pk, sk: item.sk } }));
+    return old.length;
+  }
+
   private async queryIndex(gsi1pk: string): Promise<Record<string, unknown>[]> {
     const out: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;

@@ -7,6 +7,8 @@ export const keys = {
   account: (uid: string) => ({ pk: `ACCOUNT#${uid}`, sk: 'ACCOUNT' }),
   managementKey: (secretHash: string) => ({ pk: `MKEY#${secretHash}`, sk: 'MKEY' }),
   managementKeysOf: (uid: string) => `MKEYS#${uid}`,
+  salts: 'SALTS',
+  salt: (day: string) => ({ pk: 'SALTS', sk: `DAY#${day}` }),
 };
 
 export const GSI1 = 'gsi1';

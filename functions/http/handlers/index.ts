@@ -4,5 +4,7 @@ import type { GroupHandler } from '../api.ts';
 import { handler as meta } from './meta.ts';
 import { handler as account } from './account.ts';
 import { handler as sites } from './sites.ts';
+import { handler as collector } from './collector.ts';
+import { handler as reports } from './reports.ts';
 
-export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites };
+export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports };

@@ -1,0 +1,123 @@
+/**
+ * Ingestion as a list of named steps (STYLE.md): DNT, validation, hostname,
+ * site lookup (with automatic verification), replay suppression, row, queue.
+ * Every request that stores nothing says why, in one log field.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { normalizeHostname } from '#domain/hostname.ts';
+import { isVerified } from '#domain/site.ts';
+import { utcDay } from '#domain/collector/enrich.ts';
+import { buildEventRow, type DropReason } from '#domain/collector/event-row.ts';
+import type { CollectorPayload } from '#domain/collector/payload.ts';
+import type { EventRow } from '#ports/event-store.ts';
+import type { SiteRecord } from '#ports/registry.ts';
+import type { Services } from '#platform/services.ts';
+import { findSite, siteChanged } from './auth.ts';
+
+/** Automatic verification runs at most this often per hostname and instance (a pending site is cached 15 s). */
+export const AUTO_VERIFY_INTERVAL_MS = 15_000;
+const REPLAY_WINDOW_MS = 60 * 60_000;
+const SEEN_INTERVAL_MS = 60_000;
+
+export interface Beacon {
+  payload: CollectorPayload;
+  append: boolean;
+  ip: string;
+  headerUa: string;
+}
+
+export type Outcome = { stored: true } | { stored: false; reason: DropReason };
+
+export function logDrop(reason: DropReason, hostname: string | null): void {
+  console.log(JSON.stringify({ level: 'info', msg: 'collector drop', reason, hostname }));
+}
+
+async function dailySalt(services: Services, now: number): Promise<string | null> {
+  const day = utcDay(now);
+  const cached = services.salts.get(day);
+  if (cached) return cached.value;
+  try {
+    const endOfDay = Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + 86_400;
+    const salt = await services.registry.getOrCreateDailySalt(day, randomBytes(32).toString('hex'), endOfDay);
+    services.salts.set(day, salt, Math.max(1, endOfDay * 1000 - now));
+    return salt;
+  } catch (e) {
+    console.error(JSON.stringify({ level: 'error', msg: 'salt store failed', message: (e as Error).message }));
+    return null;
+  }
+}
+
+async function enqueue(services: Services, site: SiteRecord, beacon: Beacon): Promise<Outcome> {
+  const now = services.clock.now().getTime();
+  const built = buildEventRow(beacon.payload, {
+    site: site.hostname,
+    append: beacon.append,
+    now,
+    ip: beacon.ip,
+    headerUa: beacon.headerUa,
+    salt: await dailySalt(services, now),
+    newId: randomUUID,
+  });
+  if ('drop' in built) return { stored: false, reason: built.drop };
+  if (isReplay(services, built.row)) return { stored: false, reason: 'replay' };
+  try {
+    await services.eventQueue.send(built.row);
+  } catch (e) {
+    console.error(JSON.stringify({ level: 'error', msg: 'event queue refused', message: (e as Error).message }));
+    return { stored: false, reason: 'queue_full' };
+  }
+  await markSeen(services, site.hostname, now);
+  return { stored: true };
+}
+
+/** Bounded, per instance: the same (site, id) within the window is a replay. Server-assigned ids never repeat. */
+function isReplay(services: Services, row: EventRow): boolean {
+  if (!row.id) return false;
+  const key = `${row.site}\n${row.id}`;
+  if (services.replays.get(key)) return true;
+  services.replays.set(key, true, REPLAY_WINDOW_MS);
+  return false;
+}
+
+async function markSeen(services: Services, hostname: string, now: number): Promise<void> {
+  if (services.siteSeen.get(hostname)) return;
+  services.siteSeen.set(hostname, true, SEEN_INTERVAL_MS);
+  await services.registry.recordSiteSeen(hostname, new Date(now).toISOString()).catch((e: unknown) => {
+    console.error(JSON.stringify({ level: 'error', msg: 'recording last_seen_at failed', message: (e as Error).message }));
+  });
+}
+
+/**
+ * An unverified site gets one page check per interval and instance, inline so
+ * that it also completes on Lambda. When it passes, the site is verified and
+ * the beacon that triggered it is stored.
+ */
+async function verifyNow(services: Services, site: SiteRecord): Promise<SiteRecord | null> {
+  if (services.verifyAttempts.get(site.hostname)) return null;
+  services.verifyAttempts.set(site.hostname, true, AUTO_VERIFY_INTERVAL_MS);
+  const check = await services.pageChecker.checkPage(site.hostname, site.verify_token);
+  if (!check.scriptFound && !check.tokenFound) return null;
+  const verified = await services.registry.markVerified(site.hostname, services.clock.now().toISOString());
+  siteChanged(services, site.hostname, verified);
+  return verified && isVerified(verified) ? verified : null;
+}
+
+/** Runs every step after validation. Fail-closed: unknown, unverified or unreadable sites store nothing. */
+export async function collect(services: Services, beacon: Beacon): Promise<Outcome> {
+  const normalized = normalizeHostname(beacon.payload.hostname);
+  if (!normalized.ok) return { stored: false, reason: 'invalid_hostname' };
+  let site: SiteRecord | null;
+  try {
+    site = await findSite(services, normalized.hostname);
+  } catch (e) {
+    console.error(JSON.stringify({ level: 'error', msg: 'site lookup failed', message: (e as Error).message }));
+    return { stored: false, reason: 'lookup_failed' };
+  }
+  if (!site) return { stored: false, reason: 'unknown_site' };
+  if (!isVerified(site)) {
+    const verified = await verifyNow(services, site).catch(() => null);
+    if (!verified) return { stored: false, reason: 'unverified' };
+    site = verified;
+  }
+  return enqueue(services, site, beacon);
+}

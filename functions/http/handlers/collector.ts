@@ -1,0 +1,121 @@
+/**
+ * Route group `collector` (spec part 4 "Collector and health"): the tracker
+ * script and the beacon routes. Answers are plain text or a GIF, never JSON,
+ * and never a 5xx for anything a client sends.
+ */
+import { collectDntJson, collectDntQuery, parseJsonPayload, parseQueryPayload, type ParseResult } from '#domain/collector/payload.ts';
+import { createGroupHandler, type ApiRequest, type ApiResponse } from '../api.ts';
+import { collect, logDrop, type Outcome } from '../collect.ts';
+
+export const MAX_COLLECTOR_BODY = 64 * 1024;
+
+const COLLECTOR_CORS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+  'Access-Control-Allow-Headers': 'Content-Type',
+  'Access-Control-Max-Age': '86400',
+};
+
+/** The smallest transparent GIF. */
+const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+
+const plain = (statusCode: number, body: string): ApiResponse => ({
+  statusCode,
+  headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...COLLECTOR_CORS },
+  body,
+});
+
+const gif = (): ApiResponse => ({
+  statusCode: 200,
+  headers: { 'Content-Type': 'image/gif', 'Cache-Control': 'no-store, max-age=0', ...COLLECTOR_CORS },
+  body: GIF.toString('base64'),
+  isBase64Encoded: true,
+});
+
+const doNotTrack = (req: ApiRequest) => req.headers.dnt === '1' || req.headers['x-do-not-track'] === '1';
+
+async function record(req: ApiRequest, parsed: ParseResult & { ok: true }, append: boolean): Promise<Outcome> {
+  const outcome = await collect(req.services, { payload: parsed.payload, append, ip: req.sourceIp, headerUa: req.headers['user-agent'] ?? '' });
+  if (!outcome.stored) logDrop(outcome.reason, parsed.payload.hostname);
+  return outcome;
+}
+
+async function latestJs(req: ApiRequest): Promise<ApiResponse> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return plain(400, 'method not allowed');
+  return {
+    statusCode: 200,
+    headers: {
+      'Content-Type': 'application/javascript; charset=utf-8',
+      'Cache-Control': 'public, max-age=300, stale-while-revalidate=3600',
+      ...COLLECTOR_CORS,
+    },
+    body: req.services.trackerScript,
+  };
+}
+
+/** JSON routes: the body must parse before DNT may skip it (spec rule 5); Content-Type is ignored. */
+function jsonBeacon(append: boolean) {
+  return async (req: ApiRequest): Promise<ApiResponse> => {
+    if (req.body.length > MAX_COLLECTOR_BODY) return plain(413, 'payload too large');
+    let body: unknown;
+    try {
+      body = JSON.parse(req.body.toString('utf8'));
+    } catch {
+      return plain(400, 'invalid body: expected one JSON object');
+    }
+    if (doNotTrack(req) && !collectDntJson(body)) {
+      logDrop('dnt', null);
+      return plain(200, 'ok');
+    }
+    const parsed = parseJsonPayload(body);
+    if (!parsed.ok) return plain(400, parsed.error);
+    await record(req, parsed, append);
+    return plain(200, 'ok');
+  };
+}
+
+/**
+ * Fills what the image request leaves out from the page URL in Referer:
+ * hostname, path, https and query, never the acquisition referrer. Explicit
+ * parameters win even when empty.
+ */
+function withRefererPage(params: URLSearchParams, referer: string | undefined): URLSearchParams {
+  if (!referer) return params;
+  let page: URL;
+  try {
+    page = new URL(referer);
+  } catch {
+    return params;
+  }
+  const derived = new URLSearchParams(params);
+  const fill = (name: string, value: string) => {
+    if (!derived.has(name)) derived.set(name, value);
+  };
+  fill('hostname', page.hostname);
+  fill('path', page.pathname);
+  fill('https', String(page.protocol === 'https:'));
+  fill('query', page.search);
+  return derived;
+}
+
+function imageBeacon(fromReferer: boolean) {
+  return async (req: ApiRequest): Promise<ApiResponse> => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return plain(400, 'method not allowed');
+    let params = new URLSearchParams(req.query);
+    // DNT before validation on image routes, unless the page opted in.
+    if (doNotTrack(req) && !collectDntQuery(params)) return gif();
+    if (fromReferer) params = withRefererPage(params, req.headers.referer);
+    const parsed = parseQueryPayload(params);
+    if (!parsed.ok) return plain(400, parsed.error);
+    if (req.method === 'GET') await record(req, parsed, false);
+    return gif();
+  };
+}
+
+export const handler = createGroupHandler({
+  'ANY /latest.js': latestJs,
+  'ANY /simple.gif': imageBeacon(false),
+  'ANY /noscript.gif': imageBeacon(true),
+  'POST /events': jsonBeacon(false),
+  'POST /append': jsonBeacon(true),
+});

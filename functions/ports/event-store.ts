@@ -1,0 +1,82 @@
+/**
+ * Port: the event store (DuckDB locally, Timestream in AWS). One row per
+ * pageview, custom event or append (DESIGN.md §5). Report queries are added
+ * to this port by the reports work.
+ */
+export type EventKind = 'pageview' | 'event' | 'append';
+
+export interface EventRow {
+  site: string;
+  /** Arrival time, Unix milliseconds (assigned by the collector, never by the client). */
+  ts: number;
+  kind: EventKind;
+  /** Stable per logical event; replays and redeliveries carry the same id and ts. */
+  id: string;
+  /** For appends: the id of the parent pageview. */
+  original_id: string | null;
+  /** Normalized custom event name (kind = event). */
+  event: string | null;
+  /** Daily visitor hash; null for imported rows. */
+  visitor: string | null;
+  unique: boolean | null;
+  page_id: string | null;
+  session_id: string | null;
+  path: string | null;
+  query: string | null;
+  referrer: string | null;
+  referrer_host: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  /** Derived acquisition source: campaign source first, then the referring host. */
+  source: string | null;
+  country: string | null;
+  browser: string | null;
+  os: string | null;
+  device: string | null;
+  language: string | null;
+  viewport_width: number | null;
+  viewport_height: number | null;
+  screen_width: number | null;
+  screen_height: number | null;
+  /** Seconds. */
+  duration: number | null;
+  /** Percent 0..100. */
+  scrolled: number | null;
+  bot: boolean;
+  /** Serialized JSON, at most 4,096 characters. */
+  metadata: string | null;
+  https: boolean | null;
+  imported: boolean;
+  /** The import source's stable id (Simple Analytics uuid) for imported rows. */
+  source_id: string | null;
+}
+
+export interface EventStore {
+  /**
+   * Appends rows. Idempotent: a row whose (site, id, ts) is already stored is
+   * skipped, so a redelivered batch adds nothing.
+   */
+  saveEvents(rows: readonly EventRow[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The identity every adapter de-duplicates on: a redelivered row carries the same site, id and ts. */
+export function eventKey(row: Pick<EventRow, 'site' | 'id' | 'ts'>): string {
+  return `${row.site}\u0000${row.id}\u0000${row.ts}`;
+}
+
+/** The batch with later copies of an already-seen (site, id, ts) removed, first occurrence kept. */
+export function uniqueEvents(rows: readonly EventRow[]): EventRow[] {
+  const seen = new Set<string>();
+  const out: EventRow[] = [];
+  for (const row of rows) {
+    const key = eventKey(row);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(row);
+  }
+  return out;
+}

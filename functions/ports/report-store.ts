@@ -1,0 +1,63 @@
+/**
+ * Port: the primitive aggregate queries reports are built from. Calendar and
+ * timezone math, bucket lists, zero fill, previous ranges and forecasts stay
+ * in functions/domain/reports; adapters (DuckDB, Timestream) only aggregate.
+ * All times are Unix milliseconds; ranges are [from, to).
+ */
+import type { FilterClause } from '#domain/reports/filter.ts';
+import type { BreakdownDim } from '#domain/reports/query.ts';
+
+export interface TrafficScope {
+  sites: readonly string[];
+  /** Bucket boundaries b0 < b1 < … < bn: bucket i is [b_i, b_{i+1}). Totals are one bucket [from, to]. */
+  boundaries: readonly number[];
+  filters: readonly FilterClause[];
+}
+
+export interface TrafficRow {
+  site: string;
+  bucket: number;
+  pageviews: number;
+  visitors: number;
+  /** Median of summed page durations of at least 5 s; null when none. */
+  duration: number | null;
+  /** Mean of per-page maximum scroll; null when none was measured. */
+  scrolled: number | null;
+}
+
+export interface ReportScope {
+  site: string;
+  from: number;
+  to: number;
+  filters: readonly FilterClause[];
+}
+
+export interface BreakdownRow {
+  name: string;
+  value: number;
+  visitors: number;
+  /** Events only: the newest event in the range, Unix ms. */
+  last_seen?: number;
+}
+
+export interface Engagement {
+  /** Canonical pageviews with a measured duration. */
+  measured: number;
+  /** For each threshold in seconds: how many measured pages lasted at least that long. */
+  durationAtLeast: Record<number, number>;
+  /** Pages with a measured scroll, and how many reached each percentage. */
+  scrollMeasured: number;
+  scrollAtLeast: Record<number, number>;
+}
+
+export interface ReportStore {
+  /** Canonical human pageviews and visitors per site and bucket; buckets without rows are absent. */
+  traffic(scope: TrafficScope): Promise<TrafficRow[]>;
+  /** Distinct visitor hashes with a non-bot pageview or event since `since`. */
+  liveVisitors(sites: readonly string[], since: number): Promise<Map<string, number>>;
+  breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]>;
+  eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }>;
+  /** Top pages by distinct visitors since `since`. */
+  livePages(scope: Omit<ReportScope, 'from' | 'to'> & { since: number }, limit: number): Promise<{ name: string; visitors: number }[]>;
+  engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement>;
+}
