@@ -12,7 +12,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     stopping = true;
     node
       .stop()
-      .then(() => process.exit(0))
+      .then(() => {
+        console.log('tinytrack stopped: queue drained, stores closed');
+        process.exit(0);
+      })
       .catch((e: unknown) => {
         console.error(e);
         process.exit(1);

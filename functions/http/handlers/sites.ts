@@ -90,7 +90,9 @@ async function verifySite(req: ApiRequest) {
 }
 
 async function siteSetup(req: ApiRequest) {
-  const { site } = await requireOwnedSite(req, hostnameParam(req), 'read');
+  const { site: owned } = await requireOwnedSite(req, hostnameParam(req), 'read');
+  // last_seen_at moves with every beacon, so read it fresh rather than from the site cache.
+  const site = (await req.services.registry.getSite(owned.hostname)) ?? owned;
   // A read does not change the registration; POST …/verify does.
   const check = await req.services.pageChecker.checkPage(site.hostname, site.verify_token);
   return json(200, { verified: isVerified(site), verified_at: site.verified_at, script_found: check.scriptFound, last_seen_at: site.last_seen_at });
