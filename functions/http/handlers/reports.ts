@@ -1,26 +1,14 @@
 /**
  * Route group `reports` (spec part 4 "Reports", sites summary): access first
  * (management key, then site access, then the owner's verification), then
- * query validation, then aggregates from the ReportStore.
+ * query validation, then the report builders.
  */
 import { ApiError, badRequestError } from '#domain/errors.ts';
 import { compareSites, isVerified } from '#domain/site.ts';
 import { parseBreakdownDim, parseBreakdownLimit, parseReportQuery, parseSummaryLimit } from '#domain/reports/query.ts';
 import { parseTimezone } from '#domain/reports/time.ts';
-import {
-  LIVE_PAGES_WINDOW_SECONDS,
-  LIVE_WINDOW_SECONDS,
-  RETENTION_DURATIONS,
-  RETENTION_SCROLLS,
-  forecastOf,
-  planOverview,
-  planSummaryDays,
-  share,
-  totalsOf,
-  zeroFilledSeries,
-} from '#domain/reports/overview.ts';
-import type { ReportScope } from '#ports/report-store.ts';
 import type { SiteRecord } from '#ports/registry.ts';
+import { getBreakdown, getOverview, getOverviewSummary, getRetention, getSitesSummary, type ReportRequest } from '#reports/reports.ts';
 import { createGroupHandler, json, type ApiRequest, type ApiResponse } from '../api.ts';
 import { readableSite, requirePrincipal, requireVerifiedForOwner } from '../auth.ts';
 
@@ -38,132 +26,45 @@ async function accessibleSite(req: ApiRequest): Promise<{ site: SiteRecord; owne
   return access;
 }
 
-function reportQuery(req: ApiRequest) {
-  const parsed = parseReportQuery(req.query, nowSeconds(req));
+/** Access, then the common query parameters. */
+async function reportRequest(req: ApiRequest): Promise<{ q: ReportRequest; owner: boolean }> {
+  const { site, owner } = await accessibleSite(req);
+  const now = nowSeconds(req);
+  const parsed = parseReportQuery(req.query, now);
   if (!parsed.ok) throw badRequestError(parsed.error);
-  return parsed;
+  return { q: { site: site.hostname, range: parsed.range, tz: parsed.tz, filters: parsed.filters, now }, owner };
 }
 
-const scopeOf = (site: string, range: { from: number; to: number }, filters: ReportScope['filters']): ReportScope => ({
-  site,
-  from: range.from * 1000,
-  to: range.to * 1000,
-  filters,
-});
-
 async function overview(req: ApiRequest) {
-  const { site, owner } = await accessibleSite(req);
-  const { range, tz, filters } = reportQuery(req);
-  const plan = planOverview(range, tz);
-  const store = req.services.reports;
-  const now = nowSeconds(req);
-  const [series, totals, previous, live] = await Promise.all([
-    store.traffic({ sites: [site.hostname], boundaries: plan.boundaries, filters }),
-    store.traffic({ sites: [site.hostname], boundaries: [range.from * 1000, range.to * 1000], filters }),
-    store.traffic({ sites: [site.hostname], boundaries: [plan.previous.from * 1000, plan.previous.to * 1000], filters }),
-    store.liveVisitors([site.hostname], (now - LIVE_WINDOW_SECONDS) * 1000),
-  ]);
-  const items = zeroFilledSeries(plan, series);
-  return statsResponse(
-    {
-      totals: totalsOf(totals[0]),
-      previous: totalsOf(previous[0]),
-      series: items,
-      forecast: forecastOf(plan, items, tz, now),
-      live: live.get(site.hostname) ?? 0,
-      granularity: plan.granularity,
-      previous_range: plan.previous,
-    },
-    owner,
-  );
+  const { q, owner } = await reportRequest(req);
+  return statsResponse(await getOverview(req.services.reports, q), owner);
 }
 
 async function overviewSummary(req: ApiRequest) {
-  const { site, owner } = await accessibleSite(req);
-  const { range, tz, filters } = reportQuery(req);
-  const limit = parseSummaryLimit(req.query.limit);
-  const previous = planOverview(range, tz).previous;
-  const scope = scopeOf(site.hostname, range, filters);
-  const store = req.services.reports;
-  const since = (nowSeconds(req) - LIVE_PAGES_WINDOW_SECONDS) * 1000;
-  const [totals, before, top, devices, browsers, os, livePages] = await Promise.all([
-    store.eventTotals(scope),
-    store.eventTotals(scopeOf(site.hostname, previous, filters)),
-    store.breakdown(scope, 'events', limit),
-    store.breakdown(scope, 'devices', limit),
-    store.breakdown(scope, 'browsers', limit),
-    store.breakdown(scope, 'os', limit),
-    store.livePages({ site: site.hostname, filters, since }, limit),
-  ]);
-  const list = (rows: typeof top) => rows.map(({ name, value, visitors }) => ({ name, value, visitors }));
-  return statsResponse(
-    {
-      events: { totals, previous: before, top: list(top) },
-      tech: { devices: list(devices), browsers: list(browsers), os: list(os) },
-      live: { pages: livePages },
-    },
-    owner,
-  );
+  const { q, owner } = await reportRequest(req);
+  return statsResponse(await getOverviewSummary(req.services.reports, q, parseSummaryLimit(req.query.limit)), owner);
 }
 
 async function breakdown(req: ApiRequest) {
-  const { site, owner } = await accessibleSite(req);
-  const { range, filters } = reportQuery(req);
+  const { q, owner } = await reportRequest(req);
   const dim = parseBreakdownDim(req.query.dim);
   if (!dim) throw badRequestError('unknown dimension');
-  const rows = await req.services.reports.breakdown(scopeOf(site.hostname, range, filters), dim, parseBreakdownLimit(req.query.limit));
-  return statsResponse(
-    { rows: rows.map((r) => (r.last_seen === undefined ? r : { ...r, last_seen: new Date(r.last_seen).toISOString() })) },
-    owner,
-  );
+  return statsResponse(await getBreakdown(req.services.reports, q, dim, parseBreakdownLimit(req.query.limit)), owner);
 }
 
 async function retention(req: ApiRequest) {
-  const { site, owner } = await accessibleSite(req);
-  const { range, filters } = reportQuery(req);
-  const e = await req.services.reports.engagement(scopeOf(site.hostname, range, filters), RETENTION_DURATIONS, RETENTION_SCROLLS);
-  return statsResponse(
-    {
-      duration: RETENTION_DURATIONS.map((s) => ({ s, share: share(e.durationAtLeast[s] ?? 0, e.measured) })),
-      scroll: RETENTION_SCROLLS.map((pct) => ({ pct, share: share(e.scrollAtLeast[pct] ?? 0, e.scrollMeasured) })),
-      pageviews_measured: e.measured,
-    },
-    owner,
-  );
+  const { q, owner } = await reportRequest(req);
+  return statsResponse(await getRetention(req.services.reports, q), owner);
 }
 
-/** Verified websites and every API site; website traffic only for verified sites. */
+/** Verified websites and every API site, pinned first then by creation. */
 async function sitesSummary(req: ApiRequest) {
   const principal = await requirePrincipal(req, 'read');
   const tz = parseTimezone(req.query.tz);
   if (!tz) throw new ApiError(400, 'invalid timezone');
-  const listed = (await req.services.registry.listSites(principal.uid)).filter((s) => isVerified(s) || s.kind === 'api').sort(compareSites);
-  const withTraffic = listed.filter(isVerified).map((s) => s.hostname);
-  const now = nowSeconds(req);
-  const plan = planSummaryDays(now, tz);
-  const store = req.services.reports;
-  const [rows, live] = withTraffic.length
-    ? await Promise.all([
-        store.traffic({ sites: withTraffic, boundaries: plan.boundaries, filters: [] }),
-        store.liveVisitors(withTraffic, (now - LIVE_WINDOW_SECONDS) * 1000),
-      ])
-    : [[], new Map<string, number>()];
-  const days = new Map<string, { day: string; pageviews: number; visitors: number }[]>();
-  for (const r of rows) {
-    const list = days.get(r.site) ?? [];
-    list.push({ day: plan.days[r.bucket] as string, pageviews: r.pageviews, visitors: r.visitors });
-    days.set(r.site, list);
-  }
-  return json(200, {
-    sites: listed.map((s) => ({
-      hostname: s.hostname,
-      pinned_at: s.pinned_at,
-      live: live.get(s.hostname) ?? 0,
-      days: days.get(s.hostname) ?? [],
-      // API request metrics arrive with API analytics; until then there are none to roll up.
-      ...(s.kind === 'api' ? { api_days: [] } : {}),
-    })),
-  });
+  const sites = (await req.services.registry.listSites(principal.uid)).filter((s) => isVerified(s) || s.kind === 'api').sort(compareSites);
+  const listed = sites.map((s) => ({ hostname: s.hostname, pinned_at: s.pinned_at, kind: s.kind, verified: isVerified(s) }));
+  return json(200, await getSitesSummary(req.services.reports, listed, tz, nowSeconds(req)));
 }
 
 export const handler = createGroupHandler({

@@ -1,0 +1,129 @@
+/**
+ * Report responses, composed from ReportStore aggregates and the pure report
+ * domain. Shared by the HTTP handlers and the report contract suite, so the
+ * numbers the suite asserts are the numbers the API answers.
+ */
+import {
+  LIVE_PAGES_WINDOW_SECONDS,
+  LIVE_WINDOW_SECONDS,
+  RETENTION_DURATIONS,
+  RETENTION_SCROLLS,
+  forecastOf,
+  planOverview,
+  planSummaryDays,
+  share,
+  totalsOf,
+  zeroFilledSeries,
+} from '#domain/reports/overview.ts';
+import type { FilterClause } from '#domain/reports/filter.ts';
+import type { BreakdownDim } from '#domain/reports/query.ts';
+import type { Range } from '#domain/reports/time.ts';
+import type { ReportScope, ReportStore } from '#ports/report-store.ts';
+
+export interface ReportRequest {
+  site: string;
+  range: Range;
+  tz: string;
+  filters: readonly FilterClause[];
+  /** Unix seconds. */
+  now: number;
+}
+
+const scopeOf = (site: string, range: Range, filters: readonly FilterClause[]): ReportScope => ({
+  site,
+  from: range.from * 1000,
+  to: range.to * 1000,
+  filters,
+});
+
+export async function getOverview(store: ReportStore, q: ReportRequest) {
+  const plan = planOverview(q.range, q.tz);
+  const sites = [q.site];
+  const [series, totals, previous, live] = await Promise.all([
+    store.traffic({ sites, boundaries: plan.boundaries, filters: q.filters }),
+    store.traffic({ sites, boundaries: [q.range.from * 1000, q.range.to * 1000], filters: q.filters }),
+    store.traffic({ sites, boundaries: [plan.previous.from * 1000, plan.previous.to * 1000], filters: q.filters }),
+    store.liveVisitors(sites, (q.now - LIVE_WINDOW_SECONDS) * 1000),
+  ]);
+  const items = zeroFilledSeries(plan, series);
+  return {
+    totals: totalsOf(totals[0]),
+    previous: totalsOf(previous[0]),
+    series: items,
+    forecast: forecastOf(plan, items, q.tz, q.now),
+    live: live.get(q.site) ?? 0,
+    granularity: plan.granularity,
+    previous_range: plan.previous,
+  };
+}
+
+export async function getOverviewSummary(store: ReportStore, q: ReportRequest, limit: number) {
+  const previous = planOverview(q.range, q.tz).previous;
+  const scope = scopeOf(q.site, q.range, q.filters);
+  const since = (q.now - LIVE_PAGES_WINDOW_SECONDS) * 1000;
+  const [totals, before, top, devices, browsers, os, livePages] = await Promise.all([
+    store.eventTotals(scope),
+    store.eventTotals(scopeOf(q.site, previous, q.filters)),
+    store.breakdown(scope, 'events', limit),
+    store.breakdown(scope, 'devices', limit),
+    store.breakdown(scope, 'browsers', limit),
+    store.breakdown(scope, 'os', limit),
+    store.livePages({ site: q.site, filters: q.filters, since }, limit),
+  ]);
+  const list = (rows: typeof top) => rows.map(({ name, value, visitors }) => ({ name, value, visitors }));
+  return {
+    events: { totals, previous: before, top: list(top) },
+    tech: { devices: list(devices), browsers: list(browsers), os: list(os) },
+    live: { pages: livePages },
+  };
+}
+
+export async function getBreakdown(store: ReportStore, q: Omit<ReportRequest, 'tz' | 'now'>, dim: BreakdownDim, limit: number) {
+  const rows = await store.breakdown(scopeOf(q.site, q.range, q.filters), dim, limit);
+  return { rows: rows.map((r) => (r.last_seen === undefined ? r : { ...r, last_seen: new Date(r.last_seen).toISOString() })) };
+}
+
+export async function getRetention(store: ReportStore, q: Omit<ReportRequest, 'tz' | 'now'>) {
+  const e = await store.engagement(scopeOf(q.site, q.range, q.filters), RETENTION_DURATIONS, RETENTION_SCROLLS);
+  return {
+    duration: RETENTION_DURATIONS.map((s) => ({ s, share: share(e.durationAtLeast[s] ?? 0, e.measured) })),
+    scroll: RETENTION_SCROLLS.map((pct) => ({ pct, share: share(e.scrollAtLeast[pct] ?? 0, e.scrollMeasured) })),
+    pageviews_measured: e.measured,
+  };
+}
+
+export interface SummarySite {
+  hostname: string;
+  pinned_at: string | null;
+  kind: 'web' | 'api';
+  /** Website traffic is only counted for verified sites. */
+  verified: boolean;
+}
+
+/** Sparse daily rollups from the rolling cutoff and live counts, in the order given. */
+export async function getSitesSummary(store: ReportStore, sites: readonly SummarySite[], tz: string, now: number) {
+  const withTraffic = sites.filter((s) => s.verified).map((s) => s.hostname);
+  const plan = planSummaryDays(now, tz);
+  const [rows, live] = withTraffic.length
+    ? await Promise.all([
+        store.traffic({ sites: withTraffic, boundaries: plan.boundaries, filters: [] }),
+        store.liveVisitors(withTraffic, (now - LIVE_WINDOW_SECONDS) * 1000),
+      ])
+    : [[], new Map<string, number>()];
+  const days = new Map<string, { day: string; pageviews: number; visitors: number }[]>();
+  for (const r of rows) {
+    const list = days.get(r.site) ?? [];
+    list.push({ day: plan.days[r.bucket] as string, pageviews: r.pageviews, visitors: r.visitors });
+    days.set(r.site, list);
+  }
+  return {
+    sites: sites.map((s) => ({
+      hostname: s.hostname,
+      pinned_at: s.pinned_at,
+      live: live.get(s.hostname) ?? 0,
+      days: days.get(s.hostname) ?? [],
+      // API request metrics arrive with API analytics; until then there are none to roll up.
+      ...(s.kind === 'api' ? { api_days: [] } : {}),
+    })),
+  };
+}

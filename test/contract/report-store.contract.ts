@@ -1,0 +1,311 @@
+/**
+ * The report contract: one known dataset per case, hand-computed numbers,
+ * asserted through the same builders the API uses. Every ReportStore adapter
+ * runs it (DuckDB always; Timestream when AWS credentials are present).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import type { EventRow, EventStore } from '#ports/event-store.ts';
+import type { ReportStore } from '#ports/report-store.ts';
+import type { FilterClause } from '#domain/reports/filter.ts';
+import { zonedToUnix } from '#domain/reports/time.ts';
+import { getBreakdown, getOverview, getOverviewSummary, getRetention, getSitesSummary } from '#reports/reports.ts';
+
+export interface ReportAdapter {
+  events: EventStore;
+  reports: ReportStore;
+  close(): Promise<void>;
+}
+
+const T0 = Date.UTC(2024, 4, 1) / 1000; // 2024-05-01T00:00Z
+const H = 3600;
+const D = 86400;
+
+/** A canonical human pageview unless told otherwise. */
+export function row(site: string, ts: number, over: Partial<EventRow> = {}): EventRow {
+  return {
+    site, ts: ts * 1000, kind: 'pageview', id: randomUUID(), original_id: null, event: null, visitor: null, unique: null, page_id: null,
+    session_id: null, path: '/', query: null, referrer: null, referrer_host: null, utm_source: null, utm_medium: null, utm_campaign: null,
+    utm_term: null, utm_content: null, source: null, country: null, browser: null, os: null, device: null, language: null,
+    viewport_width: null, viewport_height: null, screen_width: null, screen_height: null, duration: null, scrolled: null, bot: false,
+    metadata: null, https: true, imported: false, source_id: null, ...over,
+  };
+}
+const append = (site: string, ts: number, parent: string, over: Partial<EventRow> = {}) => row(site, ts, { kind: 'append', original_id: parent, ...over });
+const event = (site: string, ts: number, name: string, over: Partial<EventRow> = {}) => row(site, ts, { kind: 'event', event: name, ...over });
+
+const site = (name: string) => `${name}-${randomUUID().slice(0, 8)}.example`;
+const q = (s: string, from: number, to: number, tz = 'UTC', filters: FilterClause[] = [], now = to + 10 * D) => ({ site: s, range: { from, to }, tz, filters, now });
+
+export function reportContract(name: string, open: () => Promise<ReportAdapter>): void {
+  describe(`report contract: ${name}`, () => {
+    let a: ReportAdapter;
+    beforeAll(async () => {
+      a = await open();
+    });
+    afterAll(() => a.close());
+    const seed = (rows: EventRow[]) => a.events.saveEvents(rows);
+
+    it('answers zeros, nulls and empty lists for an empty site', async () => {
+      const s = site('empty');
+      const o = await getOverview(a.reports, q(s, T0, T0 + D));
+      expect(o.totals).toEqual({ pageviews: 0, visitors: 0, avg_duration_s: null, avg_scroll: null });
+      expect(o.previous).toEqual(o.totals);
+      expect(o.series).toHaveLength(24);
+      expect(o.series.every((b) => b.pageviews === 0 && b.visitors === 0 && b.duration_s === null)).toBe(true);
+      expect([o.live, o.forecast, o.granularity]).toEqual([0, null, 'hour']);
+      expect((await getBreakdown(a.reports, q(s, T0, T0 + D), 'pages', 10)).rows).toEqual([]);
+      expect(await getOverviewSummary(a.reports, q(s, T0, T0 + D), 5)).toEqual({
+        events: { totals: { count: 0, visitors: 0 }, previous: { count: 0, visitors: 0 }, top: [] },
+        tech: { devices: [], browsers: [], os: [] },
+        live: { pages: [] },
+      });
+      expect((await getRetention(a.reports, q(s, T0, T0 + D))).pageviews_measured).toBe(0);
+    });
+
+    it('counts canonical human pageviews and daily visitors with exact boundaries', async () => {
+      const s = site('counts');
+      const p3 = randomUUID();
+      await seed([
+        row(s, T0, { visitor: 'v4' }), // exactly `from`: in
+        row(s, T0 + 1 * H, { visitor: 'v1', path: '/a' }),
+        row(s, T0 + 2 * H, { visitor: 'v1', path: '/b' }),
+        row(s, T0 + 2 * H + 100, { id: p3, visitor: 'v2', path: '/a' }),
+        row(s, T0 + 2 * H + 200, { id: p3, visitor: 'v2', path: '/a' }), // replay of p3 at another time: once
+        row(s, T0 + 3 * H, { visitor: 'v3', bot: true }), // bot: out
+        row(s, T0 + 4 * H, { unique: true, imported: true }), // no hash: counts by unique
+        row(s, T0 + 4 * H, { unique: false, imported: true }),
+        event(s, T0 + 5 * H, 'signup', { visitor: 'v1' }), // not a pageview
+        row(s, T0 - 1, { visitor: 'v9' }), // before `from`
+        row(s, T0 + D, { visitor: 'v9' }), // `to` is exclusive
+      ]);
+      const o = await getOverview(a.reports, q(s, T0, T0 + D));
+      expect([o.totals.pageviews, o.totals.visitors]).toEqual([6, 4]);
+      expect(o.series.reduce((n, b) => n + b.pageviews, 0)).toBe(6);
+      expect(o.series.slice(0, 5).map((b) => [b.pageviews, b.visitors])).toEqual([[1, 1], [1, 1], [2, 2], [0, 0], [2, 1]]);
+      expect(o.previous).toEqual({ pageviews: 1, visitors: 1, avg_duration_s: null, avg_scroll: null });
+      expect(o.previous_range).toEqual({ from: T0 - D, to: T0 });
+    });
+
+    it('takes the median of summed page durations of at least 5 s and the mean of per-page maximum scroll', async () => {
+      const s = site('engagement');
+      const [p1, p2, p3, p4, p5] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+      await seed([
+        row(s, T0 + H, { id: p1, visitor: 'v1' }),
+        append(s, T0 + H + 10, p1, { duration: 3, scrolled: 30 }),
+        append(s, T0 + H + 20, p1, { duration: 4, scrolled: 70 }), // p1: 7 s, scroll 70
+        row(s, T0 + H, { id: p2, visitor: 'v2' }),
+        append(s, T0 + H + 10, p2, { duration: 4 }), // p2: 4 s, below 5: not in the median
+        row(s, T0 + H, { id: p3, visitor: 'v3', scrolled: 50 }), // p3: scroll 50, no duration
+        row(s, T0 + 2 * H, { id: p4, visitor: 'v4' }),
+        append(s, T0 + D + 600, p4, { duration: 12 }), // arrives after the range: still p4's
+        row(s, T0 + 3 * H, { id: p5, unique: true, duration: 20, imported: true }), // imported own duration
+        append(s, T0 + H, randomUUID(), { duration: 99 }), // orphan: no parent, no effect
+      ]);
+      const o = await getOverview(a.reports, q(s, T0, T0 + D));
+      expect(o.totals).toEqual({ pageviews: 5, visitors: 5, avg_duration_s: 12, avg_scroll: 60 });
+      expect(o.series[1]).toMatchObject({ pageviews: 3, duration_s: 7, scrolled: 60 });
+      const r = await getRetention(a.reports, q(s, T0, T0 + D));
+      expect(r.pageviews_measured).toBe(4); // p1, p2, p4, p5 have a duration
+      expect(r.duration).toEqual([
+        { s: 5, share: 0.75 }, { s: 10, share: 0.5 }, { s: 30, share: 0 }, { s: 60, share: 0 },
+        { s: 120, share: 0 }, { s: 300, share: 0 }, { s: 600, share: 0 },
+      ]);
+      expect(r.scroll).toEqual([{ pct: 25, share: 1 }, { pct: 50, share: 1 }, { pct: 75, share: 0 }, { pct: 100, share: 0 }]);
+    });
+
+    it('counts partial first and last hours exactly', async () => {
+      const s = site('partial');
+      const from = T0 + 10 * H + 15 * 60; // 10:15
+      const to = T0 + 12 * H + 45 * 60; // 12:45
+      await seed([
+        row(s, T0 + 10 * H + 10 * 60, { visitor: 'a' }), // 10:10: before
+        row(s, T0 + 10 * H + 20 * 60, { visitor: 'b' }), // 10:20
+        row(s, T0 + 11 * H + 30 * 60, { visitor: 'c' }),
+        row(s, T0 + 12 * H + 40 * 60, { visitor: 'd' }), // 12:40
+        row(s, T0 + 12 * H + 50 * 60, { visitor: 'e' }), // 12:50: after
+      ]);
+      const o = await getOverview(a.reports, q(s, from, to));
+      expect(o.series.map((b) => [b.t, b.pageviews])).toEqual([[T0 + 10 * H, 1], [T0 + 11 * H, 1], [T0 + 12 * H, 1]]);
+      expect(o.totals.pageviews).toBe(3);
+    });
+
+    it('follows a 23-hour DST day in Europe/Amsterdam', async () => {
+      const s = site('ams');
+      const tz = 'Europe/Amsterdam';
+      const from = zonedToUnix(tz, 2024, 3, 31); // 2024-03-30T23:00Z
+      const to = zonedToUnix(tz, 2024, 4, 1); // 2024-03-31T22:00Z
+      expect([from, to - from]).toEqual([Date.UTC(2024, 2, 30, 23) / 1000, 23 * H]);
+      await seed([
+        row(s, from + 90 * 60, { visitor: 'a' }), // 01:30 CET
+        row(s, from + 150 * 60, { visitor: 'b' }), // 03:30 CEST (02:00–03:00 does not exist)
+        row(s, to - 60, { visitor: 'c' }), // 23:59 CEST
+        row(s, from - 30 * 60, { visitor: 'p' }), // the previous day, 23:30
+      ]);
+      const o = await getOverview(a.reports, q(s, from, to, tz));
+      expect(o.granularity).toBe('hour');
+      expect(o.series).toHaveLength(23);
+      expect(o.series.slice(0, 3).map((b) => [b.t - from, b.pageviews])).toEqual([[0, 0], [H, 1], [2 * H, 1]]);
+      expect(o.series[22]).toMatchObject({ t: to - H, pageviews: 1 });
+      // The previous day is a whole 24-hour day of the same clock times.
+      expect(o.previous_range).toEqual({ from: Date.UTC(2024, 2, 29, 23) / 1000, to: from });
+      expect(o.previous.pageviews).toBe(1);
+      const week = await getOverview(a.reports, q(s, zonedToUnix(tz, 2024, 3, 28), zonedToUnix(tz, 2024, 4, 4), tz));
+      expect(week.granularity).toBe('day');
+      expect(week.series.map((b) => b.t)).toEqual([28, 29, 30, 31].map((d) => zonedToUnix(tz, 2024, 3, d)).concat([1, 2, 3].map((d) => zonedToUnix(tz, 2024, 4, d))));
+      expect(week.series.map((b) => b.pageviews)).toEqual([0, 0, 1, 3, 0, 0, 0]);
+    });
+
+    it('follows a 25-hour DST day in America/New_York', async () => {
+      const s = site('nyc');
+      const tz = 'America/New_York';
+      const from = zonedToUnix(tz, 2024, 11, 3); // 04:00Z
+      const to = zonedToUnix(tz, 2024, 11, 4); // 05:00Z next day
+      expect(to - from).toBe(25 * H);
+      await seed([
+        row(s, Date.UTC(2024, 10, 3, 5, 30) / 1000, { visitor: 'a' }), // first 01:30 (EDT)
+        row(s, Date.UTC(2024, 10, 3, 6, 30) / 1000, { visitor: 'b' }), // second 01:30 (EST)
+        row(s, Date.UTC(2024, 10, 3, 6, 40) / 1000, { visitor: 'b' }),
+      ]);
+      const o = await getOverview(a.reports, q(s, from, to, tz));
+      expect(o.series).toHaveLength(25);
+      expect(o.series.slice(0, 4).map((b) => [b.t - from, b.pageviews, b.visitors])).toEqual([[0, 0, 0], [H, 1, 1], [2 * H, 2, 1], [3 * H, 0, 0]]);
+      expect(o.previous_range).toEqual({ from: zonedToUnix(tz, 2024, 11, 2), to: from });
+      expect(o.previous_range.to - o.previous_range.from).toBe(24 * H);
+    });
+
+    it('starts a multi-day range mid-day in Asia/Kolkata', async () => {
+      const s = site('kolkata');
+      const tz = 'Asia/Kolkata';
+      const from = zonedToUnix(tz, 2024, 6, 10, 13); // 07:30Z
+      const to = from + 3 * D;
+      await seed([
+        row(s, from - 60, { visitor: 'early' }), // same local day, before `from`: out
+        row(s, from + 60, { visitor: 'a' }), // Jun 10
+        row(s, zonedToUnix(tz, 2024, 6, 11, 0, 10), { visitor: 'b' }), // Jun 11, 00:10 IST (Jun 10 18:40Z)
+        row(s, to - 60, { visitor: 'c' }), // Jun 13
+      ]);
+      const o = await getOverview(a.reports, q(s, from, to, tz));
+      expect(o.granularity).toBe('day');
+      expect(o.series.map((b) => [b.t, b.pageviews])).toEqual([
+        [zonedToUnix(tz, 2024, 6, 10), 1],
+        [zonedToUnix(tz, 2024, 6, 11), 1],
+        [zonedToUnix(tz, 2024, 6, 12), 0],
+        [zonedToUnix(tz, 2024, 6, 13), 1],
+      ]);
+      expect(o.series[0]!.t).toBe(Date.UTC(2024, 5, 9, 18, 30) / 1000);
+      expect(o.previous_range).toEqual({ from: from - 4 * D, to: to - 4 * D });
+    });
+
+    it('breaks down every dimension: value desc then name, empty labels only for pages and referrers', async () => {
+      const s = site('dims');
+      const base = { referrer_host: 'news.example', source: 'news.example', country: 'DE', device: 'desktop', browser: 'Firefox', os: 'Linux', language: 'de' };
+      await seed([
+        row(s, T0 + H, { ...base, visitor: 'v1', unique: true, path: '/a', screen_width: 400, utm_source: 'nl', utm_medium: 'email', utm_campaign: 'spring', utm_term: 't', utm_content: 'c' }),
+        row(s, T0 + H, { ...base, visitor: 'v1', unique: false, path: '/b', screen_width: 800 }),
+        row(s, T0 + H, { visitor: 'v2', unique: true, path: '/b', country: 'FR', device: 'mobile', browser: 'Safari', os: 'iOS', language: 'fr', screen_width: 1000 }),
+        row(s, T0 + H, { visitor: 'v3', unique: true, path: '/', source: 'ads', referrer_host: null, screen_width: 1920, browser: 'Firefox' }),
+        row(s, T0 + H, { visitor: null, unique: true, path: '/a', imported: true }),
+        event(s, T0 + H, 'signup', { visitor: 'v1' }),
+        event(s, T0 + 2 * H, 'signup', { visitor: null, imported: true }),
+        event(s, T0 + 3 * H, 'buy', { visitor: 'v2' }),
+        event(s, T0 + 3 * H, 'buy', { visitor: 'v3', bot: true }),
+      ]);
+      const b = async (dim: Parameters<typeof getBreakdown>[2]) =>
+        (await getBreakdown(a.reports, q(s, T0, T0 + D), dim, 10)).rows.map((r) => [r.name, r.value, r.visitors]);
+      expect(await b('pages')).toEqual([['/a', 2, 2], ['/b', 2, 2], ['/', 1, 1]]);
+      expect(await b('entry_pages')).toEqual([['/a', 2, 2], ['/', 1, 1], ['/b', 1, 1]]);
+      expect(await b('referrers')).toEqual([['', 3, 3], ['news.example', 2, 1]]);
+      expect(await b('sources')).toEqual([['news.example', 2, 1], ['ads', 1, 1]]);
+      expect(await b('utm_sources')).toEqual([['nl', 1, 1]]);
+      expect(await b('utm_mediums')).toEqual([['email', 1, 1]]);
+      expect(await b('utm_campaigns')).toEqual([['spring', 1, 1]]);
+      expect(await b('utm_terms')).toEqual([['t', 1, 1]]);
+      expect(await b('utm_contents')).toEqual([['c', 1, 1]]);
+      expect(await b('countries')).toEqual([['DE', 2, 1], ['FR', 1, 1]]);
+      expect(await b('devices')).toEqual([['desktop', 2, 1], ['mobile', 1, 1]]);
+      expect(await b('browsers')).toEqual([['Firefox', 3, 2], ['Safari', 1, 1]]);
+      expect(await b('os')).toEqual([['Linux', 2, 1], ['iOS', 1, 1]]);
+      expect(await b('languages')).toEqual([['de', 2, 1], ['fr', 1, 1]]);
+      expect(await b('screens')).toEqual([['Desktop', 1, 1], ['Laptop', 1, 1], ['Mobile', 1, 1], ['Tablet', 1, 1]]);
+      const events = (await getBreakdown(a.reports, q(s, T0, T0 + D), 'events', 10)).rows;
+      expect(events).toEqual([
+        { name: 'signup', value: 2, visitors: 1, last_seen: new Date((T0 + 2 * H) * 1000).toISOString() },
+        { name: 'buy', value: 1, visitors: 1, last_seen: new Date((T0 + 3 * H) * 1000).toISOString() },
+      ]);
+      const limited = (await getBreakdown(a.reports, q(s, T0, T0 + D), 'pages', 1)).rows;
+      expect(limited.map((r) => r.name)).toEqual(['/a']);
+      const summary = await getOverviewSummary(a.reports, q(s, T0, T0 + D), 5);
+      expect(summary.events).toEqual({
+        totals: { count: 3, visitors: 2 },
+        previous: { count: 0, visitors: 0 },
+        top: [{ name: 'signup', value: 2, visitors: 1 }, { name: 'buy', value: 1, visitors: 1 }],
+      });
+      expect(summary.tech.browsers).toEqual([{ name: 'Firefox', value: 3, visitors: 2 }, { name: 'Safari', value: 1, visitors: 1 }]);
+    });
+
+    it('applies every filter operator to totals and lists', async () => {
+      const s = site('filters');
+      await seed([
+        row(s, T0 + H, { visitor: 'v1', path: '/pricing', country: 'DE' }),
+        row(s, T0 + H, { visitor: 'v2', path: '/pricing/team', country: 'FR' }),
+        row(s, T0 + H, { visitor: 'v3', path: '/blog', country: 'DE' }),
+        event(s, T0 + H, 'signup', { visitor: 'v1', path: '/pricing', country: 'DE' }),
+      ]);
+      const total = async (filters: FilterClause[]) => (await getOverview(a.reports, q(s, T0, T0 + D, 'UTC', filters))).totals.pageviews;
+      expect(await total([{ dim: 'page', op: 'eq', value: '/pricing' }])).toBe(1);
+      expect(await total([{ dim: 'page', op: 'neq', value: '/pricing' }])).toBe(2);
+      expect(await total([{ dim: 'page', op: 'contains', value: 'pricing' }])).toBe(2);
+      expect(await total([{ dim: 'page', op: 'contains', value: '%' }])).toBe(0);
+      expect(await total([{ dim: 'country', op: 'eq', value: 'DE' }, { dim: 'page', op: 'contains', value: 'pri' }])).toBe(1);
+      expect(await total([{ dim: 'referrer', op: 'eq', value: '' }])).toBe(3);
+      const rows = (await getBreakdown(a.reports, q(s, T0, T0 + D, 'UTC', [{ dim: 'country', op: 'neq', value: 'FR' }]), 'pages', 10)).rows;
+      expect(rows.map((r) => r.name)).toEqual(['/blog', '/pricing']);
+      const ev = await getOverviewSummary(a.reports, q(s, T0, T0 + D, 'UTC', [{ dim: 'event', op: 'eq', value: 'signup' }]), 5);
+      expect(ev.events.totals).toEqual({ count: 1, visitors: 1 });
+    });
+
+    it('counts live visitors over five minutes and live pages over thirty', async () => {
+      const s = site('live');
+      const now = Math.floor(Date.now() / 1000);
+      await seed([
+        row(s, now - 60, { visitor: 'v1', path: '/now' }),
+        event(s, now - 30, 'click', { visitor: 'v2' }),
+        row(s, now - 20 * 60, { visitor: 'v3', path: '/earlier' }),
+        row(s, now - 40 * 60, { visitor: 'v4', path: '/long-ago' }),
+        row(s, now - 10, { visitor: 'v5', bot: true }),
+      ]);
+      const o = await getOverview(a.reports, q(s, now - D, now + 1, 'UTC', [], now));
+      expect(o.live).toBe(2);
+      const summary = await getOverviewSummary(a.reports, q(s, T0, T0 + D, 'UTC', [], now), 5);
+      expect(summary.live.pages).toEqual([{ name: '/earlier', visitors: 1 }, { name: '/now', visitors: 1 }]);
+      expect(o.forecast).toMatchObject({ bucket: now - (now % H), basis: 'elapsed' });
+    });
+
+    it('rolls up sites summary days from the 31-day cutoff, sparse, in tz', async () => {
+      const s1 = site('sum1');
+      const s2 = site('sum2');
+      const now = Math.floor(Date.now() / 1000);
+      await seed([
+        row(s1, now - 32 * D, { visitor: 'old' }), // before the cutoff
+        row(s1, now - 2 * D, { visitor: 'a' }),
+        row(s1, now - 2 * D + 1, { visitor: 'a' }),
+        row(s1, now - 60, { visitor: 'b' }),
+      ]);
+      const r = await getSitesSummary(
+        a.reports,
+        [
+          { hostname: s2, pinned_at: null, kind: 'api', verified: false },
+          { hostname: s1, pinned_at: null, kind: 'web', verified: true },
+        ],
+        'UTC',
+        now,
+      );
+      const day = (t: number) => new Date(t * 1000).toISOString().slice(0, 10);
+      expect(r.sites).toEqual([
+        { hostname: s2, pinned_at: null, live: 0, days: [], api_days: [] },
+        { hostname: s1, pinned_at: null, live: 1, days: [{ day: day(now - 2 * D), pageviews: 2, visitors: 1 }, { day: day(now - 60), pageviews: 1, visitors: 1 }] },
+      ]);
+    });
+  });
+}
