@@ -1,0 +1,79 @@
+/**
+ * Properties over random datasets: the series sums to the totals, and the
+ * breakdowns that keep empty labels (pages, referrers) sum to the totals
+ * under the same filter.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { randomUUID } from 'node:crypto';
+import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
+import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
+import type { FilterClause } from '#domain/reports/filter.ts';
+import { getBreakdown, getOverview } from '#reports/reports.ts';
+import { row } from './report-store.contract.ts';
+
+const T0 = Date.UTC(2024, 2, 25) / 1000;
+const SPAN = 10 * 86400;
+
+let events: DuckDbEventStore;
+let reports: DuckDbReportStore;
+beforeAll(async () => {
+  events = await DuckDbEventStore.open(':memory:');
+  reports = new DuckDbReportStore(events);
+});
+afterAll(() => events.close());
+
+const arbRow = fc.record({
+  offset: fc.integer({ min: -86400, max: SPAN + 86400 }),
+  kind: fc.constantFrom('pageview', 'pageview', 'pageview', 'event', 'append'),
+  visitor: fc.option(fc.constantFrom('v1', 'v2', 'v3', 'v4', 'v5'), { nil: null }),
+  unique: fc.option(fc.boolean(), { nil: null }),
+  path: fc.constantFrom('/', '/a', '/b', '/pricing'),
+  referrer_host: fc.option(fc.constantFrom('google.com', 'news.example'), { nil: null }),
+  country: fc.option(fc.constantFrom('DE', 'FR', 'US'), { nil: null }),
+  bot: fc.boolean({ noBias: false }),
+  duplicateId: fc.boolean(),
+});
+
+const arbFilter: fc.Arbitrary<FilterClause[]> = fc.array(
+  fc.record({
+    dim: fc.constantFrom('page' as const, 'country' as const, 'referrer' as const),
+    op: fc.constantFrom('eq' as const, 'neq' as const, 'contains' as const),
+    value: fc.constantFrom('', '/a', 'DE', 'google.com', 'e'),
+  }),
+  { maxLength: 2 },
+);
+
+const arbRange = fc
+  .record({ from: fc.integer({ min: 0, max: SPAN }), length: fc.integer({ min: 600, max: SPAN }) })
+  .map(({ from, length }) => ({ from: T0 + from, to: T0 + from + length }));
+
+describe('report properties', () => {
+  it('series and pages/referrers breakdowns sum to the totals', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(arbRow, { minLength: 0, maxLength: 40 }), arbFilter, arbRange, fc.constantFrom('UTC', 'Europe/Amsterdam', 'Asia/Kolkata'), async (spec, filters, range, tz) => {
+        const site = `prop-${randomUUID().slice(0, 8)}.example`;
+        let lastId = randomUUID();
+        const rows = spec.map((r) => {
+          const id = r.duplicateId ? lastId : randomUUID();
+          lastId = id;
+          return row(site, T0 + r.offset, {
+            id, kind: r.kind as 'pageview', visitor: r.visitor, unique: r.unique, path: r.path, referrer_host: r.referrer_host, country: r.country, bot: r.bot,
+            event: r.kind === 'event' ? 'e' : null, original_id: r.kind === 'append' ? lastId : null, duration: r.kind === 'append' ? 7 : null,
+          });
+        });
+        await events.saveEvents(rows);
+        const q = { site, range, tz, filters, now: T0 + SPAN * 3 };
+        const o = await getOverview(reports, q);
+        expect(o.series.reduce((n, b) => n + b.pageviews, 0)).toBe(o.totals.pageviews);
+        for (const dim of ['pages', 'referrers'] as const) {
+          const b = await getBreakdown(reports, q, dim, 1000);
+          expect(b.rows.reduce((n, r) => n + r.value, 0)).toBe(o.totals.pageviews);
+        }
+        const countries = await getBreakdown(reports, q, 'countries', 1000);
+        expect(countries.rows.reduce((n, r) => n + r.value, 0)).toBeLessThanOrEqual(o.totals.pageviews);
+      }),
+      { numRuns: 60, seed: 4242 },
+    );
+  }, 120_000);
+});
