@@ -5,6 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { normalizeHostname } from '#domain/hostname.ts';
+import { memoize } from '#domain/memo.ts';
 import { isVerified } from '#domain/site.ts';
 import { utcDay } from '#domain/collector/enrich.ts';
 import { buildEventRow, type DropReason } from '#domain/collector/event-row.ts';
@@ -28,8 +29,27 @@ export interface Beacon {
 
 export type Outcome = { stored: true } | { stored: false; reason: DropReason };
 
-export function logDrop(reason: DropReason, hostname: string | null): void {
-  console.log(JSON.stringify({ level: 'info', msg: 'collector drop', reason, hostname }));
+const DROP_LOG_INTERVAL_MS = 10_000;
+const drops = new Map<DropReason, number>();
+let dropTimer: NodeJS.Timeout | null = null;
+
+/** Writes the drop counts since the last flush as one log line: `{"msg":"collector drops","counts":{"dnt":3,…}}`. */
+export function flushDrops(): void {
+  if (dropTimer) clearTimeout(dropTimer);
+  dropTimer = null;
+  if (drops.size === 0) return;
+  console.log(JSON.stringify({ level: 'info', msg: 'collector drops', counts: Object.fromEntries(drops) }));
+  drops.clear();
+}
+
+/**
+ * Counts a request that stores nothing, by reason. Counts are logged in one
+ * line every 10 s rather than a line per request: a flood of replays or DNT
+ * beacons must not turn into a flood of log writes.
+ */
+export function logDrop(reason: DropReason): void {
+  drops.set(reason, (drops.get(reason) ?? 0) + 1);
+  dropTimer ??= setTimeout(flushDrops, DROP_LOG_INTERVAL_MS).unref();
 }
 
 async function dailySalt(services: Services, now: number): Promise<string | null> {
@@ -102,9 +122,12 @@ async function verifyNow(services: Services, site: SiteRecord): Promise<SiteReco
   return verified && isVerified(verified) ? verified : null;
 }
 
+/** Beacons repeat a handful of hostnames; normalization (IDNA) is worth remembering. */
+const normalizeBeaconHostname = memoize((hostname: string) => normalizeHostname(hostname));
+
 /** Runs every step after validation. Fail-closed: unknown, unverified or unreadable sites store nothing. */
 export async function collect(services: Services, beacon: Beacon): Promise<Outcome> {
-  const normalized = normalizeHostname(beacon.payload.hostname);
+  const normalized = normalizeBeaconHostname(beacon.payload.hostname);
   if (!normalized.ok) return { stored: false, reason: 'invalid_hostname' };
   let site: SiteRecord | null;
   try {

@@ -315,11 +315,19 @@ export function matchPath(pattern: string, path: string): Record<string, string>
   return params;
 }
 
+/** Routes without parameters, by path: most requests (collector, health) resolve with one lookup. */
+const literalRoutes = new Map<string, RouteDef[]>();
+for (const route of routes) {
+  if (!route.path.includes('{')) literalRoutes.set(route.path, [...(literalRoutes.get(route.path) ?? []), route]);
+}
+
 /**
  * The route for a request, preferring literal segments over parameters the way
  * API Gateway does (`/api/management-keys/self` before `/{id}`).
  */
 export function findRoute(method: string, path: string): { route: RouteDef; params: Record<string, string> } | { route: null; pathMatched: boolean } {
+  const literal = literalRoutes.get(path)?.find((r) => r.method === method || r.method === 'ANY');
+  if (literal) return { route: literal, params: {} };
   let best: { route: RouteDef; params: Record<string, string>; literal: number } | null = null;
   let pathMatched = false;
   for (const route of routes) {

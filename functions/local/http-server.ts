@@ -4,7 +4,6 @@
  * the same route table.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { findRoute, routeKey } from '#http/routes.ts';
 import type { GroupHandler } from '#http/api.ts';
@@ -27,8 +26,9 @@ function clientIp(req: IncomingMessage, trustProxy: boolean): string {
   return (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
 }
 
-export function toEvent(req: IncomingMessage, body: Buffer, matchedRouteKey: string, params: Record<string, string>, sourceIp: string): APIGatewayProxyEventV2 {
-  const url = new URL(req.url ?? '/', 'http://local');
+let requestCounter = 0;
+
+export function toEvent(req: IncomingMessage, url: URL, body: Buffer, matchedRouteKey: string, params: Record<string, string>, sourceIp: string): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
   const query: Record<string, string> = {};
@@ -48,7 +48,7 @@ export function toEvent(req: IncomingMessage, body: Buffer, matchedRouteKey: str
       domainName: headers.host ?? 'localhost',
       domainPrefix: 'local',
       http: { method: req.method ?? 'GET', path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp, userAgent: headers['user-agent'] ?? '' },
-      requestId: randomUUID(),
+      requestId: `local-${++requestCounter}`,
       routeKey: matchedRouteKey,
       stage: '$default',
       time: now.toUTCString(),
@@ -60,38 +60,46 @@ export function toEvent(req: IncomingMessage, body: Buffer, matchedRouteKey: str
   };
 }
 
-function lambdaContext(): Context {
-  return {
+/** One context for every local invocation: handlers read nothing from it but the request id. */
+const LOCAL_CONTEXT: Context = Object.freeze({
     callbackWaitsForEmptyEventLoop: false,
     functionName: 'local',
     functionVersion: '$LATEST',
     invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:local',
     memoryLimitInMB: '512',
-    awsRequestId: randomUUID(),
+    awsRequestId: 'local',
     logGroupName: 'local',
     logStreamName: 'local',
     getRemainingTimeInMillis: () => 30_000,
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
-  };
-}
+});
 
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return null;
-    chunks.push(chunk as Buffer);
+const EMPTY = Buffer.alloc(0);
+
+/** The whole body, or null past `limit` (the rest is not buffered). Events, not an async iterator: this is the hot path. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  if (req.headers['content-length'] === '0' || (req.method === 'GET' && !req.headers['transfer-encoding'] && !req.headers['content-length'])) {
+    req.resume();
+    return Promise.resolve(EMPTY);
   }
-  return Buffer.concat(chunks);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > limit ? null : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, options: LocalServerOptions): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
-  const path = new URL(req.url ?? '/', 'http://local').pathname;
-  const match = findRoute(method, path);
+  const url = new URL(req.url ?? '/', 'http://local');
+  const match = findRoute(method, url.pathname);
   const group: RouteGroup = match.route ? match.route.group : 'meta';
   const key = match.route ? routeKey(match.route) : '$default';
   const body = await readBody(req, MAX_BODY_BYTES);
@@ -100,8 +108,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
     res.end(JSON.stringify({ error: 'request body too large' }));
     return;
   }
-  const event = toEvent(req, body, key, match.route ? match.params : {}, clientIp(req, options.trustProxy));
-  const result = await options.groups[group](event, lambdaContext());
+  const event = toEvent(req, url, body, key, match.route ? match.params : {}, clientIp(req, options.trustProxy));
+  const result = await options.groups[group](event, LOCAL_CONTEXT);
   const payload = result.body === undefined ? Buffer.alloc(0) : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
   res.writeHead(result.statusCode, { ...result.headers, 'content-length': String(payload.length) });
   res.end(method === 'HEAD' ? undefined : payload);

@@ -5,6 +5,7 @@ import { startLocalRuntime, type LocalRuntime } from '#platform/local.ts';
 import { setServices, withInstanceState, type Services } from '#platform/services.ts';
 import { groupHandlers } from '#http/handlers/index.ts';
 import { createLocalServer } from './http-server.ts';
+import { flushDrops } from '#http/collect.ts';
 
 export interface LocalNode {
   url: string;
@@ -33,6 +34,7 @@ export async function startLocalNode(config: Readonly<Config>): Promise<LocalNod
       server.closeIdleConnections();
       await closed;
       await runtime.close();
+      flushDrops();
     },
   };
 }

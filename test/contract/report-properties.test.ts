@@ -31,7 +31,7 @@ const arbRow = fc.record({
   path: fc.constantFrom('/', '/a', '/b', '/pricing'),
   referrer_host: fc.option(fc.constantFrom('google.com', 'news.example'), { nil: null }),
   country: fc.option(fc.constantFrom('DE', 'FR', 'US'), { nil: null }),
-  bot: fc.boolean({ noBias: false }),
+  bot: fc.boolean(),
   duplicateId: fc.boolean(),
 });
 

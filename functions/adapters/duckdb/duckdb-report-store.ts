@@ -44,11 +44,11 @@ const siteList = (sites: readonly string[], params: Params) => `site IN (SELECT 
  * Canonical pageviews in [from, to) with their label columns, plus engagement:
  * the page's own duration plus its appends' (summed), and the maximum scroll.
  */
-function pagesSql(where: string, from: string, extraColumns = ''): string {
+function pagesSql(where: string, sites: string, from: string): string {
   return `
     pv AS (
       SELECT site, id, min(ts) AS ts, max(visitor) AS visitor, bool_or(coalesce("unique", false)) AS uniq,
-             max(duration) AS own_duration, max(scrolled) AS own_scroll${extraColumns}
+             max(duration) AS own_duration, max(scrolled) AS own_scroll
       FROM events
       WHERE kind = 'pageview' AND NOT bot AND ${where}
       GROUP BY site, id
@@ -56,7 +56,7 @@ function pagesSql(where: string, from: string, extraColumns = ''): string {
     ap AS (
       SELECT site, original_id AS id, sum(duration) AS duration, max(scrolled) AS scrolled
       FROM events
-      WHERE kind = 'append' AND ts >= ${from} AND original_id IS NOT NULL
+      WHERE kind = 'append' AND ${sites} AND ts >= ${from} AND original_id IS NOT NULL
         AND (site, original_id) IN (SELECT site, id FROM pv)
       GROUP BY site, original_id
     ),
@@ -94,9 +94,10 @@ export class DuckDbReportStore implements ReportStore {
     const bounds = scope.boundaries;
     const from = p.add(bounds[0]!);
     const to = p.add(bounds[bounds.length - 1]!);
-    const where = `${siteList(scope.sites, p)} AND ts >= ${from} AND ts < ${to}${filterSql(scope.filters, p)}`;
+    const sites = siteList(scope.sites, p);
+    const where = `${sites} AND ts >= ${from} AND ts < ${to}${filterSql(scope.filters, p)}`;
     const sql = `
-      WITH ${pagesSql(where, from)},
+      WITH ${pagesSql(where, sites, from)},
       bounds AS (SELECT unnest(${p.add(listValue([...bounds]))}::BIGINT[]) AS lo, generate_subscripts(${p.add(listValue([...bounds]))}::BIGINT[], 1) - 1 AS i),
       buckets AS (SELECT i, lo, lead(lo) OVER (ORDER BY i) AS hi FROM bounds)
       SELECT site, b.i AS bucket, count(*) AS pageviews, ${VISITORS} AS visitors,
@@ -185,11 +186,12 @@ export class DuckDbReportStore implements ReportStore {
   async engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
     const p = new Params();
     const from = p.add(scope.from);
-    const where = `${siteList([scope.site], p)} AND ts >= ${from} AND ts < ${p.add(scope.to)}${filterSql(scope.filters, p)}`;
+    const sites = siteList([scope.site], p);
+    const where = `${sites} AND ts >= ${from} AND ts < ${p.add(scope.to)}${filterSql(scope.filters, p)}`;
     const d = durations.map((s, i) => `count(*) FILTER (WHERE total_duration >= ${Number(s)}) AS d${i}`);
     const s = scrolls.map((pct, i) => `count(*) FILTER (WHERE scroll >= ${Number(pct)}) AS s${i}`);
     const [r] = await this.db.query(
-      `WITH ${pagesSql(where, from)}
+      `WITH ${pagesSql(where, sites, from)}
        SELECT count(*) FILTER (WHERE total_duration IS NOT NULL) AS measured,
               count(*) FILTER (WHERE scroll IS NOT NULL) AS scroll_measured, ${[...d, ...s].join(', ')}
        FROM page`,

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { getCountryForTimezone } from 'countries-and-timezones';
 import { isbot } from 'isbot';
 import UAParser from 'ua-parser-js';
+import { memoize } from '../memo.ts';
 
 export const MAX_EVENT_NAME = 256;
 export const MAX_METADATA_CHARS = 4096;
@@ -41,7 +42,8 @@ export function countryFromTimezone(timezone: string | null): string | null {
   }
 }
 
-export const isBotUserAgent = (ua: string): boolean => ua.trim() === '' || isbot(ua);
+/** Visitors repeat their user agent from beacon to beacon, so both UA readings are memoized. */
+export const isBotUserAgent = memoize((ua: string): boolean => ua.trim() === '' || isbot(ua));
 
 export interface ClientHints {
   brands: string | null;
@@ -64,8 +66,10 @@ function brandFromHints(brands: string | null): string | null {
   return name === 'Google Chrome' ? 'Chrome' : name === 'Microsoft Edge' ? 'Edge' : name;
 }
 
+const parseUserAgent = memoize((ua: string) => new UAParser(ua).getResult());
+
 export function parseTechnology(ua: string, hints: ClientHints): Technology {
-  const r = new UAParser(ua).getResult();
+  const r = parseUserAgent(ua);
   const type = r.device.type;
   let device: Technology['device'] = type === 'mobile' ? 'mobile' : type === 'tablet' ? 'tablet' : type ? null : 'desktop';
   // Client hints are more truthful than a frozen UA string.

@@ -36,7 +36,7 @@ const doNotTrack = (req: ApiRequest) => req.headers.dnt === '1' || req.headers['
 
 async function record(req: ApiRequest, parsed: ParseResult & { ok: true }, append: boolean): Promise<Outcome> {
   const outcome = await collect(req.services, { payload: parsed.payload, append, ip: req.sourceIp, headerUa: req.headers['user-agent'] ?? '' });
-  if (!outcome.stored) logDrop(outcome.reason, parsed.payload.hostname);
+  if (!outcome.stored) logDrop(outcome.reason);
   return outcome;
 }
 
@@ -64,7 +64,7 @@ function jsonBeacon(append: boolean) {
       return plain(400, 'invalid body: expected one JSON object');
     }
     if (doNotTrack(req) && !collectDntJson(body)) {
-      logDrop('dnt', null);
+      logDrop('dnt');
       return plain(200, 'ok');
     }
     const parsed = parseJsonPayload(body);

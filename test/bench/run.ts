@@ -1,0 +1,318 @@
+/**
+ * `npm run bench`: the budgets of DESIGN.md §6, measured on this machine and
+ * written to docs/benchmarks.md. Servers run in their own processes; load
+ * comes from autocannon in this one. A missed budget is reported, not hidden.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+import { build } from 'esbuild';
+import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
+import { buildTracker } from '#tracker/build.ts';
+import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
+import type { EventRow } from '#ports/event-store.ts';
+import { routes } from '#http/routes.ts';
+
+export interface BenchRow {
+  name: string;
+  value: string;
+  budget?: string;
+  ok?: boolean;
+}
+
+interface Server {
+  url: string;
+  dataDir: string;
+  rssMb(): number;
+  stop(): Promise<void>;
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en');
+
+/** A page for the verifier: every hostname serves the script tag. */
+async function startPageServer(): Promise<{ server: HttpServer; template: string }> {
+  const server = createServer((_, res) => res.end('<html><head><script src="https://cdn.example/latest.js"></script></head></html>'));
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
+  return { server, template: `http://127.0.0.1:${(server.address() as AddressInfo).port}/{hostname}/` };
+}
+
+async function startServer(dataDir: string, verifyTemplate: string): Promise<Server> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_ISSUER: '', VERIFY_URL_TEMPLATE: verifyTemplate, VERIFY_ALLOW_PRIVATE_ADDRESSES: '1' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((ok, fail) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) ok(m[1] as string);
+    });
+    child.once('exit', (code) => fail(new Error(`server exited with ${code}`)));
+  });
+  return {
+    url,
+    dataDir,
+    rssMb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
+    stop: () =>
+      new Promise((ok) => {
+        child.once('exit', () => ok());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+async function load(url: string, options: Partial<autocannon.Options> = {}) {
+  const result = await autocannon({ url, connections: 20, duration: 5, ...options });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return result;
+}
+
+const rps = (r: autocannon.Result) => `${fmt(r.requests.average)} req/s (p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms)`;
+
+async function ownerSession(server: Server, pages: string) {
+  const token = await mintIdToken(loadIssuerKey(server.dataDir), 'bench-owner');
+  const auth = { authorization: `Bearer ${token}` };
+  const register = async (hostname: string) => {
+    await fetch(`${server.url}/api/sites`, { method: 'POST', headers: auth, body: JSON.stringify({ hostname }) });
+    await fetch(`${server.url}/api/sites/${hostname}/verify`, { method: 'POST', headers: auth });
+  };
+  void pages;
+  return { auth, register };
+}
+
+/** A bare node:http server answering `ok`: the baseline the collector is held to. */
+async function bareBaseline(): Promise<autocannon.Result> {
+  const server = createServer((_, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end('ok');
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
+  const body = JSON.stringify({ hostname: 'bench.example', path: '/', ua: 'Mozilla/5.0 Chrome/124', timezone: 'Europe/Berlin' });
+  const result = await load(`http://127.0.0.1:${(server.address() as AddressInfo).port}/events`, { method: 'POST', body });
+  server.close();
+  return result;
+}
+
+async function collectorBench(server: Server, pages: string): Promise<BenchRow[]> {
+  const { register } = await ownerSession(server, pages);
+  await register('bench-collector.example');
+  const bare = await bareBaseline();
+  const ua = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+  let n = 0;
+  // Every request a new pageview (a fresh id), as from real visitors; repeated ids would be replays.
+  const collector = await load(`${server.url}/events`, {
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({ hostname: 'bench-collector.example', path: `/p${n++ % 50}`, ua, timezone: 'Europe/Berlin', id: randomUUID() }),
+        }),
+      },
+    ],
+  });
+  const share = collector.requests.average / bare.requests.average;
+  return [
+    { name: 'bare node:http `ok` (baseline, same load)', value: rps(bare) },
+    { name: 'collector POST /events', value: rps(collector), budget: '≥ 50 % of baseline', ok: share >= 0.5 },
+    { name: 'collector share of baseline', value: `${(share * 100).toFixed(0)} %`, budget: '≥ 50 %', ok: share >= 0.5 },
+  ];
+}
+
+async function registryBench(server: Server, pages: string): Promise<BenchRow[]> {
+  const { auth, register } = await ownerSession(server, pages);
+  for (let i = 0; i < 20; i++) await register(`bench-${i}.example`);
+  const list = await load(`${server.url}/api/sites`, { headers: auth });
+  const one = await load(`${server.url}/api/sites/bench-3.example`, { headers: auth });
+  return [
+    { name: 'GET /api/sites (20 sites, ID token)', value: rps(list) },
+    { name: 'GET /api/sites/{hostname} (owner)', value: rps(one) },
+  ];
+}
+
+function syntheticRow(i: number, site: string, ts: number): EventRow {
+  return {
+    site, ts, kind: 'pageview', id: `bench-${i}-${randomUUID()}`, original_id: null, event: null, visitor: `v${i % 5000}`, unique: i % 3 === 0,
+    page_id: null, session_id: null, path: `/page/${i % 200}`, query: null, referrer: null, referrer_host: i % 4 ? 'google.com' : null,
+    utm_source: null, utm_medium: null, utm_campaign: null, utm_term: null, utm_content: null, source: i % 4 ? 'google.com' : null,
+    country: 'DE', browser: 'Chrome', os: 'Windows', device: 'desktop', language: 'de', viewport_width: 1280, viewport_height: 720,
+    screen_width: 1920, screen_height: 1080, duration: null, scrolled: null, bot: false, metadata: null, https: true, imported: false, source_id: null,
+  };
+}
+
+/** Rows per second through saveEvents (appender, staging, idempotent insert) into a table that already holds rows. */
+async function writerBench(): Promise<BenchRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'tt-bench-writer-'));
+  const store = await DuckDbEventStore.open(join(dir, 'events.duckdb'));
+  try {
+    const now = Date.now();
+    const warm = Array.from({ length: 200_000 }, (_, i) => syntheticRow(i, 'warm.example', now - 86_400_000 + i));
+    for (let i = 0; i < warm.length; i += 5000) await store.saveEvents(warm.slice(i, i + 5000));
+    const rows = Array.from({ length: 500_000 }, (_, i) => syntheticRow(i, 'writer.example', now + i));
+    const started = performance.now();
+    for (let i = 0; i < rows.length; i += 5000) await store.saveEvents(rows.slice(i, i + 5000));
+    const perSecond = rows.length / ((performance.now() - started) / 1000);
+    return [{ name: 'writer into DuckDB (batches of 5,000; 200k rows already stored)', value: `${fmt(perSecond)} rows/s`, budget: '≥ 100,000 rows/s', ok: perSecond >= 100_000 }];
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function trackerBench(): Promise<BenchRow[]> {
+  const { code } = await buildTracker();
+  const gz = gzipSync(code, { level: 9 }).length;
+  return [{ name: 'latest.js size', value: `${fmt(Buffer.byteLength(code))} B raw, ${fmt(gz)} B gzip`, budget: '≤ 2,048 B gzip', ok: gz <= 2048 }];
+}
+
+/** Each Lambda entry bundled as the stack bundles it (minified ESM, AWS SDK v3 external). */
+async function bundleBench(): Promise<BenchRow[]> {
+  const groups = [...new Set(routes.map((r) => r.group))];
+  const entries = [...groups.map((g) => [`http/${g}`, `functions/http/handlers/${g}.ts`] as const)];
+  const rows: BenchRow[] = [];
+  for (const [name, entry] of entries) {
+    try {
+      const result = await build({ entryPoints: [entry], bundle: true, minify: true, platform: 'node', target: 'node22', format: 'esm', write: false, external: ['@aws-sdk/*'], logLevel: 'silent' });
+      const bytes = result.outputFiles.reduce((n, f) => n + f.contents.length, 0);
+      rows.push({ name: `Lambda bundle ${name}`, value: `${fmt(bytes / 1024)} KiB`, budget: '≤ 1 MiB', ok: bytes <= 1024 * 1024 });
+    } catch (e) {
+      rows.push({ name: `Lambda bundle ${name}`, value: `build failed: ${(e as Error).message.split('\n')[1] ?? ''}`, budget: '≤ 1 MiB', ok: false });
+    }
+  }
+  return rows;
+}
+
+const SEED_SITES = 50;
+const SEED_DAYS = 90;
+
+/**
+ * 10 million events over 90 days and 50 sites, written with one SQL
+ * statement (the writer path is measured separately). Site shares follow a
+ * 1/rank curve, so site-0 is the largest.
+ */
+async function seedReports(dataDir: string, total: number): Promise<void> {
+  const store = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'));
+  const end = Date.now();
+  const start = end - SEED_DAYS * 86_400_000;
+  const weights = Array.from({ length: SEED_SITES }, (_, i) => 1 / (i + 1));
+  const sum = weights.reduce((a, b) => a + b, 0);
+  let cumulative = 0;
+  const cuts = weights.map((w) => (cumulative += w / sum));
+  const siteCase = cuts.map((c, i) => `WHEN r < ${c.toFixed(6)} THEN 'site-${i}.example'`).join(' ');
+  await store.query(`
+    INSERT INTO events
+    SELECT CASE ${siteCase} ELSE 'site-${SEED_SITES - 1}.example' END AS site,
+      ${start} + (i * 7919 % ${end - start}) AS ts,
+      CASE WHEN i % 10 = 0 THEN 'event' WHEN i % 10 = 1 THEN 'append' ELSE 'pageview' END AS kind,
+      'e' || i AS id,
+      CASE WHEN i % 10 = 1 THEN 'e' || (i - 1) END AS original_id,
+      CASE WHEN i % 10 = 0 THEN 'event_' || (i % 30) END AS event,
+      'v' || (i % 200000) AS visitor, i % 5 = 0 AS "unique", NULL, NULL,
+      '/page/' || (i % 500) AS path, NULL, NULL,
+      CASE WHEN i % 3 = 0 THEN 'google.com' WHEN i % 3 = 1 THEN 'news.example' END AS referrer_host,
+      CASE WHEN i % 17 = 0 THEN 'newsletter' END, NULL, NULL, NULL, NULL,
+      CASE WHEN i % 17 = 0 THEN 'newsletter' WHEN i % 3 = 0 THEN 'google.com' WHEN i % 3 = 1 THEN 'news.example' END AS source,
+      ['DE','US','FR','JP','IN'][1 + i % 5], ['Chrome','Firefox','Safari'][1 + i % 3], ['Windows','macOS','iOS','Android'][1 + i % 4],
+      ['desktop','mobile'][1 + i % 2], 'en', 1280, 720, 1920, 1080,
+      CASE WHEN i % 10 = 1 THEN i % 120 END AS duration, CASE WHEN i % 10 = 1 THEN i % 101 END AS scrolled,
+      i % 50 = 0 AS bot, NULL, true, false, NULL
+    FROM (SELECT i, hash(i) % 1000000 / 1000000.0 AS r FROM range(${total}) t(i))
+    ORDER BY ts`);
+  await store.close();
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
+}
+
+async function reportsBench(pages: string, total: number): Promise<BenchRow[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tt-bench-reports-'));
+  try {
+    const seeded = performance.now();
+    await seedReports(dataDir, total);
+    const seedSeconds = (performance.now() - seeded) / 1000;
+    const server = await startServer(dataDir, pages);
+    try {
+      const { auth, register } = await ownerSession(server, pages);
+      await register('site-0.example');
+      const to = Math.floor(Date.now() / 1000);
+      const from = to - 30 * 86400;
+      const base = `${server.url}/api/sites/site-0.example`;
+      const reports: [string, string][] = [
+        ['overview', `${base}/overview?from=${from}&to=${to}&tz=Europe/Berlin`],
+        ['breakdown pages', `${base}/breakdown?dim=pages&from=${from}&to=${to}`],
+        ['breakdown sources', `${base}/breakdown?dim=sources&from=${from}&to=${to}`],
+        ['overview summary', `${base}/overview/summary?from=${from}&to=${to}&tz=Europe/Berlin`],
+      ];
+      const rows: BenchRow[] = [{ name: `seeded ${fmt(total)} events, ${SEED_SITES} sites, ${SEED_DAYS} days`, value: `${seedSeconds.toFixed(1)} s` }];
+      let peak = 0;
+      for (const [name, url] of reports) {
+        const times: number[] = [];
+        for (let i = 0; i < 25; i++) {
+          const t = performance.now();
+          const r = await fetch(url, { headers: auth });
+          if (r.status !== 200) throw new Error(`${name}: ${r.status} ${await r.text()}`);
+          await r.arrayBuffer();
+          if (i > 0) times.push(performance.now() - t);
+          peak = Math.max(peak, server.rssMb());
+        }
+        times.sort((a, b) => a - b);
+        const median = percentile(times, 0.5);
+        rows.push({ name: `${name}, 30 days of the largest site`, value: `median ${median.toFixed(0)} ms, p95 ${percentile(times, 0.95).toFixed(0)} ms`, budget: 'median < 150 ms', ok: median < 150 });
+      }
+      rows.push({ name: 'server RSS during the report runs (peak)', value: `${peak.toFixed(0)} MiB` });
+      return rows;
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function render(rows: BenchRow[]): string {
+  const lines = ['| benchmark | result | budget | within |', '| --- | --- | --- | --- |'];
+  for (const r of rows) lines.push(`| ${r.name} | ${r.value} | ${r.budget ?? '—'} | ${r.ok === undefined ? '—' : r.ok ? 'yes' : '**no**'} |`);
+  return lines.join('\n');
+}
+
+export async function runBenchmarks(): Promise<void> {
+  const total = Number(process.env.BENCH_EVENTS ?? 10_000_000);
+  const pages = await startPageServer();
+  const rows: BenchRow[] = [];
+  // BENCH_ONLY=reports (or tracker,bundles,writer,http) runs a part while iterating; the default runs all.
+  const only = new Set((process.env.BENCH_ONLY ?? 'tracker,bundles,writer,http,reports').split(','));
+  try {
+    if (only.has('tracker')) rows.push(...(await trackerBench()));
+    if (only.has('bundles')) rows.push(...(await bundleBench()));
+    if (only.has('writer')) rows.push(...(await writerBench()));
+    if (only.has('http')) {
+      const dataDir = mkdtempSync(join(tmpdir(), 'tt-bench-'));
+      const server = await startServer(dataDir, pages.template);
+      try {
+        rows.push(...(await registryBench(server, pages.template)), ...(await collectorBench(server, pages.template)));
+        rows.push({ name: 'server RSS after registry and collector load', value: `${server.rssMb().toFixed(0)} MiB` });
+      } finally {
+        await server.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    }
+    if (only.has('reports')) rows.push(...(await reportsBench(pages.template, total)));
+  } finally {
+    pages.server.close();
+  }
+  const table = render(rows);
+  console.log(table);
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+  writeFileSync(
+    'docs/benchmarks.md',
+    `# Benchmarks\n\nWritten by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)} (${machine}).\nHTTP load: autocannon, 20 connections, 5 s per row, against \`npm start\` in its own process. Reports: 25 sequential requests each, the first (cold) one dropped.\n\n${table}\n`,
+  );
+}
