@@ -9,6 +9,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { ApiError, INTERNAL_ERROR, NOT_FOUND } from '#domain/errors.ts';
 import type { Caller } from '#domain/auth.ts';
 import { getServices, type Services } from '#platform/services.ts';
+import { matchRouteKey } from './route-match.ts';
 
 export type ApiResponse = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
 
@@ -103,12 +104,17 @@ export function apiErrors(): middy.MiddlewareObj<APIGatewayProxyEventV2, ApiResp
  * key; `$default` and any key it does not know answer 404 `not found`.
  */
 export function createGroupHandler(routeHandlers: Record<string, RouteHandler>): GroupHandler {
+  const keys = Object.keys(routeHandlers);
   const dispatch = async (event: APIGatewayProxyEventV2): Promise<ApiResponse> => {
     const req = toApiRequest(event, await getServices());
     if (req.method === 'OPTIONS') return preflight();
     const route = routeHandlers[event.routeKey];
-    if (!route) throw new ApiError(404, NOT_FOUND);
-    return route(req);
+    if (route) return route(req);
+    // Function URLs (the collector) carry no route key: match the path against this group's own routes.
+    const matched = event.routeKey === '$default' ? matchRouteKey(keys, req.method, req.path) : null;
+    if (!matched) throw new ApiError(404, NOT_FOUND);
+    req.params = matched.params;
+    return (routeHandlers[matched.key] as RouteHandler)(req);
   };
   const handler = middy<APIGatewayProxyEventV2, ApiResponse>().use(apiErrors()).handler(dispatch) as unknown as GroupHandler;
   handler.routes = routeHandlers;

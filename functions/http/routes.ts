@@ -5,6 +5,9 @@
  */
 import type { z } from 'zod';
 import * as s from './schemas.ts';
+import { matchPath } from './route-match.ts';
+
+export { matchPath };
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'ANY';
 /** One Lambda function per group in AWS. */
@@ -293,27 +296,6 @@ const reportRoutes: RouteDef[] = [
 ];
 
 export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes];
-
-/** Paths match exactly; `{name}` matches one non-empty segment. */
-export function matchPath(pattern: string, path: string): Record<string, string> | null {
-  const want = pattern.split('/');
-  const got = path.split('/');
-  if (want.length !== got.length) return null;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < want.length; i++) {
-    const w = want[i] as string;
-    const g = got[i] as string;
-    if (w.startsWith('{') && w.endsWith('}')) {
-      if (!g) return null;
-      try {
-        params[w.slice(1, -1)] = decodeURIComponent(g);
-      } catch {
-        return null;
-      }
-    } else if (w !== g) return null;
-  }
-  return params;
-}
 
 /** Routes without parameters, by path: most requests (collector, health) resolve with one lookup. */
 const literalRoutes = new Map<string, RouteDef[]>();

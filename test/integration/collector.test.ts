@@ -279,3 +279,22 @@ describe('bots, replays and visitors', () => {
     ]);
   });
 });
+
+describe('Lambda Function URL', () => {
+  it('dispatches events that carry no route key by path, as a Function URL sends them', async () => {
+    const { handler } = await import('#http/handlers/collector.ts');
+    const site = await svc.site(owner, { prefix: 'furl' });
+    const body = JSON.stringify({ hostname: site, path: '/from-function-url', ua: ua(), id: randomUUID() });
+    const event = (method: string, rawPath: string, payload?: string) =>
+      ({
+        version: '2.0', routeKey: '$default', rawPath, rawQueryString: '', headers: { 'user-agent': 'Mozilla/5.0 Firefox/125.0' },
+        requestContext: { http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'x' }, routeKey: '$default', stage: '$default' },
+        body: payload, isBase64Encoded: false,
+      }) as never;
+    const posted = await handler(event('POST', '/events', body), {} as never);
+    expect([posted.statusCode, posted.body]).toEqual([200, 'ok']);
+    expect((await handler(event('GET', '/latest.js'), {} as never)).statusCode).toBe(200);
+    expect((await handler(event('GET', '/nowhere'), {} as never)).statusCode).toBe(404);
+    expect((await rows(site)).map((x) => x.path)).toEqual(['/from-function-url']);
+  });
+});

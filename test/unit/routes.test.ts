@@ -30,3 +30,14 @@ describe('route table', () => {
     expect(findRoute('PUT', '/api/sites')).toEqual({ route: null, pathMatched: true });
   });
 });
+
+describe('Function URL dispatch', () => {
+  it('matches a request without a route key against the group’s own keys', async () => {
+    const { matchRouteKey } = await import('#http/route-match.ts');
+    const keys = ['ANY /latest.js', 'POST /events', 'GET /api/sites/{hostname}'];
+    expect(matchRouteKey(keys, 'HEAD', '/latest.js')).toEqual({ key: 'ANY /latest.js', params: {} });
+    expect(matchRouteKey(keys, 'POST', '/events')).toEqual({ key: 'POST /events', params: {} });
+    expect(matchRouteKey(keys, 'GET', '/events')).toBeNull();
+    expect(matchRouteKey(keys, 'GET', '/api/sites/a.example')).toEqual({ key: 'GET /api/sites/{hostname}', params: { hostname: 'a.example' } });
+  });
+});
