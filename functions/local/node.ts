@@ -6,6 +6,7 @@ import { setServices, withInstanceState, type Services } from '#platform/service
 import { groupHandlers } from '#http/handlers/index.ts';
 import { createLocalServer } from './http-server.ts';
 import { flushDrops } from '#http/collect.ts';
+import { scheduleSaltRotation } from '#workers/rotate-salts.ts';
 
 export interface LocalNode {
   url: string;
@@ -18,6 +19,7 @@ export async function startLocalNode(config: Readonly<Config>): Promise<LocalNod
   const runtime = await startLocalRuntime(config);
   const services = withInstanceState(runtime.adapters);
   setServices(services);
+  const stopRotation = scheduleSaltRotation(services.registry, () => services.clock.now());
   const server = createLocalServer({ groups: groupHandlers, trustProxy: config.trustProxy });
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
@@ -30,6 +32,7 @@ export async function startLocalNode(config: Readonly<Config>): Promise<LocalNod
     runtime,
     stop: async () => {
       // Stop taking requests, let those in flight finish, then drain and close the stores.
+      stopRotation();
       const closed = new Promise<void>((ok) => server.close(() => ok()));
       server.closeIdleConnections();
       await closed;
