@@ -16,7 +16,8 @@ export interface TrafficScope {
 
 export interface TrafficRow {
   site: string;
-  bucket: number;
+  /** The bucket index, or null for the whole range (its visitors are distinct over the range). */
+  bucket: number | null;
   pageviews: number;
   visitors: number;
   /** Median of summed page durations of at least 5 s; null when none. */
@@ -51,7 +52,10 @@ export interface Engagement {
 }
 
 export interface ReportStore {
-  /** Canonical human pageviews and visitors per site and bucket; buckets without rows are absent. */
+  /**
+   * Canonical human pageviews and visitors per site and bucket, plus a
+   * whole-range row per site (bucket null); buckets without rows are absent.
+   */
   traffic(scope: TrafficScope): Promise<TrafficRow[]>;
   /** Distinct visitor hashes with a non-bot pageview or event since `since`. */
   liveVisitors(sites: readonly string[], since: number): Promise<Map<string, number>>;

@@ -11,6 +11,7 @@ import {
   forecastOf,
   planOverview,
   planSummaryDays,
+  rangeRow,
   share,
   totalsOf,
   zeroFilledSeries,
@@ -39,16 +40,15 @@ const scopeOf = (site: string, range: Range, filters: readonly FilterClause[]): 
 export async function getOverview(store: ReportStore, q: ReportRequest) {
   const plan = planOverview(q.range, q.tz);
   const sites = [q.site];
-  const [series, totals, previous, live] = await Promise.all([
+  const [current, previous, live] = await Promise.all([
     store.traffic({ sites, boundaries: plan.boundaries, filters: q.filters }),
-    store.traffic({ sites, boundaries: [q.range.from * 1000, q.range.to * 1000], filters: q.filters }),
     store.traffic({ sites, boundaries: [plan.previous.from * 1000, plan.previous.to * 1000], filters: q.filters }),
     store.liveVisitors(sites, (q.now - LIVE_WINDOW_SECONDS) * 1000),
   ]);
-  const items = zeroFilledSeries(plan, series);
+  const items = zeroFilledSeries(plan, current);
   return {
-    totals: totalsOf(totals[0]),
-    previous: totalsOf(previous[0]),
+    totals: totalsOf(rangeRow(current)),
+    previous: totalsOf(rangeRow(previous)),
     series: items,
     forecast: forecastOf(plan, items, q.tz, q.now),
     live: live.get(q.site) ?? 0,
@@ -112,6 +112,7 @@ export async function getSitesSummary(store: ReportStore, sites: readonly Summar
     : [[], new Map<string, number>()];
   const days = new Map<string, { day: string; pageviews: number; visitors: number }[]>();
   for (const r of rows) {
+    if (r.bucket === null) continue;
     const list = days.get(r.site) ?? [];
     list.push({ day: plan.days[r.bucket] as string, pageviews: r.pageviews, visitors: r.visitors });
     days.set(r.site, list);

@@ -41,24 +41,24 @@ function filterSql(filters: readonly FilterClause[], params: Params): string {
 const siteList = (sites: readonly string[], params: Params) => `site IN (SELECT unnest(${params.add(listValue([...sites]))}::VARCHAR[]))`;
 
 /**
- * Canonical pageviews in [from, to) with their label columns, plus engagement:
- * the page's own duration plus its appends' (summed), and the maximum scroll.
+ * Canonical pageviews in [from, to) that have engagement: the page's own
+ * duration plus its appends' (summed), and the maximum scroll. Appends are
+ * few, so they are grouped first and only their parents are read.
  */
 function pagesSql(where: string, sites: string, from: string): string {
   return `
-    pv AS (
-      SELECT site, id, min(ts) AS ts, max(visitor) AS visitor, bool_or(coalesce("unique", false)) AS uniq,
-             max(duration) AS own_duration, max(scrolled) AS own_scroll
-      FROM events
-      WHERE kind = 'pageview' AND NOT bot AND ${where}
-      GROUP BY site, id
-    ),
     ap AS (
       SELECT site, original_id AS id, sum(duration) AS duration, max(scrolled) AS scrolled
       FROM events
       WHERE kind = 'append' AND ${sites} AND ts >= ${from} AND original_id IS NOT NULL
-        AND (site, original_id) IN (SELECT site, id FROM pv)
       GROUP BY site, original_id
+    ),
+    pv AS (
+      SELECT site, id, min(ts) AS ts, max(duration) AS own_duration, max(scrolled) AS own_scroll
+      FROM events
+      WHERE kind = 'pageview' AND NOT bot AND ${where}
+        AND (duration IS NOT NULL OR scrolled IS NOT NULL OR id IN (SELECT id FROM ap))
+      GROUP BY site, id
     ),
     page AS (
       SELECT pv.*,
@@ -67,6 +67,18 @@ function pagesSql(where: string, sites: string, from: string): string {
              greatest(pv.own_scroll, ap.scrolled) AS scroll
       FROM pv LEFT JOIN ap ON ap.site = pv.site AND ap.id = pv.id
     )`;
+}
+
+/**
+ * The bucket index of `ts` as a balanced tree of comparisons over the sorted
+ * boundaries: log2(buckets) vectorized comparisons per row, where a range or
+ * ASOF join costs a join. The boundaries are integers made by the planner.
+ */
+export function bucketExpression(bounds: readonly number[], lo = 0, hi = bounds.length - 2): string {
+  if (lo >= hi) return String(lo);
+  const mid = Math.floor((lo + hi + 1) / 2);
+  const edge = Math.trunc(Number(bounds[mid]));
+  return `(CASE WHEN ts < ${edge} THEN ${bucketExpression(bounds, lo, mid - 1)} ELSE ${bucketExpression(bounds, mid, hi)} END)`;
 }
 
 /** Distinct daily visitor hashes; pageviews without one count their unique flag. */
@@ -89,32 +101,64 @@ const keepsEmptyLabels = (dim: BreakdownDim) => dim === 'pages' || dim === 'refe
 export class DuckDbReportStore implements ReportStore {
   constructor(private readonly db: SqlRunner) {}
 
+  /**
+   * Per-bucket rows and the whole-range row come from separate scans (distinct
+   * counts do not add up across buckets), and engagement from a third that
+   * reads only pages that have any; all run side by side.
+   */
   async traffic(scope: TrafficScope): Promise<TrafficRow[]> {
+    const whole = { ...scope, boundaries: [scope.boundaries[0]!, scope.boundaries[scope.boundaries.length - 1]!] };
+    const perBucket = scope.boundaries.length > 2;
+    const [buckets, totals, engagement] = await Promise.all([
+      perBucket ? this.trafficCounts(scope, true) : Promise.resolve([]),
+      this.trafficCounts(whole, false),
+      this.trafficEngagement(scope),
+    ]);
+    const key = (r: Record<string, unknown>) => `${String(r.site)}\n${String(r.bucket ?? '')}`;
+    const extra = new Map(engagement.map((r) => [key(r), r]));
+    // With one bucket the whole range is that bucket.
+    const rows: Record<string, unknown>[] = perBucket ? [...buckets, ...totals] : [...totals, ...totals.map((r) => ({ ...r, bucket: 0 }))];
+    return rows.map((r) => {
+      const e = extra.get(key(r));
+      return {
+        site: String(r.site),
+        bucket: r.bucket === null || r.bucket === undefined ? null : num(r.bucket),
+        pageviews: num(r.pageviews),
+        visitors: num(r.visitors),
+        duration: numOrNull(e?.duration),
+        scrolled: numOrNull(e?.scrolled),
+      };
+    });
+  }
+
+  private trafficCounts(scope: TrafficScope, perBucket: boolean) {
     const p = new Params();
     const bounds = scope.boundaries;
-    const from = p.add(bounds[0]!);
-    const to = p.add(bounds[bounds.length - 1]!);
+    const where = `${siteList(scope.sites, p)} AND ts >= ${p.add(bounds[0]!)} AND ts < ${p.add(bounds[bounds.length - 1]!)}${filterSql(scope.filters, p)}`;
+    const bucket = perBucket ? bucketExpression(bounds) : 'NULL';
+    return this.db.query(
+      `SELECT site, ${bucket} AS bucket, count(DISTINCT id) AS pageviews,
+              count(DISTINCT visitor) + count(DISTINCT id) FILTER (WHERE visitor IS NULL AND coalesce("unique", false)) AS visitors
+       FROM events WHERE kind = 'pageview' AND NOT bot AND ${where}
+       GROUP BY ALL`,
+      p.values,
+    );
+  }
+
+  private trafficEngagement(scope: TrafficScope) {
+    const p = new Params();
+    const bounds = scope.boundaries;
     const sites = siteList(scope.sites, p);
-    const where = `${sites} AND ts >= ${from} AND ts < ${to}${filterSql(scope.filters, p)}`;
-    const sql = `
-      WITH ${pagesSql(where, sites, from)},
-      bounds AS (SELECT unnest(${p.add(listValue([...bounds]))}::BIGINT[]) AS lo, generate_subscripts(${p.add(listValue([...bounds]))}::BIGINT[], 1) - 1 AS i),
-      buckets AS (SELECT i, lo, lead(lo) OVER (ORDER BY i) AS hi FROM bounds)
-      SELECT site, b.i AS bucket, count(*) AS pageviews, ${VISITORS} AS visitors,
-             median(total_duration) FILTER (WHERE total_duration >= 5) AS duration,
-             avg(scroll) AS scrolled
-      FROM page JOIN buckets b ON page.ts >= b.lo AND page.ts < b.hi
-      GROUP BY site, b.i
-      ORDER BY site, b.i`;
-    const rows = await this.db.query(sql, p.values);
-    return rows.map((r) => ({
-      site: String(r.site),
-      bucket: num(r.bucket),
-      pageviews: num(r.pageviews),
-      visitors: num(r.visitors),
-      duration: numOrNull(r.duration),
-      scrolled: numOrNull(r.scrolled),
-    }));
+    const from = p.add(bounds[0]!);
+    const where = `${sites} AND ts >= ${from} AND ts < ${p.add(bounds[bounds.length - 1]!)}${filterSql(scope.filters, p)}`;
+    return this.db.query(
+      `WITH ${pagesSql(where, sites, from)}
+       SELECT site, ${bucketExpression(bounds)} AS bucket,
+              median(total_duration) FILTER (WHERE total_duration >= 5) AS duration, avg(scroll) AS scrolled
+       FROM page
+       GROUP BY GROUPING SETS ((site, bucket), (site))`,
+      p.values,
+    );
   }
 
   async liveVisitors(sites: readonly string[], since: number): Promise<Map<string, number>> {

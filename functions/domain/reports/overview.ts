@@ -49,8 +49,11 @@ export function totalsOf(row: TrafficRow | undefined): Totals {
   return { pageviews: row?.pageviews ?? 0, visitors: row?.visitors ?? 0, avg_duration_s: round(row?.duration), avg_scroll: round(row?.scrolled) };
 }
 
+/** The whole-range row of a traffic answer. */
+export const rangeRow = (rows: readonly TrafficRow[]): TrafficRow | undefined => rows.find((r) => r.bucket === null);
+
 export function zeroFilledSeries(plan: OverviewPlan, rows: readonly TrafficRow[]): SeriesItem[] {
-  const byBucket = new Map(rows.map((r) => [r.bucket, r]));
+  const byBucket = new Map(rows.filter((r) => r.bucket !== null).map((r) => [r.bucket, r]));
   return plan.starts.map((t, i) => {
     const r = byBucket.get(i);
     return { t, pageviews: r?.pageviews ?? 0, visitors: r?.visitors ?? 0, duration_s: round(r?.duration), scrolled: round(r?.scrolled) };
