@@ -13,13 +13,11 @@ import {
 } from '@duckdb/node-api';
 import { uniqueEvents, type EventRow, type EventStore } from '#ports/event-store.ts';
 
-type Appender = DuckDBAppender;
-
 interface Column {
   name: keyof EventRow;
   sql: string;
   /** Appends this column's value of `row`; one typed call per value is the appender's fast path. */
-  append: (appender: Appender, row: EventRow) => void;
+  append: (appender: DuckDBAppender, row: EventRow) => void;
 }
 
 type Field<V> = { [K in keyof EventRow]: EventRow[K] extends V ? K : never }[keyof EventRow];
@@ -131,116 +129,45 @@ function insertNewSql(min: bigint, max: bigint): string {
 
 export type QueryParams = DuckDBValue[] | Record<string, DuckDBValue>;
 
-/**
- * Rows staged per INSERT. Small enough that appending the next slice on one
- * lane (JS thread) overlaps the previous slice's INSERT on the other (DuckDB
- * threads); large enough that per-statement overhead stays small.
- */
-const SLICE_ROWS = 1250;
-
-/**
- * A writer connection with its own staging table (temporary tables are
- * per connection) and its prepared INSERT. Two lanes alternate so that the
- * appender and the anti-join run side by side.
- */
-class WriteLane {
-  /** The lane's INSERT in progress, if any; never rejects (see `insert`). */
-  private running: Promise<Error | null> = Promise.resolve(null);
-
-  private constructor(private readonly connection: DuckDBConnection) {}
-
-  static async open(instance: DuckDBInstance): Promise<WriteLane> {
-    const connection = await instance.connect();
-    await connection.run(`CREATE TEMP TABLE staging (${COLUMN_DEFS})`);
-    return new WriteLane(connection);
-  }
-
-  /** Waits for the lane's previous INSERT, then stages `rows` and starts their INSERT. */
-  async write(rows: readonly EventRow[]): Promise<Error | null> {
-    const previous = await this.running;
-    if (previous) return previous;
-    await this.stage(rows);
-    const { min, max } = tsRange(rows);
-    this.running = this.connection.run(insertNewSql(min, max)).then(
-      () => this.clear(null),
-      (e: unknown) => this.clear(e instanceof Error ? e : new Error(String(e))),
-    );
-    return null;
-  }
-
-  /** The outcome of the lane's last INSERT. */
-  settled(): Promise<Error | null> {
-    const outcome = this.running;
-    this.running = Promise.resolve(null);
-    return outcome;
-  }
-
-  close(): void {
-    this.connection.closeSync();
-  }
-
-  /** Empties staging after every INSERT, failed ones included, so no row is inserted twice. */
-  private async clear(error: Error | null): Promise<Error | null> {
-    try {
-      await this.connection.run('DELETE FROM staging');
-      return error;
-    } catch (e) {
-      return error ?? (e as Error);
-    }
-  }
-
-  /**
-   * Loads rows into staging through the appender, row by row with typed calls
-   * (measured faster here than filling DuckDBDataChunks, whose null handling is costly).
-   */
-  private async stage(rows: readonly EventRow[]): Promise<void> {
-    const appender = await this.connection.createAppender('staging');
-    try {
-      for (const row of rows) {
-        for (const column of COLUMNS) column.append(appender, row);
-        appender.endRow();
-      }
-      appender.flushSync();
-    } finally {
-      appender.closeSync();
-    }
-  }
-}
+/** Quiet time after the last batch before the WAL is checkpointed into the database file. */
+const CHECKPOINT_IDLE_MS = 2_000;
 
 export class DuckDbEventStore implements EventStore {
-  /** saveEvents calls run one after another; this is the tail of that chain. */
+  /** Writes run one after another on the writer connection; this is the tail of that chain. */
   private writes: Promise<unknown> = Promise.resolve();
   private readonly idleReaders: DuckDBConnection[] = [];
   private readonly readers = new Set<DuckDBConnection>();
   private closed = false;
+  private checkpointTimer: NodeJS.Timeout | null = null;
 
   private constructor(
     /** The database, for callers that need their own connection. */
     readonly instance: DuckDBInstance,
-    private readonly lanes: readonly WriteLane[],
+    /** Owns the staging table: temporary tables belong to one connection. */
+    private readonly writer: DuckDBConnection,
   ) {}
 
   /** Opens (creating when missing) the store at `path`, a file in DATA_DIR or ':memory:'. */
   static async open(path: string): Promise<DuckDbEventStore> {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const instance = await DuckDBInstance.create(path, process.env.DDB_THREADS ? { threads: process.env.DDB_THREADS } : undefined);
-    const setup = await instance.connect();
+    // DuckDB checkpoints inside the commit that crosses the WAL threshold; at the default
+    // 16 MB that stalled a batch every ~80k rows and re-compressed the same row groups
+    // again and again (measured: a third of the writer's time). Checkpoints now happen
+    // when writes go idle (scheduleCheckpoint); the threshold only bounds WAL replay.
+    const instance = await DuckDBInstance.create(path, { checkpoint_threshold: '256MB' });
+    const writer = await instance.connect();
     // No primary key: an ART index over (site, id, ts) costs too much memory at 10 M rows;
     // idempotency comes from the anti-join in insertNewSql instead.
-    await setup.run(`CREATE TABLE IF NOT EXISTS events (${COLUMN_DEFS})`);
-    setup.closeSync();
-    const lanes = [await WriteLane.open(instance), await WriteLane.open(instance)];
-    return new DuckDbEventStore(instance, lanes);
+    await writer.run(`CREATE TABLE IF NOT EXISTS events (${COLUMN_DEFS})`);
+    await writer.run(`CREATE TEMP TABLE staging (${COLUMN_DEFS})`);
+    return new DuckDbEventStore(instance, writer);
   }
 
-  /**
-   * Idempotent on (site, id, ts). Batches are written one at a time. A failed
-   * call may have stored part of its rows; retrying it is safe and stores the rest.
-   */
+  /** Idempotent on (site, id, ts); one batch is one INSERT, so a failed call stores nothing. */
   saveEvents(rows: readonly EventRow[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
-    const run = this.writes.then(() => this.write(rows));
-    this.writes = run.catch(() => undefined);
+    const run = this.serialize(() => this.write(rows));
+    this.scheduleCheckpoint();
     return run;
   }
 
@@ -263,10 +190,33 @@ export class DuckDbEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     await this.writes;
     for (const connection of this.readers) connection.closeSync();
-    for (const lane of this.lanes) lane.close();
+    this.writer.closeSync();
     this.instance.closeSync();
+  }
+
+  private serialize(task: () => Promise<void>): Promise<void> {
+    const run = this.writes.then(task);
+    this.writes = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Checkpoints once no batch has arrived for CHECKPOINT_IDLE_MS, so the work stays off busy periods. */
+  private scheduleCheckpoint(): void {
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = setTimeout(() => {
+      this.checkpointTimer = null;
+      void this.serialize(async () => {
+        if (this.closed) return;
+        await this.writer.run('CHECKPOINT').catch((e: unknown) => {
+          // Not fatal: a long read may hold the database; the next idle period or the WAL threshold catches up.
+          console.error(JSON.stringify({ level: 'warn', msg: 'duckdb checkpoint skipped', message: (e as Error).message }));
+        });
+      });
+    }, CHECKPOINT_IDLE_MS);
+    this.checkpointTimer.unref();
   }
 
   private async newReader(): Promise<DuckDBConnection> {
@@ -275,22 +225,32 @@ export class DuckDbEventStore implements EventStore {
     return connection;
   }
 
-  /**
-   * Slices alternate between the lanes. Slices of one batch never share a
-   * key (the batch is de-duplicated first), so their concurrent anti-joins
-   * cannot both insert the same row; the next batch starts only after every
-   * INSERT of this one has committed.
-   */
   private async write(rows: readonly EventRow[]): Promise<void> {
     const batch = uniqueEvents(rows);
-    let failure: Error | null = null;
-    for (let start = 0, i = 0; start < batch.length && !failure; start += SLICE_ROWS, i++) {
-      const lane = this.lanes[i % this.lanes.length] as WriteLane;
-      failure = await lane.write(batch.slice(start, start + SLICE_ROWS)).catch((e: unknown) => e as Error);
+    if (batch.length === 0) return;
+    // Emptied before rather than after: a failed batch may have left rows behind.
+    await this.writer.run('DELETE FROM staging');
+    await this.stage(batch);
+    const { min, max } = tsRange(batch);
+    await this.writer.run(insertNewSql(min, max));
+  }
+
+  /**
+   * Loads the batch into staging through the appender, row by row with typed
+   * calls (measured faster here than filling DuckDBDataChunks, whose null
+   * handling is costly, and than staging JSON text).
+   */
+  private async stage(batch: readonly EventRow[]): Promise<void> {
+    const appender = await this.writer.createAppender('staging');
+    try {
+      for (const row of batch) {
+        for (const column of COLUMNS) column.append(appender, row);
+        appender.endRow();
+      }
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
     }
-    const outcomes = await Promise.all(this.lanes.map((lane) => lane.settled()));
-    failure ??= outcomes.find((e) => e !== null) ?? null;
-    if (failure) throw failure;
   }
 }
 

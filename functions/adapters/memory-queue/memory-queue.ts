@@ -1,103 +1,283 @@
-/** In-process queue for the single-node runtime: batching, retry with backoff, dead-letter file, drain. */
-import { appendFileSync, mkdirSync } from 'node:fs';
+/**
+ * The in-process queue of the local runtime (SQS's stand-in): producers push
+ * and return at once; one consumer receives batches (full, or after a short
+ * wait), failed messages come back with exponential backoff, and messages
+ * that keep failing go to a dead-letter file instead of being lost.
+ */
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { BatchConsumer, Queue } from '#ports/queue.ts';
+import { backoffDelay, type BackoffPolicy, type BatchConsumer, type Queue } from '#ports/queue.ts';
 
 export interface MemoryQueueOptions<T> {
   consumer: BatchConsumer<T>;
-  deadLetterPath: string;
+  /** Most messages per consumer call. Default 500. */
   batchSize?: number;
+  /** Longest a message waits for its batch to fill. Default 50 ms. */
   maxWaitMs?: number;
+  /** Deliveries per message before it is dead-lettered. Default 8. */
   maxAttempts?: number;
+  /** Retry backoff. Default 100 ms doubling up to 5 s, with jitter. */
+  backoff?: BackoffPolicy;
+  /** JSON-lines file for messages that exhausted their attempts; without it they are logged. */
+  deadLetterPath?: string;
+  /** Messages held at most (waiting, in flight, or backing off). Default 1,000,000. */
   maxDepth?: number;
+  /** Jitter source, injectable for tests. */
+  random?: () => number;
 }
 
-interface Item<T> {
+/** `send` refused because the queue holds `maxDepth` messages already. */
+export class QueueFullError extends Error {
+  constructor(depth: number) {
+    super(`queue full: ${depth} messages waiting`);
+    this.name = 'QueueFullError';
+  }
+}
+
+interface Entry<T> {
   message: T;
+  /** Deliveries so far. */
   attempts: number;
-  notBefore: number;
+}
+
+/** FIFO with O(1) amortized shift, so a million waiting messages do not make every batch O(n). */
+class Fifo<T> {
+  private items: T[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  take(n: number): T[] {
+    const out = this.items.slice(this.head, this.head + n);
+    this.head += out.length;
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return out;
+  }
 }
 
 export class MemoryQueue<T> implements Queue<T> {
-  private readonly items: Item<T>[] = [];
-  private timer: NodeJS.Timeout | null = null;
-  private running = false;
+  private readonly consumer: BatchConsumer<T>;
+  private readonly batchSize: number;
+  private readonly maxWaitMs: number;
+  private readonly maxAttempts: number;
+  private readonly backoff: BackoffPolicy;
+  private readonly deadLetterPath: string | undefined;
+  private readonly maxDepth: number;
+  private readonly random: () => number;
+
+  private readonly fresh = new Fifo<Entry<T>>();
+  /** Retries whose backoff has elapsed; delivered before fresh messages. */
+  private readonly due = new Fifo<Entry<T>>();
+  private readonly backoffTimers = new Set<NodeJS.Timeout>();
+  private waitTimer: NodeJS.Timeout | null = null;
+  private inFlight = false;
+  /** Set when waiting messages must go out without waiting for a full batch (waited long enough, or retries due). */
+  private flushNow = false;
+  private held = 0;
   private stopped = false;
-  private idle: (() => void)[] = [];
+  private deadLetters: Promise<unknown> = Promise.resolve();
+  private drainWaiters: (() => void)[] = [];
+  /** Messages written to the dead-letter file (or logged) since start. */
+  deadLettered = 0;
 
-  constructor(private readonly options: MemoryQueueOptions<T>) {}
-
-  depth(): number {
-    return this.items.length;
+  constructor(options: MemoryQueueOptions<T>) {
+    this.consumer = options.consumer;
+    this.batchSize = options.batchSize ?? 500;
+    this.maxWaitMs = options.maxWaitMs ?? 50;
+    this.maxAttempts = options.maxAttempts ?? 8;
+    this.backoff = options.backoff ?? { baseMs: 100, maxMs: 5_000 };
+    this.deadLetterPath = options.deadLetterPath;
+    this.maxDepth = options.maxDepth ?? 1_000_000;
+    this.random = options.random ?? Math.random;
   }
 
-  async send(message: T): Promise<void> {
-    await this.sendBatch([message]);
+  send(message: T): Promise<void> {
+    return this.sendBatch([message]);
   }
 
+  /** All or nothing: a batch that does not fit under maxDepth is refused whole. */
   async sendBatch(messages: readonly T[]): Promise<void> {
-    if (this.items.length + messages.length > (this.options.maxDepth ?? 1_000_000)) throw new Error('queue full');
-    for (const message of messages) this.items.push({ message, attempts: 0, notBefore: 0 });
-    this.schedule(this.items.length >= (this.options.batchSize ?? 500) ? 0 : (this.options.maxWaitMs ?? 50));
+    if (this.stopped) throw new Error('queue stopped');
+    if (this.held + messages.length > this.maxDepth) throw new QueueFullError(this.held);
+    for (const message of messages) this.fresh.push({ message, attempts: 0 });
+    this.held += messages.length;
+    this.pump();
   }
 
-  /** Resolves when everything sent so far is stored or dead-lettered. */
-  drain(): Promise<void> {
-    if (this.items.length === 0 && !this.running) return Promise.resolve();
-    this.schedule(0);
-    return new Promise((resolve) => this.idle.push(resolve));
+  /** Messages not yet consumed or dead-lettered (waiting, in flight, or backing off). */
+  depth(): number {
+    return this.held;
   }
 
+  /**
+   * Resolves once every message sent so far (and any sent meanwhile) is
+   * consumed or dead-lettered; waiting batches go out at once instead of
+   * waiting to fill. Used on SIGTERM: nothing answered 200 is lost.
+   */
+  async drain(): Promise<void> {
+    if (this.held > 0 && !this.stopped) {
+      await new Promise<void>((resolve) => {
+        this.drainWaiters.push(resolve);
+        this.pump();
+      });
+    }
+    await this.deadLetters;
+  }
+
+  /** Stops delivering and cancels timers; messages still held stay unconsumed. Pending drains resolve. */
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.waitTimer) clearTimeout(this.waitTimer);
+    this.waitTimer = null;
+    for (const timer of this.backoffTimers) clearTimeout(timer);
+    this.backoffTimers.clear();
+    this.resolveDrains();
   }
 
-  private schedule(delayMs: number): void {
-    if (this.stopped || this.running) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.run(), delayMs);
+  /**
+   * Operator recovery: re-sends every message in the dead-letter file and
+   * empties it. Lines that are not JSON stay in the file. Returns how many were re-sent.
+   */
+  replayDeadLetters(): Promise<number> {
+    const replay = this.deadLetters.then(() => this.replayFile());
+    this.deadLetters = replay.catch(() => undefined);
+    return replay;
   }
 
-  private async run(): Promise<void> {
-    this.timer = null;
-    if (this.running) return;
-    this.running = true;
-    const now = Date.now();
-    const ready = this.items.filter((i) => i.notBefore <= now).slice(0, this.options.batchSize ?? 500);
-    const readySet = new Set(ready);
-    const rest = this.items.filter((i) => !readySet.has(i));
-    this.items.length = 0;
-    this.items.push(...rest);
-    if (ready.length) {
-      let failed: number[];
+  private async replayFile(): Promise<number> {
+    const path = this.deadLetterPath;
+    if (!path) return 0;
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw e;
+    }
+    const messages: T[] = [];
+    const unreadable: string[] = [];
+    for (const line of text.split('\n')) {
+      if (!line.trim()) continue;
       try {
-        failed = await this.options.consumer(ready.map((i) => i.message));
+        messages.push(JSON.parse(line) as T);
       } catch {
-        failed = ready.map((_, i) => i);
-      }
-      for (const index of failed) {
-        const item = ready[index];
-        if (!item) continue;
-        item.attempts++;
-        if (item.attempts >= (this.options.maxAttempts ?? 8)) this.deadLetter(item.message);
-        else {
-          item.notBefore = Date.now() + Math.min(5000, 100 * 2 ** (item.attempts - 1)) * (0.5 + Math.random() / 2);
-          this.items.push(item);
-        }
+        unreadable.push(line);
       }
     }
-    this.running = false;
-    if (this.items.length) {
-      const next = Math.max(0, Math.min(...this.items.map((i) => i.notBefore)) - Date.now());
-      this.schedule(this.items.length >= (this.options.batchSize ?? 500) ? next : Math.max(next, this.options.maxWaitMs ?? 50));
-    } else {
-      for (const resolve of this.idle.splice(0)) resolve();
+    // Sent before the file is rewritten: a refusal (queue full) leaves the file as it was.
+    await this.sendBatch(messages);
+    await writeFile(path, unreadable.map((line) => `${line}\n`).join(''));
+    return messages.length;
+  }
+
+  private get waiting(): number {
+    return this.due.length + this.fresh.length;
+  }
+
+  private pump(): void {
+    if (this.inFlight || this.stopped || this.waiting === 0) return;
+    // While someone waits for a drain, partial batches go out at once.
+    if (this.waiting >= this.batchSize || this.flushNow || this.drainWaiters.length > 0) {
+      void this.deliver();
+    } else if (!this.waitTimer) {
+      this.waitTimer = setTimeout(() => {
+        this.waitTimer = null;
+        this.flushNow = true;
+        this.pump();
+      }, this.maxWaitMs);
     }
   }
 
-  private deadLetter(message: T): void {
-    mkdirSync(dirname(this.options.deadLetterPath), { recursive: true });
-    appendFileSync(this.options.deadLetterPath, `${JSON.stringify(message)}\n`);
+  private async deliver(): Promise<void> {
+    this.inFlight = true;
+    if (this.waitTimer) clearTimeout(this.waitTimer);
+    this.waitTimer = null;
+    const batch = this.due.take(this.batchSize);
+    batch.push(...this.fresh.take(this.batchSize - batch.length));
+    for (const entry of batch) entry.attempts++;
+    const failed = await this.consume(batch);
+    this.settle(batch, failed);
+    this.inFlight = false;
+    // Whatever is left has waited at least one delivery: send it on without a new wait.
+    this.flushNow = this.waiting > 0;
+    this.pump();
+    if (this.held === 0) this.resolveDrains();
+  }
+
+  /** The failed positions; a consumer that throws failed them all. */
+  private async consume(batch: readonly Entry<T>[]): Promise<Set<number>> {
+    try {
+      const failed = await this.consumer(batch.map((entry) => entry.message));
+      return new Set(failed.filter((i) => Number.isInteger(i) && i >= 0 && i < batch.length));
+    } catch (e) {
+      console.error(JSON.stringify({ level: 'error', msg: 'queue consumer threw', size: batch.length, message: (e as Error)?.message }));
+      return new Set(batch.keys());
+    }
+  }
+
+  private settle(batch: readonly Entry<T>[], failed: ReadonlySet<number>): void {
+    this.held -= batch.length - failed.size;
+    const retry: Entry<T>[] = [];
+    const dead: Entry<T>[] = [];
+    for (const i of failed) {
+      const entry = batch[i] as Entry<T>;
+      (entry.attempts >= this.maxAttempts ? dead : retry).push(entry);
+    }
+    if (dead.length > 0) this.deadLetter(dead);
+    this.scheduleRetries(retry);
+  }
+
+  /** One timer per attempt count: entries that failed together come back together. */
+  private scheduleRetries(entries: readonly Entry<T>[]): void {
+    const byAttempts = new Map<number, Entry<T>[]>();
+    for (const entry of entries) {
+      const group = byAttempts.get(entry.attempts);
+      if (group) group.push(entry);
+      else byAttempts.set(entry.attempts, [entry]);
+    }
+    for (const [attempts, group] of byAttempts) {
+      const timer = setTimeout(() => {
+        this.backoffTimers.delete(timer);
+        for (const entry of group) this.due.push(entry);
+        this.flushNow = true;
+        this.pump();
+      }, backoffDelay(attempts, this.backoff, this.random));
+      this.backoffTimers.add(timer);
+    }
+  }
+
+  private deadLetter(entries: readonly Entry<T>[]): void {
+    this.held -= entries.length;
+    this.deadLettered += entries.length;
+    const lines = entries.map((entry) => `${JSON.stringify(entry.message)}\n`).join('');
+    this.deadLetters = this.deadLetters.then(() => this.writeDeadLetters(lines, entries.length));
+  }
+
+  private async writeDeadLetters(lines: string, count: number): Promise<void> {
+    const path = this.deadLetterPath;
+    try {
+      if (!path) throw new Error('no dead-letter file configured');
+      await mkdir(dirname(path), { recursive: true });
+      await appendFile(path, lines);
+      console.error(JSON.stringify({ level: 'error', msg: 'messages dead-lettered', count, path }));
+    } catch (e) {
+      // Last resort: the messages themselves go to the log so an operator can still recover them.
+      console.error(JSON.stringify({ level: 'error', msg: 'dead-letter write failed', count, message: (e as Error).message, lines }));
+    }
+  }
+
+  private resolveDrains(): void {
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 }

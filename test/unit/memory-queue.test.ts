@@ -1,0 +1,235 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MemoryQueue, QueueFullError, type MemoryQueueOptions } from '#adapters/memory-queue/memory-queue.ts';
+import { backoffDelay, type BatchConsumer } from '#ports/queue.ts';
+
+/** A consumer that records every batch it receives and answers with `fail(batch, call)`. */
+function recorder(fail: (batch: readonly number[], call: number) => number[] | Promise<number[]> = () => []) {
+  const batches: { at: number; messages: number[] }[] = [];
+  const consumer: BatchConsumer<number> = async (messages) => {
+    batches.push({ at: Date.now(), messages: [...messages] });
+    return fail(messages, batches.length);
+  };
+  return { batches, consumer };
+}
+
+const range = (n: number, from = 0) => Array.from({ length: n }, (_, i) => from + i);
+
+let dir: string;
+let deadLetterPath: string;
+const queues: MemoryQueue<number>[] = [];
+
+function queue(options: Partial<MemoryQueueOptions<number>> & Pick<MemoryQueueOptions<number>, 'consumer'>): MemoryQueue<number> {
+  const q = new MemoryQueue<number>({ deadLetterPath, backoff: { baseMs: 5, maxMs: 20 }, ...options });
+  queues.push(q);
+  return q;
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tt-memory-queue-'));
+  deadLetterPath = join(dir, 'dead-letter', 'events.jsonl');
+});
+
+afterEach(() => {
+  for (const q of queues.splice(0)) q.stop();
+  vi.restoreAllMocks();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('MemoryQueue', () => {
+  it('delivers a full batch at once, without waiting', async () => {
+    const { batches, consumer } = recorder();
+    const q = queue({ consumer, batchSize: 10, maxWaitMs: 10_000 });
+    const started = Date.now();
+    await q.sendBatch(range(10));
+    await q.drain();
+    expect(batches.map((b) => b.messages)).toEqual([range(10)]);
+    expect(batches[0]!.at - started).toBeLessThan(1_000);
+  });
+
+  it('splits what is waiting into batches of at most batchSize, in send order', async () => {
+    const { batches, consumer } = recorder();
+    const q = queue({ consumer, batchSize: 4 });
+    await q.sendBatch(range(10));
+    await q.drain();
+    expect(batches.map((b) => b.messages)).toEqual([range(4), range(4, 4), range(2, 8)]);
+  });
+
+  it('delivers a partial batch after maxWaitMs, collecting what arrived meanwhile', async () => {
+    const { batches, consumer } = recorder();
+    const q = queue({ consumer, batchSize: 100, maxWaitMs: 80 });
+    const started = Date.now();
+    await q.send(1);
+    await q.send(2);
+    await new Promise((r) => setTimeout(r, 20));
+    await q.send(3);
+    expect(batches).toHaveLength(0);
+    await vi.waitFor(() => expect(batches).toHaveLength(1), { timeout: 2_000, interval: 5 });
+    expect(batches[0]!.messages).toEqual([1, 2, 3]);
+    expect(batches[0]!.at - started).toBeGreaterThanOrEqual(70);
+  });
+
+  it('returns from send before the consumer runs', async () => {
+    let release: () => void = () => {};
+    const consumer: BatchConsumer<number> = () => new Promise((resolve) => (release = () => resolve([])));
+    const q = queue({ consumer, batchSize: 1 });
+    await q.send(1);
+    await q.send(2);
+    expect(q.depth()).toBe(2);
+    release();
+    await vi.waitFor(() => expect(q.depth()).toBe(1));
+    release();
+    await q.drain();
+    expect(q.depth()).toBe(0);
+  });
+
+  it('keeps one batch in flight at a time', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const consumer: BatchConsumer<number> = async () => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 5));
+      inFlight--;
+      return [];
+    };
+    const q = queue({ consumer, batchSize: 3 });
+    await Promise.all(range(30).map((i) => q.send(i)));
+    await q.drain();
+    expect(most).toBe(1);
+  });
+
+  it('retries only the failed indexes, with growing backoff', async () => {
+    const random = vi.fn(() => 1);
+    const { batches, consumer } = recorder((batch, call) => (call <= 2 ? batch.flatMap((m, i) => (m % 2 === 1 ? [i] : [])) : []));
+    const q = queue({ consumer, batchSize: 4, backoff: { baseMs: 40, maxMs: 1_000 }, random });
+    await q.sendBatch(range(4));
+    await q.drain();
+    expect(batches.map((b) => b.messages)).toEqual([range(4), [1, 3], [1, 3]]);
+    // Full jitter draw (random = 1): 40 ms before the first retry, 80 ms before the second.
+    expect(batches[1]!.at - batches[0]!.at).toBeGreaterThanOrEqual(35);
+    expect(batches[2]!.at - batches[1]!.at).toBeGreaterThanOrEqual(75);
+  });
+
+  it('treats a consumer that throws as a batch where everything failed', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    let calls = 0;
+    const seen: number[][] = [];
+    const consumer: BatchConsumer<number> = async (messages) => {
+      seen.push([...messages]);
+      if (++calls === 1) throw new Error('store down');
+      return [];
+    };
+    const q = queue({ consumer, batchSize: 5 });
+    await q.sendBatch(range(3));
+    await q.drain();
+    expect(seen).toEqual([range(3), range(3)]);
+    expect(errors).toHaveBeenCalled();
+  });
+
+  it('ignores indexes a consumer reports that are not in the batch', async () => {
+    const { batches, consumer } = recorder((_, call) => (call === 1 ? [7, -1, 0.5] : []));
+    const q = queue({ consumer, batchSize: 2 });
+    await q.sendBatch([1, 2]);
+    await q.drain();
+    expect(batches).toHaveLength(1);
+  });
+
+  it('dead-letters a message after maxAttempts deliveries, as one JSON line', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const { batches, consumer } = recorder((batch) => batch.flatMap((m, i) => (m === 2 ? [i] : [])));
+    const q = queue({ consumer, batchSize: 10, maxAttempts: 3 });
+    await q.sendBatch([1, 2, 3]);
+    await q.drain();
+    expect(batches.filter((b) => b.messages.includes(2))).toHaveLength(3);
+    expect(readFileSync(deadLetterPath, 'utf8')).toBe('2\n');
+    expect(q.deadLettered).toBe(1);
+    expect(q.depth()).toBe(0);
+  });
+
+  it('drains everything sent, waiting out backoffs, without waiting for batches to fill', async () => {
+    const { batches, consumer } = recorder((batch, call) => (call === 1 ? range(batch.length) : []));
+    const q = queue({ consumer, batchSize: 1_000, maxWaitMs: 60_000 });
+    await q.sendBatch(range(25));
+    await q.drain();
+    expect(batches.flatMap((b) => b.messages).slice(-25).sort((a, b) => a - b)).toEqual(range(25));
+    expect(q.depth()).toBe(0);
+  });
+
+  it('drains at once when empty', async () => {
+    const q = queue({ consumer: recorder().consumer });
+    await expect(q.drain()).resolves.toBeUndefined();
+  });
+
+  it('refuses sends beyond maxDepth, whole batches included, and accepts again once drained', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const consumer: BatchConsumer<number> = async () => {
+      await gate;
+      return [];
+    };
+    const q = queue({ consumer, batchSize: 2, maxDepth: 5 });
+    await q.sendBatch(range(4));
+    await expect(q.sendBatch([4, 5])).rejects.toBeInstanceOf(QueueFullError);
+    await q.send(4);
+    await expect(q.send(5)).rejects.toThrow(/queue full/);
+    expect(q.depth()).toBe(5);
+    release();
+    await q.drain();
+    await expect(q.send(6)).resolves.toBeUndefined();
+  });
+
+  it('replays dead letters: re-sends each line and empties the file', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    let healthy = false;
+    const { batches, consumer } = recorder((batch) => (healthy ? [] : range(batch.length)));
+    const q = queue({ consumer, batchSize: 10, maxAttempts: 1 });
+    await q.sendBatch([1, 2]);
+    await q.drain();
+    expect(readFileSync(deadLetterPath, 'utf8')).toBe('1\n2\n');
+    healthy = true;
+    expect(await q.replayDeadLetters()).toBe(2);
+    await q.drain();
+    expect(batches.at(-1)!.messages).toEqual([1, 2]);
+    expect(readFileSync(deadLetterPath, 'utf8')).toBe('');
+  });
+
+  it('replays nothing without a file, and keeps lines it cannot parse', async () => {
+    const { batches, consumer } = recorder();
+    const q = queue({ consumer });
+    expect(await q.replayDeadLetters()).toBe(0);
+    expect(existsSync(deadLetterPath)).toBe(false);
+    mkdirSync(dirname(deadLetterPath), { recursive: true });
+    writeFileSync(deadLetterPath, '1\nnot json\n\n2\n');
+    expect(await q.replayDeadLetters()).toBe(2);
+    await q.drain();
+    expect(batches.flatMap((b) => b.messages)).toEqual([1, 2]);
+    expect(readFileSync(deadLetterPath, 'utf8')).toBe('not json\n');
+  });
+
+  it('stops delivering after stop, and refuses sends', async () => {
+    const { batches, consumer } = recorder();
+    const q = queue({ consumer, maxWaitMs: 20 });
+    await q.send(1);
+    q.stop();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(batches).toHaveLength(0);
+    await expect(q.send(2)).rejects.toThrow(/stopped/);
+  });
+});
+
+describe('backoffDelay', () => {
+  const policy = { baseMs: 100, maxMs: 5_000 };
+
+  it('doubles from the base per attempt, half of it jittered', () => {
+    expect(backoffDelay(1, policy, () => 0)).toBe(50);
+    expect(backoffDelay(1, policy, () => 1)).toBe(100);
+    expect(backoffDelay(3, policy, () => 1)).toBe(400);
+  });
+
+  it('never exceeds the cap', () => {
+    expect(backoffDelay(7, policy, () => 1)).toBe(5_000);
+    expect(backoffDelay(30, policy, () => 0)).toBe(2_500);
+  });
+});
