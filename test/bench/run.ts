@@ -15,7 +15,7 @@ import autocannon from 'autocannon';
 import { build } from 'esbuild';
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
 import { buildTracker } from '#tracker/build.ts';
-import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
+import { DuckDbEventStore, KEY_VALUES } from '#adapters/duckdb/duckdb-event-store.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { routes } from '#http/routes.ts';
 
@@ -197,7 +197,7 @@ const SEED_DAYS = 90;
  * statement (the writer path is measured separately). Site shares follow a
  * 1/rank curve, so site-0 is the largest.
  */
-async function seedReports(dataDir: string, total: number): Promise<void> {
+export async function seedReports(dataDir: string, total: number): Promise<void> {
   const store = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'));
   const end = Date.now();
   const start = end - SEED_DAYS * 86_400_000;
@@ -208,7 +208,7 @@ async function seedReports(dataDir: string, total: number): Promise<void> {
   const siteCase = cuts.map((c, i) => `WHEN r < ${c.toFixed(6)} THEN 'site-${i}.example'`).join(' ');
   await store.query(`
     INSERT INTO events
-    SELECT CASE ${siteCase} ELSE 'site-${SEED_SITES - 1}.example' END AS site,
+    SELECT *, ${KEY_VALUES} FROM (SELECT CASE ${siteCase} ELSE 'site-${SEED_SITES - 1}.example' END AS site,
       ${start} + (i * 7919 % ${end - start}) AS ts,
       CASE WHEN i % 10 = 0 THEN 'event' WHEN i % 10 = 1 THEN 'append' ELSE 'pageview' END AS kind,
       'e' || i AS id,
@@ -224,7 +224,7 @@ async function seedReports(dataDir: string, total: number): Promise<void> {
       CASE WHEN i % 10 = 1 THEN i % 120 END AS duration, CASE WHEN i % 10 = 1 THEN i % 101 END AS scrolled,
       i % 50 = 0 AS bot, NULL, true, false, NULL
     FROM (SELECT i, hash(i) % 1000000 / 1000000.0 AS r FROM range(${total}) t(i))
-    ORDER BY ts`);
+    ORDER BY ts)`);
   await store.close();
 }
 

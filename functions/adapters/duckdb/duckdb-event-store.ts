@@ -109,6 +109,22 @@ const COLUMN_LIST = COLUMNS.map((c) => `"${c.name}"`).join(', ');
 const COLUMN_DEFS = COLUMNS.map((c) => `"${c.name}" ${c.sql}`).join(', ');
 
 /**
+ * 64-bit keys of the string identities, computed on insert: reports count
+ * distinct ids and visitors and join appends to pages on integers, which is
+ * several times cheaper than on strings. (A collision within one site and
+ * range is about 1 in 10^7 at a million pageviews.)
+ */
+export const KEY_COLUMNS = [
+  { name: 'id_key', from: 'id' },
+  { name: 'visitor_key', from: 'visitor' },
+  { name: 'parent_key', from: 'original_id' },
+] as const;
+const KEY_DEFS = KEY_COLUMNS.map((k) => `${k.name} UBIGINT`).join(', ');
+const KEY_LIST = KEY_COLUMNS.map((k) => k.name).join(', ');
+/** The key expressions over the string columns; NULL stays NULL. */
+export const KEY_VALUES = KEY_COLUMNS.map((k) => `CASE WHEN "${k.from}" IS NULL THEN NULL ELSE hash("${k.from}") END`).join(', ');
+
+/**
  * Copies the staged rows not yet stored. The ts range on `e` lets zone maps
  * skip every row group outside the batch's time span (redeliveries carry
  * identical ts), so the anti-join stays cheap on a large table without an
@@ -119,8 +135,8 @@ const COLUMN_DEFS = COLUMNS.map((c) => `"${c.name}" ${c.sql}`).join(', ');
  */
 function insertNewSql(min: bigint, max: bigint): string {
   return `
-    INSERT INTO events (${COLUMN_LIST})
-    SELECT ${COLUMN_LIST} FROM staging s
+    INSERT INTO events (${COLUMN_LIST}, ${KEY_LIST})
+    SELECT ${COLUMN_LIST}, ${KEY_VALUES} FROM staging s
     WHERE NOT EXISTS (
       SELECT 1 FROM events e
       WHERE e.site = s.site AND e.id = s.id AND e.ts = s.ts AND e.ts BETWEEN ${min} AND ${max}
@@ -158,7 +174,7 @@ export class DuckDbEventStore implements EventStore {
     const writer = await instance.connect();
     // No primary key: an ART index over (site, id, ts) costs too much memory at 10 M rows;
     // idempotency comes from the anti-join in insertNewSql instead.
-    await writer.run(`CREATE TABLE IF NOT EXISTS events (${COLUMN_DEFS})`);
+    await writer.run(`CREATE TABLE IF NOT EXISTS events (${COLUMN_DEFS}, ${KEY_DEFS})`);
     await writer.run(`CREATE TEMP TABLE staging (${COLUMN_DEFS})`);
     return new DuckDbEventStore(instance, writer);
   }

@@ -48,17 +48,17 @@ const siteList = (sites: readonly string[], params: Params) => `site IN (SELECT 
 function pagesSql(where: string, sites: string, from: string): string {
   return `
     ap AS (
-      SELECT site, original_id AS id, sum(duration) AS duration, max(scrolled) AS scrolled
+      SELECT site, parent_key AS id, sum(duration) AS duration, max(scrolled) AS scrolled
       FROM events
-      WHERE kind = 'append' AND ${sites} AND ts >= ${from} AND original_id IS NOT NULL
-      GROUP BY site, original_id
+      WHERE kind = 'append' AND ${sites} AND ts >= ${from} AND parent_key IS NOT NULL
+      GROUP BY site, parent_key
     ),
     pv AS (
-      SELECT site, id, min(ts) AS ts, max(duration) AS own_duration, max(scrolled) AS own_scroll
+      SELECT site, id_key AS id, min(ts) AS ts, max(duration) AS own_duration, max(scrolled) AS own_scroll
       FROM events
       WHERE kind = 'pageview' AND NOT bot AND ${where}
-        AND (duration IS NOT NULL OR scrolled IS NOT NULL OR id IN (SELECT id FROM ap))
-      GROUP BY site, id
+        AND (duration IS NOT NULL OR scrolled IS NOT NULL OR id_key IN (SELECT id FROM ap))
+      GROUP BY site, id_key
     ),
     page AS (
       SELECT pv.*,
@@ -82,7 +82,7 @@ export function bucketExpression(bounds: readonly number[], lo = 0, hi = bounds.
 }
 
 /** Distinct daily visitor hashes; pageviews without one count their unique flag. */
-const VISITORS = 'count(DISTINCT visitor) + count(*) FILTER (WHERE visitor IS NULL AND uniq)';
+const VISITORS = 'count(DISTINCT visitor_key) + count(*) FILTER (WHERE visitor_key IS NULL AND uniq)';
 
 function labelExpression(dim: BreakdownDim): string {
   if (dim === 'screens') {
@@ -137,8 +137,8 @@ export class DuckDbReportStore implements ReportStore {
     const where = `${siteList(scope.sites, p)} AND ts >= ${p.add(bounds[0]!)} AND ts < ${p.add(bounds[bounds.length - 1]!)}${filterSql(scope.filters, p)}`;
     const bucket = perBucket ? bucketExpression(bounds) : 'NULL';
     return this.db.query(
-      `SELECT site, ${bucket} AS bucket, count(DISTINCT id) AS pageviews,
-              count(DISTINCT visitor) + count(DISTINCT id) FILTER (WHERE visitor IS NULL AND coalesce("unique", false)) AS visitors
+      `SELECT site, ${bucket} AS bucket, count(DISTINCT id_key) AS pageviews,
+              count(DISTINCT visitor_key) + count(DISTINCT id_key) FILTER (WHERE visitor_key IS NULL AND coalesce("unique", false)) AS visitors
        FROM events WHERE kind = 'pageview' AND NOT bot AND ${where}
        GROUP BY ALL`,
       p.values,
@@ -164,8 +164,8 @@ export class DuckDbReportStore implements ReportStore {
   async liveVisitors(sites: readonly string[], since: number): Promise<Map<string, number>> {
     const p = new Params();
     const rows = await this.db.query(
-      `SELECT site, count(DISTINCT visitor) AS visitors FROM events
-       WHERE ${siteList(sites, p)} AND ts >= ${p.add(since)} AND NOT bot AND kind IN ('pageview', 'event') AND visitor IS NOT NULL
+      `SELECT site, count(DISTINCT visitor_key) AS visitors FROM events
+       WHERE ${siteList(sites, p)} AND ts >= ${p.add(since)} AND NOT bot AND kind IN ('pageview', 'event') AND visitor_key IS NOT NULL
        GROUP BY site`,
       p.values,
     );
@@ -181,9 +181,9 @@ export class DuckDbReportStore implements ReportStore {
     const keep = keepsEmptyLabels(dim) ? '' : `${entryOnly ? 'AND' : 'WHERE'} coalesce(name, '') <> ''`;
     const sql = `
       WITH pv AS (
-        SELECT id, any_value(${labelExpression(dim)}) AS name, max(visitor) AS visitor, bool_or(coalesce("unique", false)) AS uniq
+        SELECT id_key, any_value(${labelExpression(dim)}) AS name, max(visitor_key) AS visitor_key, bool_or(coalesce("unique", false)) AS uniq
         FROM events WHERE kind = 'pageview' AND NOT bot AND ${where}
-        GROUP BY id
+        GROUP BY id_key
       )
       SELECT coalesce(name, '') AS name, count(*) AS value, ${VISITORS} AS visitors
       FROM pv ${entryOnly} ${keep}
@@ -199,7 +199,7 @@ export class DuckDbReportStore implements ReportStore {
   private async eventBreakdown(scope: ReportScope, limit: number): Promise<BreakdownRow[]> {
     const p = new Params();
     const rows = await this.db.query(
-      `SELECT event AS name, count(DISTINCT id) AS value, count(DISTINCT visitor) AS visitors, max(ts) AS last_seen
+      `SELECT event AS name, count(DISTINCT id_key) AS value, count(DISTINCT visitor_key) AS visitors, max(ts) AS last_seen
        FROM events WHERE ${this.eventScope(scope, p)} AND coalesce(event, '') <> ''
        GROUP BY event ORDER BY value DESC, name ASC LIMIT ${p.add(limit)}`,
       p.values,
@@ -210,7 +210,7 @@ export class DuckDbReportStore implements ReportStore {
   async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {
     const p = new Params();
     const [r] = await this.db.query(
-      `SELECT count(DISTINCT id) AS count, count(DISTINCT visitor) AS visitors FROM events WHERE ${this.eventScope(scope, p)} AND coalesce(event, '') <> ''`,
+      `SELECT count(DISTINCT id_key) AS count, count(DISTINCT visitor_key) AS visitors FROM events WHERE ${this.eventScope(scope, p)} AND coalesce(event, '') <> ''`,
       p.values,
     );
     return { count: num(r?.count), visitors: num(r?.visitors) };
@@ -219,8 +219,8 @@ export class DuckDbReportStore implements ReportStore {
   async livePages(scope: Omit<ReportScope, 'from' | 'to'> & { since: number }, limit: number) {
     const p = new Params();
     const rows = await this.db.query(
-      `SELECT path AS name, count(DISTINCT visitor) AS visitors FROM events
-       WHERE kind = 'pageview' AND NOT bot AND visitor IS NOT NULL AND ${siteList([scope.site], p)} AND ts >= ${p.add(scope.since)}${filterSql(scope.filters, p)}
+      `SELECT path AS name, count(DISTINCT visitor_key) AS visitors FROM events
+       WHERE kind = 'pageview' AND NOT bot AND visitor_key IS NOT NULL AND ${siteList([scope.site], p)} AND ts >= ${p.add(scope.since)}${filterSql(scope.filters, p)}
        GROUP BY path ORDER BY visitors DESC, name ASC LIMIT ${p.add(limit)}`,
       p.values,
     );
