@@ -2,40 +2,81 @@
  * The HTTP API: one function per route group of functions/http/routes.ts and
  * one API Gateway route per table entry, so the stack and the local server
  * cannot drift. `OPTIONS /{proxy+}` and `$default` go to the `meta` function,
- * which answers preflights and 404 `not found`. No CORS configuration here:
- * the handlers answer OPTIONS themselves.
+ * which answers preflights and 404 `not found`. No CORS configuration on the
+ * HTTP API: the handlers answer OPTIONS themselves.
+ *
+ * The collector's routes stay on the HTTP API too, so the product API and the
+ * collector share one origin exactly as on the local server (DESIGN.md §3),
+ * and its function also gets its own Lambda Function URL (DESIGN.md §1):
+ * sites embed that URL, which skips API Gateway's per-request price and
+ * latency; the group handler dispatches Function URL events by path.
+ *
+ * Caching: public report reads answer `Cache-Control: public, max-age=60`
+ * (the reports handler sets it; owners get no-store). An HTTP API does not
+ * cache, so nothing is configured here; a CDN placed in front honours the header.
  */
+import { Duration } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { RouteDef, RouteGroup } from '#http/routes.ts';
 import { NodeFunction } from './node-function.ts';
+import type { Timestream } from './timestream.ts';
 
 /** What each group's function may reach. A new group fails type checking until it is listed here. */
-interface GroupAccess {
-  table: boolean;
+export interface GroupAccess {
+  /** The registry table: no access, read-only, or read/write. */
+  table: 'none' | 'read' | 'readwrite';
+  /** May send rows to the event queue (EVENT_QUEUE_URL). */
   eventQueue: boolean;
+  /** The event store: the event writer alone writes it, so HTTP groups read at most. */
+  eventStore: 'none' | 'read';
   /** Gets the built latest.js inlined at bundling time. */
   tracker: boolean;
+  /** Also served on the function's own Lambda Function URL (auth NONE, collector CORS). */
+  functionUrl: boolean;
 }
 
-const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
+const NOTHING: GroupAccess = { table: 'none', eventQueue: false, eventStore: 'none', tracker: false, functionUrl: false };
+
+export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
   // Liveness, the API description, preflights and 404s: no storage at all.
-  meta: { table: false, eventQueue: false, tracker: false },
-  account: { table: true, eventQueue: false, tracker: false },
-  sites: { table: true, eventQueue: false, tracker: false },
-  // Reads sites and keys (and writes a key's last_used_at); event store access comes with its adapter.
-  reports: { table: true, eventQueue: false, tracker: false },
+  meta: NOTHING,
+  account: { ...NOTHING, table: 'readwrite' },
+  sites: { ...NOTHING, table: 'readwrite' },
+  // Reads sites and keys and queries the event store; changes nothing (issue 4: read-only grants).
+  // So a management key's last_used_at cannot be written from here: the handler must treat that
+  // write as best effort (functions/http/auth.ts), or the first report read with a key fails.
+  reports: { ...NOTHING, table: 'read', eventStore: 'read' },
   // Reads sites, writes salts, last_seen_at and automatic verification; queues rows.
-  collector: { table: true, eventQueue: true, tracker: true },
+  collector: { ...NOTHING, table: 'readwrite', eventQueue: true, tracker: true, functionUrl: true },
+};
+
+/**
+ * The collector's Function URL CORS (DESIGN.md §1): any origin, the beacon
+ * methods and Content-Type. With CORS set, Lambda answers the preflights on
+ * the URL itself (the handler's 204 preflight serves the HTTP API and the
+ * local server) and adds these headers to cross-origin responses; the
+ * handler sends the same values. Check on the first deploy that responses
+ * carry one `Access-Control-Allow-Origin`; if Lambda doubles it, remove
+ * `cors` here and let the handler answer everything, as it does elsewhere.
+ * The preflight lifetime matches the handler's (one day).
+ */
+export const COLLECTOR_URL_CORS: lambda.FunctionUrlCorsOptions = {
+  allowedOrigins: ['*'],
+  allowedMethods: [lambda.HttpMethod.GET, lambda.HttpMethod.POST, lambda.HttpMethod.HEAD],
+  allowedHeaders: ['content-type'],
+  maxAge: Duration.days(1),
 };
 
 export interface ApiProps {
   routes: readonly RouteDef[];
   table: dynamodb.ITable;
   eventQueue: sqs.IQueue;
+  eventStore: Timestream;
   /** AUTH_ISSUER, AUTH_AUDIENCE, AUTH_JWKS_URI. */
   authEnvironment: Readonly<Record<string, string>>;
   /** The built, minified latest.js (functions/tracker/build.ts). */
@@ -56,6 +97,8 @@ const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 export class Api extends Construct {
   readonly httpApi: HttpApi;
   readonly functions: ReadonlyMap<RouteGroup, NodeFunction>;
+  /** Function URLs of the groups with `functionUrl` (the collector). */
+  readonly functionUrls: ReadonlyMap<RouteGroup, lambda.FunctionUrl>;
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
@@ -63,12 +106,14 @@ export class Api extends Construct {
     const groups = [...new Set<RouteGroup>(['meta', ...props.routes.map((r) => r.group)])];
     const functions = new Map<RouteGroup, NodeFunction>();
     const integrations = new Map<RouteGroup, HttpLambdaIntegration>();
+    const functionUrls = new Map<RouteGroup, lambda.FunctionUrl>();
 
     for (const group of groups) {
       const access = GROUP_ACCESS[group] as GroupAccess | undefined;
       if (!access) throw new Error(`lib/api.ts has no access settings for route group "${group}"`);
       const environment: Record<string, string> = { TABLE_NAME: props.table.tableName, ...props.authEnvironment };
       if (access.eventQueue) environment.EVENT_QUEUE_URL = props.eventQueue.queueUrl;
+      if (access.eventStore !== 'none') Object.assign(environment, props.eventStore.environment);
       const fn = new NodeFunction(this, `${pascal(group)}Function`, {
         entry: `functions/http/handlers/${group}.ts`,
         description: `tinytrack HTTP routes: ${group}`,
@@ -76,12 +121,18 @@ export class Api extends Construct {
         // Lambda has no esbuild to build the tracker at start, and an env var would be too small for it.
         ...(access.tracker ? { define: { 'process.env.TT_TRACKER_JS': JSON.stringify(props.trackerScript) } } : {}),
       });
-      if (access.table) props.table.grantReadWriteData(fn);
+      if (access.table === 'readwrite') props.table.grantReadWriteData(fn);
+      if (access.table === 'read') props.table.grantReadData(fn);
       if (access.eventQueue) props.eventQueue.grantSendMessages(fn);
+      if (access.eventStore === 'read') props.eventStore.grantRead(fn);
+      if (access.functionUrl) {
+        functionUrls.set(group, fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE, cors: COLLECTOR_URL_CORS }));
+      }
       functions.set(group, fn);
       integrations.set(group, new HttpLambdaIntegration(`${pascal(group)}Integration`, fn));
     }
     this.functions = functions;
+    this.functionUrls = functionUrls;
 
     const meta = integrations.get('meta') as HttpLambdaIntegration;
     this.httpApi = new HttpApi(this, 'HttpApi', {

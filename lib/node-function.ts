@@ -8,6 +8,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
@@ -30,12 +31,14 @@ export interface NodeFunctionProps {
 
 export class NodeFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: NodeFunctionProps) {
+    const entry = join(PROJECT_ROOT, props.entry);
+    if (!existsSync(entry)) throw new Error(`${props.entry} is missing: it is the Lambda entry of ${scope.node.path}/${id} and must export \`handler\``);
     const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
       retention: logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     super(scope, id, {
-      entry: join(PROJECT_ROOT, props.entry),
+      entry,
       handler: 'handler',
       description: props.description,
       runtime: lambda.Runtime.NODEJS_22_X,

@@ -1,14 +1,19 @@
 /**
- * The tinytrack stack: registry table, identity provider, event queue and the
- * HTTP API with one function per route group (DESIGN.md §1).
+ * The tinytrack stack (DESIGN.md §1): registry table, identity provider,
+ * the HTTP API with one function per route group, the collector's Function
+ * URL, the event queue and its writer into the event store (Timestream), and
+ * the scheduled workers.
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { routes } from '#http/routes.ts';
 import { Api } from './api.ts';
 import { Auth, externalIssuerFromContext } from './auth.ts';
+import { EventWriter, WRITER_BATCHING_WINDOW, WRITER_TIMEOUT } from './event-writer.ts';
 import { EventQueue } from './queues.ts';
+import { Schedules } from './schedules.ts';
 import { Storage } from './storage.ts';
+import { Timestream } from './timestream.ts';
 
 export interface TinytrackStackProps extends StackProps {
   /** The built, minified latest.js, inlined into the collector function. */
@@ -19,24 +24,42 @@ export class TinytrackStack extends Stack {
   readonly storage: Storage;
   readonly auth: Auth;
   readonly events: EventQueue;
+  readonly eventStore: Timestream;
+  readonly writer: EventWriter;
   readonly api: Api;
+  readonly schedules: Schedules;
 
   constructor(scope: Construct, id: string, props: TinytrackStackProps) {
     super(scope, id, props);
     this.storage = new Storage(this, 'Storage');
     const external = externalIssuerFromContext(this);
     this.auth = new Auth(this, 'Auth', external ? { external } : {});
-    this.events = new EventQueue(this, 'Events');
+    this.eventStore = new Timestream(this, 'EventStore');
+    this.events = new EventQueue(this, 'Events', { consumerTimeout: WRITER_TIMEOUT, consumerBatchingWindow: WRITER_BATCHING_WINDOW });
+    this.writer = new EventWriter(this, 'EventWriter', { queue: this.events.queue, store: this.eventStore });
     this.api = new Api(this, 'Api', {
       routes,
       table: this.storage.table,
       eventQueue: this.events.queue,
+      eventStore: this.eventStore,
       authEnvironment: this.auth.environment,
       trackerScript: props.trackerScript,
     });
+    this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, authEnvironment: this.auth.environment });
+
+    const collectorUrl = this.api.functionUrls.get('collector');
+    if (!collectorUrl) throw new Error('the collector route group has no Function URL (lib/api.ts GROUP_ACCESS)');
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint, description: 'Base URL of the API and the collector' });
+    new CfnOutput(this, 'CollectorUrl', {
+      value: collectorUrl.url,
+      description: 'Lambda Function URL of the collector (latest.js and the beacon routes); ends with a slash',
+    });
     new CfnOutput(this, 'TableName', { value: this.storage.table.tableName });
+    new CfnOutput(this, 'EventQueueUrl', { value: this.events.queue.queueUrl });
+    new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.events.deadLetterQueue.queueUrl, description: 'Rows the writer could not store; redrive to EventQueueUrl' });
+    new CfnOutput(this, 'TimestreamDatabase', { value: this.eventStore.environment.TIMESTREAM_DATABASE as string });
+    new CfnOutput(this, 'TimestreamTable', { value: this.eventStore.environment.TIMESTREAM_TABLE as string });
     new CfnOutput(this, 'AuthIssuer', { value: this.auth.environment.AUTH_ISSUER as string });
     if (this.auth.userPool && this.auth.userPoolClient) {
       new CfnOutput(this, 'UserPoolId', { value: this.auth.userPool.userPoolId });

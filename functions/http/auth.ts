@@ -43,7 +43,10 @@ async function resolve(req: ApiRequest): Promise<Caller> {
   const now = req.services.clock.now();
   if (!req.services.keyTouches.get(secretHash)) {
     req.services.keyTouches.set(secretHash, true, KEY_TOUCH_INTERVAL_MS);
-    await req.services.registry.touchManagementKey(secretHash, now.toISOString());
+    // Bookkeeping only: a failed write (e.g. the read-only reports function) must not fail the request.
+    await req.services.registry.touchManagementKey(secretHash, now.toISOString()).catch((e: unknown) => {
+      console.error(JSON.stringify({ level: 'warn', msg: 'last_used_at not recorded', message: (e as Error).message }));
+    });
   }
   return { kind: 'key', uid: record.owner_uid, keyId: record.id, scopes: record.scopes, secretHash };
 }

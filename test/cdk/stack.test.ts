@@ -1,16 +1,23 @@
 /**
  * Template assertions for the tinytrack stack: the route table becomes API
- * Gateway routes on the right functions, functions run Node 22 on ARM, the
- * registry table has its keys and recovery, and permissions stay least privilege.
+ * Gateway routes on the right functions, the collector has its Function URL,
+ * the event queue feeds the writer into Timestream with partial batch
+ * failures and a dead-letter queue, salts rotate on schedule, functions run
+ * Node 22 on ARM, the registry table has its keys and recovery, and
+ * permissions stay least privilege.
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routes, routeKey } from '#http/routes.ts';
 import type { RouteGroup } from '#http/routes.ts';
 import { buildTracker } from '#tracker/build.ts';
+import { GROUP_ACCESS } from '../../lib/api.ts';
+import { EVENT_WRITER_ENTRY, WRITER_DESCRIPTION, WRITER_TIMEOUT } from '../../lib/event-writer.ts';
+import { PROJECT_ROOT, type NodeFunction } from '../../lib/node-function.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
 
 // Template JSON is untyped; the tests read it like the JSON it is.
@@ -21,6 +28,12 @@ type Statement = { Effect: string; Action: string | string[]; Resource: unknown 
 const groups = [...new Set<RouteGroup>(['meta', ...routes.map((r) => r.group)])];
 const groupOf = (fn: Resource) => /^tinytrack HTTP routes: (\w+)$/.exec(fn.Properties.Description ?? '')?.[1];
 const actionsOf = (s: Statement) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+const logicalIdOf = (fn: NodeFunction) => Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnFunction);
+/** A `Ref` / `Fn::GetAtt` target's logical id. */
+const refTarget = (value: unknown): string | undefined => {
+  const v = value as { Ref?: string; 'Fn::GetAtt'?: [string, string] } | undefined;
+  return v?.Ref ?? v?.['Fn::GetAtt']?.[0];
+};
 
 /** Every statement granted to each role: its inline policies plus attached AWS::IAM::Policy documents. */
 function statementsByRole(template: Template): Map<string, Statement[]> {
@@ -37,6 +50,7 @@ function statementsByRole(template: Template): Map<string, Statement[]> {
 
 describe('TinytrackStack', () => {
   let app: App;
+  let stack: TinytrackStack;
   let template: Template;
   let functions: Record<string, Resource>;
   /** Function logical id by route group. */
@@ -44,7 +58,7 @@ describe('TinytrackStack', () => {
 
   beforeAll(async () => {
     app = new App();
-    const stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: (await buildTracker()).code });
+    stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: (await buildTracker()).code });
     template = Template.fromStack(stack);
     functions = template.findResources('AWS::Lambda::Function') as Record<string, Resource>;
     for (const [id, fn] of Object.entries(functions)) {
@@ -88,51 +102,215 @@ describe('TinytrackStack', () => {
   });
 
   describe('functions', () => {
-    it('creates exactly one function per route group', () => {
-      expect(Object.values(functions).map(groupOf).sort()).toEqual([...groups].sort());
+    /** The HTTP route groups' functions. */
+    const httpFunctions = () => [...fnIdOf.values()].map((id) => functions[id] as Resource);
+
+    it('creates exactly one function per route group, plus the event writer and the salt rotation', () => {
+      expect(Object.values(functions).map(groupOf).filter(Boolean).sort()).toEqual([...groups].sort());
+      expect(Object.keys(functions).sort()).toEqual(
+        [...fnIdOf.values(), logicalIdOf(stack.writer.function), logicalIdOf(stack.schedules.rotateSalts)].sort(),
+      );
     });
 
-    it('runs every function on Node 22 and ARM with 512 MB and 10 s', () => {
-      for (const fn of Object.values(functions)) {
-        expect(fn.Properties.Runtime).toBe('nodejs22.x');
-        expect(fn.Properties.Architectures).toEqual(['arm64']);
+    it('lists every route group in GROUP_ACCESS', () => {
+      for (const group of groups) expect(GROUP_ACCESS[group], group).toBeDefined();
+    });
+
+    it('runs every function on Node 22 and ARM from index.handler', () => {
+      for (const [id, fn] of Object.entries(functions)) {
+        expect(fn.Properties.Runtime, id).toBe('nodejs22.x');
+        expect(fn.Properties.Architectures, id).toEqual(['arm64']);
+        expect(fn.Properties.Handler, id).toBe('index.handler');
+      }
+    });
+
+    it('gives the HTTP functions 512 MB and 10 s', () => {
+      for (const fn of httpFunctions()) {
         expect(fn.Properties.MemorySize).toBe(512);
         expect(fn.Properties.Timeout).toBe(10);
-        expect(fn.Properties.Handler).toBe('index.handler');
       }
     });
 
-    it('passes the table, issuer and source-map settings to every function', () => {
-      for (const fn of Object.values(functions)) {
+    it('passes the table and issuer to the HTTP and scheduled functions, and source maps to all', () => {
+      for (const fn of [...httpFunctions(), functions[logicalIdOf(stack.schedules.rotateSalts)] as Resource]) {
         const env = fn.Properties.Environment.Variables;
         expect(Object.keys(env)).toEqual(expect.arrayContaining(['TABLE_NAME', 'AUTH_ISSUER', 'AUTH_AUDIENCE', 'AUTH_JWKS_URI']));
-        expect(env.NODE_OPTIONS).toBe('--enable-source-maps');
       }
+      for (const fn of Object.values(functions)) expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
     });
 
     it('gives only the collector the event queue', () => {
-      for (const [group, id] of fnIdOf) {
-        const env = functions[id]?.Properties.Environment.Variables;
-        expect('EVENT_QUEUE_URL' in env, group).toBe(group === 'collector');
+      for (const [id, fn] of Object.entries(functions)) {
+        const env = fn.Properties.Environment.Variables;
+        expect('EVENT_QUEUE_URL' in env, id).toBe(id === fnIdOf.get('collector'));
+      }
+    });
+
+    it('gives only the event writer and the reports function the event store', () => {
+      const withStore = [logicalIdOf(stack.writer.function), fnIdOf.get('reports')].sort();
+      const database = template.findResources('AWS::Timestream::Database');
+      const table = template.findResources('AWS::Timestream::Table');
+      for (const [id, fn] of Object.entries(functions)) {
+        const env = fn.Properties.Environment.Variables;
+        if (!withStore.includes(id)) {
+          expect('TIMESTREAM_DATABASE' in env || 'TIMESTREAM_TABLE' in env, id).toBe(false);
+          continue;
+        }
+        expect(Object.keys(database)).toContain(refTarget(env.TIMESTREAM_DATABASE));
+        expect(Object.keys(table)).toContain(refTarget(env.TIMESTREAM_TABLE));
+        expect(env.TIMESTREAM_TABLE['Fn::GetAtt'][1]).toBe('Name');
       }
     });
 
     it('logs each function to its own group kept one month', () => {
       const logGroups = template.findResources('AWS::Logs::LogGroup') as Record<string, Resource>;
+      const used = new Set<string>();
       for (const fn of Object.values(functions)) {
         const id = fn.Properties.LoggingConfig.LogGroup.Ref as string;
         expect(logGroups[id]?.Properties.RetentionInDays).toBe(30);
+        used.add(id);
       }
+      expect(used.size).toBe(Object.keys(functions).length);
     });
 
     it('bundles each function as one minified ESM file under 1 MiB', () => {
       const outdir = app.synth().directory;
-      for (const [group, id] of fnIdOf) {
-        const key = functions[id]?.Properties.Code.S3Key as string;
+      for (const [id, fn] of Object.entries(functions)) {
+        const key = fn.Properties.Code.S3Key as string;
         const bundle = join(outdir, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs');
-        expect(existsSync(bundle), group).toBe(true);
-        expect(statSync(bundle).size, group).toBeLessThan(1024 * 1024);
+        expect(existsSync(bundle), id).toBe(true);
+        expect(statSync(bundle).size, id).toBeLessThan(1024 * 1024);
       }
+    });
+  });
+
+  describe('collector Function URL', () => {
+    it('serves the collector function without auth, with CORS for any origin', () => {
+      const urls = Object.values(template.findResources('AWS::Lambda::Url') as Record<string, Resource>);
+      expect(urls).toHaveLength(1);
+      const url = urls[0] as Resource;
+      expect(refTarget(url.Properties.TargetFunctionArn)).toBe(fnIdOf.get('collector'));
+      expect(url.Properties.AuthType).toBe('NONE');
+      expect(url.Properties.Cors).toEqual({
+        AllowOrigins: ['*'],
+        AllowMethods: ['GET', 'POST', 'HEAD'],
+        AllowHeaders: ['content-type'],
+        MaxAge: 86400,
+      });
+      expect(url.Properties.Cors.AllowCredentials).toBeUndefined();
+    });
+
+    it('lets anyone invoke the collector through its URL only', () => {
+      const permissions = Object.values(template.findResources('AWS::Lambda::Permission') as Record<string, Resource>).filter(
+        (p) => p.Properties.Principal === '*',
+      );
+      expect(permissions.length).toBeGreaterThan(0);
+      for (const p of permissions) {
+        expect(refTarget(p.Properties.FunctionName)).toBe(fnIdOf.get('collector'));
+        const viaUrl = p.Properties.FunctionUrlAuthType === 'NONE' || p.Properties.InvokedViaFunctionUrl === true;
+        expect(viaUrl, JSON.stringify(p.Properties)).toBe(true);
+      }
+      expect(permissions.map((p) => p.Properties.Action)).toContain('lambda:InvokeFunctionUrl');
+    });
+
+    it('is a stack output', () => {
+      const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+      const url = Object.keys(template.findResources('AWS::Lambda::Url'))[0];
+      expect(outputs.CollectorUrl?.Value).toEqual({ 'Fn::GetAtt': [url, 'FunctionUrl'] });
+    });
+
+    it('keeps the collector routes on the HTTP API as well (one origin with the product API)', () => {
+      const keys = Object.values(template.findResources('AWS::ApiGatewayV2::Route') as Record<string, Resource>).map((r) => r.Properties.RouteKey);
+      for (const route of routes.filter((r) => r.group === 'collector')) expect(keys).toContain(routeKey(route));
+    });
+  });
+
+  describe('event pipeline', () => {
+    const queueIds = () => {
+      const queues = template.findResources('AWS::SQS::Queue') as Record<string, Resource>;
+      const main = Object.entries(queues).find(([, q]) => q.Properties.RedrivePolicy);
+      const dlq = Object.entries(queues).find(([, q]) => !q.Properties.RedrivePolicy);
+      return { queues, main: main?.[0] as string, dlq: dlq?.[0] as string };
+    };
+
+    it(`has the writer's Lambda entry ${EVENT_WRITER_ENTRY}`, () => {
+      expect(existsSync(join(PROJECT_ROOT, EVENT_WRITER_ENTRY)), EVENT_WRITER_ENTRY).toBe(true);
+    });
+
+    it('feeds the event queue to the writer in batches of 100 within 5 s, reporting item failures', () => {
+      const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping') as Record<string, Resource>);
+      expect(mappings).toHaveLength(1);
+      const m = mappings[0] as Resource;
+      expect(refTarget(m.Properties.FunctionName)).toBe(logicalIdOf(stack.writer.function));
+      expect(refTarget(m.Properties.EventSourceArn)).toBe(queueIds().main);
+      expect(m.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+      expect(m.Properties.BatchSize).toBe(100);
+      expect(m.Properties.MaximumBatchingWindowInSeconds).toBe(5);
+    });
+
+    it('keeps a message invisible for at least six writer timeouts', () => {
+      const { queues, main } = queueIds();
+      const writer = functions[logicalIdOf(stack.writer.function)] as Resource;
+      expect(writer.Properties.Timeout).toBe(WRITER_TIMEOUT.toSeconds());
+      expect(queues[main]?.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * writer.Properties.Timeout);
+    });
+
+    it('moves a message to the dead-letter queue after 5 receives and keeps it 14 days', () => {
+      const { queues, main, dlq } = queueIds();
+      expect(Object.keys(queues)).toHaveLength(2);
+      expect(queues[main]?.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] }, maxReceiveCount: 5 });
+      expect(queues[dlq]?.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+      });
+    });
+
+    it('encrypts both queues and refuses plain HTTP', () => {
+      const { queues } = queueIds();
+      for (const q of Object.values(queues)) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
+      expect(Object.keys(template.findResources('AWS::SQS::QueuePolicy'))).toHaveLength(2);
+    });
+  });
+
+  describe('event store (Timestream)', () => {
+    it('creates one database and one table, kept when the stack goes', () => {
+      const databases = template.findResources('AWS::Timestream::Database') as Record<string, Resource>;
+      const tables = template.findResources('AWS::Timestream::Table') as Record<string, Resource>;
+      expect(Object.keys(databases)).toHaveLength(1);
+      expect(Object.keys(tables)).toHaveLength(1);
+      const [dbId, db] = Object.entries(databases)[0] as [string, Resource];
+      const table = Object.values(tables)[0] as Resource;
+      expect(db.DeletionPolicy).toBe('Retain');
+      expect(table.DeletionPolicy).toBe('Retain');
+      expect(table.Properties.DatabaseName).toEqual({ Ref: dbId });
+    });
+
+    it('keeps a day in the memory store, the maximum in the magnetic store, and accepts late rows', () => {
+      const table = Object.values(template.findResources('AWS::Timestream::Table') as Record<string, Resource>)[0] as Resource;
+      expect(table.Properties.RetentionProperties).toEqual({ MemoryStoreRetentionPeriodInHours: '24', MagneticStoreRetentionPeriodInDays: '73000' });
+      expect(table.Properties.MagneticStoreWriteProperties.EnableMagneticStoreWrites).toBe(true);
+      const rejected = table.Properties.MagneticStoreWriteProperties.MagneticStoreRejectedDataLocation.S3Configuration;
+      expect(Object.keys(template.findResources('AWS::S3::Bucket'))).toContain(refTarget(rejected.BucketName));
+      expect(rejected.EncryptionOption).toBe('SSE_S3');
+      expect(table.Properties.Schema.CompositePartitionKey).toEqual([{ Type: 'DIMENSION', Name: 'site', EnforcementInRecord: 'OPTIONAL' }]);
+    });
+  });
+
+  describe('schedules', () => {
+    it('rotates salts daily at 00:05 UTC with the salt rotation worker', () => {
+      const rules = Object.values(template.findResources('AWS::Events::Rule') as Record<string, Resource>);
+      expect(rules).toHaveLength(1);
+      const rule = rules[0] as Resource;
+      expect(rule.Properties.ScheduleExpression).toBe('cron(5 0 * * ? *)');
+      expect(rule.Properties.State).toBe('ENABLED');
+      expect(rule.Properties.Targets).toHaveLength(1);
+      expect(refTarget(rule.Properties.Targets[0].Arn)).toBe(logicalIdOf(stack.schedules.rotateSalts));
+      template.hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunction',
+        Principal: 'events.amazonaws.com',
+        FunctionName: { 'Fn::GetAtt': [logicalIdOf(stack.schedules.rotateSalts), 'Arn'] },
+      });
     });
   });
 
@@ -165,22 +343,71 @@ describe('TinytrackStack', () => {
   });
 
   describe('permissions', () => {
-    it('never grants Action "*"', () => {
+    const roleOf = (fnId: string | undefined) => functions[fnId as string]?.Properties.Role['Fn::GetAtt'][0] as string;
+    const statementsOf = (fnId: string | undefined) => statementsByRole(template).get(roleOf(fnId)) ?? [];
+    const actionsOfFn = (fnId: string | undefined, prefix: string) => statementsOf(fnId).flatMap(actionsOf).filter((a) => a.startsWith(prefix));
+    const tableArn = () => ({ 'Fn::GetAtt': [Object.keys(template.findResources('AWS::Timestream::Table'))[0], 'Arn'] });
+    const writerId = () => logicalIdOf(stack.writer.function);
+    const DYNAMO_WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+
+    it('never grants Action "*" nor a service wildcard', () => {
       for (const [role, statements] of statementsByRole(template)) {
-        for (const s of statements) expect(actionsOf(s), role).not.toContain('*');
+        for (const s of statements) {
+          expect(actionsOf(s), role).not.toContain('*');
+          for (const a of actionsOf(s)) expect(a, role).not.toMatch(/:\*$/);
+        }
+      }
+    });
+
+    it('grants Resource "*" only for Timestream endpoint discovery', () => {
+      for (const [role, statements] of statementsByRole(template)) {
+        for (const s of statements) {
+          const resources = Array.isArray(s.Resource) ? s.Resource : [s.Resource];
+          if (resources.includes('*')) expect(actionsOf(s), role).toEqual(['timestream:DescribeEndpoints']);
+        }
       }
     });
 
     it('gives the meta function no DynamoDB access and the data groups read/write on the table', () => {
-      const byRole = statementsByRole(template);
-      const dynamoActions = (group: string) => {
-        const roleId = functions[fnIdOf.get(group) as string]?.Properties.Role['Fn::GetAtt'][0] as string;
-        return (byRole.get(roleId) ?? []).flatMap(actionsOf).filter((a) => a.startsWith('dynamodb:'));
-      };
-      expect(dynamoActions('meta')).toEqual([]);
-      for (const group of ['account', 'sites']) {
-        expect(dynamoActions(group), group).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query']));
+      expect(actionsOfFn(fnIdOf.get('meta'), 'dynamodb:')).toEqual([]);
+      for (const group of ['account', 'sites', 'collector']) {
+        expect(actionsOfFn(fnIdOf.get(group), 'dynamodb:'), group).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query']));
       }
+    });
+
+    it('gives the reports function read-only access to the table', () => {
+      const actions = actionsOfFn(fnIdOf.get('reports'), 'dynamodb:');
+      expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+      for (const write of DYNAMO_WRITES) expect(actions).not.toContain(write);
+    });
+
+    it('lets the reports function query the Timestream table and nothing more', () => {
+      const statements = statementsOf(fnIdOf.get('reports')).filter((s) => actionsOf(s).some((a) => a.startsWith('timestream:')));
+      expect(statements.flatMap(actionsOf).sort()).toEqual(['timestream:DescribeEndpoints', 'timestream:DescribeTable', 'timestream:Select']);
+      const select = statements.find((s) => actionsOf(s).includes('timestream:Select'));
+      expect(select?.Resource).toEqual(tableArn());
+    });
+
+    it('lets the event writer write records to the Timestream table, and gives it no registry access', () => {
+      const statements = statementsOf(writerId()).filter((s) => actionsOf(s).some((a) => a.startsWith('timestream:')));
+      expect(statements.flatMap(actionsOf).sort()).toEqual(['timestream:DescribeEndpoints', 'timestream:WriteRecords']);
+      expect(statements.find((s) => actionsOf(s).includes('timestream:WriteRecords'))?.Resource).toEqual(tableArn());
+      expect(actionsOfFn(writerId(), 'dynamodb:')).toEqual([]);
+      expect(actionsOfFn(writerId(), 'sqs:')).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']));
+      expect(actionsOfFn(writerId(), 'sqs:')).not.toContain('sqs:SendMessage');
+    });
+
+    it('gives Timestream access to the writer and the reports function only', () => {
+      for (const id of Object.keys(functions)) {
+        if (id === writerId() || id === fnIdOf.get('reports')) continue;
+        expect(actionsOfFn(id, 'timestream:'), id).toEqual([]);
+      }
+    });
+
+    it('lets the salt rotation read and delete registry items', () => {
+      expect(actionsOfFn(logicalIdOf(stack.schedules.rotateSalts), 'dynamodb:')).toEqual(
+        expect.arrayContaining(['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']),
+      );
     });
   });
 
@@ -189,7 +416,7 @@ describe('TinytrackStack', () => {
       template.resourceCountIs('AWS::Cognito::UserPool', 1);
       template.hasResourceProperties('AWS::Cognito::UserPoolClient', { GenerateSecret: false });
       const outputs = Object.keys(template.toJSON().Outputs ?? {});
-      expect(outputs).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'UserPoolId', 'UserPoolClientId']));
+      expect(outputs).toEqual(expect.arrayContaining(['ApiUrl', 'CollectorUrl', 'TableName', 'UserPoolId', 'UserPoolClientId']));
     });
   });
 });
@@ -201,10 +428,18 @@ describe('TinytrackStack with an external issuer', () => {
     return Template.fromStack(new TinytrackStack(app, 'Tinytrack', { trackerScript: '' }));
   };
 
-  it('creates no user pool and passes the issuer to every function', () => {
+  /** Every function but the event writer, which needs no issuer. */
+  const issuerFunctions = (template: Template) =>
+    Object.values(template.findResources('AWS::Lambda::Function') as Record<string, Resource>).filter(
+      (fn) => fn.Properties.Description !== WRITER_DESCRIPTION,
+    );
+
+  it('creates no user pool and passes the issuer to every function but the event writer', () => {
     const template = synth({ authIssuer: 'https://id.example.com/', authAudience: 'tinytrack-web' });
     template.resourceCountIs('AWS::Cognito::UserPool', 0);
-    for (const fn of Object.values(template.findResources('AWS::Lambda::Function') as Record<string, Resource>)) {
+    const fns = issuerFunctions(template);
+    expect(fns.length).toBe(Object.keys(template.findResources('AWS::Lambda::Function')).length - 1);
+    for (const fn of fns) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         AUTH_ISSUER: 'https://id.example.com/',
         AUTH_AUDIENCE: 'tinytrack-web',
@@ -215,7 +450,7 @@ describe('TinytrackStack with an external issuer', () => {
 
   it('uses authJwksUri when given', () => {
     const template = synth({ authIssuer: 'https://id.example.com', authAudience: 'a', authJwksUri: 'https://keys.example.com/jwks' });
-    template.allResourcesProperties('AWS::Lambda::Function', { Environment: { Variables: { AUTH_JWKS_URI: 'https://keys.example.com/jwks' } } });
+    for (const fn of issuerFunctions(template)) expect(fn.Properties.Environment.Variables.AUTH_JWKS_URI).toBe('https://keys.example.com/jwks');
   });
 
   it('refuses an issuer without an audience', () => {
