@@ -1,0 +1,73 @@
+/**
+ * Every authenticated route of the table, against a second account, an
+ * expired token, a revoked key and a key without the route's scope: each is
+ * refused with the spec's status and text, and nothing changes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes, routeKey, type RouteDef } from '#http/routes.ts';
+import { startTestService, type TestService } from '../support/local-node.ts';
+
+let svc: TestService;
+let owner: string;
+let site: string;
+let ownKeyId: string;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  owner = await svc.token('matrix-owner');
+  site = await svc.site(owner, { prefix: 'matrix' });
+  ownKeyId = (await svc.key(owner, ['ingest'])).id;
+});
+afterAll(() => svc.stop());
+
+const guarded = routes.filter((r) => r.auth !== 'none');
+const path = (r: RouteDef) => r.path.replace('{hostname}', site).replace('{id}', ownKeyId).replace('{jobId}', '00000000-0000-0000-0000-000000000000');
+const call = (r: RouteDef, token: string) => svc.req(r.method === 'ANY' ? 'GET' : r.method, path(r), { token, body: r.method === 'GET' ? undefined : {} });
+/** Routes about one site; the rest are about the caller's own account. */
+const siteRoute = (r: RouteDef) => r.path.includes('{hostname}');
+
+describe.each(guarded.map((r) => [routeKey(r), r] as const))('%s', (_, route) => {
+  it('refuses an expired ID token', async () => {
+    const r = await call(route, await svc.token('matrix-owner', -60));
+    if (route.auth === 'site') expect([r.status, r.json]).toEqual([404, { error: 'unknown site' }]);
+    else expect([r.status, r.json]).toEqual([401, { error: 'sign in required' }]);
+  });
+
+  it('refuses a revoked management key', async () => {
+    const k = await svc.key(owner, ['read', 'manage', 'ingest']);
+    await svc.req('DELETE', `/api/management-keys/${k.id}`, { token: owner });
+    const r = await call(route, k.key);
+    expect([r.status, r.json]).toEqual([401, { error: 'invalid or revoked management key' }]);
+  });
+
+});
+
+/** Routes that refuse some management keys: ID-token-only routes, and routes that need a scope. */
+const keyRefusing = guarded.filter((r) => r.auth === 'id_token' || r.scope);
+
+describe.each(keyRefusing.map((r) => [routeKey(r), r] as const))('%s with the wrong key', (_, route) => {
+  it('refuses a key without the scope, or any key where an ID token is needed', async () => {
+    const others = ['read', 'manage', 'ingest'].filter((s) => s !== route.scope);
+    const k = await svc.key(owner, others);
+    const r = await call(route, k.key);
+    const expected = route.auth === 'id_token' ? 'management keys cannot call this endpoint' : `scope ${route.scope} required`;
+    expect([r.status, r.json]).toEqual([403, { error: expected }]);
+    await svc.req('DELETE', `/api/management-keys/${k.id}`, { token: owner });
+  });
+});
+
+describe.each(guarded.filter(siteRoute).map((r) => [routeKey(r), r] as const))('%s from another account', (_, route) => {
+  it('answers 404 unknown site', async () => {
+    const r = await call(route, await svc.token('matrix-stranger'));
+    expect([r.status, r.json]).toEqual([404, { error: 'unknown site' }]);
+  });
+});
+
+describe('after the refusals', () => {
+  it('left the site and the owner key as they were', async () => {
+    const s = await svc.req('GET', `/api/sites/${site}`, { token: owner });
+    expect(s.status).toBe(200);
+    const keys = await svc.req('GET', '/api/management-keys', { token: owner });
+    expect(keys.json.keys.find((k: { id: string }) => k.id === ownKeyId).revoked_at).toBeNull();
+  });
+});
