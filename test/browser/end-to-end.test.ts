@@ -51,8 +51,8 @@ describe('latest.js served by the local service', () => {
     const context = await browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'ja-JP', userAgent });
     const page = await context.newPage();
     await page.goto(`${pageOrigin}/pricing?utm_source=newsletter&secret=1`);
-    await page.waitForFunction(() => typeof (window as unknown as { tt_event?: unknown }).tt_event === 'function');
-    await page.evaluate(() => new Promise<void>((done) => (window as unknown as { tt_event: (n: string, m: object, cb: () => void) => void }).tt_event('Sign up', { plan: 'pro' }, done)));
+    await page.waitForFunction(() => typeof (globalThis as unknown as { tt_event?: unknown }).tt_event === 'function');
+    await page.evaluate(() => new Promise<void>((done) => (globalThis as unknown as { tt_event: (n: string, m: object, cb: () => void) => void }).tt_event('Sign up', { plan: 'pro' }, done)));
     await page.close({ runBeforeUnload: true });
     await context.close();
     const rows = await stored(3);
