@@ -111,8 +111,9 @@ export async function getSitesSummary(store: ReportStore, sites: readonly Summar
       ])
     : [[], new Map<string, number>()];
   const days = new Map<string, { day: string; pageviews: number; visitors: number }[]>();
-  for (const r of rows) {
-    if (r.bucket === null) continue;
+  // Stores answer buckets in no particular order; days are listed oldest first.
+  const ordered = rows.filter((r) => r.bucket !== null).sort((a, b) => (a.bucket as number) - (b.bucket as number));
+  for (const r of ordered) {
     const list = days.get(r.site) ?? [];
     list.push({ day: plan.days[r.bucket] as string, pageviews: r.pageviews, visitors: r.visitors });
     days.set(r.site, list);
