@@ -115,7 +115,7 @@ export async function getSitesSummary(store: ReportStore, sites: readonly Summar
   const ordered = rows.filter((r) => r.bucket !== null).sort((a, b) => (a.bucket as number) - (b.bucket as number));
   for (const r of ordered) {
     const list = days.get(r.site) ?? [];
-    list.push({ day: plan.days[r.bucket] as string, pageviews: r.pageviews, visitors: r.visitors });
+    list.push({ day: plan.days[r.bucket as number] as string, pageviews: r.pageviews, visitors: r.visitors });
     days.set(r.site, list);
   }
   return {
