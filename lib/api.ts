@@ -53,6 +53,9 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
   reports: { ...NOTHING, table: 'read', eventStore: 'read' },
   // Reads sites, writes salts, last_seen_at and automatic verification; queues rows.
   collector: { ...NOTHING, table: 'readwrite', eventQueue: true, tracker: true, functionUrl: true },
+  // Jobs, locks and sealed credentials in the table. Still to grant in the stack (issue 5 CDK):
+  // send to the import queue (IMPORT_QUEUE_URL) and kms:GenerateDataKey on the import key.
+  imports: { ...NOTHING, table: 'readwrite' },
 };
 
 /**

@@ -11,7 +11,7 @@ export { matchPath };
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'ANY';
 /** One Lambda function per group in AWS. */
-export type RouteGroup = 'meta' | 'account' | 'sites' | 'collector' | 'reports';
+export type RouteGroup = 'meta' | 'account' | 'sites' | 'collector' | 'reports' | 'imports';
 export type Scope = 'read' | 'manage' | 'ingest';
 
 /**
@@ -295,7 +295,71 @@ const reportRoutes: RouteDef[] = [
   },
 ];
 
-export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes];
+const importJobErrors = { ...idOnly, 404: err('unknown site, or unknown import') };
+
+const importRoutes: RouteDef[] = [
+  {
+    method: 'GET',
+    path: '/api/import-sources',
+    group: 'imports',
+    auth: 'account',
+    scope: 'read',
+    summary: 'The import sources and their configuration fields (one: Simple Analytics). Never credentials.',
+    responses: { 200: { description: 'sources', schema: s.ImportSourceList }, ...scoped('read') },
+  },
+  {
+    method: 'GET',
+    path: '/api/sites/{hostname}/imports',
+    group: 'imports',
+    auth: 'account',
+    scope: 'read',
+    summary: "The site's import jobs, newest first, at most 50, all statuses. Owner ID token or read key; auth before the site lookup.",
+    responses: { 200: { description: 'jobs', schema: s.ImportJobList }, ...scoped('read'), ...ownerSite },
+  },
+  {
+    method: 'POST',
+    path: '/api/sites/{hostname}/imports',
+    group: 'imports',
+    auth: 'id_token',
+    summary:
+      'Start an import (owner ID token only). Checks in order: site owner (404), verified (403), dates, source and configuration (400), ' +
+      'daily limit (429), another active job (409), credential test (400). 201 means queued, not finished.',
+    request: s.CreateImportRequest,
+    responses: {
+      201: { description: 'queued', schema: s.ImportJob },
+      400: err('invalid date range; unknown import source; User ID / API key / Source hostname is required; Source hostname is invalid; SimpleAnalytics returned <status>: …; SimpleAnalytics error: …'),
+      ...idOnly,
+      403: err('management keys cannot call this endpoint, or Install your tracking script to verify this site first'),
+      ...ownerSite,
+      409: err('an import is already active for this site'),
+      429: err('daily import limit reached'),
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/sites/{hostname}/imports/{jobId}/cancel',
+    group: 'imports',
+    auth: 'id_token',
+    summary: 'Cancel a queued or running import (owner ID token only); the chunk in flight finishes first.',
+    responses: { 200: { description: 'cancelled', schema: s.ImportJob }, ...importJobErrors, 409: err('only a queued or running import can be cancelled') },
+  },
+  {
+    method: 'POST',
+    path: '/api/sites/{hostname}/imports/{jobId}/retry',
+    group: 'imports',
+    auth: 'id_token',
+    summary: 'Queue a failed or cancelled import again (owner ID token only); only unfinished chunks run. Optional new credentials.',
+    request: s.RetryImportRequest,
+    responses: {
+      200: { description: 'queued again', schema: s.ImportJob },
+      400: err('API key is required (the kept credentials expired)'),
+      ...importJobErrors,
+      409: err('only a failed or cancelled import can be retried, or an import is already active for this site'),
+    },
+  },
+];
+
+export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes, ...importRoutes];
 
 /** Routes without parameters, by path: most requests (collector, health) resolve with one lookup. */
 const literalRoutes = new Map<string, RouteDef[]>();

@@ -211,3 +211,62 @@ export const SitesSummary = z
     ),
   })
   .meta({ id: 'SitesSummary' });
+
+// Imports (spec part 2 "Import source" / "Import job", part 4 "Imports"; DESIGN.md §4).
+
+const ConfigField = z.object({
+  key: z.string(),
+  label: z.string(),
+  type: z.enum(['text', 'password']),
+  required: z.boolean(),
+  placeholder: z.string().optional(),
+  help: z.string().optional(),
+});
+
+export const ImportSourceList = z
+  .object({ sources: z.array(z.object({ id: z.string(), label: z.string(), description: z.string(), configFields: z.array(ConfigField) })) })
+  .meta({ id: 'ImportSources' });
+
+export const ImportJob = z
+  .object({
+    id: z.uuid(),
+    site: z.string(),
+    source: z.string(),
+    source_label: z.string(),
+    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']),
+    range_start: Day,
+    range_end: Day,
+    chunks_total: z.number().int(),
+    chunks_done: z.number().int(),
+    rows_imported: z.number().int(),
+    rows_skipped: z.number().int(),
+    error: z.string().nullable(),
+    config: z.record(z.string(), z.string()).describe('The configuration without password fields: user_id, source_hostname'),
+    created_at: Timestamp,
+    finished_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'ImportJob' });
+
+export const ImportJobList = z.object({ imports: z.array(ImportJob).max(50) });
+
+export const CreateImportRequest = z
+  .object({
+    source: z.literal('simpleanalytics'),
+    range_start: Day.describe('Inclusive, UTC'),
+    range_end: Day.describe('Inclusive, UTC; not in the future, at most 400 days after range_start counting both ends'),
+    config: z.object({
+      user_id: z.string(),
+      api_key: z.string().describe('Kept encrypted while the job may run; never returned'),
+      source_hostname: z.string().describe('The website in Simple Analytics; normalized like a registration'),
+    }),
+  })
+  .meta({ id: 'CreateImportRequest' });
+
+export const RetryImportRequest = z
+  .object({
+    config: z
+      .object({ api_key: z.string().optional() })
+      .optional()
+      .describe('Replaces the kept API key; needed once it expired (7 days after the job ended)'),
+  })
+  .meta({ id: 'RetryImportRequest' });

@@ -17,6 +17,11 @@ const Env = z.object({
   TRUST_PROXY: flag(),
   SIMPLEANALYTICS_BASE_URL: z._default(z.string(), 'https://simpleanalytics.com'),
   EVENT_QUEUE_URL: z.optional(z.string()),
+  // Imports (issue 5): the chunk queue and KMS key in AWS; the credential test's timeout (20 s).
+  IMPORT_QUEUE_URL: z.optional(z.string()),
+  IMPORT_KMS_KEY_ID: z.optional(z.string()),
+  IMPORT_CREDENTIAL_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.minimum(1)), 20_000),
+  IMPORT_RETRY_BASE_MS: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 1_000),
 });
 
 export interface Config {
@@ -32,6 +37,14 @@ export interface Config {
   simpleAnalyticsBaseUrl: string;
   /** AWS: the SQS queue between collector and writer. */
   eventQueueUrl: string | null;
+  /** AWS: the SQS queue of import chunks. */
+  importQueueUrl: string | null;
+  /** AWS: the KMS key that wraps import credentials. */
+  importKmsKeyId: string | null;
+  /** The import credential test is abandoned after this long (spec part 8: 20 s). */
+  importCredentialTimeoutMs: number;
+  /** First backoff of import export retries (429, 5xx), doubling up to 30 s. */
+  importRetryBaseMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -58,5 +71,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     trustProxy: e.TRUST_PROXY === '1',
     simpleAnalyticsBaseUrl: e.SIMPLEANALYTICS_BASE_URL,
     eventQueueUrl: e.EVENT_QUEUE_URL ?? null,
+    importQueueUrl: e.IMPORT_QUEUE_URL ?? null,
+    importKmsKeyId: e.IMPORT_KMS_KEY_ID ?? null,
+    importCredentialTimeoutMs: e.IMPORT_CREDENTIAL_TIMEOUT_MS,
+    importRetryBaseMs: e.IMPORT_RETRY_BASE_MS,
   });
 }

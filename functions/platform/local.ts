@@ -22,6 +22,12 @@ import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { createEventWriter } from '#workers/event-writer.ts';
 import { buildTracker } from '#tracker/build.ts';
 import type { EventRow } from '#ports/event-store.ts';
+import type { ImportChunkMessage } from '#ports/import-jobs.ts';
+import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
+import { DuckDbImportLedger } from '#adapters/duckdb/duckdb-import-ledger.ts';
+import { LocalSecretBox } from '#adapters/local-secret-box/local-secret-box.ts';
+import { SimpleAnalyticsClient } from '#adapters/simpleanalytics/simpleanalytics-client.ts';
+import { createImportWorker, type ImportWorker } from '#workers/import-worker.ts';
 
 export interface LocalStore {
   client: DynamoDBClient;
@@ -86,6 +92,9 @@ export interface LocalRuntime {
   adapters: Adapters;
   events: DuckDbEventStore;
   eventQueue: MemoryQueue<EventRow>;
+  /** Import chunks, consumed two at a time by the import worker. */
+  importQueue: MemoryQueue<ImportChunkMessage>;
+  importWorker: ImportWorker;
   /** Drains the queue (nothing answered 200 is lost), then closes the stores. */
   close(): Promise<void>;
 }
@@ -102,6 +111,33 @@ export async function startLocalRuntime(config: Readonly<Config>): Promise<Local
   const tokens = config.auth
     ? new JwtTokenVerifier(config.auth)
     : new JwtTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: LOCAL_JWKS_URI, jwks: issuerJwks(loadIssuerKey(config.dataDir)) });
+  // Imports (issue 5): credentials sealed under a key file in DATA_DIR; chunks through an in-process queue.
+  const imports = {
+    importJobs: new DynamoImportJobs(store.client, config.tableName),
+    secrets: LocalSecretBox.open(dataDir),
+    importSource: new SimpleAnalyticsClient({
+      baseUrl: config.simpleAnalyticsBaseUrl,
+      credentialTimeoutMs: config.importCredentialTimeoutMs,
+      backoff: { baseMs: config.importRetryBaseMs, maxMs: 30_000 },
+      parseInWorkers: true,
+    }),
+  };
+  const importWorker = createImportWorker({
+    jobs: imports.importJobs,
+    secrets: imports.secrets,
+    source: imports.importSource,
+    ledger: new DuckDbImportLedger(events),
+    events,
+    clock: systemClock,
+    chunkRetryDelayMs: config.importRetryBaseMs * 5,
+  });
+  const importQueue = new MemoryQueue<ImportChunkMessage>({
+    consumer: importWorker.consumer,
+    batchSize: 2,
+    maxAttempts: 5,
+    backoff: { baseMs: 1_000, maxMs: 30_000 },
+    deadLetterPath: join(dataDir, 'dead-letter', 'imports.jsonl'),
+  });
   const adapters: Adapters = {
     config,
     clock: systemClock,
@@ -111,12 +147,25 @@ export async function startLocalRuntime(config: Readonly<Config>): Promise<Local
     eventQueue,
     trackerScript: (await buildTracker()).code,
     reports: new DuckDbReportStore(events),
+    ...imports,
+    importQueue,
   };
+  // Chunks queued before a stop or crash were only in memory: queue the unfinished ones again.
+  void importWorker.resume(importQueue).catch((e: unknown) => {
+    console.error(JSON.stringify({ level: 'error', msg: 'resuming imports failed', message: (e as Error).message }));
+  });
   return {
     adapters,
     events,
     eventQueue,
+    importQueue,
+    importWorker,
     close: async () => {
+      // Chunks in flight stop unrecorded; they run again after the next start (resume).
+      importQueue.stop();
+      importWorker.abort();
+      await importWorker.idle();
+      await imports.importSource.close();
       await eventQueue.drain();
       eventQueue.stop();
       await events.close();

@@ -10,6 +10,9 @@ import type { PageChecker } from '#ports/page-checker.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import type { Queue } from '#ports/queue.ts';
 import type { ReportStore } from '#ports/report-store.ts';
+import type { ImportChunkMessage, ImportJobs } from '#ports/import-jobs.ts';
+import type { ImportSourceClient } from '#ports/import-source.ts';
+import type { SecretBox } from '#ports/secret-box.ts';
 import { TtlCache } from '#domain/ttl-cache.ts';
 import { TokenBucketLimiter } from '#domain/rate-limit.ts';
 
@@ -24,6 +27,14 @@ export interface Adapters {
   /** The built, minified latest.js. */
   trackerScript: string;
   reports: ReportStore;
+  /** Import jobs, their progress, the daily limit and the per-site lock. */
+  importJobs: ImportJobs;
+  /** Import chunks on their way to the import worker. */
+  importQueue: Queue<ImportChunkMessage>;
+  /** Import credentials at rest. */
+  secrets: SecretBox;
+  /** The Simple Analytics export (credential test; the worker streams chunks through it). */
+  importSource: ImportSourceClient;
 }
 
 export interface Services extends Adapters {

@@ -18,6 +18,7 @@ import { buildTracker } from '#tracker/build.ts';
 import { DuckDbEventStore, KEY_VALUES } from '#adapters/duckdb/duckdb-event-store.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { routes } from '#http/routes.ts';
+import { importBench } from './import-bench.ts';
 
 export interface BenchRow {
   name: string;
@@ -304,6 +305,7 @@ export async function runBenchmarks(): Promise<void> {
         rmSync(dataDir, { recursive: true, force: true });
       }
     }
+    if (only.has('imports') || !process.env.BENCH_ONLY) rows.push(...(await importBench(pages.template)));
     if (only.has('reports')) rows.push(...(await reportsBench(pages.template, total)));
   } finally {
     pages.server.close();

@@ -9,6 +9,13 @@ export const keys = {
   managementKeysOf: (uid: string) => `MKEYS#${uid}`,
   salts: 'SALTS',
   salt: (day: string) => ({ pk: 'SALTS', sk: `DAY#${day}` }),
+  // Imports (functions/adapters/dynamodb/import-jobs.ts): under the site, so a site delete removes them.
+  importJob: (hostname: string, id: string) => ({ pk: `SITE#${hostname}`, sk: `IMPORT#${id}` }),
+  importJobPrefix: 'IMPORT#',
+  importCredentials: (hostname: string, id: string) => ({ pk: `SITE#${hostname}`, sk: `IMPORTKEY#${id}` }),
+  importActive: (hostname: string) => ({ pk: `SITE#${hostname}`, sk: 'IMPORT_ACTIVE' }),
+  activeImports: 'IMPORTS_ACTIVE',
+  importsBy: (uid: string) => `IMPORTS_BY#${uid}`,
 };
 
 export const GSI1 = 'gsi1';

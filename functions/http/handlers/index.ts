@@ -6,5 +6,6 @@ import { handler as account } from './account.ts';
 import { handler as sites } from './sites.ts';
 import { handler as collector } from './collector.ts';
 import { handler as reports } from './reports.ts';
+import { handler as imports } from './imports.ts';
 
-export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports };
+export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports };

@@ -1,0 +1,103 @@
+/**
+ * Validation of `POST /api/sites/{hostname}/imports` bodies: checks 3 (dates)
+ * and 4 (source and configuration) of spec part 4 "Imports", in that order;
+ * the first failure wins. Body: `{source, range_start, range_end, config:
+ * {user_id, api_key, source_hostname}}` (DESIGN.md §4).
+ */
+import { normalizeHostname } from '../hostname.ts';
+import { daysBetween, parseDate, todayUtc } from './dates.ts';
+import { findImportSource, type ImportSource } from './source.ts';
+
+/** Longest import range, in days (both ends included). */
+export const MAX_IMPORT_RANGE_DAYS = 400;
+
+export const INVALID_DATE_RANGE = 'invalid date range';
+export const UNKNOWN_IMPORT_SOURCE = 'unknown import source';
+export const USER_ID_REQUIRED = 'User ID is required';
+export const API_KEY_REQUIRED = 'API key is required';
+export const SOURCE_HOSTNAME_REQUIRED = 'Source hostname is required';
+export const SOURCE_HOSTNAME_INVALID = 'Source hostname is invalid';
+
+export interface ImportCredentials {
+  user_id: string;
+  api_key: string;
+}
+
+export interface ImportRequest {
+  source: ImportSource;
+  range_start: string;
+  range_end: string;
+  credentials: ImportCredentials;
+  /** Normalized like a site registration. */
+  source_hostname: string;
+}
+
+export type ParsedImportRequest = { ok: true; request: ImportRequest } | { ok: false; error: string };
+
+const asObject = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+
+/** A nonblank string, trimmed; anything else counts as missing. */
+function text(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const t = value.trim();
+  return t === '' ? null : t;
+}
+
+/**
+ * Check 3: both dates real YYYY-MM-DD days, end not before start, end not
+ * after today (UTC), at most 400 days including both ends. A missing or
+ * non-JSON body (undefined here) fails this check first.
+ */
+export function checkImportDates(body: unknown, now: Date): { ok: true; start: string; end: string } | { ok: false; error: string } {
+  const fields = asObject(body);
+  const start = fields.range_start;
+  const end = fields.range_end;
+  if (parseDate(start) === null || parseDate(end) === null) return { ok: false, error: INVALID_DATE_RANGE };
+  const s = start as string;
+  const e = end as string;
+  if (e < s || e > todayUtc(now) || daysBetween(s, e) + 1 > MAX_IMPORT_RANGE_DAYS) return { ok: false, error: INVALID_DATE_RANGE };
+  return { ok: true, start: s, end: e };
+}
+
+/** Check 4: the source, then each required field in the order of its definition, then the source hostname's form. */
+export function checkImportConfig(
+  body: unknown,
+): { ok: true; source: ImportSource; credentials: ImportCredentials; source_hostname: string } | { ok: false; error: string } {
+  const fields = asObject(body);
+  const source = findImportSource(fields.source);
+  if (!source) return { ok: false, error: UNKNOWN_IMPORT_SOURCE };
+  const config = asObject(fields.config);
+  const userId = text(config.user_id);
+  if (!userId) return { ok: false, error: USER_ID_REQUIRED };
+  // The key is used exactly as given: surrounding spaces are never part of one, inner ones would be.
+  const apiKey = text(config.api_key);
+  if (!apiKey) return { ok: false, error: API_KEY_REQUIRED };
+  const rawHost = text(config.source_hostname);
+  if (!rawHost) return { ok: false, error: SOURCE_HOSTNAME_REQUIRED };
+  const host = normalizeHostname(rawHost, 'web');
+  if (!host.ok) return { ok: false, error: SOURCE_HOSTNAME_INVALID };
+  return { ok: true, source, credentials: { user_id: userId, api_key: apiKey }, source_hostname: host.hostname };
+}
+
+/** Checks 3 and 4 together, dates first. */
+export function parseImportRequest(body: unknown, now: Date): ParsedImportRequest {
+  const dates = checkImportDates(body, now);
+  if (!dates.ok) return dates;
+  const config = checkImportConfig(body);
+  if (!config.ok) return config;
+  return {
+    ok: true,
+    request: { source: config.source, range_start: dates.start, range_end: dates.end, credentials: config.credentials, source_hostname: config.source_hostname },
+  };
+}
+
+/**
+ * The optional body of `POST …/retry`: `{config: {api_key}}` replaces the
+ * kept API key (after it was rotated, or once the kept one expired). A blank
+ * or missing key keeps what is stored.
+ */
+export function parseRetryCredentials(body: unknown): { api_key?: string } {
+  const apiKey = text(asObject(asObject(body).config).api_key);
+  return apiKey ? { api_key: apiKey } : {};
+}

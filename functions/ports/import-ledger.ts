@@ -1,0 +1,17 @@
+/**
+ * Port: which source ids a site has imported already (spec part 4: repeated
+ * stable source ids are skipped across jobs). Backed by the event store
+ * itself, whose imported rows carry `source_id` and an id naming the job
+ * that stored them (functions/domain/imports/export-row.ts), so the ledger
+ * can never disagree with the stored rows and needs no second write.
+ */
+export interface ImportLedger {
+  /**
+   * For those of `sourceIds` already stored for `site`: source id → the id of
+   * the stored row. A source id's row always has the same timestamp, so the
+   * search is bounded to [fromMs, toMs] (inclusive), the batch's own span.
+   */
+  findImported(site: string, sourceIds: readonly string[], fromMs: number, toMs: number): Promise<Map<string, string>>;
+  /** Whether any imported row of `site` lies in [fromMs, toMs] (inclusive): when none does, a chunk needs no lookups. */
+  hasImported(site: string, fromMs: number, toMs: number): Promise<boolean>;
+}
