@@ -19,6 +19,7 @@ import { Duration } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -26,7 +27,7 @@ import type { RouteDef, RouteGroup } from '#http/routes.ts';
 import { NodeFunction } from './node-function.ts';
 import type { Timestream } from './timestream.ts';
 
-/** What each group's function may reach. A new group fails type checking until it is listed here. */
+/** What each group's function may reach, and how long it may run. A new group fails type checking until it is listed here. */
 export interface GroupAccess {
   /** The registry table: no access, read-only, or read/write. */
   table: 'none' | 'read' | 'readwrite';
@@ -34,18 +35,37 @@ export interface GroupAccess {
   eventQueue: boolean;
   /** The event store: the event writer alone writes it, so HTTP groups read at most. */
   eventStore: 'none' | 'read';
+  /** May send chunk messages to the import queue (IMPORT_QUEUE_URL). */
+  importQueue: boolean;
+  /**
+   * The import credential key (IMPORT_KMS_KEY_ID): `seal` is kms:GenerateDataKey only, a
+   * fresh data key per sealed API key. Opening (kms:Decrypt) is the import worker's alone.
+   */
+  importKey: 'none' | 'seal';
   /** Gets the built latest.js inlined at bundling time. */
   tracker: boolean;
   /** Also served on the function's own Lambda Function URL (auth NONE, collector CORS). */
   functionUrl: boolean;
+  /** Function timeout; API Gateway gives up on an HTTP API integration after 30 s. */
+  timeoutSeconds: number;
 }
 
-const NOTHING: GroupAccess = { table: 'none', eventQueue: false, eventStore: 'none', tracker: false, functionUrl: false };
+const NOTHING: GroupAccess = {
+  table: 'none',
+  eventQueue: false,
+  eventStore: 'none',
+  importQueue: false,
+  importKey: 'none',
+  tracker: false,
+  functionUrl: false,
+  timeoutSeconds: 10,
+};
 
 export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
   // Liveness, the API description, preflights and 404s: no storage at all.
   meta: NOTHING,
   account: { ...NOTHING, table: 'readwrite' },
+  // A site delete removes its import jobs, lock and sealed credentials with the partition: table only.
   sites: { ...NOTHING, table: 'readwrite' },
   // Reads sites and keys and queries the event store; changes nothing (issue 4: read-only grants).
   // So a management key's last_used_at cannot be written from here: the handler must treat that
@@ -53,9 +73,11 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
   reports: { ...NOTHING, table: 'read', eventStore: 'read' },
   // Reads sites, writes salts, last_seen_at and automatic verification; queues rows.
   collector: { ...NOTHING, table: 'readwrite', eventQueue: true, tracker: true, functionUrl: true },
-  // Jobs, locks and sealed credentials in the table. Still to grant in the stack (issue 5 CDK):
-  // send to the import queue (IMPORT_QUEUE_URL) and kms:GenerateDataKey on the import key.
-  imports: { ...NOTHING, table: 'readwrite' },
+  // Jobs, slots, locks and sealed credentials in the table; seals API keys (create, retry with a
+  // new key) and queues chunks. It never opens a sealed key nor touches the event store: the
+  // import worker (lib/imports.ts) does. 28 s: create waits up to 20 s for the source's
+  // credential test, between registry writes, a KMS call and the queue send, under API Gateway's 30 s.
+  imports: { ...NOTHING, table: 'readwrite', importQueue: true, importKey: 'seal', timeoutSeconds: 28 },
 };
 
 /**
@@ -80,6 +102,10 @@ export interface ApiProps {
   table: dynamodb.ITable;
   eventQueue: sqs.IQueue;
   eventStore: Timestream;
+  /** The chunk queue of historical imports. */
+  importQueue: sqs.IQueue;
+  /** The KMS key that wraps import credentials. */
+  importKey: kms.IKey;
   /** AUTH_ISSUER, AUTH_AUDIENCE, AUTH_JWKS_URI. */
   authEnvironment: Readonly<Record<string, string>>;
   /** The built, minified latest.js (functions/tracker/build.ts). */
@@ -117,10 +143,13 @@ export class Api extends Construct {
       const environment: Record<string, string> = { TABLE_NAME: props.table.tableName, ...props.authEnvironment };
       if (access.eventQueue) environment.EVENT_QUEUE_URL = props.eventQueue.queueUrl;
       if (access.eventStore !== 'none') Object.assign(environment, props.eventStore.environment);
+      if (access.importQueue) environment.IMPORT_QUEUE_URL = props.importQueue.queueUrl;
+      if (access.importKey !== 'none') environment.IMPORT_KMS_KEY_ID = props.importKey.keyArn;
       const fn = new NodeFunction(this, `${pascal(group)}Function`, {
         entry: `functions/http/handlers/${group}.ts`,
         description: `tinytrack HTTP routes: ${group}`,
         environment,
+        timeout: Duration.seconds(access.timeoutSeconds),
         // Lambda has no esbuild to build the tracker at start, and an env var would be too small for it.
         ...(access.tracker ? { define: { 'process.env.TT_TRACKER_JS': JSON.stringify(props.trackerScript) } } : {}),
       });
@@ -128,6 +157,8 @@ export class Api extends Construct {
       if (access.table === 'read') props.table.grantReadData(fn);
       if (access.eventQueue) props.eventQueue.grantSendMessages(fn);
       if (access.eventStore === 'read') props.eventStore.grantRead(fn);
+      if (access.importQueue) props.importQueue.grantSendMessages(fn);
+      if (access.importKey === 'seal') props.importKey.grant(fn, 'kms:GenerateDataKey');
       if (access.functionUrl) {
         functionUrls.set(group, fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE, cors: COLLECTOR_URL_CORS }));
       }

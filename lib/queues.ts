@@ -1,47 +1,52 @@
 /**
- * The queue between the collector and the event writer (DESIGN.md §1): the
- * collector answers 200 once a row is on the queue; the writer drains it in
- * batches and what it cannot write after five receives lands in the
- * dead-letter queue, kept 14 days for a redrive once the store is back.
+ * Work queues with a Lambda consumer (DESIGN.md §1): the event queue between
+ * the collector and the event writer (the collector answers 200 once a row is
+ * on it), and the import queue of chunk messages (issue 5). What the consumer
+ * cannot process after five receives lands in the dead-letter queue, kept 14
+ * days for a redrive, with an alarm as soon as it holds a message.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
-/** Receives before a message goes to the dead-letter queue: rides out a few minutes of store outage. */
+/** Receives before a message goes to the dead-letter queue: rides out a store outage of a few redeliveries. */
 export const MAX_RECEIVE_COUNT = 5;
 
-export interface EventQueueProps {
+export interface WorkQueueProps {
   /** The consumer's function timeout. */
   consumerTimeout: Duration;
-  /** The consumer's maximum batching window. */
-  consumerBatchingWindow: Duration;
+  /** The consumer's maximum batching window (none by default). */
+  consumerBatchingWindow?: Duration;
+  /** How long a message may wait on the main queue (4 days by default). */
+  retentionPeriod?: Duration;
+  /** What a message in the dead-letter queue means and what to do about it. */
+  deadLetterAlarmDescription: string;
 }
 
-export class EventQueue extends Construct {
+export class WorkQueue extends Construct {
   readonly queue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;
 
-  constructor(scope: Construct, id: string, props: EventQueueProps) {
+  constructor(scope: Construct, id: string, props: WorkQueueProps) {
     super(scope, id);
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetter', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
+    const batchingWindow = props.consumerBatchingWindow ?? Duration.seconds(0);
     this.queue = new sqs.Queue(this, 'Queue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      retentionPeriod: Duration.days(4),
+      retentionPeriod: props.retentionPeriod ?? Duration.days(4),
       // Six times the consumer's timeout plus its batching window (Lambda's guidance for SQS
       // event sources): a batch retried after throttling is not made visible to a second consumer.
-      visibilityTimeout: Duration.seconds(6 * props.consumerTimeout.toSeconds() + props.consumerBatchingWindow.toSeconds()),
+      visibilityTimeout: Duration.seconds(6 * props.consumerTimeout.toSeconds() + batchingWindow.toSeconds()),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
     });
-    // Anything here is collected data that is not in the event store yet.
     new cloudwatch.Alarm(this, 'DeadLetterAlarm', {
-      alarmDescription: 'tinytrack: collected events in the dead-letter queue (not stored); redrive once the event store works',
+      alarmDescription: props.deadLetterAlarmDescription,
       metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: 1,
       evaluationPeriods: 1,

@@ -1,8 +1,9 @@
 /**
  * The tinytrack stack (DESIGN.md §1): registry table, identity provider,
  * the HTTP API with one function per route group, the collector's Function
- * URL, the event queue and its writer into the event store (Timestream), and
- * the scheduled workers.
+ * URL, the event queue and its writer into the event store (Timestream), the
+ * historical imports (chunk queue, credential key, worker), and the scheduled
+ * workers.
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
@@ -10,7 +11,8 @@ import { routes } from '#http/routes.ts';
 import { Api } from './api.ts';
 import { Auth, externalIssuerFromContext } from './auth.ts';
 import { EventWriter, WRITER_BATCHING_WINDOW, WRITER_TIMEOUT } from './event-writer.ts';
-import { EventQueue } from './queues.ts';
+import { Imports } from './imports.ts';
+import { WorkQueue } from './queues.ts';
 import { Schedules } from './schedules.ts';
 import { Storage } from './storage.ts';
 import { Timestream } from './timestream.ts';
@@ -23,9 +25,10 @@ export interface TinytrackStackProps extends StackProps {
 export class TinytrackStack extends Stack {
   readonly storage: Storage;
   readonly auth: Auth;
-  readonly events: EventQueue;
+  readonly events: WorkQueue;
   readonly eventStore: Timestream;
   readonly writer: EventWriter;
+  readonly imports: Imports;
   readonly api: Api;
   readonly schedules: Schedules;
 
@@ -35,13 +38,21 @@ export class TinytrackStack extends Stack {
     const external = externalIssuerFromContext(this);
     this.auth = new Auth(this, 'Auth', external ? { external } : {});
     this.eventStore = new Timestream(this, 'EventStore');
-    this.events = new EventQueue(this, 'Events', { consumerTimeout: WRITER_TIMEOUT, consumerBatchingWindow: WRITER_BATCHING_WINDOW });
+    this.events = new WorkQueue(this, 'Events', {
+      consumerTimeout: WRITER_TIMEOUT,
+      consumerBatchingWindow: WRITER_BATCHING_WINDOW,
+      // Anything here is collected data that is not in the event store yet.
+      deadLetterAlarmDescription: 'tinytrack: collected events in the dead-letter queue (not stored); redrive once the event store works',
+    });
     this.writer = new EventWriter(this, 'EventWriter', { queue: this.events.queue, store: this.eventStore });
+    this.imports = new Imports(this, 'Imports', { table: this.storage.table, eventStore: this.eventStore });
     this.api = new Api(this, 'Api', {
       routes,
       table: this.storage.table,
       eventQueue: this.events.queue,
       eventStore: this.eventStore,
+      importQueue: this.imports.queue.queue,
+      importKey: this.imports.key,
       authEnvironment: this.auth.environment,
       trackerScript: props.trackerScript,
     });
@@ -58,6 +69,11 @@ export class TinytrackStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.storage.table.tableName });
     new CfnOutput(this, 'EventQueueUrl', { value: this.events.queue.queueUrl });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.events.deadLetterQueue.queueUrl, description: 'Rows the writer could not store; redrive to EventQueueUrl' });
+    new CfnOutput(this, 'ImportQueueUrl', { value: this.imports.queue.queue.queueUrl, description: 'Import chunks (one message per month and kind)' });
+    new CfnOutput(this, 'ImportDeadLetterQueueUrl', {
+      value: this.imports.queue.deadLetterQueue.queueUrl,
+      description: 'Import chunks the worker could not store; redrive to ImportQueueUrl, or cancel and retry their jobs',
+    });
     new CfnOutput(this, 'TimestreamDatabase', { value: this.eventStore.environment.TIMESTREAM_DATABASE as string });
     new CfnOutput(this, 'TimestreamTable', { value: this.eventStore.environment.TIMESTREAM_TABLE as string });
     new CfnOutput(this, 'AuthIssuer', { value: this.auth.environment.AUTH_ISSUER as string });

@@ -4,49 +4,26 @@
  * the event queue feeds the writer into Timestream with partial batch
  * failures and a dead-letter queue, salts rotate on schedule, functions run
  * Node 22 on ARM, the registry table has its keys and recovery, and
- * permissions stay least privilege.
+ * permissions stay least privilege. The imports resources (chunk queue,
+ * worker, credential key) have their own file, imports.test.ts.
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Stack } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routes, routeKey } from '#http/routes.ts';
 import type { RouteGroup } from '#http/routes.ts';
 import { buildTracker } from '#tracker/build.ts';
 import { GROUP_ACCESS } from '../../lib/api.ts';
 import { EVENT_WRITER_ENTRY, WRITER_DESCRIPTION, WRITER_TIMEOUT } from '../../lib/event-writer.ts';
-import { PROJECT_ROOT, type NodeFunction } from '../../lib/node-function.ts';
+import { IMPORT_WORKER_DESCRIPTION } from '../../lib/imports.ts';
+import { PROJECT_ROOT } from '../../lib/node-function.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
-
-// Template JSON is untyped; the tests read it like the JSON it is.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
-type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+import { actionsOf, actionsOfFunction, logicalIdOf, refTarget, statementsByRole, statementsOfFunction, type Resource } from './template-helpers.ts';
 
 const groups = [...new Set<RouteGroup>(['meta', ...routes.map((r) => r.group)])];
 const groupOf = (fn: Resource) => /^tinytrack HTTP routes: (\w+)$/.exec(fn.Properties.Description ?? '')?.[1];
-const actionsOf = (s: Statement) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
-const logicalIdOf = (fn: NodeFunction) => Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnFunction);
-/** A `Ref` / `Fn::GetAtt` target's logical id. */
-const refTarget = (value: unknown): string | undefined => {
-  const v = value as { Ref?: string; 'Fn::GetAtt'?: [string, string] } | undefined;
-  return v?.Ref ?? v?.['Fn::GetAtt']?.[0];
-};
-
-/** Every statement granted to each role: its inline policies plus attached AWS::IAM::Policy documents. */
-function statementsByRole(template: Template): Map<string, Statement[]> {
-  const byRole = new Map<string, Statement[]>();
-  for (const [id, role] of Object.entries(template.findResources('AWS::IAM::Role') as Record<string, Resource>)) {
-    const inline = (role.Properties.Policies ?? []).flatMap((p: { PolicyDocument: { Statement: Statement[] } }) => p.PolicyDocument.Statement);
-    byRole.set(id, inline);
-  }
-  for (const policy of Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>)) {
-    for (const ref of policy.Properties.Roles as { Ref: string }[]) byRole.get(ref.Ref)?.push(...policy.Properties.PolicyDocument.Statement);
-  }
-  return byRole;
-}
 
 describe('TinytrackStack', () => {
   let app: App;
@@ -105,10 +82,10 @@ describe('TinytrackStack', () => {
     /** The HTTP route groups' functions. */
     const httpFunctions = () => [...fnIdOf.values()].map((id) => functions[id] as Resource);
 
-    it('creates exactly one function per route group, plus the event writer and the salt rotation', () => {
+    it('creates exactly one function per route group, plus the event writer, the import worker and the salt rotation', () => {
       expect(Object.values(functions).map(groupOf).filter(Boolean).sort()).toEqual([...groups].sort());
       expect(Object.keys(functions).sort()).toEqual(
-        [...fnIdOf.values(), logicalIdOf(stack.writer.function), logicalIdOf(stack.schedules.rotateSalts)].sort(),
+        [...fnIdOf.values(), logicalIdOf(stack.writer.function), logicalIdOf(stack.imports.worker), logicalIdOf(stack.schedules.rotateSalts)].sort(),
       );
     });
 
@@ -124,10 +101,13 @@ describe('TinytrackStack', () => {
       }
     });
 
-    it('gives the HTTP functions 512 MB and 10 s', () => {
-      for (const fn of httpFunctions()) {
-        expect(fn.Properties.MemorySize).toBe(512);
-        expect(fn.Properties.Timeout).toBe(10);
+    it('gives the HTTP functions 512 MB and 10 s, imports 28 s (its 20 s credential test) under API Gateway’s 30 s', () => {
+      for (const [group, id] of fnIdOf) {
+        const fn = functions[id] as Resource;
+        expect(fn.Properties.MemorySize, group).toBe(512);
+        expect(fn.Properties.Timeout, group).toBe(group === 'imports' ? 28 : 10);
+        expect(fn.Properties.Timeout, group).toBe(GROUP_ACCESS[group as RouteGroup].timeoutSeconds);
+        expect(fn.Properties.Timeout, group).toBeLessThan(30);
       }
     });
 
@@ -146,8 +126,8 @@ describe('TinytrackStack', () => {
       }
     });
 
-    it('gives only the event writer and the reports function the event store', () => {
-      const withStore = [logicalIdOf(stack.writer.function), fnIdOf.get('reports')].sort();
+    it('gives only the event writer, the import worker and the reports function the event store', () => {
+      const withStore = [logicalIdOf(stack.writer.function), logicalIdOf(stack.imports.worker), fnIdOf.get('reports')].sort();
       const database = template.findResources('AWS::Timestream::Database');
       const table = template.findResources('AWS::Timestream::Table');
       for (const [id, fn] of Object.entries(functions)) {
@@ -226,22 +206,23 @@ describe('TinytrackStack', () => {
   });
 
   describe('event pipeline', () => {
-    const queueIds = () => {
-      const queues = template.findResources('AWS::SQS::Queue') as Record<string, Resource>;
-      const main = Object.entries(queues).find(([, q]) => q.Properties.RedrivePolicy);
-      const dlq = Object.entries(queues).find(([, q]) => !q.Properties.RedrivePolicy);
-      return { queues, main: main?.[0] as string, dlq: dlq?.[0] as string };
-    };
+    /** The event queue and its dead-letter queue (the import queue has its own tests). */
+    const queueIds = () => ({
+      queues: template.findResources('AWS::SQS::Queue') as Record<string, Resource>,
+      main: logicalIdOf(stack.events.queue),
+      dlq: logicalIdOf(stack.events.deadLetterQueue),
+    });
 
     it(`has the writer's Lambda entry ${EVENT_WRITER_ENTRY}`, () => {
       expect(existsSync(join(PROJECT_ROOT, EVENT_WRITER_ENTRY)), EVENT_WRITER_ENTRY).toBe(true);
     });
 
     it('feeds the event queue to the writer in batches of 100 within 5 s, reporting item failures', () => {
-      const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping') as Record<string, Resource>);
+      const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping') as Record<string, Resource>).filter(
+        (m) => refTarget(m.Properties.FunctionName) === logicalIdOf(stack.writer.function),
+      );
       expect(mappings).toHaveLength(1);
       const m = mappings[0] as Resource;
-      expect(refTarget(m.Properties.FunctionName)).toBe(logicalIdOf(stack.writer.function));
       expect(refTarget(m.Properties.EventSourceArn)).toBe(queueIds().main);
       expect(m.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
       expect(m.Properties.BatchSize).toBe(100);
@@ -257,7 +238,6 @@ describe('TinytrackStack', () => {
 
     it('moves a message to the dead-letter queue after 5 receives and keeps it 14 days', () => {
       const { queues, main, dlq } = queueIds();
-      expect(Object.keys(queues)).toHaveLength(2);
       expect(queues[main]?.Properties.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] }, maxReceiveCount: 5 });
       expect(queues[dlq]?.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -266,10 +246,17 @@ describe('TinytrackStack', () => {
       });
     });
 
-    it('encrypts both queues and refuses plain HTTP', () => {
+    it('encrypts every queue and refuses plain HTTP on each', () => {
       const { queues } = queueIds();
       for (const q of Object.values(queues)) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
-      expect(Object.keys(template.findResources('AWS::SQS::QueuePolicy'))).toHaveLength(2);
+      const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy') as Record<string, Resource>);
+      const guarded = policies.flatMap((p) => {
+        const denies = (p.Properties.PolicyDocument.Statement as { Effect: string; Condition?: unknown }[]).some(
+          (st) => st.Effect === 'Deny' && JSON.stringify(st.Condition) === JSON.stringify({ Bool: { 'aws:SecureTransport': 'false' } }),
+        );
+        return denies ? (p.Properties.Queues as unknown[]).map(refTarget) : [];
+      });
+      expect(guarded.sort()).toEqual(Object.keys(queues).sort());
     });
   });
 
@@ -343,9 +330,8 @@ describe('TinytrackStack', () => {
   });
 
   describe('permissions', () => {
-    const roleOf = (fnId: string | undefined) => functions[fnId as string]?.Properties.Role['Fn::GetAtt'][0] as string;
-    const statementsOf = (fnId: string | undefined) => statementsByRole(template).get(roleOf(fnId)) ?? [];
-    const actionsOfFn = (fnId: string | undefined, prefix: string) => statementsOf(fnId).flatMap(actionsOf).filter((a) => a.startsWith(prefix));
+    const statementsOf = (fnId: string | undefined) => statementsOfFunction(template, fnId);
+    const actionsOfFn = (fnId: string | undefined, prefix: string) => actionsOfFunction(template, fnId, prefix);
     const tableArn = () => ({ 'Fn::GetAtt': [Object.keys(template.findResources('AWS::Timestream::Table'))[0], 'Arn'] });
     const writerId = () => logicalIdOf(stack.writer.function);
     const DYNAMO_WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
@@ -397,9 +383,9 @@ describe('TinytrackStack', () => {
       expect(actionsOfFn(writerId(), 'sqs:')).not.toContain('sqs:SendMessage');
     });
 
-    it('gives Timestream access to the writer and the reports function only', () => {
+    it('gives Timestream access to the writer, the import worker and the reports function only', () => {
       for (const id of Object.keys(functions)) {
-        if (id === writerId() || id === fnIdOf.get('reports')) continue;
+        if (id === writerId() || id === logicalIdOf(stack.imports.worker) || id === fnIdOf.get('reports')) continue;
         expect(actionsOfFn(id, 'timestream:'), id).toEqual([]);
       }
     });
@@ -428,17 +414,19 @@ describe('TinytrackStack with an external issuer', () => {
     return Template.fromStack(new TinytrackStack(app, 'Tinytrack', { trackerScript: '' }));
   };
 
-  /** Every function but the event writer, which needs no issuer. */
+  /** The queue consumers verify no tokens. */
+  const NO_ISSUER = [WRITER_DESCRIPTION, IMPORT_WORKER_DESCRIPTION];
+  /** Every function but the event writer and the import worker. */
   const issuerFunctions = (template: Template) =>
     Object.values(template.findResources('AWS::Lambda::Function') as Record<string, Resource>).filter(
-      (fn) => fn.Properties.Description !== WRITER_DESCRIPTION,
+      (fn) => !NO_ISSUER.includes(fn.Properties.Description),
     );
 
-  it('creates no user pool and passes the issuer to every function but the event writer', () => {
+  it('creates no user pool and passes the issuer to every function but the queue consumers', () => {
     const template = synth({ authIssuer: 'https://id.example.com/', authAudience: 'tinytrack-web' });
     template.resourceCountIs('AWS::Cognito::UserPool', 0);
     const fns = issuerFunctions(template);
-    expect(fns.length).toBe(Object.keys(template.findResources('AWS::Lambda::Function')).length - 1);
+    expect(fns.length).toBe(Object.keys(template.findResources('AWS::Lambda::Function')).length - NO_ISSUER.length);
     for (const fn of fns) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         AUTH_ISSUER: 'https://id.example.com/',

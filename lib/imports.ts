@@ -1,0 +1,108 @@
+/**
+ * Historical imports on AWS (issue 5, DESIGN.md §1): the `imports` route
+ * group seals the source's API key under a KMS envelope and queues one
+ * message per chunk (a month of page views or events); the import worker
+ * takes them one at a time from the import queue, opens the key, streams the
+ * export into the event store (which is also its de-duplication ledger) and
+ * records the chunk in the registry table.
+ *
+ * The route group's grants live in lib/api.ts GROUP_ACCESS (`importQueue`,
+ * `importKey: 'seal'`); this construct owns the queue, the key and the worker.
+ */
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Construct } from 'constructs';
+import { NodeFunction } from './node-function.ts';
+import { WorkQueue } from './queues.ts';
+import type { Timestream } from './timestream.ts';
+
+/**
+ * The Lambda entry: `createSqsImportWorkerHandler` (functions/workers/sqs-import-worker.ts)
+ * over the registry table, the KMS secret box, the Simple Analytics client and Timestream.
+ */
+export const IMPORT_WORKER_ENTRY = 'functions/workers/handlers/import-worker.ts';
+export const IMPORT_WORKER_DESCRIPTION = 'tinytrack worker: import queue → event store';
+
+/**
+ * One chunk is a whole month of one kind of datapoint: a busy site's month is
+ * a CSV of a million rows or more, streamed, mapped, checked against the ledger
+ * per 5,000 rows and written 100 records per Timestream request, and the worker
+ * itself may wait out source retries (5 requests with up to 60 s `Retry-After`,
+ * a chunk run up to 3 times). Lambda's maximum: a chunk that cannot finish in
+ * 15 minutes cannot finish at all, so nothing is gained by a shorter limit.
+ */
+export const IMPORT_WORKER_TIMEOUT = Duration.minutes(15);
+/**
+ * One full vCPU (Lambda allots CPU in proportion to memory; 1,769 MB is one
+ * vCPU): CSV parsing and row mapping run inline on Lambda and are CPU-bound.
+ * Memory itself stays small, as the export is streamed (one batch of 5,000
+ * rows plus the ledger's answer for it at a time).
+ */
+export const IMPORT_WORKER_MEMORY_MB = 1769;
+/** One chunk per invocation: a month of CSV fills a run; a failure redelivers that chunk alone. */
+export const IMPORT_WORKER_BATCH_SIZE = 1;
+/**
+ * At most this many chunks at once across all jobs: bounds the load on the
+ * Simple Analytics export API (a 400-day job has up to 30 chunks, and one
+ * owner may start 20 jobs a day), on Timestream writes and ledger queries,
+ * and the Lambda concurrency imports take from the collector and the writer.
+ * Two is the event source mapping's minimum.
+ */
+export const IMPORT_WORKER_MAX_CONCURRENCY = 5;
+
+export interface ImportsProps {
+  table: dynamodb.ITable;
+  eventStore: Timestream;
+}
+
+export class Imports extends Construct {
+  /** The chunk queue and its dead-letter queue. */
+  readonly queue: WorkQueue;
+  /** Wraps the per-job data keys that seal the sources' API keys. */
+  readonly key: kms.Key;
+  readonly worker: NodeFunction;
+
+  constructor(scope: Construct, id: string, props: ImportsProps) {
+    super(scope, id);
+    this.key = new kms.Key(this, 'Key', {
+      description: 'tinytrack: wraps the data keys of import credentials (sealed API keys in the registry table)',
+      enableKeyRotation: true,
+      alias: `alias/${Stack.of(this).stackName}/imports`,
+      // Like the registry table, which holds the sealed credentials it opens (kept up to 30 days).
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.queue = new WorkQueue(this, 'Chunks', {
+      consumerTimeout: IMPORT_WORKER_TIMEOUT,
+      // The maximum: with five chunks at a time a backlog of many jobs can wait for days, and a
+      // chunk message that expired would leave its job running until the owner cancels it.
+      retentionPeriod: Duration.days(14),
+      deadLetterAlarmDescription:
+        'tinytrack: import chunks in the dead-letter queue (the store or registry kept failing); their jobs stay running: ' +
+        'redrive once the store works, or cancel and retry the job (retry queues only unrecorded chunks)',
+    });
+    this.worker = new NodeFunction(this, 'WorkerFunction', {
+      entry: IMPORT_WORKER_ENTRY,
+      description: IMPORT_WORKER_DESCRIPTION,
+      timeout: IMPORT_WORKER_TIMEOUT,
+      memorySize: IMPORT_WORKER_MEMORY_MB,
+      environment: { TABLE_NAME: props.table.tableName, IMPORT_KMS_KEY_ID: this.key.keyArn, ...props.eventStore.environment },
+    });
+    // Jobs, counts and the site lock; deletes the sealed key when a job succeeds.
+    props.table.grantReadWriteData(this.worker);
+    // Opens sealed API keys; it never seals one.
+    this.key.grant(this.worker, 'kms:Decrypt');
+    // Writes the imported rows and queries the same table as its de-duplication ledger.
+    props.eventStore.grantWrite(this.worker);
+    props.eventStore.grantRead(this.worker);
+    // Grants receive/delete/change-visibility; the worker never sends (re-queueing is local only).
+    this.worker.addEventSource(
+      new SqsEventSource(this.queue.queue, {
+        batchSize: IMPORT_WORKER_BATCH_SIZE,
+        reportBatchItemFailures: true,
+        maxConcurrency: IMPORT_WORKER_MAX_CONCURRENCY,
+      }),
+    );
+  }
+}

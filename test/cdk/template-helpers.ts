@@ -1,0 +1,46 @@
+/** Reading a synthesized template in the CDK tests: resources, references and the IAM statements of each role. */
+import { Stack, type CfnElement } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+
+// Template JSON is untyped; the tests read it like the JSON it is.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
+export type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+
+export const actionsOf = (s: Statement) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+
+/** The logical id of a construct's CloudFormation resource (an L2's default child). */
+export const logicalIdOf = (construct: IConstruct) => Stack.of(construct).getLogicalId((construct.node.defaultChild ?? construct) as CfnElement);
+
+/** A `Ref` / `Fn::GetAtt` target's logical id. */
+export const refTarget = (value: unknown): string | undefined => {
+  const v = value as { Ref?: string; 'Fn::GetAtt'?: [string, string] } | undefined;
+  return v?.Ref ?? v?.['Fn::GetAtt']?.[0];
+};
+
+export const resourcesOf = (template: Template, type: string) => template.findResources(type) as Record<string, Resource>;
+
+/** Every statement granted to each role: its inline policies plus attached AWS::IAM::Policy documents. */
+export function statementsByRole(template: Template): Map<string, Statement[]> {
+  const byRole = new Map<string, Statement[]>();
+  for (const [id, role] of Object.entries(resourcesOf(template, 'AWS::IAM::Role'))) {
+    const inline = (role.Properties.Policies ?? []).flatMap((p: { PolicyDocument: { Statement: Statement[] } }) => p.PolicyDocument.Statement);
+    byRole.set(id, inline);
+  }
+  for (const policy of Object.values(resourcesOf(template, 'AWS::IAM::Policy'))) {
+    for (const ref of policy.Properties.Roles as { Ref: string }[]) byRole.get(ref.Ref)?.push(...policy.Properties.PolicyDocument.Statement);
+  }
+  return byRole;
+}
+
+/** The statements granted to a function's role. */
+export function statementsOfFunction(template: Template, functionId: string | undefined): Statement[] {
+  const fn = resourcesOf(template, 'AWS::Lambda::Function')[functionId as string];
+  const role = fn?.Properties.Role['Fn::GetAtt'][0] as string;
+  return statementsByRole(template).get(role) ?? [];
+}
+
+/** The actions granted to a function's role that start with `prefix` (e.g. `kms:`). */
+export const actionsOfFunction = (template: Template, functionId: string | undefined, prefix: string) =>
+  statementsOfFunction(template, functionId).flatMap(actionsOf).filter((a) => a.startsWith(prefix));
