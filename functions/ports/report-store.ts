@@ -7,6 +7,9 @@
 import type { FilterClause } from '#domain/reports/filter.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
 
+/** Breakdowns that group canonical pageviews by a label of their own (not events, not entry pages). */
+export type LabelDim = Exclude<BreakdownDim, 'events' | 'entry_pages'>;
+
 export interface TrafficScope {
   sites: readonly string[];
   /** Bucket boundaries b0 < b1 < … < bn: bucket i is [b_i, b_{i+1}). Totals are one bucket [from, to]. */
@@ -60,6 +63,8 @@ export interface ReportStore {
   /** Distinct visitor hashes with a non-bot pageview or event since `since`. */
   liveVisitors(sites: readonly string[], since: number): Promise<Map<string, number>>;
   breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]>;
+  /** Several label breakdowns of one scope (the summary's tech lists), each as `breakdown` answers it; a store may read them in one pass. */
+  breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>>;
   eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }>;
   /** Top pages by distinct visitors since `since`. */
   livePages(scope: Omit<ReportScope, 'from' | 'to'> & { since: number }, limit: number): Promise<{ name: string; visitors: number }[]>;

@@ -61,13 +61,11 @@ export async function getOverviewSummary(store: ReportStore, q: ReportRequest, l
   const previous = planOverview(q.range, q.tz).previous;
   const scope = scopeOf(q.site, q.range, q.filters);
   const since = (q.now - LIVE_PAGES_WINDOW_SECONDS) * 1000;
-  const [totals, before, top, devices, browsers, os, livePages] = await Promise.all([
+  const [totals, before, top, { devices, browsers, os }, livePages] = await Promise.all([
     store.eventTotals(scope),
     store.eventTotals(scopeOf(q.site, previous, q.filters)),
     store.breakdown(scope, 'events', limit),
-    store.breakdown(scope, 'devices', limit),
-    store.breakdown(scope, 'browsers', limit),
-    store.breakdown(scope, 'os', limit),
+    store.breakdowns(scope, ['devices', 'browsers', 'os'] as const, limit),
     store.livePages({ site: q.site, filters: q.filters, since }, limit),
   ]);
   const list = (rows: typeof top) => rows.map(({ name, value, visitors }) => ({ name, value, visitors }));

@@ -15,7 +15,7 @@ import autocannon from 'autocannon';
 import { build } from 'esbuild';
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
 import { buildTracker } from '#tracker/build.ts';
-import { DuckDbEventStore, KEY_VALUES } from '#adapters/duckdb/duckdb-event-store.ts';
+import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { routes } from '#http/routes.ts';
 import { importBench } from './import-bench.ts';
@@ -192,11 +192,15 @@ async function bundleBench(): Promise<BenchRow[]> {
 
 const SEED_SITES = 50;
 const SEED_DAYS = 90;
+/** Rows handed to the store at once while seeding: about a day of the seeded traffic. */
+const SEED_CHUNK = 100_000;
 
 /**
- * 10 million events over 90 days and 50 sites, written with one SQL
- * statement (the writer path is measured separately). Site shares follow a
- * 1/rank curve, so site-0 is the largest.
+ * 10 million events over 90 days and 50 sites, made with SQL and handed to
+ * the store in arrival (ts) order through the writer's own insert statement
+ * (saveSelected), so flags and compaction are as in production; the
+ * appender path is measured separately. Site shares follow a 1/rank curve,
+ * so site-0 is the largest.
  */
 export async function seedReports(dataDir: string, total: number): Promise<void> {
   const store = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'));
@@ -207,25 +211,34 @@ export async function seedReports(dataDir: string, total: number): Promise<void>
   let cumulative = 0;
   const cuts = weights.map((w) => (cumulative += w / sum));
   const siteCase = cuts.map((c, i) => `WHEN r < ${c.toFixed(6)} THEN 'site-${i}.example'`).join(' ');
+  const seed = join(dataDir, 'seed.duckdb');
+  await store.query(`ATTACH '${seed}' AS seed`);
   await store.query(`
-    INSERT INTO events
-    SELECT *, ${KEY_VALUES} FROM (SELECT CASE ${siteCase} ELSE 'site-${SEED_SITES - 1}.example' END AS site,
-      ${start} + (i * 7919 % ${end - start}) AS ts,
+    CREATE TABLE seed.rows AS
+    SELECT * EXCLUDE (r, page), row_number() OVER (ORDER BY ts) AS n FROM (SELECT CASE ${siteCase} ELSE 'site-${SEED_SITES - 1}.example' END AS site,
+      ${start} + (page * 7919 % ${end - start}) + CASE WHEN i % 10 = 1 THEN (i % 120) * 1000 ELSE 0 END AS ts,
       CASE WHEN i % 10 = 0 THEN 'event' WHEN i % 10 = 1 THEN 'append' ELSE 'pageview' END AS kind,
       'e' || i AS id,
-      CASE WHEN i % 10 = 1 THEN 'e' || (i - 1) END AS original_id,
+      CASE WHEN i % 10 = 1 THEN 'e' || page END AS original_id,
       CASE WHEN i % 10 = 0 THEN 'event_' || (i % 30) END AS event,
-      'v' || (i % 200000) AS visitor, i % 5 = 0 AS "unique", NULL, NULL,
-      '/page/' || (i % 500) AS path, NULL, NULL,
+      'v' || (i % 200000) AS visitor, i % 5 = 0 AS "unique", NULL AS page_id, NULL AS session_id,
+      '/page/' || (i % 500) AS path, NULL AS query, NULL AS referrer,
       CASE WHEN i % 3 = 0 THEN 'google.com' WHEN i % 3 = 1 THEN 'news.example' END AS referrer_host,
-      CASE WHEN i % 17 = 0 THEN 'newsletter' END, NULL, NULL, NULL, NULL,
+      CASE WHEN i % 17 = 0 THEN 'newsletter' END AS utm_source, NULL AS utm_medium, NULL AS utm_campaign, NULL AS utm_term, NULL AS utm_content,
       CASE WHEN i % 17 = 0 THEN 'newsletter' WHEN i % 3 = 0 THEN 'google.com' WHEN i % 3 = 1 THEN 'news.example' END AS source,
-      ['DE','US','FR','JP','IN'][1 + i % 5], ['Chrome','Firefox','Safari'][1 + i % 3], ['Windows','macOS','iOS','Android'][1 + i % 4],
-      ['desktop','mobile'][1 + i % 2], 'en', 1280, 720, 1920, 1080,
+      ['DE','US','FR','JP','IN'][1 + i % 5] AS country, ['Chrome','Firefox','Safari'][1 + i % 3] AS browser,
+      ['Windows','macOS','iOS','Android'][1 + i % 4] AS os, ['desktop','mobile'][1 + i % 2] AS device, 'en' AS language,
+      1280 AS viewport_width, 720 AS viewport_height, 1920 AS screen_width, 1080 AS screen_height,
       CASE WHEN i % 10 = 1 THEN i % 120 END AS duration, CASE WHEN i % 10 = 1 THEN i % 101 END AS scrolled,
-      i % 50 = 0 AS bot, NULL, true, false, NULL
-    FROM (SELECT i, hash(i) % 1000000 / 1000000.0 AS r FROM range(${total}) t(i))
-    ORDER BY ts)`);
+      i % 50 = 0 AS bot, NULL AS metadata, true AS https, false AS imported, NULL AS source_id, r, page
+    -- An append (i % 10 = 1) belongs to the pageview two rows before it: same site, seconds later.
+    FROM (SELECT i, page, hash(page) % 1000000 / 1000000.0 AS r FROM (SELECT i, CASE WHEN i % 10 = 1 THEN i - 2 ELSE i END AS page FROM range(${total}) t(i))))`);
+  // In arrival order, a day's worth at a time, through the writer's own statement (flags, compaction).
+  for (let first = 1; first <= total; first += SEED_CHUNK) {
+    await store.saveSelected(`SELECT * EXCLUDE (n) FROM seed.rows WHERE n BETWEEN ${first} AND ${first + SEED_CHUNK - 1}`);
+  }
+  await store.query('DETACH seed');
+  rmSync(seed, { force: true });
   await store.close();
 }
 

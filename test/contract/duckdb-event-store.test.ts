@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDbEventStore, MAIN_TABLE } from '#adapters/duckdb/duckdb-event-store.ts';
 import { eventRow, eventStoreContract, fullEventRow, type EventStoreHarness } from './event-store.contract.ts';
 
 async function countRows(store: DuckDbEventStore, site: string): Promise<number> {
@@ -54,7 +55,8 @@ describe('DuckDbEventStore', () => {
       const row = fullEventRow({ site: 'fields.example', ts: 1_750_000_000_123 });
       await store.saveEvents([row]);
       const [stored] = await store.query<Record<string, unknown>>('SELECT * FROM events');
-      const { id_key, visitor_key, parent_key, ...fields } = stored ?? {};
+      const { id_key, visitor_key, parent_key, replay, visitor_first, parent_ts, ...fields } = stored ?? {};
+      expect({ replay, visitor_first, parent_ts }).toEqual({ replay: false, visitor_first: false, parent_ts: null });
       expect({ ...fields, ts: Number(fields.ts) }).toEqual(row);
       // The integer keys reports use are hashes of the string identities.
       const [keys] = await store.query<Record<string, unknown>>('SELECT hash(id) AS i, hash(visitor) AS v, hash(original_id) AS p FROM events');
@@ -81,5 +83,102 @@ describe('DuckDbEventStore', () => {
     const store = await DuckDbEventStore.open(':memory:');
     await store.close();
     await expect(store.saveEvents([eventRow()])).rejects.toThrow(/closed/);
+  });
+
+  describe('flags set on insert', () => {
+    const T = Date.UTC(2026, 0, 5, 12);
+    const flags = (store: DuckDbEventStore, site: string) =>
+      store.query<{ id: string; replay: boolean; visitor_first: boolean; parent_ts: bigint | null }>(
+        'SELECT id, replay, visitor_first, parent_ts FROM events WHERE site = $site ORDER BY ts, id',
+        { site },
+      );
+
+    it('marks a later row of an id within a day as a replay, and a redelivery not at all', async () => {
+      const store = await DuckDbEventStore.open(':memory:');
+      try {
+        const site = 'replay.example';
+        const first = eventRow({ site, ts: T, id: 'p1' });
+        await store.saveEvents([first]);
+        await store.saveEvents([first, { ...first, ts: T + 3_600_000 }]);
+        await store.saveEvents([{ ...first, ts: T + 2 * 86_400_000 }]);
+        expect((await flags(store, site)).map((r) => r.replay)).toEqual([false, true, false]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('flags the earliest human pageview of each visitor hash per UTC day, also when an older batch arrives late', async () => {
+      const store = await DuckDbEventStore.open(':memory:');
+      try {
+        const site = 'first.example';
+        const pv = (id: string, ts: number, over: Partial<ReturnType<typeof eventRow>> = {}) => eventRow({ site, id, ts, visitor: 'v', ...over });
+        await store.saveEvents([pv('b', T + 60_000), pv('bot', T - 60_000, { bot: true }), pv('event', T - 30_000, { kind: 'event' })]);
+        expect((await flags(store, site)).filter((r) => r.visitor_first).map((r) => r.id)).toEqual(['b']);
+        // A retried batch, older than what is stored: its pageview becomes the first.
+        await store.saveEvents([pv('a', T), pv('next-day', T + 86_400_000)]);
+        expect((await flags(store, site)).filter((r) => r.visitor_first).map((r) => r.id)).toEqual(['a', 'next-day']);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it("stamps an append with its page's ts when the page is a human pageview of the last day", async () => {
+      const store = await DuckDbEventStore.open(':memory:');
+      try {
+        const site = 'append.example';
+        const ap = (id: string, parent: string, ts: number) => eventRow({ site, id, ts, kind: 'append', original_id: parent });
+        await store.saveEvents([eventRow({ site, id: 'page', ts: T }), ap('same-batch', 'page', T + 1000), eventRow({ site, id: 'robot', ts: T, bot: true })]);
+        await store.saveEvents([ap('later', 'page', T + 3_600_000), ap('of-bot', 'robot', T + 2000), ap('too-late', 'page', T + 2 * 86_400_000)]);
+        const byId = new Map((await flags(store, site)).map((r) => [r.id, r.parent_ts === null ? null : Number(r.parent_ts)]));
+        expect(Object.fromEntries(byId)).toEqual({ page: null, robot: null, 'same-batch': T, later: T, 'of-bot': null, 'too-late': null });
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
+  describe('compaction', () => {
+    it('moves fresh rows into the main table sorted by site and ts, keeping every row, flag and idempotency', async () => {
+      const store = await DuckDbEventStore.open(':memory:');
+      try {
+        const rows = ['b.example', 'a.example'].flatMap((site) => [2, 1, 3].map((k) => eventRow({ site, ts: Date.UTC(2026, 0, 1) + k * 1000, visitor: 'v' })));
+        await store.saveEvents(rows);
+        const before = await store.query('SELECT * EXCLUDE (id_key) FROM events ORDER BY site, ts');
+        await store.compact();
+        const main = await store.query<{ site: string; ts: bigint }>(`SELECT site, ts FROM ${MAIN_TABLE}`);
+        expect(main.map((r) => `${r.site}@${r.ts}`)).toEqual([...main].sort((x, y) => (x.site < y.site ? -1 : x.site > y.site ? 1 : Number(x.ts - y.ts))).map((r) => `${r.site}@${r.ts}`));
+        expect(await store.query('SELECT count(*)::INT AS n FROM events_fresh')).toEqual([{ n: 0 }]);
+        expect(await store.query('SELECT * EXCLUDE (id_key) FROM events ORDER BY site, ts')).toEqual(before);
+        await store.saveEvents(rows);
+        expect(await countRows(store, 'a.example')).toBe(3);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('opens a file of the single-table layout, computing the flags of its rows', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'tt-duckdb-migrate-'));
+      try {
+        const path = join(dir, 'events.duckdb');
+        // The layout before flags and compaction: one `events` table of the event columns and keys.
+        const fresh = await DuckDbEventStore.open(path);
+        await fresh.saveEvents([eventRow({ site: 'old.example', id: 'x', ts: 1000, visitor: 'v' }), eventRow({ site: 'old.example', id: 'x', ts: 2000, visitor: 'v' })]);
+        await fresh.close();
+        const db = await DuckDBInstance.create(path);
+        const c = await db.connect();
+        await c.run(`CREATE TABLE events_old AS SELECT * EXCLUDE (replay, visitor_first, parent_ts) FROM ${MAIN_TABLE} UNION ALL SELECT * EXCLUDE (replay, visitor_first, parent_ts) FROM events_fresh`);
+        await c.run(`DROP VIEW events; DROP TABLE ${MAIN_TABLE}; DROP TABLE events_fresh; ALTER TABLE events_old RENAME TO events`);
+        c.closeSync();
+        db.closeSync();
+        const store = await DuckDbEventStore.open(path);
+        expect(await store.query('SELECT ts::INT AS ts, replay, visitor_first FROM events ORDER BY ts')).toEqual([
+          { ts: 1000, replay: false, visitor_first: true },
+          { ts: 2000, replay: true, visitor_first: false },
+        ]);
+        await store.close();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Properties over random datasets: the series sums to the totals, and the
  * breakdowns that keep empty labels (pages, referrers) sum to the totals
- * under the same filter.
+ * under the same filter; the flag-based counts of an unfiltered overview
+ * equal the distinct counts a filter forces, whatever the arrival order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -74,6 +75,51 @@ describe('report properties', () => {
         expect(countries.rows.reduce((n, r) => n + r.value, 0)).toBeLessThanOrEqual(o.totals.pageviews);
       }),
       { numRuns: 60, seed: 4242 },
+    );
+  }, 120_000);
+
+  it('counts the same visitors and engagement from the writer flags as from distinct counts, whatever order the batches arrive in', async () => {
+    const arbVisit = fc.record({
+      offset: fc.integer({ min: 0, max: 2 * 86400 }),
+      kind: fc.constantFrom('pageview', 'pageview', 'pageview', 'append', 'event'),
+      visitor: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null, freq: 5 }),
+      unique: fc.boolean(),
+      bot: fc.boolean(),
+      duplicateId: fc.boolean(),
+      batch: fc.integer({ min: 0, max: 3 }),
+    });
+    const arbNear = fc
+      .record({ from: fc.integer({ min: -43200, max: 86400 }), length: fc.oneof(fc.integer({ min: 3600, max: 12 * 3600 }), fc.integer({ min: 86400, max: 3 * 86400 })) })
+      .map(({ from, length }) => ({ from: T0 + from, to: T0 + from + length }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(arbVisit, { minLength: 20, maxLength: 80 }), arbNear, fc.constantFrom('UTC', 'Europe/Amsterdam', 'Asia/Kolkata', 'America/New_York'), async (spec, range, tz) => {
+        const site = `flags-${randomUUID().slice(0, 8)}.example`;
+        let lastPage = randomUUID();
+        let lastId = randomUUID();
+        const rows = spec.map((r) => {
+          const ts = T0 + r.offset;
+          const id = r.duplicateId ? lastId : randomUUID();
+          lastId = id;
+          if (r.kind === 'pageview') lastPage = id;
+          // Visitor hashes cover one UTC day, as the collector makes them.
+          const visitor = r.visitor === null ? null : `v${r.visitor}-${Math.floor(ts / 86400)}`;
+          return {
+            batch: r.batch,
+            row: row(site, ts, {
+              id, kind: r.kind as 'pageview', visitor, unique: r.unique, bot: r.bot, event: r.kind === 'event' ? 'e' : null,
+              original_id: r.kind === 'append' ? lastPage : null, duration: r.kind === 'append' ? 3 + (r.offset % 20) : null,
+              scrolled: r.kind === 'append' ? r.offset % 101 : null,
+            }),
+          };
+        });
+        for (let b = 3; b >= 0; b--) await events.saveEvents(rows.filter((r) => r.batch === b).map((r) => r.row));
+        const q = { site, range, tz, filters: [], now: T0 + 30 * 86400 };
+        // `contains ''` keeps every row but takes the filtered (distinct-count) path.
+        const everything: FilterClause[] = [{ dim: 'page', op: 'contains', value: '' }];
+        const [plain, filtered] = await Promise.all([getOverview(reports, q), getOverview(reports, { ...q, filters: everything })]);
+        expect(plain).toEqual(filtered);
+      }),
+      { numRuns: 80, seed: 7 },
     );
   }, 120_000);
 });

@@ -110,9 +110,9 @@ const COLUMN_DEFS = COLUMNS.map((c) => `"${c.name}" ${c.sql}`).join(', ');
 
 /**
  * 64-bit keys of the string identities, computed on insert: reports count
- * distinct ids and visitors and join appends to pages on integers, which is
- * several times cheaper than on strings. (A collision within one site and
- * range is about 1 in 10^7 at a million pageviews.)
+ * distinct visitors and join appends to pages on integers, which is several
+ * times cheaper than on strings. (A collision within one site and range is
+ * about 1 in 10^7 at a million pageviews.)
  */
 export const KEY_COLUMNS = [
   { name: 'id_key', from: 'id' },
@@ -121,27 +121,118 @@ export const KEY_COLUMNS = [
 ] as const;
 const KEY_DEFS = KEY_COLUMNS.map((k) => `${k.name} UBIGINT`).join(', ');
 const KEY_LIST = KEY_COLUMNS.map((k) => k.name).join(', ');
-/** The key expressions over the string columns; NULL stays NULL. */
-export const KEY_VALUES = KEY_COLUMNS.map((k) => `CASE WHEN "${k.from}" IS NULL THEN NULL ELSE hash("${k.from}") END`).join(', ');
+/** The key expressions over the string columns, named as the key columns; NULL stays NULL. */
+export const KEY_VALUES = KEY_COLUMNS.map((k) => `CASE WHEN "${k.from}" IS NULL THEN NULL ELSE hash("${k.from}") END AS ${k.name}`).join(', ');
 
 /**
- * Copies the staged rows not yet stored. The ts range on `e` lets zone maps
- * skip every row group outside the batch's time span (redeliveries carry
- * identical ts), so the anti-join stays cheap on a large table without an
- * index. The bounds are inlined as integer literals, not bound parameters:
- * the planner then prunes with table statistics too, and a statement
- * prepared once would keep a join order chosen for an empty table (both
- * measured several times slower).
+ * Flags the writer sets once, on insert:
+ * - `replay`: a later row of a (site, kind, id) already stored within
+ *   REPLAY_WINDOW_MS. Reports count rows where it is false, so de-duplicating
+ *   by id costs them nothing.
+ * - `visitor_first`: the earliest canonical pageview (non-bot, not a replay)
+ *   of its visitor hash on its site and UTC day. Visitor hashes are scoped to
+ *   a UTC day, so reports count most visitors by counting these flags and
+ *   need a distinct count only over the part of a bucket that shares a UTC
+ *   day with the bucket's start (functions/adapters/duckdb/duckdb-report-store.ts).
+ * - `parent_ts` (appends): the ts of the canonical pageview the append
+ *   belongs to, found within APPEND_WINDOW_MS before it; null when none is.
+ *   Reports read a range's engagement from the appends of its pages alone.
  */
-function insertNewSql(min: bigint, max: bigint): string {
+const FLAG_DEFS = 'replay BOOLEAN NOT NULL DEFAULT false, visitor_first BOOLEAN NOT NULL DEFAULT false, parent_ts BIGINT';
+const STORED_DEFS = `${COLUMN_DEFS}, ${KEY_DEFS}, ${FLAG_DEFS}`;
+export const STORED_COLUMNS = `${COLUMN_LIST}, ${KEY_LIST}, replay, visitor_first, parent_ts`;
+
+/**
+ * Two tables behind the `events` view. The writer appends to `events_fresh`
+ * in arrival order; compaction moves those rows into `events_main` sorted by
+ * (site, ts), so each site's rows sit in their own row groups and the zone
+ * maps on site and ts let a report read only the row groups of its site and
+ * range instead of every site's rows of that time.
+ */
+export const MAIN_TABLE = 'events_main';
+export const FRESH_TABLE = 'events_fresh';
+/** Fresh rows that trigger a compaction: several row groups (122,880 rows each) per sorted run. */
+export const COMPACT_AT_ROWS = 500_000;
+/**
+ * Replays are recognised within this distance of the stored row: far beyond
+ * any client retry, while queue redeliveries (same ts) are caught whatever
+ * their delay. A day keeps the writer's look-back to a few row groups.
+ */
+export const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const DAY_MS = 86_400_000n;
+/** An append counts toward its page when it arrives within this time of it (page hide, any tab left open for a day). */
+export const APPEND_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+const HUMAN_PAGEVIEW = (t: string) => `${t}.kind = 'pageview' AND NOT ${t}.bot AND NOT ${t}.replay`;
+const CANONICAL_PAGEVIEW = (t: string) => `${HUMAN_PAGEVIEW(t)} AND ${t}.visitor_key IS NOT NULL`;
+const PARENT_OF = (p: string, a: string) => `${p}.site = ${a}.site AND ${p}.id_key = ${a}.parent_key AND ${HUMAN_PAGEVIEW(p)}`;
+const SAME_VISITOR_DAY = (a: string, b: string) => `${a}.site = ${b}.site AND ${a}.visitor_key = ${b}.visitor_key AND ${a}.ts // 86400000 = ${b}.ts // 86400000`;
+
+/**
+ * Copies the staged rows not yet stored into the fresh table and sets their
+ * flags. Every look-up into `events` carries a ts range, so zone maps skip
+ * the row groups outside it and the statement stays cheap on a large table
+ * without an index. The bounds are inlined as integer literals, not bound
+ * parameters: the planner then prunes with table statistics too, and a
+ * statement prepared once would keep a join order chosen for an empty table
+ * (both measured several times slower).
+ */
+function insertNewSql(source: string, min: bigint, max: bigint, hasAppends: boolean): string {
+  const window = BigInt(REPLAY_WINDOW_MS);
+  const dayStart = (min / DAY_MS) * DAY_MS;
+  // Looked up only when the batch holds appends: the look-back reads a day of rows.
+  const parentTs = hasAppends
+    ? `CASE WHEN r.kind = 'append' THEN coalesce(
+        (SELECT min(p.ts) FROM r p WHERE ${PARENT_OF('p', 'r')}),
+        (SELECT min(p.ts) FROM events p WHERE ${PARENT_OF('p', 'r')} AND p.ts BETWEEN ${min - BigInt(APPEND_WINDOW_MS)} AND ${max} AND p.ts >= r.ts - ${APPEND_WINDOW_MS})
+      ) END`
+    : 'NULL';
   return `
-    INSERT INTO events (${COLUMN_LIST}, ${KEY_LIST})
-    SELECT ${COLUMN_LIST}, ${KEY_VALUES} FROM staging s
-    WHERE NOT EXISTS (
+    INSERT INTO ${FRESH_TABLE} (${STORED_COLUMNS})
+    WITH n AS (
+      SELECT ${COLUMN_LIST}, ${KEY_VALUES} FROM ${source} s
+      WHERE NOT EXISTS (
+        SELECT 1 FROM events e
+        WHERE e.site = s.site AND e.id = s.id AND e.ts = s.ts AND e.ts BETWEEN ${min} AND ${max}
+      )
+    ),
+    r AS (
+      SELECT *,
+        row_number() OVER (PARTITION BY site, kind, id_key ORDER BY ts) > 1
+          OR EXISTS (
+            SELECT 1 FROM events e
+            WHERE e.site = n.site AND e.kind = n.kind AND e.id_key = n.id_key AND e.ts BETWEEN ${min - window} AND ${max + window}
+          ) AS replay
+      FROM n
+    )
+    SELECT ${COLUMN_LIST}, ${KEY_LIST}, replay,
+      ${CANONICAL_PAGEVIEW('r')}
+        AND row_number() OVER (PARTITION BY site, visitor_key, ts // 86400000, ${CANONICAL_PAGEVIEW('r')} ORDER BY ts) = 1
+        AND NOT EXISTS (
+          SELECT 1 FROM events e
+          WHERE ${CANONICAL_PAGEVIEW('e')} AND ${SAME_VISITOR_DAY('e', 'r')} AND e.ts < r.ts AND e.ts BETWEEN ${dayStart} AND ${max}
+        ) AS visitor_first,
+      ${parentTs} AS parent_ts
+    FROM r`;
+}
+
+/**
+ * After a batch older than rows already stored (a retried batch): a row of it
+ * may now be the earliest of its visitor-day, so a later row loses the flag.
+ */
+function unflagLaterFirstsSql(table: string, min: bigint, max: bigint): string {
+  const from = (min / DAY_MS) * DAY_MS;
+  const to = (max / DAY_MS + 1n) * DAY_MS;
+  return `
+    UPDATE ${table} t SET visitor_first = false
+    WHERE t.visitor_first AND t.ts BETWEEN ${from} AND ${to} AND EXISTS (
       SELECT 1 FROM events e
-      WHERE e.site = s.site AND e.id = s.id AND e.ts = s.ts AND e.ts BETWEEN ${min} AND ${max}
+      WHERE e.visitor_first AND ${SAME_VISITOR_DAY('e', 't')} AND e.ts < t.ts AND e.ts BETWEEN ${from} AND ${to}
     )`;
 }
+
+/** Moves the fresh rows into the main table in (site, ts) order. */
+const compactSql = `INSERT INTO ${MAIN_TABLE} SELECT * FROM ${FRESH_TABLE} ORDER BY site, ts`;
 
 export type QueryParams = DuckDBValue[] | Record<string, DuckDBValue>;
 
@@ -161,6 +252,10 @@ export class DuckDbEventStore implements EventStore {
     readonly instance: DuckDBInstance,
     /** Owns the staging table: temporary tables belong to one connection. */
     private readonly writer: DuckDBConnection,
+    /** Rows in the fresh table, counted by the writer (it alone writes). */
+    private freshRows: number,
+    /** The newest ts stored: a batch with older pageviews may move a visitor's first pageview. */
+    private newestTs: number,
   ) {}
 
   /** Opens (creating when missing) the store at `path`, a file in DATA_DIR or ':memory:'. */
@@ -174,17 +269,32 @@ export class DuckDbEventStore implements EventStore {
     const writer = await instance.connect();
     // No primary key: an ART index over (site, id, ts) costs too much memory at 10 M rows;
     // idempotency comes from the anti-join in insertNewSql instead.
-    await writer.run(`CREATE TABLE IF NOT EXISTS events (${COLUMN_DEFS}, ${KEY_DEFS})`);
+    await migrateSingleTable(writer);
+    await writer.run(`CREATE TABLE IF NOT EXISTS ${MAIN_TABLE} (${STORED_DEFS})`);
+    await writer.run(`CREATE TABLE IF NOT EXISTS ${FRESH_TABLE} (${STORED_DEFS})`);
+    await writer.run(`CREATE OR REPLACE VIEW events AS SELECT * FROM ${MAIN_TABLE} UNION ALL SELECT * FROM ${FRESH_TABLE}`);
     await writer.run(`CREATE TEMP TABLE staging (${COLUMN_DEFS})`);
-    return new DuckDbEventStore(instance, writer);
+    const [state] = (
+      await writer.runAndReadAll(`SELECT (SELECT count(*) FROM ${FRESH_TABLE}) AS fresh, (SELECT coalesce(max(ts), 0) FROM events) AS newest`)
+    ).getRowObjectsJS();
+    return new DuckDbEventStore(instance, writer, Number(state?.fresh ?? 0), Number(state?.newest ?? 0));
   }
 
-  /** Idempotent on (site, id, ts); one batch is one INSERT, so a failed call stores nothing. */
+  /** Idempotent on (site, id, ts); one batch is one transaction, so a failed call stores nothing. */
   saveEvents(rows: readonly EventRow[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
-    const run = this.serialize(() => this.write(rows));
+    const run = this.serialize(async () => {
+      await this.write(rows);
+      if (this.freshRows >= COMPACT_AT_ROWS) await this.compactNow();
+    });
     this.scheduleCheckpoint();
     return run;
+  }
+
+  /** Moves every fresh row into the sorted main table now (the writer does so every COMPACT_AT_ROWS rows). */
+  compact(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('event store is closed'));
+    return this.serialize(() => this.compactNow());
   }
 
   /**
@@ -241,6 +351,21 @@ export class DuckDbEventStore implements EventStore {
     return connection;
   }
 
+  /**
+   * Stores the rows of `select` (event columns in EventRow order, ids unique
+   * per site and ts) exactly as saveEvents would: for bulk loads such as the
+   * benchmark's seed, which would take minutes through the appender.
+   */
+  saveSelected(select: string): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('event store is closed'));
+    return this.serialize(async () => {
+      const [range] = (await this.writer.runAndReadAll(`SELECT min(ts) AS min, max(ts) AS max FROM (${select})`)).getRowObjectsJS();
+      if (range?.min === null || range?.min === undefined) return;
+      await this.insert(`(${select})`, BigInt(range.min as bigint), BigInt(range.max as bigint), true, true);
+      if (this.freshRows >= COMPACT_AT_ROWS) await this.compactNow();
+    });
+  }
+
   private async write(rows: readonly EventRow[]): Promise<void> {
     const batch = uniqueEvents(rows);
     if (batch.length === 0) return;
@@ -248,7 +373,37 @@ export class DuckDbEventStore implements EventStore {
     await this.writer.run('DELETE FROM staging');
     await this.stage(batch);
     const { min, max } = tsRange(batch);
-    await this.writer.run(insertNewSql(min, max));
+    const late = batch.some((r) => r.kind === 'pageview' && !r.bot && r.visitor !== null && r.ts < this.newestTs);
+    await this.insert('staging', min, max, late, batch.some((r) => r.kind === 'append'));
+  }
+
+  /** One transaction: the rows and the flags they move on older rows. */
+  private async insert(source: string, min: bigint, max: bigint, late: boolean, hasAppends: boolean): Promise<void> {
+    await this.writer.run('BEGIN TRANSACTION');
+    try {
+      const inserted = await this.writer.run(insertNewSql(source, min, max, hasAppends));
+      if (late) for (const table of [MAIN_TABLE, FRESH_TABLE]) await this.writer.run(unflagLaterFirstsSql(table, min, max));
+      await this.writer.run('COMMIT');
+      this.freshRows += Number(inserted.rowsChanged);
+      this.newestTs = Math.max(this.newestTs, Number(max));
+    } catch (e) {
+      await this.writer.run('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** One transaction: a crash leaves the rows in the fresh table, never in both or neither. */
+  private async compactNow(): Promise<void> {
+    await this.writer.run('BEGIN TRANSACTION');
+    try {
+      await this.writer.run(compactSql);
+      await this.writer.run(`DELETE FROM ${FRESH_TABLE}`);
+      await this.writer.run('COMMIT');
+    } catch (e) {
+      await this.writer.run('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
+    this.freshRows = 0;
   }
 
   /**
@@ -268,6 +423,31 @@ export class DuckDbEventStore implements EventStore {
       appender.closeSync();
     }
   }
+}
+
+/**
+ * Files written before the two-table layout hold one `events` table: it
+ * becomes the main table, its flags computed once over all its rows.
+ */
+async function migrateSingleTable(writer: DuckDBConnection): Promise<void> {
+  const found = await writer.runAndReadAll(`SELECT 1 FROM duckdb_tables() WHERE table_name = 'events' AND schema_name = 'main'`);
+  if (found.currentRowCount === 0) return;
+  await writer.run(`ALTER TABLE events RENAME TO ${MAIN_TABLE}`);
+  await writer.run(`ALTER TABLE ${MAIN_TABLE} ADD COLUMN replay BOOLEAN DEFAULT false`);
+  await writer.run(`ALTER TABLE ${MAIN_TABLE} ADD COLUMN visitor_first BOOLEAN DEFAULT false`);
+  await writer.run(`ALTER TABLE ${MAIN_TABLE} ADD COLUMN parent_ts BIGINT`);
+  await writer.run(`
+    UPDATE ${MAIN_TABLE} SET replay = true WHERE rowid IN (
+      SELECT rowid FROM (SELECT rowid, row_number() OVER (PARTITION BY site, kind, id_key ORDER BY ts, rowid) AS n FROM ${MAIN_TABLE}) WHERE n > 1)`);
+  await writer.run(`
+    UPDATE ${MAIN_TABLE} SET visitor_first = true WHERE rowid IN (
+      SELECT rowid FROM (
+        SELECT rowid, row_number() OVER (PARTITION BY site, visitor_key, ts // 86400000 ORDER BY ts, rowid) AS n
+        FROM ${MAIN_TABLE} x WHERE ${CANONICAL_PAGEVIEW('x')}
+      ) WHERE n = 1)`);
+  await writer.run(`
+    UPDATE ${MAIN_TABLE} a SET parent_ts = (SELECT min(p.ts) FROM ${MAIN_TABLE} p WHERE ${PARENT_OF('p', 'a')} AND p.ts >= a.ts - ${APPEND_WINDOW_MS})
+    WHERE a.kind = 'append'`);
 }
 
 function tsRange(rows: readonly EventRow[]): { min: bigint; max: bigint } {

@@ -1,12 +1,13 @@
 /**
- * Report aggregates over the DuckDB `events` table. Every query starts from
- * canonical human pageviews: non-bot pageview rows de-duplicated by id, with
- * their appends joined by original_id for engagement.
+ * Report aggregates over the DuckDB `events` view. Every query starts from
+ * canonical human pageviews: non-bot pageview rows de-duplicated by id, which
+ * here is `NOT replay` (the store marks the later rows of an id), with their
+ * appends joined by original_id for engagement.
  */
-import { listValue, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBValue } from '@duckdb/node-api';
 import { FILTER_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
 import { BREAKDOWN_COLUMNS, SCREEN_CLASSES, type BreakdownDim } from '#domain/reports/query.ts';
-import type { BreakdownRow, Engagement, ReportScope, ReportStore, TrafficRow, TrafficScope } from '#ports/report-store.ts';
+import type { BreakdownRow, Engagement, LabelDim, ReportScope, ReportStore, TrafficRow, TrafficScope } from '#ports/report-store.ts';
 
 export interface SqlRunner {
   query<T = Record<string, unknown>>(sql: string, params?: Record<string, DuckDBValue>): Promise<T[]>;
@@ -38,35 +39,47 @@ function filterSql(filters: readonly FilterClause[], params: Params): string {
     .join('');
 }
 
-const siteList = (sites: readonly string[], params: Params) => `site IN (SELECT unnest(${params.add(listValue([...sites]))}::VARCHAR[]))`;
+/** Plain comparisons with constants, which the scan turns into zone-map filters (a subquery would not be). */
+const siteList = (sites: readonly string[], params: Params) =>
+  sites.length === 0 ? 'false' : sites.length === 1 ? `site = ${params.add(sites[0]!)}` : `site IN (${sites.map((s) => params.add(s)).join(', ')})`;
 
 /**
- * Canonical pageviews in [from, to) that have engagement: the page's own
- * duration plus its appends' (summed), and the maximum scroll. Appends are
- * few, so they are grouped first and only their parents are read.
+ * Canonical pageviews in [from, to) matching the filters that have
+ * engagement: the page's own duration plus its appends' (summed), and the
+ * maximum scroll. The writer stamps each append with its page's ts
+ * (`parent_ts`), so only the appends of the range's pages are read. Without
+ * filters every such append's page qualifies and only pages with engagement
+ * of their own are read besides; with filters the pages are matched first.
  */
-function pagesSql(where: string, sites: string, from: string): string {
-  return `
+function pagesSql(p: Params, sites: readonly string[], from: number, to: number, filters: readonly FilterClause[]): string {
+  const site = siteList(sites, p);
+  const [start, end] = [p.add(from), p.add(to)];
+  const own = `${CANONICAL} AND ${site} AND ts >= ${start} AND ts < ${end}${filterSql(filters, p)}`;
+  const appends = `
     ap AS (
-      SELECT site, parent_key AS id, sum(duration) AS duration, max(scrolled) AS scrolled
+      SELECT site, parent_key AS id, min(parent_ts) AS ts, sum(duration) AS duration, max(scrolled) AS scrolled
       FROM events
-      WHERE kind = 'append' AND ${sites} AND ts >= ${from} AND parent_key IS NOT NULL
+      WHERE kind = 'append' AND NOT replay AND ${site} AND ts >= ${start} AND parent_ts >= ${start} AND parent_ts < ${end}
       GROUP BY site, parent_key
-    ),
-    pv AS (
-      SELECT site, id_key AS id, min(ts) AS ts, max(duration) AS own_duration, max(scrolled) AS own_scroll
-      FROM events
-      WHERE kind = 'pageview' AND NOT bot AND ${where}
-        AND (duration IS NOT NULL OR scrolled IS NOT NULL OR id_key IN (SELECT id FROM ap))
-      GROUP BY site, id_key
-    ),
-    page AS (
-      SELECT pv.*,
-             CASE WHEN pv.own_duration IS NULL AND ap.duration IS NULL THEN NULL
-                  ELSE coalesce(pv.own_duration, 0) + coalesce(ap.duration, 0) END AS total_duration,
-             greatest(pv.own_scroll, ap.scrolled) AS scroll
-      FROM pv LEFT JOIN ap ON ap.site = pv.site AND ap.id = pv.id
     )`;
+  const totals = (pv: string) => `
+    CASE WHEN ${pv}.duration IS NULL AND ap.duration IS NULL THEN NULL
+         ELSE coalesce(${pv}.duration, 0) + coalesce(ap.duration, 0) END AS total_duration,
+    greatest(${pv}.scrolled, ap.scrolled) AS scroll`;
+  if (filters.length === 0) {
+    return `${appends},
+    own AS (SELECT site, id_key AS id, ts, duration, scrolled FROM events WHERE ${own} AND (duration IS NOT NULL OR scrolled IS NOT NULL)),
+    page AS (
+      SELECT coalesce(own.site, ap.site) AS site, coalesce(own.ts, ap.ts) AS ts, ${totals('own')}
+      FROM own FULL OUTER JOIN ap ON ap.site = own.site AND ap.id = own.id
+    )`;
+  }
+  return `${appends},
+    pv AS (
+      SELECT site, id_key AS id, ts, duration, scrolled FROM events
+      WHERE ${own} AND (duration IS NOT NULL OR scrolled IS NOT NULL OR id_key IN (SELECT id FROM ap))
+    ),
+    page AS (SELECT pv.site, pv.ts, ${totals('pv')} FROM pv LEFT JOIN ap ON ap.site = pv.site AND ap.id = pv.id)`;
 }
 
 /**
@@ -81,8 +94,11 @@ export function bucketExpression(bounds: readonly number[], lo = 0, hi = bounds.
   return `(CASE WHEN ts < ${edge} THEN ${bucketExpression(bounds, lo, mid - 1)} ELSE ${bucketExpression(bounds, mid, hi)} END)`;
 }
 
+/** Canonical human pageviews: one row per id (the store marks the others as replays). */
+const CANONICAL = `kind = 'pageview' AND NOT bot AND NOT replay`;
+
 /** Distinct daily visitor hashes; pageviews without one count their unique flag. */
-const VISITORS = 'count(DISTINCT visitor_key) + count(*) FILTER (WHERE visitor_key IS NULL AND uniq)';
+const VISITORS = 'count(DISTINCT visitor_key) + count(*) FILTER (WHERE visitor_key IS NULL AND coalesce("unique", false))';
 
 function labelExpression(dim: BreakdownDim): string {
   if (dim === 'screens') {
@@ -93,6 +109,29 @@ function labelExpression(dim: BreakdownDim): string {
     return `CASE WHEN screen_width IS NULL OR screen_width <= 0 THEN NULL ${cases} ELSE '${last}' END`;
   }
   return `"${BREAKDOWN_COLUMNS[dim]}"`;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Visitors per bucket from the `visitor_first` flags (the earliest canonical
+ * pageview of each visitor hash on its site and UTC day, set by the writer).
+ * A visitor seen in a bucket either has its first pageview there (a flag
+ * counts it) or had it earlier on the same UTC day, and then was seen in the
+ * "carried" part of the bucket: from its start to the next UTC midnight.
+ * Only that part needs a distinct count, less the flags it holds, which the
+ * flag count already has. Buckets starting at UTC midnight carry nothing.
+ */
+export function visitorsByFirstFlags(bounds: readonly number[]): string {
+  const carriedUntil = bounds.slice(0, -1).map((start, i) => {
+    const end = Number(bounds[i + 1]);
+    return start % DAY_MS === 0 ? start : Math.min(end, (Math.floor(start / DAY_MS) + 1) * DAY_MS);
+  });
+  const carried = carriedUntil.length === 1 ? `ts < ${carriedUntil[0]}` : `ts < [${carriedUntil.join(', ')}][bucket + 1]`;
+  return `count(*) FILTER (WHERE visitor_first)
+    + count(DISTINCT visitor_key) FILTER (WHERE ${carried})
+    - count(*) FILTER (WHERE visitor_first AND ${carried})
+    + count(*) FILTER (WHERE visitor_key IS NULL AND coalesce("unique", false))`;
 }
 
 /** Pages and referrers keep empty labels (direct traffic); every other list omits them. */
@@ -107,19 +146,19 @@ export class DuckDbReportStore implements ReportStore {
    * reads only pages that have any; all run side by side.
    */
   async traffic(scope: TrafficScope): Promise<TrafficRow[]> {
-    const whole = { ...scope, boundaries: [scope.boundaries[0]!, scope.boundaries[scope.boundaries.length - 1]!] };
-    const perBucket = scope.boundaries.length > 2;
+    const bounds = scope.boundaries;
+    const perBucket = bounds.length > 2;
     const [buckets, totals, engagement] = await Promise.all([
-      perBucket ? this.trafficCounts(scope, true) : Promise.resolve([]),
-      this.trafficCounts(whole, false),
+      perBucket ? this.trafficCounts(scope, bounds) : Promise.resolve<Record<string, unknown>[]>([]),
+      this.trafficCounts(scope, [bounds[0]!, bounds[bounds.length - 1]!]),
       this.trafficEngagement(scope),
     ]);
-    const key = (r: Record<string, unknown>) => `${String(r.site)}\n${String(r.bucket ?? '')}`;
-    const extra = new Map(engagement.map((r) => [key(r), r]));
-    // With one bucket the whole range is that bucket.
-    const rows: Record<string, unknown>[] = perBucket ? [...buckets, ...totals] : [...totals, ...totals.map((r) => ({ ...r, bucket: 0 }))];
+    const key = (site: unknown, bucket: unknown) => `${String(site)}\n${bucket === null || bucket === undefined ? '' : String(bucket)}`;
+    const extra = new Map(engagement.map((r) => [key(r.site, r.bucket), r]));
+    // Totals answer bucket 0 of their one bucket; with one bucket the whole range is that bucket.
+    const rows: Record<string, unknown>[] = [...(perBucket ? buckets : totals), ...totals.map((r) => ({ ...r, bucket: null }))];
     return rows.map((r) => {
-      const e = extra.get(key(r));
+      const e = extra.get(key(r.site, r.bucket));
       return {
         site: String(r.site),
         bucket: r.bucket === null || r.bucket === undefined ? null : num(r.bucket),
@@ -131,15 +170,16 @@ export class DuckDbReportStore implements ReportStore {
     });
   }
 
-  private trafficCounts(scope: TrafficScope, perBucket: boolean) {
+  /** Pageviews and visitors per site and bucket of `bounds`. */
+  private trafficCounts(scope: TrafficScope, bounds: readonly number[]) {
     const p = new Params();
-    const bounds = scope.boundaries;
     const where = `${siteList(scope.sites, p)} AND ts >= ${p.add(bounds[0]!)} AND ts < ${p.add(bounds[bounds.length - 1]!)}${filterSql(scope.filters, p)}`;
-    const bucket = perBucket ? bucketExpression(bounds) : 'NULL';
+    // Unfiltered counts use the writer's first-of-day flags; a filter may drop a visitor's
+    // first pageview, so filtered counts take the distinct count over every row.
+    const visitors = scope.filters.length === 0 ? visitorsByFirstFlags(bounds) : VISITORS;
     return this.db.query(
-      `SELECT site, ${bucket} AS bucket, count(DISTINCT id_key) AS pageviews,
-              count(DISTINCT visitor_key) + count(DISTINCT id_key) FILTER (WHERE visitor_key IS NULL AND coalesce("unique", false)) AS visitors
-       FROM events WHERE kind = 'pageview' AND NOT bot AND ${where}
+      `SELECT site, bucket, count(*) AS pageviews, ${visitors} AS visitors
+       FROM (SELECT *, ${bucketExpression(bounds)} AS bucket FROM events WHERE ${CANONICAL} AND ${where})
        GROUP BY ALL`,
       p.values,
     );
@@ -148,11 +188,8 @@ export class DuckDbReportStore implements ReportStore {
   private trafficEngagement(scope: TrafficScope) {
     const p = new Params();
     const bounds = scope.boundaries;
-    const sites = siteList(scope.sites, p);
-    const from = p.add(bounds[0]!);
-    const where = `${sites} AND ts >= ${from} AND ts < ${p.add(bounds[bounds.length - 1]!)}${filterSql(scope.filters, p)}`;
     return this.db.query(
-      `WITH ${pagesSql(where, sites, from)}
+      `WITH ${pagesSql(p, scope.sites, bounds[0]!, bounds[bounds.length - 1]!, scope.filters)}
        SELECT site, ${bucketExpression(bounds)} AS bucket,
               median(total_duration) FILTER (WHERE total_duration >= 5) AS duration, avg(scroll) AS scrolled
        FROM page
@@ -177,29 +214,49 @@ export class DuckDbReportStore implements ReportStore {
     const p = new Params();
     const from = p.add(scope.from);
     const where = `${siteList([scope.site], p)} AND ts >= ${from} AND ts < ${p.add(scope.to)}${filterSql(scope.filters, p)}`;
-    const entryOnly = dim === 'entry_pages' ? 'WHERE uniq' : '';
-    const keep = keepsEmptyLabels(dim) ? '' : `${entryOnly ? 'AND' : 'WHERE'} coalesce(name, '') <> ''`;
+    const entryOnly = dim === 'entry_pages' ? ' AND coalesce("unique", false)' : '';
+    const keep = keepsEmptyLabels(dim) ? '' : ` AND coalesce(name, '') <> ''`;
     const sql = `
-      WITH pv AS (
-        SELECT id_key, any_value(${labelExpression(dim)}) AS name, max(visitor_key) AS visitor_key, bool_or(coalesce("unique", false)) AS uniq
-        FROM events WHERE kind = 'pageview' AND NOT bot AND ${where}
-        GROUP BY id_key
-      )
       SELECT coalesce(name, '') AS name, count(*) AS value, ${VISITORS} AS visitors
-      FROM pv ${entryOnly} ${keep}
+      FROM (SELECT *, ${labelExpression(dim)} AS name FROM events WHERE ${CANONICAL} AND ${where}${entryOnly})
+      WHERE true${keep}
       GROUP BY 1 ORDER BY value DESC, name ASC LIMIT ${p.add(limit)}`;
     const rows = await this.db.query(sql, p.values);
     return rows.map((r) => ({ name: String(r.name), value: num(r.value), visitors: num(r.visitors) }));
   }
 
+  /** One scan: the lists are grouping sets of one aggregate, ranked and cut here. */
+  async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
+    const p = new Params();
+    const where = `${siteList([scope.site], p)} AND ts >= ${p.add(scope.from)} AND ts < ${p.add(scope.to)}${filterSql(scope.filters, p)}`;
+    const labels = dims.map((dim, i) => `${labelExpression(dim)} AS l${i}`).join(', ');
+    const columns = dims.map((_, i) => `l${i}`);
+    const rows = await this.db.query(
+      `SELECT grouping(${columns.join(', ')}) AS unused, ${columns.join(', ')}, count(*) AS value, ${VISITORS} AS visitors
+       FROM (SELECT *, ${labels} FROM events WHERE ${CANONICAL} AND ${where})
+       GROUP BY GROUPING SETS (${columns.map((c) => `(${c})`).join(', ')})`,
+      p.values,
+    );
+    const lists = dims.map(() => [] as BreakdownRow[]);
+    for (const r of rows) {
+      // grouping() sets a bit for each column left out of the set, the first column highest.
+      const i = dims.findIndex((_, k) => (num(r.unused) & (1 << (dims.length - 1 - k))) === 0);
+      const name = r[`l${i}`] === null || r[`l${i}`] === undefined ? '' : String(r[`l${i}`]);
+      if (name === '' && !keepsEmptyLabels(dims[i]!)) continue;
+      lists[i]!.push({ name, value: num(r.value), visitors: num(r.visitors) });
+    }
+    const ranked = lists.map((list) => list.sort((a, b) => b.value - a.value || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).slice(0, limit));
+    return Object.fromEntries(dims.map((dim, i) => [dim, ranked[i]])) as Record<D, BreakdownRow[]>;
+  }
+
   private eventScope(scope: ReportScope, p: Params): string {
-    return `kind = 'event' AND NOT bot AND ${siteList([scope.site], p)} AND ts >= ${p.add(scope.from)} AND ts < ${p.add(scope.to)}${filterSql(scope.filters, p)}`;
+    return `kind = 'event' AND NOT bot AND NOT replay AND ${siteList([scope.site], p)} AND ts >= ${p.add(scope.from)} AND ts < ${p.add(scope.to)}${filterSql(scope.filters, p)}`;
   }
 
   private async eventBreakdown(scope: ReportScope, limit: number): Promise<BreakdownRow[]> {
     const p = new Params();
     const rows = await this.db.query(
-      `SELECT event AS name, count(DISTINCT id_key) AS value, count(DISTINCT visitor_key) AS visitors, max(ts) AS last_seen
+      `SELECT event AS name, count(*) AS value, count(DISTINCT visitor_key) AS visitors, max(ts) AS last_seen
        FROM events WHERE ${this.eventScope(scope, p)} AND coalesce(event, '') <> ''
        GROUP BY event ORDER BY value DESC, name ASC LIMIT ${p.add(limit)}`,
       p.values,
@@ -210,7 +267,7 @@ export class DuckDbReportStore implements ReportStore {
   async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {
     const p = new Params();
     const [r] = await this.db.query(
-      `SELECT count(DISTINCT id_key) AS count, count(DISTINCT visitor_key) AS visitors FROM events WHERE ${this.eventScope(scope, p)} AND coalesce(event, '') <> ''`,
+      `SELECT count(*) AS count, count(DISTINCT visitor_key) AS visitors FROM events WHERE ${this.eventScope(scope, p)} AND coalesce(event, '') <> ''`,
       p.values,
     );
     return { count: num(r?.count), visitors: num(r?.visitors) };
@@ -220,7 +277,7 @@ export class DuckDbReportStore implements ReportStore {
     const p = new Params();
     const rows = await this.db.query(
       `SELECT path AS name, count(DISTINCT visitor_key) AS visitors FROM events
-       WHERE kind = 'pageview' AND NOT bot AND visitor_key IS NOT NULL AND ${siteList([scope.site], p)} AND ts >= ${p.add(scope.since)}${filterSql(scope.filters, p)}
+       WHERE ${CANONICAL} AND visitor_key IS NOT NULL AND ${siteList([scope.site], p)} AND ts >= ${p.add(scope.since)}${filterSql(scope.filters, p)}
        GROUP BY path ORDER BY visitors DESC, name ASC LIMIT ${p.add(limit)}`,
       p.values,
     );
@@ -229,13 +286,10 @@ export class DuckDbReportStore implements ReportStore {
 
   async engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
     const p = new Params();
-    const from = p.add(scope.from);
-    const sites = siteList([scope.site], p);
-    const where = `${sites} AND ts >= ${from} AND ts < ${p.add(scope.to)}${filterSql(scope.filters, p)}`;
     const d = durations.map((s, i) => `count(*) FILTER (WHERE total_duration >= ${Number(s)}) AS d${i}`);
     const s = scrolls.map((pct, i) => `count(*) FILTER (WHERE scroll >= ${Number(pct)}) AS s${i}`);
     const [r] = await this.db.query(
-      `WITH ${pagesSql(where, sites, from)}
+      `WITH ${pagesSql(p, [scope.site], scope.from, scope.to, scope.filters)}
        SELECT count(*) FILTER (WHERE total_duration IS NOT NULL) AS measured,
               count(*) FILTER (WHERE scroll IS NOT NULL) AS scroll_measured, ${[...d, ...s].join(', ')}
        FROM page`,

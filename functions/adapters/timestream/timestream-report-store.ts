@@ -19,7 +19,7 @@ import {
   type Type,
 } from '@aws-sdk/client-timestream-query';
 import type { BreakdownDim } from '#domain/reports/query.ts';
-import type { BreakdownRow, Engagement, ReportScope, ReportStore, TrafficRow, TrafficScope } from '#ports/report-store.ts';
+import type { BreakdownRow, Engagement, ReportScope, ReportStore, TrafficRow, TrafficScope, LabelDim } from '#ports/report-store.ts';
 import {
   breakdownSql,
   describeSql,
@@ -183,6 +183,11 @@ export class TimestreamReportStore implements ReportStore {
     }
     const rows = await this.run((ctx) => breakdownSql(ctx, scope, dim, limit));
     return rows.map((r) => ({ name: String(r.name), value: num(r.value), visitors: num(r.visitors) }));
+  }
+
+  async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
+    const lists = await Promise.all(dims.map((dim) => this.breakdown(scope, dim, limit)));
+    return Object.fromEntries(dims.map((dim, i) => [dim, lists[i]])) as Record<D, BreakdownRow[]>;
   }
 
   async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {
