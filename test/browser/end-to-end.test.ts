@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../support/browser.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
+import { FRESH_TABLE } from '#adapters/duckdb/duckdb-event-store.ts';
 
 let svc: TestService;
 let browser: Browser;
@@ -37,7 +38,7 @@ afterAll(async () => {
 async function stored(minimum: number): Promise<Record<string, unknown>[]> {
   for (let i = 0; i < 100; i++) {
     await svc.node.runtime.eventQueue.drain();
-    const rows = await svc.node.runtime.events.query<Record<string, unknown>>('SELECT * FROM events WHERE site = $site ORDER BY ts, rowid', { site });
+    const rows = await svc.node.runtime.events.query<Record<string, unknown>>(`SELECT * FROM ${FRESH_TABLE} WHERE site = $site ORDER BY ts, rowid`, { site });
     if (rows.length >= minimum) return rows;
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { PLAIN_PAGE, SCRIPT_PAGE, startTestService, type TestService } from '../support/local-node.ts';
+import { FRESH_TABLE } from '#adapters/duckdb/duckdb-event-store.ts';
 
 const CHROME = (n: number) => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.${n}.0 Safari/537.36`;
 let uaCounter = 0;
@@ -24,7 +25,7 @@ type Row = Record<string, unknown>;
 /** Waits until the queue is drained, then reads the site's rows. */
 async function rows(site: string): Promise<Row[]> {
   await svc.node.runtime.eventQueue.drain();
-  return svc.node.runtime.events.query<Row>('SELECT * FROM events WHERE site = $site ORDER BY ts, rowid', { site });
+  return svc.node.runtime.events.query<Row>(`SELECT * FROM ${FRESH_TABLE} WHERE site = $site ORDER BY ts, rowid`, { site });
 }
 
 const post = (route: '/events' | '/append', body: unknown, headers: Record<string, string> = {}) =>
