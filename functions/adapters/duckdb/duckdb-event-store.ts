@@ -208,9 +208,10 @@ function insertNewSql(source: string, min: bigint, max: bigint, hasAppends: bool
     SELECT ${COLUMN_LIST}, ${KEY_LIST}, replay,
       ${CANONICAL_PAGEVIEW('r')}
         AND row_number() OVER (PARTITION BY site, visitor_key, ts // 86400000, ${CANONICAL_PAGEVIEW('r')} ORDER BY ts) = 1
+        -- The stored earliest of a visitor-day carries the flag, so only flagged rows need a look.
         AND NOT EXISTS (
           SELECT 1 FROM events e
-          WHERE ${CANONICAL_PAGEVIEW('e')} AND ${SAME_VISITOR_DAY('e', 'r')} AND e.ts < r.ts AND e.ts BETWEEN ${dayStart} AND ${max}
+          WHERE e.visitor_first AND ${SAME_VISITOR_DAY('e', 'r')} AND e.ts < r.ts AND e.ts BETWEEN ${dayStart} AND ${max}
         ) AS visitor_first,
       ${parentTs} AS parent_ts
     FROM r`;
