@@ -27,6 +27,11 @@ class Params {
   }
 }
 
+/** Rows of `sites` in [from, to) that pass the filters. */
+function scopeSql(p: Params, sites: readonly string[], from: number, to: number, filters: readonly FilterClause[]): string {
+  return `${siteList(sites, p)} AND ts >= ${p.add(from)} AND ts < ${p.add(to)}${filterSql(filters, p)}`;
+}
+
 function filterSql(filters: readonly FilterClause[], params: Params): string {
   return filters
     .map((f) => {
@@ -98,7 +103,8 @@ export function bucketExpression(bounds: readonly number[], lo = 0, hi = bounds.
 const CANONICAL = `kind = 'pageview' AND NOT bot AND NOT replay`;
 
 /** Distinct daily visitor hashes; pageviews without one count their unique flag. */
-const VISITORS = 'count(DISTINCT visitor_key) + count(*) FILTER (WHERE visitor_key IS NULL AND coalesce("unique", false))';
+const UNIQUE_WITHOUT_HASH = 'count(*) FILTER (WHERE visitor_key IS NULL AND coalesce("unique", false))';
+const VISITORS = `count(DISTINCT visitor_key) + ${UNIQUE_WITHOUT_HASH}`;
 
 function labelExpression(dim: BreakdownDim): string {
   if (dim === 'screens') {
@@ -131,7 +137,7 @@ export function visitorsByFirstFlags(bounds: readonly number[]): string {
   return `count(*) FILTER (WHERE visitor_first)
     + count(DISTINCT visitor_key) FILTER (WHERE ${carried})
     - count(*) FILTER (WHERE visitor_first AND ${carried})
-    + count(*) FILTER (WHERE visitor_key IS NULL AND coalesce("unique", false))`;
+    + ${UNIQUE_WITHOUT_HASH}`;
 }
 
 /** Pages and referrers keep empty labels (direct traffic); every other list omits them. */
@@ -173,7 +179,7 @@ export class DuckDbReportStore implements ReportStore {
   /** Pageviews and visitors per site and bucket of `bounds`. */
   private trafficCounts(scope: TrafficScope, bounds: readonly number[]) {
     const p = new Params();
-    const where = `${siteList(scope.sites, p)} AND ts >= ${p.add(bounds[0]!)} AND ts < ${p.add(bounds[bounds.length - 1]!)}${filterSql(scope.filters, p)}`;
+    const where = scopeSql(p, scope.sites, bounds[0]!, bounds[bounds.length - 1]!, scope.filters);
     // Unfiltered counts use the writer's first-of-day flags; a filter may drop a visitor's
     // first pageview, so filtered counts take the distinct count over every row.
     const visitors = scope.filters.length === 0 ? visitorsByFirstFlags(bounds) : VISITORS;
@@ -212,8 +218,7 @@ export class DuckDbReportStore implements ReportStore {
   async breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]> {
     if (dim === 'events') return this.eventBreakdown(scope, limit);
     const p = new Params();
-    const from = p.add(scope.from);
-    const where = `${siteList([scope.site], p)} AND ts >= ${from} AND ts < ${p.add(scope.to)}${filterSql(scope.filters, p)}`;
+    const where = scopeSql(p, [scope.site], scope.from, scope.to, scope.filters);
     const entryOnly = dim === 'entry_pages' ? ' AND coalesce("unique", false)' : '';
     const keep = keepsEmptyLabels(dim) ? '' : ` AND coalesce(name, '') <> ''`;
     const sql = `
@@ -228,7 +233,7 @@ export class DuckDbReportStore implements ReportStore {
   /** One scan: the lists are grouping sets of one aggregate, ranked and cut here. */
   async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
     const p = new Params();
-    const where = `${siteList([scope.site], p)} AND ts >= ${p.add(scope.from)} AND ts < ${p.add(scope.to)}${filterSql(scope.filters, p)}`;
+    const where = scopeSql(p, [scope.site], scope.from, scope.to, scope.filters);
     const labels = dims.map((dim, i) => `${labelExpression(dim)} AS l${i}`).join(', ');
     const columns = dims.map((_, i) => `l${i}`);
     const rows = await this.db.query(
@@ -250,7 +255,7 @@ export class DuckDbReportStore implements ReportStore {
   }
 
   private eventScope(scope: ReportScope, p: Params): string {
-    return `kind = 'event' AND NOT bot AND NOT replay AND ${siteList([scope.site], p)} AND ts >= ${p.add(scope.from)} AND ts < ${p.add(scope.to)}${filterSql(scope.filters, p)}`;
+    return `kind = 'event' AND NOT bot AND NOT replay AND ${scopeSql(p, [scope.site], scope.from, scope.to, scope.filters)}`;
   }
 
   private async eventBreakdown(scope: ReportScope, limit: number): Promise<BreakdownRow[]> {
