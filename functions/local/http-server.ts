@@ -60,21 +60,24 @@ export function toEvent(req: IncomingMessage, url: URL, body: Buffer, matchedRou
   };
 }
 
-/** One context for every local invocation: handlers read nothing from it but the request id. */
-const LOCAL_CONTEXT: Context = Object.freeze({
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'local',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:local',
-    memoryLimitInMB: '512',
-    awsRequestId: 'local',
-    logGroupName: 'local',
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => 30_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-});
+/**
+ * One context for every local invocation: handlers read nothing from it but
+ * the request id. It has no getRemainingTimeInMillis: a local request has no
+ * Lambda deadline, and without it middy arms no early-timeout timer per request.
+ */
+const LOCAL_CONTEXT = Object.freeze({
+  callbackWaitsForEmptyEventLoop: false,
+  functionName: 'local',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:local',
+  memoryLimitInMB: '512',
+  awsRequestId: 'local',
+  logGroupName: 'local',
+  logStreamName: 'local',
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+}) as unknown as Context;
 
 const EMPTY = Buffer.alloc(0);
 
@@ -110,8 +113,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
   }
   const event = toEvent(req, url, body, key, match.route ? match.params : {}, clientIp(req, options.trustProxy));
   const result = await options.groups[group](event, LOCAL_CONTEXT);
-  const payload = result.body === undefined ? Buffer.alloc(0) : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
-  res.writeHead(result.statusCode, { ...result.headers, 'content-length': String(payload.length) });
+  // A text body goes out as a string: node then sends headers and body in one write.
+  const payload = result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : (result.body ?? '');
+  res.writeHead(result.statusCode, { ...result.headers, 'content-length': String(Buffer.byteLength(payload)) });
   res.end(method === 'HEAD' ? undefined : payload);
 }
 

@@ -71,6 +71,35 @@ describe('MemoryQueue', () => {
     expect(batches[0]!.at - started).toBeGreaterThanOrEqual(70);
   });
 
+  it('holds what arrives during a delivery until its oldest message has waited maxWaitMs', async () => {
+    const { batches, consumer } = recorder(async () => {
+      await new Promise((r) => setTimeout(r, 30));
+      return [];
+    });
+    const q = queue({ consumer, batchSize: 100, maxWaitMs: 150 });
+    await q.send(1);
+    await vi.waitFor(() => expect(batches).toHaveLength(1), { timeout: 2_000, interval: 5 });
+    // Sent while the first batch is being consumed: it does not ride out on the heels of that batch.
+    await q.send(2);
+    await vi.waitFor(() => expect(batches).toHaveLength(2), { timeout: 2_000, interval: 5 });
+    expect(batches[1]!.messages).toEqual([2]);
+    expect(batches[1]!.at - batches[0]!.at).toBeGreaterThanOrEqual(140);
+  });
+
+  it('sends at once what has already waited maxWaitMs when the consumer frees up', async () => {
+    const { batches, consumer } = recorder(async (_, call) => {
+      if (call === 1) await new Promise((r) => setTimeout(r, 120));
+      return [];
+    });
+    const q = queue({ consumer, batchSize: 10, maxWaitMs: 50 });
+    await q.send(1);
+    await vi.waitFor(() => expect(batches).toHaveLength(1), { timeout: 2_000, interval: 5 });
+    await q.send(2);
+    await vi.waitFor(() => expect(batches).toHaveLength(2), { timeout: 2_000, interval: 5 });
+    // 2 waited 120 ms behind the first delivery, more than maxWaitMs: no second wait.
+    expect(batches[1]!.at - batches[0]!.at).toBeLessThan(120 + 40);
+  });
+
   it('returns from send before the consumer runs', async () => {
     let release: () => void = () => {};
     const consumer: BatchConsumer<number> = () => new Promise((resolve) => (release = () => resolve([])));

@@ -163,6 +163,9 @@ const DAY_MS = 86_400_000n;
 /** An append counts toward its page when it arrives within this time of it (page hide, any tab left open for a day). */
 export const APPEND_WINDOW_MS = 24 * 60 * 60 * 1000;
 
+/** Batches are loaded here (a temporary table of the writer connection) before insertNewSql copies them. */
+const STAGING_TABLE = 'staging';
+
 const HUMAN_PAGEVIEW = (t: string) => `${t}.kind = 'pageview' AND NOT ${t}.bot AND NOT ${t}.replay`;
 const CANONICAL_PAGEVIEW = (t: string) => `${HUMAN_PAGEVIEW(t)} AND ${t}.visitor_key IS NOT NULL`;
 const PARENT_OF = (p: string, a: string) => `${p}.site = ${a}.site AND ${p}.id_key = ${a}.parent_key AND ${HUMAN_PAGEVIEW(p)}`;
@@ -175,9 +178,11 @@ const SAME_VISITOR_DAY = (a: string, b: string) => `${a}.site = ${b}.site AND ${
  * without an index. The bounds are inlined as integer literals, not bound
  * parameters: the planner then prunes with table statistics too, and a
  * statement prepared once would keep a join order chosen for an empty table
- * (both measured several times slower).
+ * (both measured several times slower). The flags are worked out over the
+ * keys alone and joined back to the staged row by its rowid: window
+ * functions that carried all the columns took most of the statement's time.
  */
-function insertNewSql(source: string, min: bigint, max: bigint, hasAppends: boolean): string {
+function insertNewSql(min: bigint, max: bigint, hasAppends: boolean): string {
   const window = BigInt(REPLAY_WINDOW_MS);
   const dayStart = (min / DAY_MS) * DAY_MS;
   // Looked up only when the batch holds appends: the look-back reads a day of rows.
@@ -190,31 +195,38 @@ function insertNewSql(source: string, min: bigint, max: bigint, hasAppends: bool
   return `
     INSERT INTO ${FRESH_TABLE} (${STORED_COLUMNS})
     WITH n AS (
-      SELECT ${COLUMN_LIST}, ${KEY_VALUES} FROM ${source} s
+      SELECT s.rowid AS rid, site, kind, ts, bot, ${KEY_VALUES} FROM ${STAGING_TABLE} s
       WHERE NOT EXISTS (
         SELECT 1 FROM events e
         WHERE e.site = s.site AND e.id = s.id AND e.ts = s.ts AND e.ts BETWEEN ${min} AND ${max}
       )
     ),
+    -- Stored rows sharing an id key with the batch, found by the key alone: hashing site and
+    -- kind for every row of the window cost more than the rest of the statement.
+    seen AS (
+      SELECT e.site, e.kind, e.id_key FROM events e
+      WHERE e.ts BETWEEN ${min - window} AND ${max + window} AND e.id_key IN (SELECT id_key FROM n)
+    ),
     r AS (
       SELECT *,
         row_number() OVER (PARTITION BY site, kind, id_key ORDER BY ts) > 1
-          OR EXISTS (
-            SELECT 1 FROM events e
-            WHERE e.site = n.site AND e.kind = n.kind AND e.id_key = n.id_key AND e.ts BETWEEN ${min - window} AND ${max + window}
-          ) AS replay
+          OR EXISTS (SELECT 1 FROM seen e WHERE e.site = n.site AND e.kind = n.kind AND e.id_key = n.id_key) AS replay
       FROM n
+    ),
+    f AS (
+      SELECT rid, ${KEY_LIST}, replay,
+        ${CANONICAL_PAGEVIEW('r')}
+          AND row_number() OVER (PARTITION BY site, visitor_key, ts // 86400000, ${CANONICAL_PAGEVIEW('r')} ORDER BY ts) = 1
+          -- The stored earliest of a visitor-day carries the flag, so only flagged rows need a look.
+          AND NOT EXISTS (
+            SELECT 1 FROM events e
+            WHERE e.visitor_first AND ${SAME_VISITOR_DAY('e', 'r')} AND e.ts < r.ts AND e.ts BETWEEN ${dayStart} AND ${max}
+          ) AS visitor_first,
+        ${parentTs} AS parent_ts
+      FROM r
     )
-    SELECT ${COLUMN_LIST}, ${KEY_LIST}, replay,
-      ${CANONICAL_PAGEVIEW('r')}
-        AND row_number() OVER (PARTITION BY site, visitor_key, ts // 86400000, ${CANONICAL_PAGEVIEW('r')} ORDER BY ts) = 1
-        -- The stored earliest of a visitor-day carries the flag, so only flagged rows need a look.
-        AND NOT EXISTS (
-          SELECT 1 FROM events e
-          WHERE e.visitor_first AND ${SAME_VISITOR_DAY('e', 'r')} AND e.ts < r.ts AND e.ts BETWEEN ${dayStart} AND ${max}
-        ) AS visitor_first,
-      ${parentTs} AS parent_ts
-    FROM r`;
+    SELECT ${COLUMNS.map((c) => `s."${c.name}"`).join(', ')}, ${KEY_COLUMNS.map((k) => `f.${k.name}`).join(', ')}, f.replay, f.visitor_first, f.parent_ts
+    FROM f JOIN ${STAGING_TABLE} s ON s.rowid = f.rid`;
 }
 
 /**
@@ -274,7 +286,7 @@ export class DuckDbEventStore implements EventStore {
     await writer.run(`CREATE TABLE IF NOT EXISTS ${MAIN_TABLE} (${STORED_DEFS})`);
     await writer.run(`CREATE TABLE IF NOT EXISTS ${FRESH_TABLE} (${STORED_DEFS})`);
     await writer.run(`CREATE OR REPLACE VIEW events AS SELECT * FROM ${MAIN_TABLE} UNION ALL SELECT * FROM ${FRESH_TABLE}`);
-    await writer.run(`CREATE TEMP TABLE staging (${COLUMN_DEFS})`);
+    await writer.run(`CREATE TEMP TABLE ${STAGING_TABLE} (${COLUMN_DEFS})`);
     const [state] = (
       await writer.runAndReadAll(`SELECT (SELECT count(*) FROM ${FRESH_TABLE}) AS fresh, (SELECT coalesce(max(ts), 0) FROM events) AS newest`)
     ).getRowObjectsJS();
@@ -362,7 +374,9 @@ export class DuckDbEventStore implements EventStore {
     return this.serialize(async () => {
       const [range] = (await this.writer.runAndReadAll(`SELECT min(ts) AS min, max(ts) AS max FROM (${select})`)).getRowObjectsJS();
       if (range?.min === null || range?.min === undefined) return;
-      await this.insert(`(${select})`, BigInt(range.min as bigint), BigInt(range.max as bigint), true, true);
+      await this.writer.run(`DELETE FROM ${STAGING_TABLE}`);
+      await this.writer.run(`INSERT INTO ${STAGING_TABLE} ${select}`);
+      await this.insert(BigInt(range.min as bigint), BigInt(range.max as bigint), true, true);
       if (this.freshRows >= COMPACT_AT_ROWS) await this.compactNow();
     });
   }
@@ -371,18 +385,18 @@ export class DuckDbEventStore implements EventStore {
     const batch = uniqueEvents(rows);
     if (batch.length === 0) return;
     // Emptied before rather than after: a failed batch may have left rows behind.
-    await this.writer.run('DELETE FROM staging');
+    await this.writer.run(`DELETE FROM ${STAGING_TABLE}`);
     await this.stage(batch);
     const { min, max } = tsRange(batch);
     const late = batch.some((r) => r.kind === 'pageview' && !r.bot && r.visitor !== null && r.ts < this.newestTs);
-    await this.insert('staging', min, max, late, batch.some((r) => r.kind === 'append'));
+    await this.insert(min, max, late, batch.some((r) => r.kind === 'append'));
   }
 
   /** One transaction: the rows and the flags they move on older rows. */
-  private async insert(source: string, min: bigint, max: bigint, late: boolean, hasAppends: boolean): Promise<void> {
+  private async insert(min: bigint, max: bigint, late: boolean, hasAppends: boolean): Promise<void> {
     await this.writer.run('BEGIN TRANSACTION');
     try {
-      const inserted = await this.writer.run(insertNewSql(source, min, max, hasAppends));
+      const inserted = await this.writer.run(insertNewSql(min, max, hasAppends));
       if (late) for (const table of [MAIN_TABLE, FRESH_TABLE]) await this.writer.run(unflagLaterFirstsSql(table, min, max));
       await this.writer.run('COMMIT');
       this.freshRows += Number(inserted.rowsChanged);
@@ -413,7 +427,7 @@ export class DuckDbEventStore implements EventStore {
    * handling is costly, and than staging JSON text).
    */
   private async stage(batch: readonly EventRow[]): Promise<void> {
-    const appender = await this.writer.createAppender('staging');
+    const appender = await this.writer.createAppender(STAGING_TABLE);
     try {
       for (const row of batch) {
         for (const column of COLUMNS) column.append(appender, row);

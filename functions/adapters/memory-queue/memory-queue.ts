@@ -38,6 +38,8 @@ interface Entry<T> {
   message: T;
   /** Deliveries so far. */
   attempts: number;
+  /** When it was sent (performance.now()): a partial batch goes out once its oldest message has waited maxWaitMs. */
+  sentAt: number;
 }
 
 /** FIFO with O(1) amortized shift, so a million waiting messages do not make every batch O(n). */
@@ -47,6 +49,10 @@ class Fifo<T> {
 
   get length(): number {
     return this.items.length - this.head;
+  }
+
+  peek(): T | undefined {
+    return this.items[this.head];
   }
 
   push(item: T): void {
@@ -108,7 +114,8 @@ export class MemoryQueue<T> implements Queue<T> {
   async sendBatch(messages: readonly T[]): Promise<void> {
     if (this.stopped) throw new Error('queue stopped');
     if (this.held + messages.length > this.maxDepth) throw new QueueFullError(this.held);
-    for (const message of messages) this.fresh.push({ message, attempts: 0 });
+    const sentAt = performance.now();
+    for (const message of messages) this.fresh.push({ message, attempts: 0, sentAt });
     this.held += messages.length;
     this.pump();
   }
@@ -188,13 +195,20 @@ export class MemoryQueue<T> implements Queue<T> {
     // While someone waits for a drain, partial batches go out at once.
     if (this.waiting >= this.batchSize || this.flushNow || this.drainWaiters.length > 0) {
       void this.deliver();
-    } else if (!this.waitTimer) {
-      this.waitTimer = setTimeout(() => {
-        this.waitTimer = null;
-        this.flushNow = true;
-        this.pump();
-      }, this.maxWaitMs);
+      return;
     }
+    if (this.waitTimer) return;
+    const oldest = this.fresh.peek();
+    const left = oldest ? oldest.sentAt + this.maxWaitMs - performance.now() : 0;
+    if (left <= 0) {
+      void this.deliver();
+      return;
+    }
+    this.waitTimer = setTimeout(() => {
+      this.waitTimer = null;
+      this.flushNow = true;
+      this.pump();
+    }, left);
   }
 
   private async deliver(): Promise<void> {
@@ -207,8 +221,9 @@ export class MemoryQueue<T> implements Queue<T> {
     const failed = await this.consume(batch);
     this.settle(batch, failed);
     this.inFlight = false;
-    // Whatever is left has waited at least one delivery: send it on without a new wait.
-    this.flushNow = this.waiting > 0;
+    // What is left waits until its oldest message has waited maxWaitMs (or at once, if it has),
+    // so a busy queue sends few large batches rather than many small ones.
+    this.flushNow = this.due.length > 0;
     this.pump();
     if (this.held === 0) this.resolveDrains();
   }
