@@ -365,8 +365,8 @@ export class DuckDbEventStore implements EventStore {
   }
 
   /**
-   * Stores the rows of `select` (event columns in EventRow order, ids unique
-   * per site and ts) exactly as saveEvents would: for bulk loads such as the
+   * Stores the rows of `select` (the event columns, named as in EventRow; ids
+   * unique per site and ts) exactly as saveEvents would: for bulk loads such as the
    * benchmark's seed, which would take minutes through the appender.
    */
   saveSelected(select: string): Promise<void> {
@@ -375,7 +375,7 @@ export class DuckDbEventStore implements EventStore {
       const [range] = (await this.writer.runAndReadAll(`SELECT min(ts) AS min, max(ts) AS max FROM (${select})`)).getRowObjectsJS();
       if (range?.min === null || range?.min === undefined) return;
       await this.writer.run(`DELETE FROM ${STAGING_TABLE}`);
-      await this.writer.run(`INSERT INTO ${STAGING_TABLE} ${select}`);
+      await this.writer.run(`INSERT INTO ${STAGING_TABLE} BY NAME ${select}`);
       await this.insert(BigInt(range.min as bigint), BigInt(range.max as bigint), true, true);
       if (this.freshRows >= COMPACT_AT_ROWS) await this.compactNow();
     });
