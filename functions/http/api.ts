@@ -72,7 +72,7 @@ export function toApiRequest(event: APIGatewayProxyEventV2, services: Services):
     method: event.requestContext.http.method.toUpperCase(),
     path: event.rawPath,
     params: (event.pathParameters ?? {}) as Record<string, string>,
-    query: Object.fromEntries(new URLSearchParams(event.rawQueryString ?? '')),
+    query: event.rawQueryString ? Object.fromEntries(new URLSearchParams(event.rawQueryString)) : {},
     headers: lowerHeaders(event.headers),
     body: Buffer.from(raw, event.isBase64Encoded ? 'base64' : 'utf8'),
     sourceIp: event.requestContext.http.sourceIp,

@@ -115,7 +115,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
   const result = await options.groups[group](event, LOCAL_CONTEXT);
   // A text body goes out as a string: node then sends headers and body in one write.
   const payload = result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : (result.body ?? '');
-  res.writeHead(result.statusCode, { ...result.headers, 'content-length': String(Buffer.byteLength(payload)) });
+  // The answer is this request's own object: no copy of its headers needed.
+  result.headers['content-length'] = String(Buffer.byteLength(payload));
+  res.writeHead(result.statusCode, result.headers);
   res.end(method === 'HEAD' ? undefined : payload);
 }
 

@@ -79,67 +79,79 @@ function metadataObject(value: unknown, field: string): Record<string, string | 
   return Object.keys(out).length ? out : null;
 }
 
-function jsonReader(source: Source): Reader {
-  const raw = (field: string) => source[field];
-  return {
-    raw,
-    string(field, max) {
-      const v = raw(field);
-      if (v === undefined || v === null) return null;
-      if (typeof v !== 'string' || v.length > max) return invalid(field);
-      return v;
-    },
-    boolean(field) {
-      const v = raw(field);
-      if (v === undefined || v === null) return null;
-      if (typeof v !== 'boolean') return invalid(field);
-      return v;
-    },
-    number(field, min, max, integer) {
-      const v = raw(field);
-      if (v === undefined || v === null) return null;
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) return invalid(field);
-      return v;
-    },
-    metadata: (field) => metadataObject(raw(field), field),
-  };
+/** Readers are classes, not object literals of closures: one is made per beacon, on the hot path. */
+class JsonReader implements Reader {
+  constructor(private readonly source: Source) {}
+
+  raw(field: string): unknown {
+    return this.source[field];
+  }
+
+  string(field: string, max: number): string | null {
+    const v = this.source[field];
+    if (v === undefined || v === null) return null;
+    if (typeof v !== 'string' || v.length > max) return invalid(field);
+    return v;
+  }
+
+  boolean(field: string): boolean | null {
+    const v = this.source[field];
+    if (v === undefined || v === null) return null;
+    if (typeof v !== 'boolean') return invalid(field);
+    return v;
+  }
+
+  number(field: string, min: number, max: number, integer: boolean): number | null {
+    const v = this.source[field];
+    if (v === undefined || v === null) return null;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) return invalid(field);
+    return v;
+  }
+
+  metadata(field: string): Record<string, string | number | boolean> | null {
+    return metadataObject(this.source[field], field);
+  }
 }
 
-function queryReader(params: URLSearchParams): Reader {
-  const raw = (field: string) => params.get(field) ?? undefined;
-  const reader: Reader = {
-    raw,
-    string(field, max) {
-      const v = raw(field);
-      if (v === undefined) return null;
-      if (v.length > max) return invalid(field);
-      return v;
-    },
-    boolean(field) {
-      const v = raw(field);
-      if (v === undefined || v === '') return null;
-      if (v === 'true' || v === '1') return true;
-      if (v === 'false' || v === '0') return false;
+class QueryReader implements Reader {
+  constructor(private readonly params: URLSearchParams) {}
+
+  raw(field: string): string | undefined {
+    return this.params.get(field) ?? undefined;
+  }
+
+  string(field: string, max: number): string | null {
+    const v = this.raw(field);
+    if (v === undefined) return null;
+    if (v.length > max) return invalid(field);
+    return v;
+  }
+
+  boolean(field: string): boolean | null {
+    const v = this.raw(field);
+    if (v === undefined || v === '') return null;
+    if (v === 'true' || v === '1') return true;
+    if (v === 'false' || v === '0') return false;
+    return invalid(field);
+  }
+
+  number(field: string, min: number, max: number, integer: boolean): number | null {
+    const v = this.raw(field);
+    if (v === undefined || v === '') return null;
+    const n = Number(v);
+    if (!/^-?\d+(\.\d+)?$/.test(v) || n < min || n > max || (integer && !Number.isInteger(n))) return invalid(field);
+    return n;
+  }
+
+  metadata(field: string): Record<string, string | number | boolean> | null {
+    const v = this.raw(field);
+    if (v === undefined || v === '') return null;
+    try {
+      return metadataObject(JSON.parse(v), field);
+    } catch {
       return invalid(field);
-    },
-    number(field, min, max, integer) {
-      const v = raw(field);
-      if (v === undefined || v === '') return null;
-      const n = Number(v);
-      if (!/^-?\d+(\.\d+)?$/.test(v) || n < min || n > max || (integer && !Number.isInteger(n))) return invalid(field);
-      return n;
-    },
-    metadata(field) {
-      const v = raw(field);
-      if (v === undefined || v === '') return null;
-      try {
-        return metadataObject(JSON.parse(v), field);
-      } catch {
-        return invalid(field);
-      }
-    },
-  };
-  return reader;
+    }
+  }
 }
 
 /** A value that is a string or a number (event names, ids sent as numbers by server code). */
@@ -149,6 +161,9 @@ function textish(r: Reader, field: string, max: number): string | null {
   return r.string(field, max);
 }
 
+const size = (r: Reader, field: string) => r.number(field, 0, MAX_SIZE, true);
+const tag = (r: Reader, field: string) => r.string(field, 2048) || null;
+
 function read(r: Reader): CollectorPayload {
   const hostname = r.string('hostname', 253);
   if (!hostname) invalid('hostname');
@@ -157,8 +172,6 @@ function read(r: Reader): CollectorPayload {
   // An explicit empty path is still the page root.
   const path = r.string('path', 2048) || '/';
   if (!path.startsWith('/')) invalid('path');
-  const size = (field: string) => r.number(field, 0, MAX_SIZE, true);
-  const tag = (field: string) => r.string(field, 2048) || null;
   return {
     hostname: hostname as string,
     type: type as PayloadType,
@@ -179,26 +192,26 @@ function read(r: Reader): CollectorPayload {
     session_id: textish(r, 'session_id', MAX_ID) || null,
     duration: r.number('duration', 0, 86_400, false),
     scrolled: r.number('scrolled', 0, 100, false),
-    viewport_width: size('viewport_width'),
-    viewport_height: size('viewport_height'),
-    screen_width: size('screen_width'),
-    screen_height: size('screen_height'),
+    viewport_width: size(r, 'viewport_width'),
+    viewport_height: size(r, 'viewport_height'),
+    screen_width: size(r, 'screen_width'),
+    screen_height: size(r, 'screen_height'),
     language: r.string('language', 64),
     os_name: r.string('os_name', 64),
     os_version: r.string('os_version', 64),
     brands: r.string('brands', 512),
     mobile: r.boolean('mobile'),
-    utm_source: tag('utm_source'),
-    utm_medium: tag('utm_medium'),
-    utm_campaign: tag('utm_campaign'),
-    utm_term: tag('utm_term'),
-    utm_content: tag('utm_content'),
-    campaign_source: tag('source'),
-    campaign_ref: tag('ref'),
-    campaign_medium: tag('medium'),
-    campaign_campaign: tag('campaign'),
-    campaign_term: tag('term'),
-    campaign_content: tag('content'),
+    utm_source: tag(r, 'utm_source'),
+    utm_medium: tag(r, 'utm_medium'),
+    utm_campaign: tag(r, 'utm_campaign'),
+    utm_term: tag(r, 'utm_term'),
+    utm_content: tag(r, 'utm_content'),
+    campaign_source: tag(r, 'source'),
+    campaign_ref: tag(r, 'ref'),
+    campaign_medium: tag(r, 'medium'),
+    campaign_campaign: tag(r, 'campaign'),
+    campaign_term: tag(r, 'term'),
+    campaign_content: tag(r, 'content'),
   };
 }
 
@@ -214,11 +227,11 @@ function attempt(r: Reader): ParseResult {
 /** JSON routes: one object (batches and other JSON values are refused). */
 export function parseJsonPayload(body: unknown): ParseResult {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, error: 'invalid body: expected one JSON object' };
-  return attempt(jsonReader(body as Source));
+  return attempt(new JsonReader(body as Source));
 }
 
 export function parseQueryPayload(params: URLSearchParams): ParseResult {
-  return attempt(queryReader(params));
+  return attempt(new QueryReader(params));
 }
 
 /** `collect-dnt: true` opts the visitor back in despite DNT. */
