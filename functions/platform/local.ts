@@ -97,7 +97,7 @@ export interface LocalRuntime {
   adapters: Adapters;
   events: DuckDbEventStore;
   eventQueue: MemoryQueue<EventRow>;
-  /** Import chunks, consumed two at a time by the import worker. */
+  /** Import chunks, two at a time in the import worker. */
   importQueue: MemoryQueue<ImportChunkMessage>;
   importWorker: ImportWorker;
   /** Drains the queue (nothing answered 200 is lost), then closes the stores. */
@@ -142,7 +142,10 @@ export async function startLocalRuntime(config: Readonly<Config>): Promise<Local
   });
   const importQueue = new MemoryQueue<ImportChunkMessage>({
     consumer: importWorker.consumer,
-    batchSize: 2,
+    // Two chunks at a time, each taken up as soon as a worker is free (as the AWS worker's batch size 1):
+    // a batch of two waited for its slower chunk, idling the other half the time.
+    batchSize: 1,
+    concurrency: 2,
     maxAttempts: 5,
     backoff: { baseMs: 1_000, maxMs: 30_000 },
     deadLetterPath: join(dataDir, 'dead-letter', 'imports.jsonl'),

@@ -49,6 +49,20 @@ describe('DuckDbEventStore', () => {
     }
   });
 
+  it('takes more concurrent batches than it has staging slots, storing each row once, and close waits for them', async () => {
+    const store = await DuckDbEventStore.open(':memory:');
+    const site = 'concurrent.example';
+    const batches = Array.from({ length: 6 }, (_, b) => Array.from({ length: 300 }, (_, i) => eventRow({ site, id: `b${b}-${i}`, ts: 1_750_000_000_000 + b * 1000 + i })));
+    // Every batch twice, all at once: the copies are redeliveries.
+    const writes = [...batches, ...batches].map((batch) => store.saveEvents(batch));
+    await Promise.all(writes);
+    expect(await countRows(store, site)).toBe(1800);
+    const late = store.saveEvents([eventRow({ site, id: 'last', ts: 1_750_000_100_000 })]);
+    await store.close();
+    // Staged before the close began: stored, not cut off.
+    await expect(late).resolves.toBeUndefined();
+  });
+
   it('stores every field as given, ts as Unix milliseconds', async () => {
     const store = await DuckDbEventStore.open(':memory:');
     try {

@@ -100,6 +100,25 @@ describe('MemoryQueue', () => {
     expect(batches[1]!.at - batches[0]!.at).toBeLessThan(120 + 40);
   });
 
+  it('works on up to `concurrency` batches at once, taking the next as soon as one settles', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const order: number[] = [];
+    const consumer: BatchConsumer<number> = async ([n]) => {
+      most = Math.max(most, ++inFlight);
+      // The first message is slow: the others must not wait for it.
+      await new Promise((r) => setTimeout(r, n === 0 ? 120 : 10));
+      order.push(n as number);
+      inFlight--;
+      return [];
+    };
+    const q = queue({ consumer, batchSize: 1, concurrency: 2 });
+    await q.sendBatch(range(5));
+    await q.drain();
+    expect(most).toBe(2);
+    expect(order).toEqual([1, 2, 3, 4, 0]);
+  });
+
   it('returns from send before the consumer runs', async () => {
     let release: () => void = () => {};
     const consumer: BatchConsumer<number> = () => new Promise((resolve) => (release = () => resolve([])));

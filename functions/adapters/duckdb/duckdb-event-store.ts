@@ -163,8 +163,16 @@ const DAY_MS = 86_400_000n;
 /** An append counts toward its page when it arrives within this time of it (page hide, any tab left open for a day). */
 export const APPEND_WINDOW_MS = 24 * 60 * 60 * 1000;
 
-/** Batches are loaded here (a temporary table of the writer connection) before insertNewSql copies them. */
-const STAGING_TABLE = 'staging';
+/**
+ * Batches are loaded into one of two slot tables of an in-memory database
+ * that every connection of the instance sees, through a connection of their
+ * own: one batch stages while the one before it is inserted, so a busy
+ * writer (an import's chunks, say) keeps DuckDB and the event loop both at work.
+ */
+const STAGE_DB = 'stage';
+const SLOT_COUNT = 2;
+const slotTable = (slot: number) => `slot_${slot}`;
+const slotName = (slot: number) => `${STAGE_DB}.${slotTable(slot)}`;
 
 const HUMAN_PAGEVIEW = (t: string) => `${t}.kind = 'pageview' AND NOT ${t}.bot AND NOT ${t}.replay`;
 const CANONICAL_PAGEVIEW = (t: string) => `${HUMAN_PAGEVIEW(t)} AND ${t}.visitor_key IS NOT NULL`;
@@ -182,7 +190,7 @@ const SAME_VISITOR_DAY = (a: string, b: string) => `${a}.site = ${b}.site AND ${
  * keys alone and joined back to the staged row by its rowid: window
  * functions that carried all the columns took most of the statement's time.
  */
-function insertNewSql(min: bigint, max: bigint, hasAppends: boolean): string {
+function insertNewSql(source: string, min: bigint, max: bigint, hasAppends: boolean): string {
   const window = BigInt(REPLAY_WINDOW_MS);
   const dayStart = (min / DAY_MS) * DAY_MS;
   // Looked up only when the batch holds appends: the look-back reads a day of rows.
@@ -195,7 +203,7 @@ function insertNewSql(min: bigint, max: bigint, hasAppends: boolean): string {
   return `
     INSERT INTO ${FRESH_TABLE} (${STORED_COLUMNS})
     WITH n AS (
-      SELECT s.rowid AS rid, site, kind, ts, bot, ${KEY_VALUES} FROM ${STAGING_TABLE} s
+      SELECT s.rowid AS rid, site, kind, ts, bot, ${KEY_VALUES} FROM ${source} s
       WHERE NOT EXISTS (
         SELECT 1 FROM events e
         WHERE e.site = s.site AND e.id = s.id AND e.ts = s.ts AND e.ts BETWEEN ${min} AND ${max}
@@ -226,7 +234,7 @@ function insertNewSql(min: bigint, max: bigint, hasAppends: boolean): string {
       FROM r
     )
     SELECT ${COLUMNS.map((c) => `s."${c.name}"`).join(', ')}, ${KEY_COLUMNS.map((k) => `f.${k.name}`).join(', ')}, f.replay, f.visitor_first, f.parent_ts
-    FROM f JOIN ${STAGING_TABLE} s ON s.rowid = f.rid`;
+    FROM f JOIN ${source} s ON s.rowid = f.rid`;
 }
 
 /**
@@ -258,13 +266,17 @@ export class DuckDbEventStore implements EventStore {
   private readonly idleReaders: DuckDBConnection[] = [];
   private readonly readers = new Set<DuckDBConnection>();
   private closed = false;
+  private readonly freeSlots = Array.from({ length: SLOT_COUNT }, (_, slot) => slot);
+  private readonly slotWaiters: ((slot: number) => void)[] = [];
   private checkpointTimer: NodeJS.Timeout | null = null;
 
   private constructor(
     /** The database, for callers that need their own connection. */
     readonly instance: DuckDBInstance,
-    /** Owns the staging table: temporary tables belong to one connection. */
+    /** Runs every write statement, one after another. */
     private readonly writer: DuckDBConnection,
+    /** Loads batches into the staging slots, beside the writer. */
+    private readonly stager: DuckDBConnection,
     /** Rows in the fresh table, counted by the writer (it alone writes). */
     private freshRows: number,
     /** The newest ts stored: a batch with older pageviews may move a visitor's first pageview. */
@@ -286,22 +298,51 @@ export class DuckDbEventStore implements EventStore {
     await writer.run(`CREATE TABLE IF NOT EXISTS ${MAIN_TABLE} (${STORED_DEFS})`);
     await writer.run(`CREATE TABLE IF NOT EXISTS ${FRESH_TABLE} (${STORED_DEFS})`);
     await writer.run(`CREATE OR REPLACE VIEW events AS SELECT * FROM ${MAIN_TABLE} UNION ALL SELECT * FROM ${FRESH_TABLE}`);
-    await writer.run(`CREATE TEMP TABLE ${STAGING_TABLE} (${COLUMN_DEFS})`);
+    await writer.run(`ATTACH ':memory:' AS ${STAGE_DB}`);
+    for (let slot = 0; slot < SLOT_COUNT; slot++) await writer.run(`CREATE TABLE ${slotName(slot)} (${COLUMN_DEFS})`);
     const [state] = (
       await writer.runAndReadAll(`SELECT (SELECT count(*) FROM ${FRESH_TABLE}) AS fresh, (SELECT coalesce(max(ts), 0) FROM events) AS newest`)
     ).getRowObjectsJS();
-    return new DuckDbEventStore(instance, writer, Number(state?.fresh ?? 0), Number(state?.newest ?? 0));
+    return new DuckDbEventStore(instance, writer, await instance.connect(), Number(state?.fresh ?? 0), Number(state?.newest ?? 0));
   }
 
   /** Idempotent on (site, id, ts); one batch is one transaction, so a failed call stores nothing. */
-  saveEvents(rows: readonly EventRow[]): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('event store is closed'));
+  async saveEvents(rows: readonly EventRow[]): Promise<void> {
+    if (this.closed) throw new Error('event store is closed');
+    const batch = uniqueEvents(rows);
+    if (batch.length === 0) return;
+    const slot = await this.takeSlot();
+    try {
+      await this.stage(batch, slot);
+    } catch (e) {
+      this.releaseSlot(slot);
+      throw e;
+    }
     const run = this.serialize(async () => {
-      await this.write(rows);
+      try {
+        const { min, max } = tsRange(batch);
+        const late = batch.some((r) => r.kind === 'pageview' && !r.bot && r.visitor !== null && r.ts < this.newestTs);
+        await this.insert(slotName(slot), min, max, late, batch.some((r) => r.kind === 'append'));
+      } finally {
+        this.releaseSlot(slot);
+      }
       if (this.freshRows >= COMPACT_AT_ROWS) await this.compactNow();
     });
     this.scheduleCheckpoint();
     return run;
+  }
+
+  /** A free staging slot; waits while both hold batches not yet inserted. */
+  private takeSlot(): Promise<number> {
+    const slot = this.freeSlots.pop();
+    if (slot !== undefined) return Promise.resolve(slot);
+    return new Promise((resolve) => this.slotWaiters.push(resolve));
+  }
+
+  private releaseSlot(slot: number): void {
+    const waiter = this.slotWaiters.shift();
+    if (waiter) waiter(slot);
+    else this.freeSlots.push(slot);
   }
 
   /** Moves every fresh row into the sorted main table now (the writer does so every COMPACT_AT_ROWS rows). */
@@ -330,8 +371,11 @@ export class DuckDbEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
+    // Holding every slot waits out batches still staging as well as those queued for insert.
+    for (let slot = 0; slot < SLOT_COUNT; slot++) await this.takeSlot();
     await this.writes;
     for (const connection of this.readers) connection.closeSync();
+    this.stager.closeSync();
     this.writer.closeSync();
     this.instance.closeSync();
   }
@@ -374,29 +418,23 @@ export class DuckDbEventStore implements EventStore {
     return this.serialize(async () => {
       const [range] = (await this.writer.runAndReadAll(`SELECT min(ts) AS min, max(ts) AS max FROM (${select})`)).getRowObjectsJS();
       if (range?.min === null || range?.min === undefined) return;
-      await this.writer.run(`DELETE FROM ${STAGING_TABLE}`);
-      await this.writer.run(`INSERT INTO ${STAGING_TABLE} BY NAME ${select}`);
-      await this.insert(BigInt(range.min as bigint), BigInt(range.max as bigint), true, true);
+      const slot = await this.takeSlot();
+      try {
+        await this.writer.run(`DELETE FROM ${slotName(slot)}`);
+        await this.writer.run(`INSERT INTO ${slotName(slot)} BY NAME ${select}`);
+        await this.insert(slotName(slot), BigInt(range.min as bigint), BigInt(range.max as bigint), true, true);
+      } finally {
+        this.releaseSlot(slot);
+      }
       if (this.freshRows >= COMPACT_AT_ROWS) await this.compactNow();
     });
   }
 
-  private async write(rows: readonly EventRow[]): Promise<void> {
-    const batch = uniqueEvents(rows);
-    if (batch.length === 0) return;
-    // Emptied before rather than after: a failed batch may have left rows behind.
-    await this.writer.run(`DELETE FROM ${STAGING_TABLE}`);
-    await this.stage(batch);
-    const { min, max } = tsRange(batch);
-    const late = batch.some((r) => r.kind === 'pageview' && !r.bot && r.visitor !== null && r.ts < this.newestTs);
-    await this.insert(min, max, late, batch.some((r) => r.kind === 'append'));
-  }
-
   /** One transaction: the rows and the flags they move on older rows. */
-  private async insert(min: bigint, max: bigint, late: boolean, hasAppends: boolean): Promise<void> {
+  private async insert(source: string, min: bigint, max: bigint, late: boolean, hasAppends: boolean): Promise<void> {
     await this.writer.run('BEGIN TRANSACTION');
     try {
-      const inserted = await this.writer.run(insertNewSql(min, max, hasAppends));
+      const inserted = await this.writer.run(insertNewSql(source, min, max, hasAppends));
       if (late) for (const table of [MAIN_TABLE, FRESH_TABLE]) await this.writer.run(unflagLaterFirstsSql(table, min, max));
       await this.writer.run('COMMIT');
       this.freshRows += Number(inserted.rowsChanged);
@@ -426,8 +464,10 @@ export class DuckDbEventStore implements EventStore {
    * calls (measured faster here than filling DuckDBDataChunks, whose null
    * handling is costly, and than staging JSON text).
    */
-  private async stage(batch: readonly EventRow[]): Promise<void> {
-    const appender = await this.writer.createAppender(STAGING_TABLE);
+  private async stage(batch: readonly EventRow[], slot: number): Promise<void> {
+    // Emptied before rather than after: a failed batch may have left rows behind.
+    await this.stager.run(`DELETE FROM ${slotName(slot)}`);
+    const appender = await this.stager.createAppender(slotTable(slot), null, STAGE_DB);
     try {
       for (const row of batch) {
         for (const column of COLUMNS) column.append(appender, row);

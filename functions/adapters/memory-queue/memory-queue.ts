@@ -12,6 +12,8 @@ export interface MemoryQueueOptions<T> {
   consumer: BatchConsumer<T>;
   /** Most messages per consumer call. Default 500. */
   batchSize?: number;
+  /** Batches the consumer may work on at once, as a Lambda's concurrency on an SQS queue. Default 1. */
+  concurrency?: number;
   /** Longest a message waits for its batch to fill. Default 50 ms. */
   maxWaitMs?: number;
   /** Deliveries per message before it is dead-lettered. Default 8. */
@@ -85,7 +87,9 @@ export class MemoryQueue<T> implements Queue<T> {
   private readonly due = new Fifo<Entry<T>>();
   private readonly backoffTimers = new Set<NodeJS.Timeout>();
   private waitTimer: NodeJS.Timeout | null = null;
-  private inFlight = false;
+  private readonly concurrency: number;
+  /** Batches handed to the consumer and not yet settled. */
+  private inFlight = 0;
   /** Set when waiting messages must go out without waiting for a full batch (waited long enough, or retries due). */
   private flushNow = false;
   private held = 0;
@@ -99,6 +103,7 @@ export class MemoryQueue<T> implements Queue<T> {
     this.consumer = options.consumer;
     this.batchSize = options.batchSize ?? 500;
     this.maxWaitMs = options.maxWaitMs ?? 50;
+    this.concurrency = Math.max(1, options.concurrency ?? 1);
     this.maxAttempts = options.maxAttempts ?? 8;
     this.backoff = options.backoff ?? { baseMs: 100, maxMs: 5_000 };
     this.deadLetterPath = options.deadLetterPath;
@@ -191,28 +196,30 @@ export class MemoryQueue<T> implements Queue<T> {
   }
 
   private pump(): void {
-    if (this.inFlight || this.stopped || this.waiting === 0) return;
-    // While someone waits for a drain, partial batches go out at once.
-    if (this.waiting >= this.batchSize || this.flushNow || this.drainWaiters.length > 0) {
-      void this.deliver();
+    while (!this.stopped && this.inFlight < this.concurrency && this.waiting > 0) {
+      // While someone waits for a drain, partial batches go out at once.
+      if (this.waiting >= this.batchSize || this.flushNow || this.drainWaiters.length > 0) {
+        void this.deliver();
+        continue;
+      }
+      if (this.waitTimer) return;
+      const oldest = this.fresh.peek();
+      const left = oldest ? oldest.sentAt + this.maxWaitMs - performance.now() : 0;
+      if (left <= 0) {
+        void this.deliver();
+        continue;
+      }
+      this.waitTimer = setTimeout(() => {
+        this.waitTimer = null;
+        this.flushNow = true;
+        this.pump();
+      }, left);
       return;
     }
-    if (this.waitTimer) return;
-    const oldest = this.fresh.peek();
-    const left = oldest ? oldest.sentAt + this.maxWaitMs - performance.now() : 0;
-    if (left <= 0) {
-      void this.deliver();
-      return;
-    }
-    this.waitTimer = setTimeout(() => {
-      this.waitTimer = null;
-      this.flushNow = true;
-      this.pump();
-    }, left);
   }
 
   private async deliver(): Promise<void> {
-    this.inFlight = true;
+    this.inFlight++;
     if (this.waitTimer) clearTimeout(this.waitTimer);
     this.waitTimer = null;
     const batch = this.due.take(this.batchSize);
@@ -220,7 +227,7 @@ export class MemoryQueue<T> implements Queue<T> {
     for (const entry of batch) entry.attempts++;
     const failed = await this.consume(batch);
     this.settle(batch, failed);
-    this.inFlight = false;
+    this.inFlight--;
     // What is left waits until its oldest message has waited maxWaitMs (or at once, if it has),
     // so a busy queue sends few large batches rather than many small ones.
     this.flushNow = this.due.length > 0;
