@@ -89,9 +89,9 @@ export async function openLocalStore(config: Readonly<Config>): Promise<LocalSto
 }
 
 /** Most collected rows per event-store write. */
-export const EVENT_BATCH_SIZE = 5_000;
+export const EVENT_BATCH_SIZE = 20_000;
 /** Longest a collected row waits for its batch to fill (DESIGN.md §3: reports show it within 2 s). */
-export const EVENT_BATCH_WAIT_MS = 250;
+export const EVENT_BATCH_WAIT_MS = 500;
 
 export interface LocalRuntime {
   adapters: Adapters;
@@ -112,7 +112,7 @@ export async function startLocalRuntime(config: Readonly<Config>): Promise<Local
   const eventQueue = new MemoryQueue<EventRow>({
     consumer: createEventWriter(events),
     // Each write has a fixed cost (one statement with its look-ups, one commit): under load the
-    // writer takes few large batches; a quiet site's beacon still shows within a quarter second.
+    // writer takes few large batches; a quiet site's beacon still shows within about half a second.
     batchSize: EVENT_BATCH_SIZE,
     maxWaitMs: EVENT_BATCH_WAIT_MS,
     deadLetterPath: join(dataDir, 'dead-letter', 'events.jsonl'),
