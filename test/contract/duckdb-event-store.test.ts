@@ -63,6 +63,19 @@ describe('DuckDbEventStore', () => {
     await expect(late).resolves.toBeUndefined();
   });
 
+  it('takes a bulk selection beside batches that hold both staging slots, without waiting on itself', async () => {
+    const store = await DuckDbEventStore.open(':memory:');
+    try {
+      const site = 'bulk.example';
+      const batch = (b: number) => Array.from({ length: 200 }, (_, i) => eventRow({ site, id: `b${b}-${i}`, ts: 1_750_000_000_000 + b * 1000 + i }));
+      const select = `SELECT '${site}' AS site, 1750000500000 + i AS ts, 'pageview' AS kind, 'sel-' || i AS id, false AS bot, false AS imported FROM range(300) t(i)`;
+      await Promise.all([store.saveSelected(select), store.saveEvents(batch(1)), store.saveEvents(batch(2))]);
+      expect(await countRows(store, site)).toBe(700);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('stores every field as given, ts as Unix milliseconds', async () => {
     const store = await DuckDbEventStore.open(':memory:');
     try {

@@ -311,18 +311,34 @@ export class DuckDbEventStore implements EventStore {
     if (this.closed) throw new Error('event store is closed');
     const batch = uniqueEvents(rows);
     if (batch.length === 0) return;
+    const { min, max } = tsRange(batch);
+    await this.throughSlot(
+      (slot) => this.stage(batch, slot),
+      (source) => {
+        const late = batch.some((r) => r.kind === 'pageview' && !r.bot && r.visitor !== null && r.ts < this.newestTs);
+        return this.insert(source, min, max, late, batch.some((r) => r.kind === 'append'));
+      },
+    );
+  }
+
+  /**
+   * Fills a free staging slot (emptied first: a failed batch may have left
+   * rows behind) beside the writer, then queues `write` of it on the writer.
+   * The slot is taken before the write queue, never inside it: a write that
+   * waited there for a slot held by a write queued behind it would wait forever.
+   */
+  private async throughSlot(fill: (slot: number) => Promise<void>, write: (source: string) => Promise<void>): Promise<void> {
     const slot = await this.takeSlot();
     try {
-      await this.stage(batch, slot);
+      await this.stager.run(`DELETE FROM ${slotName(slot)}`);
+      await fill(slot);
     } catch (e) {
       this.releaseSlot(slot);
       throw e;
     }
     const run = this.serialize(async () => {
       try {
-        const { min, max } = tsRange(batch);
-        const late = batch.some((r) => r.kind === 'pageview' && !r.bot && r.visitor !== null && r.ts < this.newestTs);
-        await this.insert(slotName(slot), min, max, late, batch.some((r) => r.kind === 'append'));
+        await write(slotName(slot));
       } finally {
         this.releaseSlot(slot);
       }
@@ -413,21 +429,18 @@ export class DuckDbEventStore implements EventStore {
    * unique per site and ts) exactly as saveEvents would: for bulk loads such as the
    * benchmark's seed, which would take minutes through the appender.
    */
-  saveSelected(select: string): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('event store is closed'));
-    return this.serialize(async () => {
-      const [range] = (await this.writer.runAndReadAll(`SELECT min(ts) AS min, max(ts) AS max FROM (${select})`)).getRowObjectsJS();
-      if (range?.min === null || range?.min === undefined) return;
-      const slot = await this.takeSlot();
-      try {
-        await this.writer.run(`DELETE FROM ${slotName(slot)}`);
-        await this.writer.run(`INSERT INTO ${slotName(slot)} BY NAME ${select}`);
-        await this.insert(slotName(slot), BigInt(range.min as bigint), BigInt(range.max as bigint), true, true);
-      } finally {
-        this.releaseSlot(slot);
-      }
-      if (this.freshRows >= COMPACT_AT_ROWS) await this.compactNow();
-    });
+  async saveSelected(select: string): Promise<void> {
+    if (this.closed) throw new Error('event store is closed');
+    await this.throughSlot(
+      async (slot) => {
+        await this.stager.run(`INSERT INTO ${slotName(slot)} BY NAME ${select}`);
+      },
+      async (source) => {
+        const [range] = (await this.writer.runAndReadAll(`SELECT min(ts) AS min, max(ts) AS max FROM ${source}`)).getRowObjectsJS();
+        if (range?.min === null || range?.min === undefined) return;
+        await this.insert(source, BigInt(range.min as bigint), BigInt(range.max as bigint), true, true);
+      },
+    );
   }
 
   /** One transaction: the rows and the flags they move on older rows. */
@@ -465,8 +478,6 @@ export class DuckDbEventStore implements EventStore {
    * handling is costly, and than staging JSON text).
    */
   private async stage(batch: readonly EventRow[], slot: number): Promise<void> {
-    // Emptied before rather than after: a failed batch may have left rows behind.
-    await this.stager.run(`DELETE FROM ${slotName(slot)}`);
     const appender = await this.stager.createAppender(slotTable(slot), null, STAGE_DB);
     try {
       for (const row of batch) {
