@@ -5,7 +5,6 @@
  * from the job's created_at to its finished_at: HTTP download, CSV parsing,
  * mapping, de-duplication and the DuckDB writes, everything a real import does.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
 import { planChunks } from '#domain/imports/planner.ts';
 import { generateDataset, startFakeSimpleAnalytics } from '../support/fake-simpleanalytics.ts';
 import type { BenchRow } from './run.ts';
+import { startServer, type Server } from './service.ts';
 
 interface BenchJob {
   id: string;
@@ -31,29 +31,10 @@ const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISO
 export async function importBench(verifyTemplate: string): Promise<BenchRow[]> {
   const sa = await startFakeSimpleAnalytics();
   const dataDir = mkdtempSync(join(tmpdir(), 'tt-bench-import-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      AUTH_ISSUER: '',
-      VERIFY_URL_TEMPLATE: verifyTemplate,
-      VERIFY_ALLOW_PRIVATE_ADDRESSES: '1',
-      SIMPLEANALYTICS_BASE_URL: sa.url,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  let server: Server | null = null;
   try {
-    const url = await new Promise<string>((ok, fail) => {
-      let out = '';
-      child.stdout!.on('data', (d) => {
-        out += d;
-        const m = /listening on (http:\/\/\S+)/.exec(out);
-        if (m) ok(m[1] as string);
-      });
-      child.once('exit', (code) => fail(new Error(`server exited with ${code}`)));
-    });
+    server = await startServer(dataDir, verifyTemplate, { SIMPLEANALYTICS_BASE_URL: sa.url });
+    const { url } = server;
     const end = day(-1);
     const start = day(-395);
     const source = 'bench-old.example';
@@ -89,10 +70,7 @@ export async function importBench(verifyTemplate: string): Promise<BenchRow[]> {
       ];
     }
   } finally {
-    await new Promise<void>((ok) => {
-      child.once('exit', () => ok());
-      child.kill('SIGTERM');
-    });
+    await server?.stop();
     await sa.close();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -3,8 +3,8 @@
  * written to docs/benchmarks.md. Servers run in their own processes; load
  * comes from autocannon in this one. A missed budget is reported, not hidden.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -18,6 +18,7 @@ import { buildTracker } from '#tracker/build.ts';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { routes } from '#http/routes.ts';
+import { listeningUrl, startServer, type Server } from './service.ts';
 import { importBench } from './import-bench.ts';
 
 export interface BenchRow {
@@ -27,13 +28,6 @@ export interface BenchRow {
   ok?: boolean;
 }
 
-interface Server {
-  url: string;
-  dataDir: string;
-  rssMb(): number;
-  stop(): Promise<void>;
-}
-
 const fmt = (n: number) => Math.round(n).toLocaleString('en');
 
 /** A page for the verifier: every hostname serves the script tag. */
@@ -41,37 +35,6 @@ async function startPageServer(): Promise<{ server: HttpServer; template: string
   const server = createServer((_, res) => res.end('<html><head><script src="https://cdn.example/latest.js"></script></head></html>'));
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
   return { server, template: `http://127.0.0.1:${(server.address() as AddressInfo).port}/{hostname}/` };
-}
-
-/** The URL a child prints in its `listening on http://…` line. */
-function listeningUrl(child: ChildProcess): Promise<string> {
-  return new Promise<string>((ok, fail) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) ok(m[1] as string);
-    });
-    child.once('exit', (code) => fail(new Error(`server exited with ${code}`)));
-  });
-}
-
-async function startServer(dataDir: string, verifyTemplate: string): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_ISSUER: '', VERIFY_URL_TEMPLATE: verifyTemplate, VERIFY_ALLOW_PRIVATE_ADDRESSES: '1' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await listeningUrl(child);
-  return {
-    url,
-    dataDir,
-    rssMb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
-    stop: () =>
-      new Promise((ok) => {
-        child.once('exit', () => ok());
-        child.kill('SIGTERM');
-      }),
-  };
 }
 
 async function load(url: string, options: Partial<autocannon.Options> = {}) {
