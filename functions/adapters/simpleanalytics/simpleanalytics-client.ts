@@ -3,7 +3,7 @@
  * `GET {base}/api/export/datapoints?version=5&format=csv&hostname=…&start=…&end=…
  * &timezone=UTC&robots=false&type=pageviews|events&fields=…` with the
  * `Api-Key` and `User-Id` headers. Responses are parsed as they stream in by
- * csv-parse (quoted fields, embedded commas and newlines), in batches.
+ * papaparse (quoted fields, embedded commas and newlines), in batches.
  *
  * Failures: 401/403 and other 4xx fail at once; 429, 5xx and network errors
  * are retried with exponential backoff, honouring Retry-After; redirects are
