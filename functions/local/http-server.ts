@@ -1,13 +1,12 @@
 /**
- * The local/single-node HTTP edge: node:http requests become API Gateway v2
- * events and go to the same group handlers the stack deploys, matched with
- * the same route table.
+ * The local/single-node HTTP edge: node:http requests go to the same group
+ * handlers the stack deploys, matched with the same route table, through the
+ * handlers' own dispatch (GroupHandler.serve) rather than an API Gateway event.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { findRoute, routeKey } from '#http/routes.ts';
-import type { GroupHandler } from '#http/api.ts';
-import type { RouteGroup } from '#http/routes.ts';
+import { findRoute, routeKey, type RouteGroup } from '#http/routes.ts';
+import type { ApiRequest, GroupHandler } from '#http/api.ts';
+import { getServices, type Services } from '#platform/services.ts';
 
 /** Product request bodies above this are refused before they reach a handler. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -26,58 +25,20 @@ function clientIp(req: IncomingMessage, trustProxy: boolean): string {
   return (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
 }
 
-let requestCounter = 0;
-
-export function toEvent(req: IncomingMessage, url: URL, body: Buffer, matchedRouteKey: string, params: Record<string, string>, sourceIp: string): APIGatewayProxyEventV2 {
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
-  const query: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
-  const now = new Date();
-  return {
-    version: '2.0',
-    routeKey: matchedRouteKey,
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
-    headers,
-    queryStringParameters: Object.keys(query).length ? query : undefined,
-    pathParameters: Object.keys(params).length ? params : undefined,
-    requestContext: {
-      accountId: 'local',
-      apiId: 'local',
-      domainName: headers.host ?? 'localhost',
-      domainPrefix: 'local',
-      http: { method: req.method ?? 'GET', path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp, userAgent: headers['user-agent'] ?? '' },
-      requestId: `local-${++requestCounter}`,
-      routeKey: matchedRouteKey,
-      stage: '$default',
-      time: now.toUTCString(),
-      timeEpoch: now.getTime(),
-    },
-    // Always base64, so bytes arrive exactly as sent whatever the content type.
-    body: body.length ? body.toString('base64') : undefined,
-    isBase64Encoded: body.length > 0,
-  };
-}
-
 /**
- * One context for every local invocation: handlers read nothing from it but
- * the request id. It has no getRemainingTimeInMillis: a local request has no
- * Lambda deadline, and without it middy arms no early-timeout timer per request.
+ * The request as a route function reads it, built from node:http directly:
+ * the same fields an API Gateway v2 event gives on Lambda (functions/http/api.ts
+ * toApiRequest). Node already lowercases header names; repeated headers it
+ * keeps as a list are joined with commas, as API Gateway joins them.
  */
-const LOCAL_CONTEXT = Object.freeze({
-  callbackWaitsForEmptyEventLoop: false,
-  functionName: 'local',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:local',
-  memoryLimitInMB: '512',
-  awsRequestId: 'local',
-  logGroupName: 'local',
-  logStreamName: 'local',
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-}) as unknown as Context;
+function toApiRequest(req: IncomingMessage, method: string, url: URL, body: Buffer, params: Record<string, string>, sourceIp: string, services: Services): ApiRequest {
+  const headers: Record<string, string> = {};
+  for (const name in req.headers) {
+    const value = req.headers[name];
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return { method, path: url.pathname, params, query: url.search ? Object.fromEntries(url.searchParams) : {}, headers, body, sourceIp, services };
+}
 
 const EMPTY = Buffer.alloc(0);
 
@@ -111,8 +72,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
     res.end(JSON.stringify({ error: 'request body too large' }));
     return;
   }
-  const event = toEvent(req, url, body, key, match.route ? match.params : {}, clientIp(req, options.trustProxy));
-  const result = await options.groups[group](event, LOCAL_CONTEXT);
+  const request = toApiRequest(req, method, url, body, match.route ? match.params : {}, clientIp(req, options.trustProxy), await getServices());
+  const result = await options.groups[group].serve(request, key);
   // A text body goes out as a string: node then sends headers and body in one write.
   const payload = result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : (result.body ?? '');
   // The answer is this request's own object: no copy of its headers needed.

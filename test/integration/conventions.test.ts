@@ -1,7 +1,9 @@
 /** Product API conventions over HTTP (spec part 4 "Conventions", part 7). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/local-node.ts';
-import { routes } from '#http/routes.ts';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { findRoute, routeKey, routes } from '#http/routes.ts';
+import { groupHandlers } from '#http/handlers/index.ts';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -70,6 +72,58 @@ describe('conventions', () => {
     for (const route of routes) {
       const methods = route.method === 'ANY' ? ['get'] : [route.method.toLowerCase()];
       for (const m of methods) expect(r.json.paths[route.path]?.[m]?.summary, `${route.method} ${route.path}`).toEqual(expect.any(String));
+    }
+  });
+});
+
+describe('the Lambda event path and the local edge', () => {
+  /** The API Gateway v2 event the stack would hand the group's Lambda for this request. */
+  function lambdaEvent(method: string, pathAndQuery: string, headers: Record<string, string>, body?: string) {
+    const url = new URL(pathAndQuery, 'http://local');
+    const match = findRoute(method, url.pathname);
+    return {
+      group: match.route ? match.route.group : ('meta' as const),
+      event: {
+        version: '2.0',
+        routeKey: match.route ? routeKey(match.route) : '$default',
+        rawPath: url.pathname,
+        rawQueryString: url.search.slice(1),
+        headers,
+        pathParameters: match.route ? match.params : undefined,
+        requestContext: { http: { method, path: url.pathname, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: headers['user-agent'] ?? '' }, routeKey: '$default', stage: '$default' },
+        body: body === undefined ? undefined : Buffer.from(body).toString('base64'),
+        isBase64Encoded: body !== undefined,
+      } as unknown as APIGatewayProxyEventV2,
+    };
+  }
+
+  it('answer every kind of request alike: routes, parameters, preflight, 404, auth and validation errors, GIFs', async () => {
+    const token = await svc.token('edge-owner');
+    const site = await svc.site(token, { prefix: 'edge' });
+    const auth = { authorization: `Bearer ${token}`, 'user-agent': 'Mozilla/5.0 Firefox/125.0' };
+    const cases: [string, string, Record<string, string>, string?][] = [
+      ['GET', '/api/sites', auth],
+      ['GET', `/api/sites/${site}`, auth],
+      ['GET', `/api/sites/${site}/overview?from=1&to=2&tz=Nowhere/Land`, auth],
+      ['GET', '/api/sites', {}],
+      ['OPTIONS', '/api/sites', {}],
+      ['GET', '/api/unknown', auth],
+      ['POST', '/api/sites', auth, '{"hostname":'],
+      ['POST', '/events', auth, '{"hostname":"unknown-site.example","path":"/"}'],
+      ['POST', '/events', auth, 'not json'],
+      ['GET', '/simple.gif?hostname=unknown-site.example&event=click', auth],
+      ['GET', '/healthz', {}],
+    ];
+    for (const [method, path, headers, body] of cases) {
+      const overHttp = await svc.req(method, path, { headers, raw: body });
+      const { group, event } = lambdaEvent(method, path, headers, body);
+      const answer = await groupHandlers[group](event, {} as Context);
+      // Read as the HTTP client reads it: bytes decoded as UTF-8.
+      const answerBody = answer.isBase64Encoded ? Buffer.from(answer.body ?? '', 'base64').toString('utf8') : (answer.body ?? '');
+      const label = `${method} ${path}`;
+      expect(answer.statusCode, label).toBe(overHttp.status);
+      expect(answerBody, label).toBe(overHttp.text);
+      for (const [name, value] of Object.entries(answer.headers)) expect(overHttp.headers.get(name), `${label}: ${name}`).toBe(value);
     }
   });
 });
