@@ -76,18 +76,30 @@ describe('DuckDbEventStore', () => {
     }
   });
 
-  it('stores every field as given, ts as Unix milliseconds', async () => {
+  it('stores every field as given, in its own column, ts as Unix milliseconds', async () => {
     const store = await DuckDbEventStore.open(':memory:');
     try {
-      const row = fullEventRow({ site: 'fields.example', ts: 1_750_000_000_123 });
-      await store.saveEvents([row]);
-      const [stored] = await store.query<Record<string, unknown>>('SELECT * FROM events');
-      const { id_key, visitor_key, parent_key, replay, visitor_first, parent_ts, ...fields } = stored ?? {};
-      expect({ replay, visitor_first, parent_ts }).toEqual({ replay: false, visitor_first: false, parent_ts: null });
-      expect({ ...fields, ts: Number(fields.ts) }).toEqual(row);
+      // Every text distinct, and each flag true in exactly one row: a value appended to the wrong column shows.
+      const flags = ['unique', 'bot', 'https', 'imported'] as const;
+      const rows = flags.map((on, i) =>
+        fullEventRow({
+          site: 'fields.example', ts: 1_750_000_000_123 + i, source: 'derived source', source_id: `source-${i}`,
+          viewport_width: 1280 + i, scrolled: 75 - i, duration: 12.5 + i,
+          ...Object.fromEntries(flags.map((f) => [f, f === on])),
+        }),
+      );
+      await store.saveEvents(rows);
+      const stored = await store.query<Record<string, unknown>>('SELECT * FROM events ORDER BY ts');
+      expect(stored).toHaveLength(rows.length);
+      stored.forEach((s, i) => {
+        const { replay, visitor_first, parent_ts, ...stored } = s;
+        const fields = Object.fromEntries(Object.entries(stored).filter(([name]) => !name.endsWith('_key')));
+        expect({ replay, visitor_first, parent_ts }).toEqual({ replay: false, visitor_first: false, parent_ts: null });
+        expect({ ...fields, ts: Number(fields.ts) }).toEqual(rows[i]);
+      });
       // The integer keys reports use are hashes of the string identities.
-      const [keys] = await store.query<Record<string, unknown>>('SELECT hash(id) AS i, hash(visitor) AS v, hash(original_id) AS p FROM events');
-      expect([id_key, visitor_key, parent_key]).toEqual([keys?.i, keys?.v, keys?.p]);
+      const keys = await store.query<Record<string, unknown>>('SELECT id_key = hash(id) AND visitor_key = hash(visitor) AND parent_key = hash(original_id) AS ok FROM events');
+      expect(keys.map((k) => k.ok)).toEqual(rows.map(() => true));
     } finally {
       await store.close();
     }
