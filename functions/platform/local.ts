@@ -21,7 +21,7 @@ import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
 import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { createEventWriter } from '#workers/event-writer.ts';
 import { buildTracker } from '#tracker/build.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow, EventStore } from '#ports/event-store.ts';
 import type { ImportChunkMessage } from '#ports/import-jobs.ts';
 import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
 import { DuckDbImportLedger } from '#adapters/duckdb/duckdb-import-ledger.ts';
@@ -92,6 +92,21 @@ export async function openLocalStore(config: Readonly<Config>): Promise<LocalSto
 export const EVENT_BATCH_SIZE = 20_000;
 /** Longest a collected row waits for its batch to fill (DESIGN.md §3: reports show it within 2 s). */
 export const EVENT_BATCH_WAIT_MS = 500;
+/** Batches the writer works on at once: one stages (appender, event loop) while the other is inserted (DuckDB's threads). */
+export const EVENT_WRITES_IN_FLIGHT = 2;
+
+/** The in-process collector queue with its writer, as `npm start` runs it (also driven by `npm run bench`). */
+export function createEventQueue(events: EventStore, dataDir: string): MemoryQueue<EventRow> {
+  return new MemoryQueue<EventRow>({
+    consumer: createEventWriter(events),
+    // Each write has a fixed cost (one statement with its look-ups, one commit): under load the
+    // writer takes few large batches; a quiet site's beacon still shows within about half a second.
+    batchSize: EVENT_BATCH_SIZE,
+    maxWaitMs: EVENT_BATCH_WAIT_MS,
+    concurrency: EVENT_WRITES_IN_FLIGHT,
+    deadLetterPath: join(dataDir, 'dead-letter', 'events.jsonl'),
+  });
+}
 
 export interface LocalRuntime {
   adapters: Adapters;
@@ -109,14 +124,7 @@ export async function startLocalRuntime(config: Readonly<Config>): Promise<Local
   const dataDir = resolve(config.dataDir);
   const store = await startLocalStore(config);
   const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'));
-  const eventQueue = new MemoryQueue<EventRow>({
-    consumer: createEventWriter(events),
-    // Each write has a fixed cost (one statement with its look-ups, one commit): under load the
-    // writer takes few large batches; a quiet site's beacon still shows within about half a second.
-    batchSize: EVENT_BATCH_SIZE,
-    maxWaitMs: EVENT_BATCH_WAIT_MS,
-    deadLetterPath: join(dataDir, 'dead-letter', 'events.jsonl'),
-  });
+  const eventQueue = createEventQueue(events, dataDir);
   const tokens = config.auth
     ? new JwtTokenVerifier(config.auth)
     : new JwtTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: LOCAL_JWKS_URI, jwks: issuerJwks(loadIssuerKey(config.dataDir)) });
