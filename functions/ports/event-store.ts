@@ -3,6 +3,8 @@
  * pageview, custom event or append (DESIGN.md §5). Report queries are added
  * to this port by the reports work.
  */
+import { RowKeyMap } from '#domain/row-key-map.ts';
+
 export type EventKind = 'pageview' | 'event' | 'append';
 
 export interface EventRow {
@@ -70,12 +72,11 @@ export function eventKey(row: Pick<EventRow, 'site' | 'id' | 'ts'>): string {
 
 /** The batch with later copies of an already-seen (site, id, ts) removed, first occurrence kept. */
 export function uniqueEvents(rows: readonly EventRow[]): EventRow[] {
-  const seen = new Set<string>();
+  const seen = new RowKeyMap<EventRow, true>((r) => r.id, (a, b) => a.site === b.site && a.ts === b.ts, eventKey);
   const out: EventRow[] = [];
   for (const row of rows) {
-    const key = eventKey(row);
-    if (seen.has(key)) continue;
-    seen.add(key);
+    if (seen.get(row)) continue;
+    seen.set(row, true);
     out.push(row);
   }
   return out;

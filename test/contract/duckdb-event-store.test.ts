@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { DuckDbEventStore, MAIN_TABLE } from '#adapters/duckdb/duckdb-event-store.ts';
 import { eventRow, eventStoreContract, fullEventRow, type EventStoreHarness } from './event-store.contract.ts';
@@ -159,6 +160,66 @@ describe('DuckDbEventStore', () => {
       } finally {
         await store.close();
       }
+    });
+
+    it("passes a visitor-day's first to the next pageview of the batch when the batch's earliest repeats a stored id", async () => {
+      const store = await DuckDbEventStore.open(':memory:');
+      try {
+        const site = 'rescue.example';
+        const pv = (id: string, ts: number, visitor = 'v') => eventRow({ site, id, ts, visitor });
+        // `a` is first stored for another visitor; then `a` again for v (a replay), and later a redelivery of it
+        // with a new pageview of v: the new one is v's first of the day.
+        await store.saveEvents([pv('a', T, 'w')]);
+        await store.saveEvents([pv('a', T + 1000)]);
+        await store.saveEvents([pv('a', T + 1000), pv('c', T + 5000)]);
+        // A batch whose earliest for visitor x repeats the stored `a`: its next pageview of x is x's first.
+        await store.saveEvents([pv('a', T + 2000, 'x'), pv('d', T + 3000, 'x'), pv('e', T + 4000, 'x')]);
+        const stored = await store.query<{ id: string; visitor: string; replay: boolean; visitor_first: boolean }>(
+          'SELECT id, visitor, replay, visitor_first FROM events WHERE site = $site ORDER BY ts, id',
+          { site },
+        );
+        expect(stored.map((r) => `${r.id}/${r.visitor}:${r.replay ? 'replay' : ''}${r.visitor_first ? 'first' : ''}`)).toEqual([
+          'a/w:first', 'a/v:replay', 'a/x:replay', 'd/x:first', 'e/x:', 'c/v:first',
+        ]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('works out the batch flags alike for batches (before staging) and bulk selections (in SQL)', async () => {
+      const arbRow = fc.record({
+        id: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'),
+        offset: fc.integer({ min: -2, max: 90 }).map((h) => h * 1_800_000 + 7),
+        kind: fc.constantFrom('pageview', 'pageview', 'event', 'append'),
+        visitor: fc.option(fc.constantFrom('v1', 'v2', 'v3'), { nil: null }),
+        bot: fc.boolean(),
+        site: fc.constantFrom('s1.example', 's2.example'),
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.array(arbRow, { maxLength: 12 }), { maxLength: 4 }), async (batches) => {
+          const viaBatches = await DuckDbEventStore.open(':memory:');
+          const viaSelect = await DuckDbEventStore.open(':memory:');
+          try {
+            for (const spec of batches) {
+              const rows = spec.map((r) => eventRow({ site: r.site, id: r.id, ts: T + r.offset, kind: r.kind as 'pageview', visitor: r.visitor, bot: r.bot }));
+              await viaBatches.saveEvents(rows);
+              if (rows.length === 0) continue;
+              const values = rows.map((r, n) => `('${r.site}', ${r.ts}, '${r.kind}', '${r.id}', ${r.visitor === null ? 'NULL' : `'${r.visitor}'`}, ${r.bot}, false, ${n})`);
+              // The first of rows sharing (site, id, ts) stays, as saveEvents keeps it.
+              await viaSelect.saveSelected(
+                `SELECT * EXCLUDE (n) FROM (SELECT DISTINCT ON (site, id, ts) * FROM (VALUES ${values.join(', ')}) t(site, ts, kind, id, visitor, bot, imported, n) ORDER BY site, id, ts, n)`,
+              );
+            }
+            const read = (store: DuckDbEventStore) =>
+              store.query('SELECT site, id, ts, kind, replay, visitor_first FROM events ORDER BY site, id, ts, kind');
+            expect(await read(viaSelect)).toEqual(await read(viaBatches));
+          } finally {
+            await viaBatches.close();
+            await viaSelect.close();
+          }
+        }),
+        { numRuns: 40 },
+      );
     });
 
     it("stamps an append with its page's ts when the page is a human pageview of the last day", async () => {
