@@ -256,6 +256,26 @@ describe('DuckDbEventStore', () => {
       }
     });
 
+    it('compacts in the background while batches go on: every row stored once, rows written meanwhile left fresh', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'tt-duckdb-compact-'));
+      const store = await DuckDbEventStore.open(join(dir, 'events.duckdb'), { compactAtRows: 1_000 });
+      try {
+        const site = 'busy.example';
+        const T0 = Date.UTC(2026, 0, 1);
+        const batches = Array.from({ length: 12 }, (_, b) => Array.from({ length: 400 }, (_, i) => eventRow({ site, id: `r${b}-${i}`, ts: T0 + b * 1000 + i, visitor: `v${i % 7}` })));
+        // Every batch twice (a redelivery), several in flight while compactions run.
+        await Promise.all([...batches, ...batches].map((rows) => store.saveEvents(rows)));
+        await store.compact();
+        const [counts] = await store.query<{ total: bigint; distinct_ids: bigint; main: bigint; firsts: bigint }>(
+          `SELECT count(*) AS total, count(DISTINCT id) AS distinct_ids, (SELECT count(*) FROM ${MAIN_TABLE}) AS main, count(*) FILTER (visitor_first) AS firsts FROM events`,
+        );
+        expect(counts).toEqual({ total: 4800n, distinct_ids: 4800n, main: 4800n, firsts: 7n });
+      } finally {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it('opens a file of the single-table layout, computing the flags of its rows', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'tt-duckdb-migrate-'));
       try {
