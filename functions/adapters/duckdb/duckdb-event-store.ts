@@ -5,119 +5,64 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import {
-  DuckDBInstance,
-  type DuckDBAppender,
-  type DuckDBConnection,
-  type DuckDBValue,
-} from '@duckdb/node-api';
+import { DuckDBInstance, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { appendChunks, STAGE_SQL, type StageColumn } from './chunk-stager.ts';
 import { uniqueEvents, type EventRow, type EventStore } from '#ports/event-store.ts';
 import { RowKeyMap } from '#domain/row-key-map.ts';
 
-interface Column {
+interface Column extends StageColumn<EventRow> {
   name: keyof EventRow;
   sql: string;
 }
 
-const column = (name: keyof EventRow, sql = 'VARCHAR'): Column => ({ name, sql });
-
 /**
- * One column per EventRow field, in a fixed order shared by the table, the
- * staging table and appendRow. `ts` is BIGINT Unix milliseconds: range
- * filters compare plain int64s against integer parameters, so zone maps
- * prune row groups with no cast in the way (a TIMESTAMP column compared with
- * a TIMESTAMPTZ parameter would be cast per row and lose pruning); reports
- * bucket with `epoch_ms(ts)`.
+ * One column per EventRow field, in a fixed order shared by the table and
+ * the staging tables. `ts` is BIGINT Unix milliseconds: range filters compare
+ * plain int64s against integer parameters, so zone maps prune row groups with
+ * no cast in the way (a TIMESTAMP column compared with a TIMESTAMPTZ
+ * parameter would be cast per row and lose pruning); reports bucket with
+ * `epoch_ms(ts)`. `kind` says how a batch stages the column (chunk-stager.ts):
+ * texts that repeat across a batch's rows are `coded`. Each `value` reads its
+ * field by name: a shared reader by variable key went megamorphic.
  */
 const COLUMNS: readonly Column[] = [
-  column('site', 'VARCHAR NOT NULL'),
-  column('ts', 'BIGINT NOT NULL'),
-  column('kind', 'VARCHAR NOT NULL'),
-  column('id', 'VARCHAR NOT NULL'),
-  column('original_id'),
-  column('event'),
-  column('visitor'),
-  column('unique', 'BOOLEAN'),
-  column('page_id'),
-  column('session_id'),
-  column('path'),
-  column('query'),
-  column('referrer'),
-  column('referrer_host'),
-  column('utm_source'),
-  column('utm_medium'),
-  column('utm_campaign'),
-  column('utm_term'),
-  column('utm_content'),
-  column('source'),
-  column('country'),
-  column('browser'),
-  column('os'),
-  column('device'),
-  column('language'),
-  column('viewport_width', 'INTEGER'),
-  column('viewport_height', 'INTEGER'),
-  column('screen_width', 'INTEGER'),
-  column('screen_height', 'INTEGER'),
-  column('duration', 'DOUBLE'),
-  column('scrolled', 'INTEGER'),
-  column('bot', 'BOOLEAN NOT NULL'),
-  column('metadata'),
-  column('https', 'BOOLEAN'),
-  column('imported', 'BOOLEAN NOT NULL'),
-  column('source_id'),
+  { name: 'site', sql: 'VARCHAR NOT NULL', kind: 'coded', value: (r) => r.site },
+  { name: 'ts', sql: 'BIGINT NOT NULL', kind: 'bigint', value: (r) => r.ts },
+  { name: 'kind', sql: 'VARCHAR NOT NULL', kind: 'coded', value: (r) => r.kind },
+  { name: 'id', sql: 'VARCHAR NOT NULL', kind: 'text', value: (r) => r.id },
+  { name: 'original_id', sql: 'VARCHAR', kind: 'text', value: (r) => r.original_id },
+  { name: 'event', sql: 'VARCHAR', kind: 'coded', value: (r) => r.event },
+  { name: 'visitor', sql: 'VARCHAR', kind: 'text', value: (r) => r.visitor },
+  { name: 'unique', sql: 'BOOLEAN', kind: 'bool', value: (r) => r.unique },
+  { name: 'page_id', sql: 'VARCHAR', kind: 'text', value: (r) => r.page_id },
+  { name: 'session_id', sql: 'VARCHAR', kind: 'text', value: (r) => r.session_id },
+  { name: 'path', sql: 'VARCHAR', kind: 'coded', value: (r) => r.path },
+  { name: 'query', sql: 'VARCHAR', kind: 'text', value: (r) => r.query },
+  { name: 'referrer', sql: 'VARCHAR', kind: 'text', value: (r) => r.referrer },
+  { name: 'referrer_host', sql: 'VARCHAR', kind: 'coded', value: (r) => r.referrer_host },
+  { name: 'utm_source', sql: 'VARCHAR', kind: 'coded', value: (r) => r.utm_source },
+  { name: 'utm_medium', sql: 'VARCHAR', kind: 'coded', value: (r) => r.utm_medium },
+  { name: 'utm_campaign', sql: 'VARCHAR', kind: 'coded', value: (r) => r.utm_campaign },
+  { name: 'utm_term', sql: 'VARCHAR', kind: 'coded', value: (r) => r.utm_term },
+  { name: 'utm_content', sql: 'VARCHAR', kind: 'coded', value: (r) => r.utm_content },
+  { name: 'source', sql: 'VARCHAR', kind: 'coded', value: (r) => r.source },
+  { name: 'country', sql: 'VARCHAR', kind: 'coded', value: (r) => r.country },
+  { name: 'browser', sql: 'VARCHAR', kind: 'coded', value: (r) => r.browser },
+  { name: 'os', sql: 'VARCHAR', kind: 'coded', value: (r) => r.os },
+  { name: 'device', sql: 'VARCHAR', kind: 'coded', value: (r) => r.device },
+  { name: 'language', sql: 'VARCHAR', kind: 'coded', value: (r) => r.language },
+  { name: 'viewport_width', sql: 'INTEGER', kind: 'int', value: (r) => r.viewport_width },
+  { name: 'viewport_height', sql: 'INTEGER', kind: 'int', value: (r) => r.viewport_height },
+  { name: 'screen_width', sql: 'INTEGER', kind: 'int', value: (r) => r.screen_width },
+  { name: 'screen_height', sql: 'INTEGER', kind: 'int', value: (r) => r.screen_height },
+  { name: 'duration', sql: 'DOUBLE', kind: 'double', value: (r) => r.duration },
+  { name: 'scrolled', sql: 'INTEGER', kind: 'int', value: (r) => r.scrolled },
+  { name: 'bot', sql: 'BOOLEAN NOT NULL', kind: 'bool', value: (r) => r.bot },
+  { name: 'metadata', sql: 'VARCHAR', kind: 'text', value: (r) => r.metadata },
+  { name: 'https', sql: 'BOOLEAN', kind: 'bool', value: (r) => r.https },
+  { name: 'imported', sql: 'BOOLEAN NOT NULL', kind: 'bool', value: (r) => r.imported },
+  { name: 'source_id', sql: 'VARCHAR', kind: 'text', value: (r) => r.source_id },
 ];
-
-const text = (a: DuckDBAppender, v: string | null) => (v === null || v === undefined ? a.appendNull() : a.appendVarchar(v));
-const flag = (a: DuckDBAppender, v: boolean | null) => (v === null || v === undefined ? a.appendNull() : a.appendBoolean(v));
-/** Rounded: one stray fraction (say from an import) must not fail a whole batch. */
-const whole = (a: DuckDBAppender, v: number | null) => (typeof v === 'number' && Number.isFinite(v) ? a.appendInteger(Math.round(v)) : a.appendNull());
-
-/**
- * Appends one row, a typed call per column in COLUMNS order, each reading
- * its field by name: the appender's fast path. (Per-column closures cost
- * ~15 % more: their field reads by variable key went megamorphic.) The
- * store's tests round-trip distinct values through every column.
- */
-function appendRow(a: DuckDBAppender, r: EventRow): void {
-  text(a, r.site);
-  a.appendBigInt(BigInt(Math.trunc(r.ts)));
-  text(a, r.kind);
-  text(a, r.id);
-  text(a, r.original_id);
-  text(a, r.event);
-  text(a, r.visitor);
-  flag(a, r.unique);
-  text(a, r.page_id);
-  text(a, r.session_id);
-  text(a, r.path);
-  text(a, r.query);
-  text(a, r.referrer);
-  text(a, r.referrer_host);
-  text(a, r.utm_source);
-  text(a, r.utm_medium);
-  text(a, r.utm_campaign);
-  text(a, r.utm_term);
-  text(a, r.utm_content);
-  text(a, r.source);
-  text(a, r.country);
-  text(a, r.browser);
-  text(a, r.os);
-  text(a, r.device);
-  text(a, r.language);
-  whole(a, r.viewport_width);
-  whole(a, r.viewport_height);
-  whole(a, r.screen_width);
-  whole(a, r.screen_height);
-  if (Number.isFinite(r.duration)) a.appendDouble(r.duration as number);
-  else a.appendNull();
-  whole(a, r.scrolled);
-  flag(a, r.bot);
-  text(a, r.metadata);
-  flag(a, r.https);
-  flag(a, r.imported);
-  text(a, r.source_id);
-}
 
 /** Quoted: `unique` is a reserved word. */
 const COLUMN_LIST = COLUMNS.map((c) => `"${c.name}"`).join(', ');
@@ -179,22 +124,6 @@ const DAY_MS = 86_400_000n;
 export const APPEND_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Batches are loaded into one of two slot tables of an in-memory database
- * that every connection of the instance sees, through a connection of their
- * own: one batch stages while the one before it is inserted, so a busy
- * writer (an import's chunks, say) keeps DuckDB and the event loop both at work.
- */
-const STAGE_DB = 'stage';
-const SLOT_COUNT = 2;
-const slotTable = (slot: number) => `slot_${slot}`;
-const slotName = (slot: number) => `${STAGE_DB}.${slotTable(slot)}`;
-
-const HUMAN_PAGEVIEW = (t: string) => `${t}.kind = 'pageview' AND NOT ${t}.bot AND NOT ${t}.replay`;
-const CANONICAL_PAGEVIEW = (t: string) => `${HUMAN_PAGEVIEW(t)} AND ${t}.visitor_key IS NOT NULL`;
-const PARENT_OF = (p: string, a: string) => `${p}.site = ${a}.site AND ${p}.id_key = ${a}.parent_key AND ${HUMAN_PAGEVIEW(p)}`;
-const SAME_VISITOR_DAY = (a: string, b: string) => `${a}.site = ${b}.site AND ${a}.visitor_key = ${b}.visitor_key AND ${a}.ts // 86400000 = ${b}.ts // 86400000`;
-
-/**
  * What the batch alone decides about its rows, worked out before staging
  * (batchFlags) or, for bulk selections, in SQL (batchFlagsSql): the same
  * rule twice, kept side by side and checked equal by the store's tests.
@@ -245,6 +174,36 @@ export function batchFlags(batch: readonly EventRow[]): { replay: boolean[]; fir
 }
 
 /**
+ * Batches are loaded into one of two slot tables of an in-memory database
+ * that every connection of the instance sees, through a connection of their
+ * own: one batch stages while the one before it is inserted, so a busy
+ * writer (an import's chunks, say) keeps DuckDB and the event loop both at work.
+ */
+const STAGE_DB = 'stage';
+const SLOT_COUNT = 2;
+/** A bulk selection's rows, as text. */
+const slotName = (slot: number) => `${STAGE_DB}.slot_${slot}`;
+/** A batch's rows, repeated texts as codes into the batch's dictionary (chunk-stager.ts), kept as one list in `dict_N`. */
+const codesTable = (slot: number) => `codes_${slot}`;
+const dictName = (slot: number) => `${STAGE_DB}.dict_${slot}`;
+const CODES_DEFS = `${COLUMNS.map((c) => `"${c.name}" ${STAGE_SQL[c.kind]}`).join(', ')}, ${STAGE_FLAG_DEFS}`;
+/**
+ * The staged rows as insertNewSql reads them: the event columns as text, the
+ * batch flags, and `rid` to tell rows apart. A batch's codes are looked up in
+ * its dictionary on the way (a list look-up per value; decoding into a table
+ * first cost a whole extra write of the batch).
+ */
+const slotSource = (slot: number) => `(SELECT rowid AS rid, * FROM ${slotName(slot)})`;
+const codesSource = (slot: number) =>
+  `(SELECT c.rowid AS rid, ${COLUMNS.map((col) => (col.kind === 'coded' ? `d.v[c."${col.name}"] AS "${col.name}"` : `c."${col.name}"`)).join(', ')}, c.batch_replay, c.batch_first
+    FROM ${STAGE_DB}.${codesTable(slot)} c, ${dictName(slot)} d)`;
+
+const HUMAN_PAGEVIEW = (t: string) => `${t}.kind = 'pageview' AND NOT ${t}.bot AND NOT ${t}.replay`;
+const CANONICAL_PAGEVIEW = (t: string) => `${HUMAN_PAGEVIEW(t)} AND ${t}.visitor_key IS NOT NULL`;
+const PARENT_OF = (p: string, a: string) => `${p}.site = ${a}.site AND ${p}.id_key = ${a}.parent_key AND ${HUMAN_PAGEVIEW(p)}`;
+const SAME_VISITOR_DAY = (a: string, b: string) => `${a}.site = ${b}.site AND ${a}.visitor_key = ${b}.visitor_key AND ${a}.ts // 86400000 = ${b}.ts // 86400000`;
+
+/**
  * Copies the staged rows not yet stored into the fresh table and sets their
  * flags. Every look-up into `events` carries a ts range, so zone maps skip
  * the row groups outside it and the statement stays cheap on a large table
@@ -291,7 +250,7 @@ function insertNewSql(source: string, min: bigint, max: bigint, hasAppends: bool
     ),
     rescued AS (
       SELECT rid FROM (
-        SELECT s.rowid AS rid, row_number() OVER (PARTITION BY s.site, s.visitor, s.ts // 86400000 ORDER BY s.ts) AS n
+        SELECT s.rid, row_number() OVER (PARTITION BY s.site, s.visitor, s.ts // 86400000 ORDER BY s.ts) AS n
         FROM ${source} s JOIN lost l ON l.site = s.site AND l.visitor = s.visitor AND l.day = s.ts // 86400000
         WHERE s.kind = 'pageview' AND NOT s.bot AND NOT s.batch_replay AND NOT ${storedId('s')}
       ) WHERE n = 1
@@ -305,7 +264,7 @@ function insertNewSql(source: string, min: bigint, max: bigint, hasAppends: bool
         ) AS visitor_first,
       ${parentTs} AS parent_ts
     FROM (
-      SELECT s.*, s.rowid AS rid, ${KEY_VALUES}, s.batch_replay OR ${storedId('s')} AS replay
+      SELECT s.*, ${KEY_VALUES}, s.batch_replay OR ${storedId('s')} AS replay
       FROM ${source} s
       WHERE NOT EXISTS (
         SELECT 1 FROM events e
@@ -399,7 +358,11 @@ export class DuckDbEventStore implements EventStore {
     await writer.run(`CREATE TABLE IF NOT EXISTS ${FRESH_TABLE} (${STORED_DEFS})`);
     await writer.run(`CREATE OR REPLACE VIEW events AS SELECT * FROM ${MAIN_TABLE} UNION ALL SELECT * FROM ${FRESH_TABLE}`);
     await writer.run(`ATTACH ':memory:' AS ${STAGE_DB}`);
-    for (let slot = 0; slot < SLOT_COUNT; slot++) await writer.run(`CREATE TABLE ${slotName(slot)} (${COLUMN_DEFS}, ${STAGE_FLAG_DEFS})`);
+    for (let slot = 0; slot < SLOT_COUNT; slot++) {
+      await writer.run(`CREATE TABLE ${slotName(slot)} (${COLUMN_DEFS}, ${STAGE_FLAG_DEFS})`);
+      await writer.run(`CREATE TABLE ${STAGE_DB}.${codesTable(slot)} (${CODES_DEFS})`);
+      await writer.run(`CREATE TABLE ${dictName(slot)} (v VARCHAR[])`);
+    }
     const [state] = (
       await writer.runAndReadAll(`SELECT (SELECT count(*) FROM ${FRESH_TABLE}) AS fresh, (SELECT coalesce(max(ts), 0) FROM events) AS newest`)
     ).getRowObjectsJS();
@@ -415,33 +378,31 @@ export class DuckDbEventStore implements EventStore {
     const { min, max } = tsRange(batch);
     await this.throughSlot(
       (slot) => this.stage(batch, slot),
-      (source) => {
+      (slot) => {
         const late = batch.some((r) => r.kind === 'pageview' && !r.bot && r.visitor !== null && r.ts < this.newestTs);
-        return this.insert(source, min, max, late, batch.some((r) => r.kind === 'append'));
+        return this.insert(codesSource(slot), min, max, late, batch.some((r) => r.kind === 'append'));
       },
     );
   }
 
   /**
-   * Fills a free staging slot (emptied first: a failed batch may have left
-   * rows behind) beside the writer, then queues `write` of it on the writer.
+   * Fills a free staging slot beside the writer (`fill` empties its tables
+   * first: a failed batch may have left rows behind), then queues `write` of
+   * it on the writer.
    * The slot is taken before the write queue, never inside it: a write that
    * waited there for a slot held by a write queued behind it would wait forever.
    */
-  private async throughSlot(fill: (slot: number) => Promise<void>, write: (source: string) => Promise<void>): Promise<void> {
+  private async throughSlot(fill: (slot: number) => Promise<void>, write: (slot: number) => Promise<void>): Promise<void> {
     const slot = await this.takeSlot();
     try {
-      await this.fills.run(async () => {
-        await this.stager.run(`DELETE FROM ${slotName(slot)}`);
-        await fill(slot);
-      });
+      await this.fills.run(() => fill(slot));
     } catch (e) {
       this.releaseSlot(slot);
       throw e;
     }
     const run = this.writes.run(async () => {
       try {
-        await write(slotName(slot));
+        await write(slot);
       } finally {
         this.releaseSlot(slot);
       }
@@ -555,10 +516,12 @@ export class DuckDbEventStore implements EventStore {
     if (this.closed) throw new Error('event store is closed');
     await this.throughSlot(
       async (slot) => {
+        await this.stager.run(`DELETE FROM ${slotName(slot)}`);
         await this.stager.run(`INSERT INTO ${slotName(slot)} BY NAME ${select}`);
         await this.stager.run(batchFlagsSql(slotName(slot)));
       },
-      async (source) => {
+      async (slot) => {
+        const source = slotSource(slot);
         const [range] = (await this.writer.runAndReadAll(`SELECT min(ts) AS min, max(ts) AS max FROM ${source}`)).getRowObjectsJS();
         if (range?.min === null || range?.min === undefined) return;
         await this.insert(source, BigInt(range.min as bigint), BigInt(range.max as bigint), true, true);
@@ -598,25 +561,30 @@ export class DuckDbEventStore implements EventStore {
   }
 
   /**
-   * Loads the batch into staging through the appender, row by row with typed
-   * calls (measured faster here than filling DuckDBDataChunks, whose null
-   * handling is costly, and than staging JSON text).
+   * Loads the batch into slot `slot`: its columns into the codes table through
+   * the appender, a data chunk at a time (chunk-stager.ts), with the batch
+   * flags, and the dictionary of its repeated texts beside them.
    */
   private async stage(batch: readonly EventRow[], slot: number): Promise<void> {
-    const appender = await this.stager.createAppender(slotTable(slot), null, STAGE_DB);
+    const flags = batchFlags(batch);
+    const columns: StageColumn<EventRow>[] = [
+      ...COLUMNS,
+      { kind: 'bool', value: (_, i) => flags.replay[i] },
+      { kind: 'bool', value: (_, i) => flags.first[i] },
+    ];
+    await this.stager.run(`DELETE FROM ${STAGE_DB}.${codesTable(slot)}`);
+    await this.stager.run(`DELETE FROM ${dictName(slot)}`);
+    const appender = await this.stager.createAppender(codesTable(slot), null, STAGE_DB);
+    let dictionary: string[];
     try {
-      const flags = batchFlags(batch);
-      batch.forEach((row, i) => {
-        appendRow(appender, row);
-        appender.appendBoolean(flags.replay[i] as boolean);
-        appender.appendBoolean(flags.first[i] as boolean);
-        appender.endRow();
-      });
+      dictionary = appendChunks(appender, columns, batch);
       appender.flushSync();
     } finally {
       appender.closeSync();
     }
+    await this.stager.run(`INSERT INTO ${dictName(slot)} VALUES ($dict::VARCHAR[])`, { dict: listValue(dictionary) });
   }
+
 }
 
 /**
