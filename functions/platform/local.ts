@@ -88,8 +88,8 @@ export async function openLocalStore(config: Readonly<Config>): Promise<LocalSto
   return startLocalStore(config);
 }
 
-/** Most collected rows per event-store write. */
-export const EVENT_BATCH_SIZE = 20_000;
+/** Most collected rows per event-store write: what arrives in one EVENT_BATCH_WAIT_MS at the writer's budget of 100,000 rows/s (DESIGN.md §6). */
+export const EVENT_BATCH_SIZE = 50_000;
 /** Longest a collected row waits for its batch to fill (DESIGN.md §3: reports show it within 2 s). */
 export const EVENT_BATCH_WAIT_MS = 500;
 /** Batches the writer works on at once: one stages (appender, event loop) while the other is inserted (DuckDB's threads). */

@@ -128,10 +128,25 @@ function syntheticRow(i: number, site: string, ts: number): EventRow {
 /**
  * Rows per second through the writer as `npm start` runs it: the in-process
  * event queue hands the store batches of EVENT_BATCH_SIZE, EVENT_WRITES_IN_FLIGHT
- * at a time (appender, staging, idempotent insert, compaction), into a table
- * that already holds rows.
+ * at a time (staging, idempotent insert, compaction beside it), into a table
+ * that already holds rows. Three runs on fresh stores; the median counts
+ * (this 2-vCPU machine varies ±15 % from run to run), and all three are shown.
  */
 async function writerBench(): Promise<BenchRow[]> {
+  const runs: number[] = [];
+  for (let run = 0; run < 3; run++) runs.push(await writerRun());
+  const median = [...runs].sort((a, b) => a - b)[1] as number;
+  return [
+    {
+      name: `writer into DuckDB (local queue: batches of up to ${fmt(EVENT_BATCH_SIZE)}, ${EVENT_WRITES_IN_FLIGHT} in flight; 500k rows onto 200k stored; median of 3 runs)`,
+      value: `${fmt(median)} rows/s (runs: ${runs.map(fmt).join(', ')})`,
+      budget: '≥ 100,000 rows/s',
+      ok: median >= 100_000,
+    },
+  ];
+}
+
+async function writerRun(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'tt-bench-writer-'));
   const store = await DuckDbEventStore.open(join(dir, 'events.duckdb'));
   const queue = createEventQueue(store, dir);
@@ -148,14 +163,7 @@ async function writerBench(): Promise<BenchRow[]> {
     if (queue.deadLettered > 0) throw new Error(`writer bench: ${queue.deadLettered} rows dead-lettered`);
     const stored = await store.query<{ n: bigint }>(`SELECT count(*) AS n FROM events WHERE site = 'writer.example'`);
     if (Number(stored[0]?.n) !== rows.length) throw new Error(`writer bench: ${stored[0]?.n} of ${rows.length} rows stored`);
-    return [
-      {
-        name: `writer into DuckDB (local queue: batches of ${fmt(EVENT_BATCH_SIZE)}, ${EVENT_WRITES_IN_FLIGHT} in flight; 200k rows already stored)`,
-        value: `${fmt(perSecond)} rows/s`,
-        budget: '≥ 100,000 rows/s',
-        ok: perSecond >= 100_000,
-      },
-    ];
+    return perSecond;
   } finally {
     queue.stop();
     await store.close();
