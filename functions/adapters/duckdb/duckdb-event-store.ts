@@ -214,7 +214,15 @@ const SAME_VISITOR_DAY = (a: string, b: string) => `${a}.site = ${b}.site AND ${
  * joins with small build sides (stored ids of the batch, stored firsts); no
  * operator holds the whole batch.
  */
-function insertNewSql(source: string, min: bigint, max: bigint, hasAppends: boolean): string {
+/** What a batch holds, so the statement leaves out look-ups it cannot need. */
+interface BatchShape {
+  /** Appends, which get their page's ts. */
+  hasAppends: boolean;
+  /** Human pageviews with a visitor hash, which may be their visitor-day's first (imports have none). */
+  hasVisitors: boolean;
+}
+
+function insertNewSql(source: string, min: bigint, max: bigint, { hasAppends, hasVisitors }: BatchShape): string {
   const window = BigInt(REPLAY_WINDOW_MS);
   const dayStart = (min / DAY_MS) * DAY_MS;
   // A stored row (within the replay window) with the row's site, kind and id: the row is stored already or repeats it.
@@ -226,6 +234,30 @@ function insertNewSql(source: string, min: bigint, max: bigint, hasAppends: bool
         WHERE s.kind = 'pageview' AND NOT s.bot AND NOT s.batch_replay AND NOT ${storedId('s')}
       )`
     : '';
+  // Looked up only when the batch holds pageviews that may be first of their visitor-day.
+  const firsts = hasVisitors
+    ? {
+        ctes: `,
+          -- A visitor-day whose batch_first row is stored already or repeats a stored id: its earliest
+          -- canonical pageview in the batch is the first instead. Empty unless the batch repeats stored ids.
+          lost AS (
+            SELECT DISTINCT s.site, s.visitor, s.ts // 86400000 AS day FROM ${source} s WHERE s.batch_first AND ${storedId('s')}
+          ),
+          rescued AS (
+            SELECT rid FROM (
+              SELECT s.rid, row_number() OVER (PARTITION BY s.site, s.visitor, s.ts // 86400000 ORDER BY s.ts) AS n
+              FROM ${source} s JOIN lost l ON l.site = s.site AND l.visitor = s.visitor AND l.day = s.ts // 86400000
+              WHERE s.kind = 'pageview' AND NOT s.bot AND NOT s.batch_replay AND NOT ${storedId('s')}
+            ) WHERE n = 1
+          )`,
+        flag: `${CANONICAL_PAGEVIEW('r')} AND (r.batch_first OR r.rid IN (SELECT rid FROM rescued))
+          -- The stored earliest of a visitor-day carries the flag, so only flagged rows need a look.
+          AND NOT EXISTS (
+            SELECT 1 FROM events e
+            WHERE e.visitor_first AND ${SAME_VISITOR_DAY('e', 'r')} AND e.ts < r.ts AND e.ts BETWEEN ${dayStart} AND ${max}
+          )`,
+      }
+    : { ctes: '', flag: 'false' };
   const parentTs = hasAppends
     ? `CASE WHEN r.kind = 'append' THEN coalesce(
         (SELECT min(p.ts) FROM pages p WHERE p.site = r.site AND p.id_key = r.parent_key),
@@ -242,27 +274,8 @@ function insertNewSql(source: string, min: bigint, max: bigint, hasAppends: bool
     WITH seen AS (
       SELECT e.site, e.kind, e.id_key FROM events e
       WHERE e.ts BETWEEN ${min - window} AND ${max + window} AND e.id_key IN (SELECT hash(id) FROM ${source} WHERE ts BETWEEN ${min} AND ${max})
-    ),
-    -- A visitor-day whose batch_first row is stored already or repeats a stored id: its earliest
-    -- canonical pageview in the batch is the first instead. Empty unless the batch repeats stored ids.
-    lost AS (
-      SELECT DISTINCT s.site, s.visitor, s.ts // 86400000 AS day FROM ${source} s WHERE s.batch_first AND ${storedId('s')}
-    ),
-    rescued AS (
-      SELECT rid FROM (
-        SELECT s.rid, row_number() OVER (PARTITION BY s.site, s.visitor, s.ts // 86400000 ORDER BY s.ts) AS n
-        FROM ${source} s JOIN lost l ON l.site = s.site AND l.visitor = s.visitor AND l.day = s.ts // 86400000
-        WHERE s.kind = 'pageview' AND NOT s.bot AND NOT s.batch_replay AND NOT ${storedId('s')}
-      ) WHERE n = 1
-    )${pages}
-    SELECT ${COLUMNS.map((c) => `r."${c.name}"`).join(', ')}, ${KEY_LIST}, r.replay,
-      ${CANONICAL_PAGEVIEW('r')} AND (r.batch_first OR r.rid IN (SELECT rid FROM rescued))
-        -- The stored earliest of a visitor-day carries the flag, so only flagged rows need a look.
-        AND NOT EXISTS (
-          SELECT 1 FROM events e
-          WHERE e.visitor_first AND ${SAME_VISITOR_DAY('e', 'r')} AND e.ts < r.ts AND e.ts BETWEEN ${dayStart} AND ${max}
-        ) AS visitor_first,
-      ${parentTs} AS parent_ts
+    )${firsts.ctes}${pages}
+    SELECT ${COLUMNS.map((c) => `r."${c.name}"`).join(', ')}, ${KEY_LIST}, r.replay, ${firsts.flag} AS visitor_first, ${parentTs} AS parent_ts
     FROM (
       SELECT s.*, ${KEY_VALUES}, s.batch_replay OR ${storedId('s')} AS replay
       FROM ${source} s
@@ -380,7 +393,8 @@ export class DuckDbEventStore implements EventStore {
       (slot) => this.stage(batch, slot),
       (slot) => {
         const late = batch.some((r) => r.kind === 'pageview' && !r.bot && r.visitor !== null && r.ts < this.newestTs);
-        return this.insert(codesSource(slot), min, max, late, batch.some((r) => r.kind === 'append'));
+        const hasVisitors = batch.some((r) => r.kind === 'pageview' && !r.bot && r.visitor !== null);
+        return this.insert(codesSource(slot), min, max, late, { hasAppends: batch.some((r) => r.kind === 'append'), hasVisitors });
       },
     );
   }
@@ -524,18 +538,18 @@ export class DuckDbEventStore implements EventStore {
         const source = slotSource(slot);
         const [range] = (await this.writer.runAndReadAll(`SELECT min(ts) AS min, max(ts) AS max FROM ${source}`)).getRowObjectsJS();
         if (range?.min === null || range?.min === undefined) return;
-        await this.insert(source, BigInt(range.min as bigint), BigInt(range.max as bigint), true, true);
+        await this.insert(source, BigInt(range.min as bigint), BigInt(range.max as bigint), true, { hasAppends: true, hasVisitors: true });
       },
     );
   }
 
   /** One transaction: the rows and the flags they move on older rows. */
-  private async insert(source: string, min: bigint, max: bigint, late: boolean, hasAppends: boolean): Promise<void> {
+  private async insert(source: string, min: bigint, max: bigint, late: boolean, shape: BatchShape): Promise<void> {
     // Its flag updates could touch rows a running compaction moves.
     if (late) await this.compacting;
     await this.writer.run('BEGIN TRANSACTION');
     try {
-      const inserted = await this.writer.run(insertNewSql(source, min, max, hasAppends));
+      const inserted = await this.writer.run(insertNewSql(source, min, max, shape));
       if (late) for (const table of [MAIN_TABLE, FRESH_TABLE]) await this.writer.run(unflagLaterFirstsSql(table, min, max));
       await this.writer.run('COMMIT');
       this.freshRows += Number(inserted.rowsChanged);
