@@ -1,7 +1,8 @@
 /**
  * Event store on one DuckDB file (the local / single-node runtime). Owns the
- * `events` table, the idempotent batch writer (appender → staging table →
- * one anti-joined INSERT) and a small read helper for report queries.
+ * `events` table, the idempotent batch writer (data chunks through the
+ * appender → a staging slot → one anti-joined INSERT, compaction beside it)
+ * and a small read helper for report queries.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
