@@ -42,6 +42,8 @@ export interface ImportWorkerDeps {
   chunkRuns?: number;
   /** Wait between those runs. Default 5 s. */
   chunkRetryDelayMs?: number;
+  /** Fresh rows of a chunk gathered into one write. Default WRITE_ROWS. */
+  writeRows?: number;
 }
 
 export type ChunkOutcome =
@@ -67,6 +69,12 @@ export interface ImportWorker {
 
 const DAY_MS = 86_400_000;
 const NOTHING_STORED: ReadonlyMap<string, string> = new Map();
+/**
+ * Rows of a chunk gathered into one write: each write pays a fixed cost
+ * (planning its statement, a commit) whatever its size, and the export's
+ * parse batches are smaller.
+ */
+const WRITE_ROWS = 20_000;
 
 export const CREDENTIALS_GONE = 'the import credentials are no longer available; retry with the API key';
 
@@ -97,6 +105,7 @@ export function createImportWorker(deps: ImportWorkerDeps): ImportWorker {
   const { jobs, secrets, source, ledger, events, clock } = deps;
   const chunkRuns = Math.max(1, deps.chunkRuns ?? 3);
   const chunkRetryDelayMs = deps.chunkRetryDelayMs ?? 5_000;
+  const writeRows = deps.writeRows ?? WRITE_ROWS;
   let shutdown = new AbortController();
   const inFlight = new Set<Promise<unknown>>();
 
@@ -130,9 +139,10 @@ export function createImportWorker(deps: ImportWorkerDeps): ImportWorker {
   }
 
   /**
-   * One run over the chunk's export. The write of a batch overlaps the
-   * parsing of the next (one write in flight); lookups never race a write of
-   * the same source ids, because a chunk holds each source id once.
+   * One run over the chunk's export. Fresh rows are gathered into writes of
+   * about `writeRows`; a write overlaps the parsing of the next rows (one write
+   * in flight); lookups never race a write of the same source ids, because a
+   * chunk holds each source id once.
    */
   async function importChunk(job: ImportJobRecord, chunk: ImportChunk, credentials: { user_id: string; api_key: string }, signal: AbortSignal): Promise<ChunkCounts> {
     const ctx = { site: job.site, jobId: job.id, type: chunk.type, sourceHostname: job.config.source_hostname ?? job.site };
@@ -142,6 +152,13 @@ export function createImportWorker(deps: ImportWorkerDeps): ImportWorker {
     let imported = 0;
     let skipped = 0;
     let writing: Promise<void> | null = null;
+    let pending: EventRow[] = [];
+    const write = async (rows: EventRow[]) => {
+      if (writing) await writing;
+      writing = rows.length > 0 ? events.saveEvents(rows) : null;
+      // Handled when awaited; this keeps a failure from counting as unhandled meanwhile.
+      writing?.catch(() => undefined);
+    };
     // A first import of a period (the common case) finds nothing stored there: one query instead of one per batch.
     // The window has a day of slack each side for rows the source files under a neighbouring day.
     const { from, to } = dateRangeMs(chunk.start, chunk.end);
@@ -175,19 +192,20 @@ export function createImportWorker(deps: ImportWorkerDeps): ImportWorker {
         if (rows.length === 0) continue;
         const lookup = anyStored || min < window.from || max > window.to;
         const stored = lookup ? await ledger.findImported(job.site, rows.map((r) => r.source_id as string), min, max) : NOTHING_STORED;
-        const fresh: EventRow[] = [];
         for (const row of rows) {
           const holder = stored.get(row.source_id as string);
-          if (holder === undefined) fresh.push(row);
-          else if (holder === row.id) imported++;
+          if (holder === undefined) {
+            pending.push(row);
+            imported++;
+          } else if (holder === row.id) imported++;
           else skipped++;
         }
-        imported += fresh.length;
-        if (writing) await writing;
-        writing = fresh.length > 0 ? events.saveEvents(fresh) : null;
-        // Handled when awaited; this keeps a failure from counting as unhandled meanwhile.
-        writing?.catch(() => undefined);
+        if (pending.length >= writeRows) {
+          await write(pending);
+          pending = [];
+        }
       }
+      await write(pending);
       if (writing) await writing;
     } finally {
       // Never leave a write running past the chunk, whatever ended it.

@@ -20,6 +20,7 @@ import { SIMPLE_ANALYTICS } from '#domain/imports/source.ts';
 import { EXPORT_FIELDS } from '#domain/imports/export-row.ts';
 import { ImportSourceError, type ExportBatch, type ExportRequest, type ImportSourceClient } from '#ports/import-source.ts';
 import type { ImportJobRecord, ImportJobs } from '#ports/import-jobs.ts';
+import type { EventStore } from '#ports/event-store.ts';
 import { systemClock } from '#ports/clock.ts';
 import { CREDENTIALS_GONE, chunkMessages, createImportWorker, type ImportWorker } from '#workers/import-worker.ts';
 import { createSqsImportWorkerHandler } from '#workers/sqs-import-worker.ts';
@@ -73,8 +74,10 @@ async function newJob(range: [string, string] = [START, END]): Promise<ImportJob
   return job;
 }
 
-function worker(source: ImportSourceClient, over: Partial<{ jobs: ImportJobs }> = {}): ImportWorker {
-  return createImportWorker({ jobs: over.jobs ?? jobs, secrets, source, ledger: new DuckDbImportLedger(events), events, clock: systemClock, chunkRetryDelayMs: 1 });
+function worker(source: ImportSourceClient, over: Partial<{ jobs: ImportJobs; events: EventStore; writeRows: number }> = {}): ImportWorker {
+  return createImportWorker({
+    jobs: over.jobs ?? jobs, secrets, source, ledger: new DuckDbImportLedger(events), events: over.events ?? events, clock: systemClock, chunkRetryDelayMs: 1, writeRows: over.writeRows,
+  });
 }
 
 async function stored(site: string) {
@@ -132,6 +135,30 @@ describe('import worker', () => {
     expect(await w.processChunk(m0!)).toEqual({ outcome: 'already_done' });
     for (const m of rest) await w.processChunk(m);
     expect(await w.processChunk(rest[0]!)).toEqual({ outcome: 'stale' });
+    expect(await jobs.getJob(job.site, job.id)).toMatchObject({ status: 'succeeded', rows_imported: TOTAL, rows_skipped: 0 });
+    expect(await stored(job.site)).toEqual({ rows: TOTAL, distinct: TOTAL });
+  });
+
+  it("gathers a chunk's parse batches into writes of about writeRows, and a crash between them loses and doubles nothing", async () => {
+    const job = await newJob();
+    const writes: number[] = [];
+    let failAt = 3;
+    const counting: EventStore = {
+      saveEvents: async (rows) => {
+        writes.push(rows.length);
+        if (--failAt === 0) throw new Error('disk full');
+        await events.saveEvents(rows);
+      },
+      close: async () => {},
+    };
+    const w = worker(memorySource(data), { events: counting, writeRows: 700 });
+    const results = [];
+    for (const m of chunkMessages(job)) results.push(await w.processChunk(m).catch((e: Error) => e.message));
+    expect(results).toContain('disk full');
+    for (const m of chunkMessages((await jobs.getJob(job.site, job.id))!)) await w.processChunk(m);
+    // Parse batches are 400 rows: two make a write, the rest of a chunk the last one.
+    expect(writes.filter((n) => n > 0).every((n) => n <= 800)).toBe(true);
+    expect(writes.filter((n) => n === 800).length).toBeGreaterThan(1);
     expect(await jobs.getJob(job.site, job.id)).toMatchObject({ status: 'succeeded', rows_imported: TOTAL, rows_skipped: 0 });
     expect(await stored(job.site)).toEqual({ rows: TOTAL, distinct: TOTAL });
   });
