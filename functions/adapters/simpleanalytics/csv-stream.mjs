@@ -6,8 +6,8 @@
  * a character split between two network chunks stays whole; a byte-order mark
  * is dropped; blank lines are skipped. A broken file (an unclosed quote,
  * text after a closing quote, a row whose column count differs from the
- * header's) ends the stream through `fail`, and no record not yet handed
- * over is; a quote inside an unquoted field is read as text, as papaparse
+ * header's) ends the stream through `fail`, and records not yet handed over
+ * are dropped; a quote inside an unquoted field is read as text, as papaparse
  * reads it. Line ends are `\n` or, when the header line ends so, `\r\n`.
  */
 import { StringDecoder } from 'node:string_decoder';
