@@ -31,7 +31,7 @@ function clientIp(req: IncomingMessage, trustProxy: boolean): string {
  * toApiRequest). Node already lowercases header names; repeated headers it
  * keeps as a list are joined with commas, as API Gateway joins them.
  */
-function toApiRequest(req: IncomingMessage, method: string, url: URL, body: Buffer, params: Record<string, string>, sourceIp: string, services: Services): ApiRequest {
+function requestFromNode(req: IncomingMessage, method: string, url: URL, body: Buffer, params: Record<string, string>, sourceIp: string, services: Services): ApiRequest {
   const headers: Record<string, string> = {};
   for (const name in req.headers) {
     const value = req.headers[name];
@@ -72,7 +72,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
     res.end(JSON.stringify({ error: 'request body too large' }));
     return;
   }
-  const request = toApiRequest(req, method, url, body, match.route ? match.params : {}, clientIp(req, options.trustProxy), await getServices());
+  const request = requestFromNode(req, method, url, body, match.route ? match.params : {}, clientIp(req, options.trustProxy), await getServices());
   const result = await options.groups[group].serve(request, key);
   // A text body goes out as a string: node then sends headers and body in one write.
   const payload = result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : (result.body ?? '');

@@ -145,6 +145,9 @@ const batchFlagsSql = (slot: string) => `
   ) f
   WHERE ${slot}.rowid = f.rid`;
 
+/** A human pageview with a visitor hash: one that may be the first of its visitor-day. */
+const visitorPageview = (r: EventRow) => r.kind === 'pageview' && !r.bot && r.visitor !== null;
+
 export function batchFlags(batch: readonly EventRow[]): { replay: boolean[]; first: boolean[] } {
   const earliest = new RowKeyMap<EventRow, number>(
     (r) => r.id,
@@ -163,14 +166,12 @@ export function batchFlags(batch: readonly EventRow[]): { replay: boolean[]; fir
     (r) => `${r.site}\u0000${r.visitor}\u0000${day(r)}`,
   );
   batch.forEach((r, i) => {
-    if (r.kind !== 'pageview' || r.bot || r.visitor === null || replay[i]) return;
+    if (!visitorPageview(r) || replay[i]) return;
     const at = firstOf.get(r);
     if (at === undefined || r.ts < (batch[at] as EventRow).ts) firstOf.set(r, i);
   });
-  const first = batch.map(() => false);
-  batch.forEach((r, i) => {
-    if (r.kind === 'pageview' && !r.bot && r.visitor !== null && !replay[i] && firstOf.get(r) === i) first[i] = true;
-  });
+  // Only a row that was set there finds its own index.
+  const first = batch.map((r, i) => r.visitor !== null && firstOf.get(r) === i);
   return { replay, first };
 }
 
@@ -204,6 +205,14 @@ const CANONICAL_PAGEVIEW = (t: string) => `${HUMAN_PAGEVIEW(t)} AND ${t}.visitor
 const PARENT_OF = (p: string, a: string) => `${p}.site = ${a}.site AND ${p}.id_key = ${a}.parent_key AND ${HUMAN_PAGEVIEW(p)}`;
 const SAME_VISITOR_DAY = (a: string, b: string) => `${a}.site = ${b}.site AND ${a}.visitor_key = ${b}.visitor_key AND ${a}.ts // 86400000 = ${b}.ts // 86400000`;
 
+/** What a batch holds, so the statement leaves out look-ups it cannot need. */
+interface BatchShape {
+  /** Appends, which get their page's ts. */
+  hasAppends: boolean;
+  /** Human pageviews with a visitor hash, which may be their visitor-day's first (imports have none). */
+  hasVisitors: boolean;
+}
+
 /**
  * Copies the staged rows not yet stored into the fresh table and sets their
  * flags. Every look-up into `events` carries a ts range, so zone maps skip
@@ -215,24 +224,17 @@ const SAME_VISITOR_DAY = (a: string, b: string) => `${a}.site = ${b}.site AND ${
  * joins with small build sides (stored ids of the batch, stored firsts); no
  * operator holds the whole batch.
  */
-/** What a batch holds, so the statement leaves out look-ups it cannot need. */
-interface BatchShape {
-  /** Appends, which get their page's ts. */
-  hasAppends: boolean;
-  /** Human pageviews with a visitor hash, which may be their visitor-day's first (imports have none). */
-  hasVisitors: boolean;
-}
-
 function insertNewSql(source: string, min: bigint, max: bigint, { hasAppends, hasVisitors }: BatchShape): string {
   const window = BigInt(REPLAY_WINDOW_MS);
   const dayStart = (min / DAY_MS) * DAY_MS;
   // A stored row (within the replay window) with the row's site, kind and id: the row is stored already or repeats it.
   const storedId = (t: string) => `EXISTS (SELECT 1 FROM seen e WHERE e.site = ${t}.site AND e.kind = ${t}.kind AND e.id_key = hash(${t}.id))`;
+  // A staged human pageview that is neither a batch replay nor a repeat of a stored row.
+  const newHumanPageview = (t: string) => `${t}.kind = 'pageview' AND NOT ${t}.bot AND NOT ${t}.batch_replay AND NOT ${storedId(t)}`;
   // Looked up only when the batch holds appends: the look-back reads a day of rows.
   const pages = hasAppends
     ? `, pages AS (
-        SELECT s.site, hash(s.id) AS id_key, s.ts FROM ${source} s
-        WHERE s.kind = 'pageview' AND NOT s.bot AND NOT s.batch_replay AND NOT ${storedId('s')}
+        SELECT s.site, hash(s.id) AS id_key, s.ts FROM ${source} s WHERE ${newHumanPageview('s')}
       )`
     : '';
   // Looked up only when the batch holds pageviews that may be first of their visitor-day.
@@ -248,7 +250,7 @@ function insertNewSql(source: string, min: bigint, max: bigint, { hasAppends, ha
             SELECT rid FROM (
               SELECT s.rid, row_number() OVER (PARTITION BY s.site, s.visitor, s.ts // 86400000 ORDER BY s.ts) AS n
               FROM ${source} s JOIN lost l ON l.site = s.site AND l.visitor = s.visitor AND l.day = s.ts // 86400000
-              WHERE s.kind = 'pageview' AND NOT s.bot AND NOT s.batch_replay AND NOT ${storedId('s')}
+              WHERE ${newHumanPageview('s')}
             ) WHERE n = 1
           )`,
         flag: `${CANONICAL_PAGEVIEW('r')} AND (r.batch_first OR r.rid IN (SELECT rid FROM rescued))
@@ -393,8 +395,8 @@ export class DuckDbEventStore implements EventStore {
     await this.throughSlot(
       (slot) => this.stage(batch, slot),
       (slot) => {
-        const late = batch.some((r) => r.kind === 'pageview' && !r.bot && r.visitor !== null && r.ts < this.newestTs);
-        const hasVisitors = batch.some((r) => r.kind === 'pageview' && !r.bot && r.visitor !== null);
+        const late = batch.some((r) => visitorPageview(r) && r.ts < this.newestTs);
+        const hasVisitors = batch.some(visitorPageview);
         return this.insert(codesSource(slot), min, max, late, { hasAppends: batch.some((r) => r.kind === 'append'), hasVisitors });
       },
     );
@@ -498,7 +500,6 @@ export class DuckDbEventStore implements EventStore {
     this.instance.closeSync();
   }
 
-
   /** Checkpoints once no batch has arrived for CHECKPOINT_IDLE_MS, so the work stays off busy periods. */
   private scheduleCheckpoint(): void {
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
@@ -599,7 +600,6 @@ export class DuckDbEventStore implements EventStore {
     }
     await this.stager.run(`INSERT INTO ${dictName(slot)} VALUES ($dict::VARCHAR[])`, { dict: listValue(dictionary) });
   }
-
 }
 
 /**
