@@ -7,6 +7,11 @@ export class TtlCache<K, V> {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Entries held, expired ones included until they are read or pushed out. */
+  get size(): number {
+    return this.entries.size;
+  }
+
   get(key: K): { value: V } | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;

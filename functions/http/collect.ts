@@ -79,7 +79,7 @@ async function enqueue(services: Services, site: SiteRecord, beacon: Beacon): Pr
     newId: randomUUID,
   });
   if ('drop' in built) return { stored: false, reason: built.drop };
-  if (isReplay(services, built.row)) return { stored: false, reason: 'replay' };
+  if (beacon.payload.id && isReplay(services, built.row)) return { stored: false, reason: 'replay' };
   try {
     await services.eventQueue.send(built.row);
   } catch (e) {
@@ -90,9 +90,13 @@ async function enqueue(services: Services, site: SiteRecord, beacon: Beacon): Pr
   return { stored: true };
 }
 
-/** Bounded, per instance: the same (site, id) within the window is a replay. Server-assigned ids never repeat. */
+/**
+ * Bounded, per instance: the same (site, id) within the window is a replay.
+ * Only ids a client sent are remembered: a server-assigned id never repeats,
+ * and remembering one per id-less beacon filled the cache with keys that can
+ * never match (a full cache also evicts the client ids it is there for).
+ */
 function isReplay(services: Services, row: EventRow): boolean {
-  if (!row.id) return false;
   const key = `${row.site}\n${row.id}`;
   if (services.replays.get(key)) return true;
   services.replays.set(key, true, REPLAY_WINDOW_MS);

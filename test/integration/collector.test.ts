@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { PLAIN_PAGE, SCRIPT_PAGE, startTestService, type TestService } from '../support/local-node.ts';
 import { FRESH_TABLE } from '#adapters/duckdb/duckdb-event-store.ts';
+import { getServices } from '#platform/services.ts';
 
 const CHROME = (n: number) => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.${n}.0 Safari/537.36`;
 let uaCounter = 0;
@@ -241,8 +242,11 @@ describe('bots, replays and visitors', () => {
     const id = randomUUID();
     await pv(site, { id });
     await pv(site, { id });
+    const remembered = (await getServices()).replays.size;
     await post('/events', { hostname: site, path: '/no-id' });
     await post('/events', { hostname: site, path: '/no-id' });
+    // A server-assigned id can never come again: remembering it would only push client ids out of the bounded cache.
+    expect((await getServices()).replays.size).toBe(remembered);
     const stored = await rows(site);
     expect(stored.filter((x) => x.id === id)).toHaveLength(1);
     expect(stored.filter((x) => x.path === '/no-id')).toHaveLength(2);
