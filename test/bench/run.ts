@@ -71,9 +71,9 @@ const BENCH_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (
  * fresh body per request instead cost the load tool so much that it, not the
  * server, limited the baseline (measured 39k against 59–65k req/s).
  */
-function beaconLoad(url: string, hostname: string): Promise<autocannon.Result> {
+function beaconLoad(url: string, hostname: string, headers: Record<string, string> = {}): Promise<autocannon.Result> {
   const body = JSON.stringify({ hostname, path: '/pricing', ua: BENCH_UA, timezone: 'Europe/Berlin' });
-  return load(`${url}/events`, { method: 'POST', body });
+  return load(`${url}/events`, { method: 'POST', body, headers });
 }
 
 /**
@@ -105,10 +105,17 @@ async function collectorBench(server: Server, pages: string): Promise<BenchRow[]
   const share = median(rounds.map((r) => r.share));
   const { bare, collector } = rounds.find((r) => r.share === share) ?? (rounds[0] as (typeof rounds)[number]);
   const percent = (x: number) => `${(x * 100).toFixed(0)} %`;
+  // Where the collector's time goes: the same requests, answered alike, but dropped before
+  // enrichment and storage (DNT, right after parsing) or after the site look-up (not registered).
+  const dnt = await beaconLoad(server.url, hostname, { dnt: '1' });
+  const unregistered = await beaconLoad(server.url, 'not-registered.example');
+  const ofBare = (r: autocannon.Result) => `${rps(r)}, ${percent(r.requests.average / bare.requests.average)} of the baseline`;
   return [
     { name: 'bare node:http `ok` in its own process (baseline, same requests)', value: rps(bare) },
     { name: 'collector POST /events', value: rps(collector), budget: '≥ 50 % of baseline', ok: share >= 0.5 },
     { name: `collector share of baseline (median of ${RUNS} rounds)`, value: `${percent(share)} (rounds: ${rounds.map((r) => percent(r.share)).join(', ')})`, budget: '≥ 50 %', ok: share >= 0.5 },
+    { name: 'same beacons with `DNT: 1` (parsed, then nothing stored)', value: ofBare(dnt) },
+    { name: 'same beacons for an unregistered hostname (looked up, nothing stored)', value: ofBare(unregistered) },
   ];
 }
 
