@@ -89,7 +89,14 @@ export type GroupHandler = ((event: APIGatewayProxyEventV2, context: Context) =>
    * body (measured: a quarter of the collector's time per beacon).
    */
   serve(req: ApiRequest, routeKey: string): Promise<ApiResponse>;
+  /** The answer to a body over the edge's own cap, which never reaches a route (a new object each call). */
+  tooLarge(): ApiResponse;
 };
+
+export interface GroupOptions {
+  /** The group's answer to a body over the edge's cap; product routes answer JSON `request body too large`. */
+  tooLarge?: () => ApiResponse;
+}
 
 /** ApiError → its JSON answer; anything else → 500 `internal error`, details only in the log. */
 function errorAnswer(e: Error | null | undefined, routeKey: string): ApiResponse {
@@ -111,7 +118,7 @@ function apiErrors(): middy.MiddlewareObj<APIGatewayProxyEventV2, ApiResponse> {
  * One Lambda handler for a route group, dispatching on the API Gateway route
  * key; `$default` and any key it does not know answer 404 `not found`.
  */
-export function createGroupHandler(routeHandlers: Record<string, RouteHandler>): GroupHandler {
+export function createGroupHandler(routeHandlers: Record<string, RouteHandler>, options: GroupOptions = {}): GroupHandler {
   const keys = Object.keys(routeHandlers);
   const dispatch = async (req: ApiRequest, routeKey: string): Promise<ApiResponse> => {
     if (req.method === 'OPTIONS') return preflight();
@@ -127,6 +134,7 @@ export function createGroupHandler(routeHandlers: Record<string, RouteHandler>):
     .use(apiErrors())
     .handler(async (event) => dispatch(toApiRequest(event, await getServices()), event.routeKey)) as unknown as GroupHandler;
   handler.routes = routeHandlers;
+  handler.tooLarge = options.tooLarge ?? (() => json(413, { error: 'request body too large' }));
   handler.serve = async (req, routeKey) => {
     try {
       return await dispatch(req, routeKey);

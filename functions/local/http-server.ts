@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { findRoute, routeKey, type RouteGroup } from '#http/routes.ts';
-import type { ApiRequest, GroupHandler } from '#http/api.ts';
+import type { ApiRequest, ApiResponse, GroupHandler } from '#http/api.ts';
 import { getServices, type Services } from '#platform/services.ts';
 
 /** Product request bodies above this are refused before they reach a handler. */
@@ -67,13 +67,15 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
   const group: RouteGroup = match.route ? match.route.group : 'meta';
   const key = match.route ? routeKey(match.route) : '$default';
   const body = await readBody(req, MAX_BODY_BYTES);
-  if (!body) {
-    res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close' });
-    res.end(JSON.stringify({ error: 'request body too large' }));
-    return;
+  const handler = options.groups[group];
+  let result: ApiResponse;
+  if (body) {
+    result = await handler.serve(requestFromNode(req, method, url, body, match.route ? match.params : {}, clientIp(req, options.trustProxy), await getServices()), key);
+  } else {
+    // In the route group's own form: the collector's errors are plain text.
+    result = handler.tooLarge();
+    result.headers.connection = 'close';
   }
-  const request = requestFromNode(req, method, url, body, match.route ? match.params : {}, clientIp(req, options.trustProxy), await getServices());
-  const result = await options.groups[group].serve(request, key);
   // A text body goes out as a string: node then sends headers and body in one write.
   const payload = result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : (result.body ?? '');
   // The answer is this request's own object: no copy of its headers needed.

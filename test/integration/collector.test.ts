@@ -98,6 +98,17 @@ describe('POST /events and /append', () => {
     expect((await rows(site)).map((x) => x.path)).toEqual(['/edge']);
   });
 
+  it('answers a body past the server-wide 1 MiB cap with the same plain-text 413 as any oversize beacon', async () => {
+    const site = await svc.site(owner, { prefix: 'huge' });
+    const huge = JSON.stringify({ hostname: site, path: '/huge', pad: 'x'.repeat(2 * 1024 * 1024) });
+    for (const route of ['/events', '/append'] as const) {
+      const r = await post(route, huge);
+      expect([r.status, r.text, r.headers.get('content-type')]).toEqual([413, 'payload too large', 'text/plain; charset=utf-8']);
+      expect(r.headers.get('access-control-allow-origin')).toBe('*');
+    }
+    expect(await rows(site)).toEqual([]);
+  });
+
   it('stores appends linked by original_id, whatever type says', async () => {
     const site = await svc.site(owner, { prefix: 'append' });
     const parent = randomUUID();

@@ -42,6 +42,14 @@ describe('conventions', () => {
     }
   });
 
+  it('answers a product body past the 1 MiB cap with a JSON 413 and no CORS headers', async () => {
+    const token = await svc.token('alice');
+    const r = await svc.req('POST', '/api/sites', { token, raw: JSON.stringify({ hostname: 'big.example', pad: 'x'.repeat(1024 * 1024) }) });
+    expect([r.status, r.json]).toEqual([413, { error: 'request body too large' }]);
+    expect(r.headers.get('cache-control')).toBe('no-store');
+    expect([...r.headers.keys()].filter((k) => k.startsWith('access-control-'))).toEqual([]);
+  });
+
   it('serves /healthz: GET ok, HEAD empty, other methods 400', async () => {
     const g = await svc.req('GET', '/healthz');
     expect([g.status, g.text, g.headers.get('content-type')]).toEqual([200, 'ok', 'text/plain; charset=utf-8']);

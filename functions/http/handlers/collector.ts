@@ -25,6 +25,8 @@ const plain = (statusCode: number, body: string): ApiResponse => ({
   body,
 });
 
+const tooLarge = () => plain(413, 'payload too large');
+
 const gif = (): ApiResponse => ({
   statusCode: 200,
   headers: { 'Content-Type': 'image/gif', 'Cache-Control': 'no-store, max-age=0', ...COLLECTOR_CORS },
@@ -56,7 +58,7 @@ async function latestJs(req: ApiRequest): Promise<ApiResponse> {
 /** JSON routes: the body must parse before DNT may skip it (spec rule 5); Content-Type is ignored. */
 function jsonBeacon(append: boolean) {
   return async (req: ApiRequest): Promise<ApiResponse> => {
-    if (req.body.length > MAX_COLLECTOR_BODY) return plain(413, 'payload too large');
+    if (req.body.length > MAX_COLLECTOR_BODY) return tooLarge();
     let body: unknown;
     try {
       body = JSON.parse(req.body.toString('utf8'));
@@ -112,10 +114,13 @@ function imageBeacon(fromReferer: boolean) {
   };
 }
 
-export const handler = createGroupHandler({
-  'ANY /latest.js': latestJs,
-  'ANY /simple.gif': imageBeacon(false),
-  'ANY /noscript.gif': imageBeacon(true),
-  'POST /events': jsonBeacon(false),
-  'POST /append': jsonBeacon(true),
-});
+export const handler = createGroupHandler(
+  {
+    'ANY /latest.js': latestJs,
+    'ANY /simple.gif': imageBeacon(false),
+    'ANY /noscript.gif': imageBeacon(true),
+    'POST /events': jsonBeacon(false),
+    'POST /append': jsonBeacon(true),
+  },
+  { tooLarge },
+);
