@@ -138,6 +138,11 @@ describe('DNT', () => {
     const site = await svc.site(owner, { prefix: 'dnt' });
     expect((await pv(site, { path: '/dnt' }, { dnt: '1' })).text).toBe('ok');
     expect((await post('/events', '{broken', { dnt: '1' })).status).toBe(400);
+    // A batch (or any JSON that is not one object) is malformed input, DNT or not.
+    for (const body of [[{ hostname: site, path: '/batched' }], '"x"', 'null']) {
+      const r = await post('/events', body, { dnt: '1' });
+      expect([r.status, r.text]).toEqual([400, 'invalid body: expected one JSON object']);
+    }
     // Parsed but invalid: DNT wins before validation.
     expect((await post('/events', { hostname: site, path: 'invalid' }, { 'x-do-not-track': '1' })).status).toBe(200);
     await pv(site, { path: '/opted-in', 'collect-dnt': true }, { 'x-do-not-track': '1' });

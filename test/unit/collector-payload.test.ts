@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectDntJson, collectDntQuery, parseJsonPayload, parseQueryPayload } from '#domain/collector/payload.ts';
+import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload } from '#domain/collector/payload.ts';
 
 const base = { hostname: 'shop.example', path: '/a' };
 const ok = (body: Record<string, unknown>) => {
@@ -82,6 +82,15 @@ describe('parseQueryPayload', () => {
     ['hostname=a.example&scrolled=1e2', 'invalid scrolled'],
   ])('refuses %s', (s, message) => {
     expect(q(s)).toEqual({ ok: false, error: message });
+  });
+});
+
+describe('parseJsonBody', () => {
+  it('takes one JSON object, nothing else', () => {
+    expect(parseJsonBody('{"hostname":"a.example"}')).toEqual({ ok: true, body: { hostname: 'a.example' } });
+    for (const text of ['', '{broken', '[{"hostname":"a.example"}]', '[]', '"x"', '5', 'null', 'hostname=a.example']) {
+      expect(parseJsonBody(text), text).toEqual({ ok: false, error: 'invalid body: expected one JSON object' });
+    }
   });
 });
 

@@ -225,9 +225,27 @@ function attempt(r: Reader): ParseResult {
 }
 
 /** JSON routes: one object (batches and other JSON values are refused). */
+const NOT_ONE_OBJECT = 'invalid body: expected one JSON object';
+const isOneObject = (body: unknown): body is Source => typeof body === 'object' && body !== null && !Array.isArray(body);
+
+/**
+ * A JSON route's body, parsed: one JSON object, whatever the Content-Type.
+ * Anything else (broken JSON, a batch as an array, a bare value) is malformed
+ * input, refused even under DNT (spec part 4 rules 5 and 6).
+ */
+export function parseJsonBody(text: string): { ok: true; body: Source } | { ok: false; error: string } {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { ok: false, error: NOT_ONE_OBJECT };
+  }
+  return isOneObject(body) ? { ok: true, body } : { ok: false, error: NOT_ONE_OBJECT };
+}
+
 export function parseJsonPayload(body: unknown): ParseResult {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, error: 'invalid body: expected one JSON object' };
-  return attempt(new JsonReader(body as Source));
+  if (!isOneObject(body)) return { ok: false, error: NOT_ONE_OBJECT };
+  return attempt(new JsonReader(body));
 }
 
 export function parseQueryPayload(params: URLSearchParams): ParseResult {
@@ -235,5 +253,5 @@ export function parseQueryPayload(params: URLSearchParams): ParseResult {
 }
 
 /** `collect-dnt: true` opts the visitor back in despite DNT. */
-export const collectDntJson = (body: unknown) => typeof body === 'object' && body !== null && (body as Source)['collect-dnt'] === true;
+export const collectDntJson = (body: Source) => body['collect-dnt'] === true;
 export const collectDntQuery = (params: URLSearchParams) => ['true', '1'].includes(params.get('collect-dnt') ?? '');

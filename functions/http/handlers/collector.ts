@@ -3,7 +3,7 @@
  * script and the beacon routes. Answers are plain text or a GIF, never JSON,
  * and never a 5xx for anything a client sends.
  */
-import { collectDntJson, collectDntQuery, parseJsonPayload, parseQueryPayload, type ParseResult } from '#domain/collector/payload.ts';
+import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload, type ParseResult } from '#domain/collector/payload.ts';
 import { createGroupHandler, type ApiRequest, type ApiResponse } from '../api.ts';
 import { collect, logDrop, type Outcome } from '../collect.ts';
 
@@ -55,21 +55,17 @@ async function latestJs(req: ApiRequest): Promise<ApiResponse> {
   };
 }
 
-/** JSON routes: the body must parse before DNT may skip it (spec rule 5); Content-Type is ignored. */
+/** JSON routes: the body must parse as one object before DNT may skip it (spec rule 5); Content-Type is ignored. */
 function jsonBeacon(append: boolean) {
   return async (req: ApiRequest): Promise<ApiResponse> => {
     if (req.body.length > MAX_COLLECTOR_BODY) return tooLarge();
-    let body: unknown;
-    try {
-      body = JSON.parse(req.body.toString('utf8'));
-    } catch {
-      return plain(400, 'invalid body: expected one JSON object');
-    }
-    if (doNotTrack(req) && !collectDntJson(body)) {
+    const json = parseJsonBody(req.body.toString('utf8'));
+    if (!json.ok) return plain(400, json.error);
+    if (doNotTrack(req) && !collectDntJson(json.body)) {
       logDrop('dnt');
       return plain(200, 'ok');
     }
-    const parsed = parseJsonPayload(body);
+    const parsed = parseJsonPayload(json.body);
     if (!parsed.ok) return plain(400, parsed.error);
     await record(req, parsed, append);
     return plain(200, 'ok');
