@@ -119,6 +119,21 @@ describe('DuckDbEventStore', () => {
     }
   });
 
+  it('plans each batch by its own size: its staging tables do not count the rows of batches before it', async () => {
+    const store = await DuckDbEventStore.open(':memory:');
+    try {
+      for (let b = 0; b < 6; b++) await store.saveEvents(Array.from({ length: 500 }, () => eventRow({ site: 'plans.example' })));
+      // Counting every row ever staged, the planner saw the batch grow without end and built the
+      // stored-id look-up's hash table on the stored rows of the whole replay window instead.
+      const estimates = await store.query<{ explain_value: string }>(`EXPLAIN (FORMAT JSON) SELECT * FROM stage.codes_0 UNION ALL SELECT * FROM stage.codes_1`);
+      const found = [...(estimates[0]?.explain_value ?? '').matchAll(/"Estimated Cardinality": "(\d+)"/g)].map((m) => Number(m[1]));
+      expect(found.length).toBeGreaterThan(0);
+      expect(Math.max(...found)).toBeLessThanOrEqual(500);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuses writes after close', async () => {
     const store = await DuckDbEventStore.open(':memory:');
     await store.close();
