@@ -262,13 +262,13 @@ const statsErrors = {
   403: err('scope read required, or Install your tracking script to verify this site first (owner of an unverified site)'),
   404: err('unknown site'),
 };
-const stats = (path: string, summary: string, schema: z.ZodType, query: Record<string, string> = {}): RouteDef => ({
+const stats = (path: string, summary: string, schema: z.ZodType, query: Record<string, string> = {}, edgeCached = true): RouteDef => ({
   method: 'GET',
   path,
   group: 'reports',
   auth: 'site',
   scope: 'read',
-  summary: `${summary} Public for verified public sites (Cache-Control: public, max-age=60 for non-owners).`,
+  summary: `${summary} Public for verified public sites${edgeCached ? ' (Cache-Control: public, max-age=60 for non-owners)' : ''}.`,
   query: { ...reportQuery, ...query },
   responses: { 200: { description: 'report', schema }, ...statsErrors },
 });
@@ -281,8 +281,9 @@ const reportRoutes: RouteDef[] = [
   stats('/api/sites/{hostname}/breakdown', 'Rows for one dimension, by value descending then name.', s.Breakdown, {
     dim: 'pages, entry_pages, referrers, sources, utm_sources, utm_mediums, utm_campaigns, utm_terms, utm_contents, countries, devices, browsers, os, languages, screens, events',
     limit: 'Default 10, clamped to 1..1000',
+    tz: 'Ignored',
   }),
-  stats('/api/sites/{hostname}/retention', 'Engagement retention: share of pageviews lasting or scrolling at least each threshold.', s.Retention),
+  stats('/api/sites/{hostname}/retention', 'Engagement retention: share of pageviews lasting or scrolling at least each threshold.', s.Retention, {}, false),
   {
     method: 'GET',
     path: '/api/sites/summary',

@@ -85,6 +85,13 @@ describe('parseQueryPayload', () => {
   });
 });
 
+describe('labels', () => {
+  it('keeps campaign tags, language and OS hints trimmed, a blank one as none', () => {
+    const p = ok({ utm_source: ' fb ', utm_medium: '  ', source: ' tw ', language: ' de ', os_name: ' ' });
+    expect([p.utm_source, p.utm_medium, p.campaign_source, p.language, p.os_name]).toEqual(['fb', null, 'tw', 'de', null]);
+  });
+});
+
 describe('parseJsonBody', () => {
   it('takes one JSON object, nothing else', () => {
     expect(parseJsonBody('{"hostname":"a.example"}')).toEqual({ ok: true, body: { hostname: 'a.example' } });

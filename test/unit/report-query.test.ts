@@ -164,6 +164,11 @@ describe('parseReportQuery', () => {
     expect(parseReportQuery({}, now)).toEqual({ ok: true, range: { from: now - 7 * 86400, to: now }, tz: 'UTC', filters: [] });
   });
 
+  it('reads UTC for a report that ignores tz, whatever tz says (the breakdown)', () => {
+    expect(parseReportQuery({ tz: 'Mars/Olympus' }, now)).toEqual({ ok: false, error: 'invalid timezone' });
+    expect(parseReportQuery({ tz: 'Mars/Olympus' }, now, { ignoreTz: true })).toEqual({ ok: true, range: { from: now - 7 * 86400, to: now }, tz: 'UTC', filters: [] });
+  });
+
   it('parses every parameter and ignores others', () => {
     expect(
       parseReportQuery({ from: '1725000000.7', to: '1725100000', tz: 'Europe/Amsterdam', filter: 'page:%2Fpricing;country!NL', limit: 'x', dim: 'nope' }, now),

@@ -162,7 +162,9 @@ function textish(r: Reader, field: string, max: number): string | null {
 }
 
 const size = (r: Reader, field: string) => r.number(field, 0, MAX_SIZE, true);
-const tag = (r: Reader, field: string) => r.string(field, 2048) || null;
+/** Labels reports list: kept trimmed, and a blank one is none (spec part 4: empty labels are omitted). */
+const label = (r: Reader, field: string, max: number) => r.string(field, max)?.trim() || null;
+const tag = (r: Reader, field: string) => label(r, field, 2048);
 
 function read(r: Reader): CollectorPayload {
   const hostname = r.string('hostname', 253);
@@ -196,8 +198,8 @@ function read(r: Reader): CollectorPayload {
     viewport_height: size(r, 'viewport_height'),
     screen_width: size(r, 'screen_width'),
     screen_height: size(r, 'screen_height'),
-    language: r.string('language', 64),
-    os_name: r.string('os_name', 64),
+    language: label(r, 'language', 64),
+    os_name: label(r, 'os_name', 64),
     os_version: r.string('os_version', 64),
     brands: r.string('brands', 512),
     mobile: r.boolean('mobile'),

@@ -125,11 +125,12 @@ export type ReportQuery =
 /**
  * The common report parameters `from`, `to`, `tz` and `filter`, validated in
  * that order (range, timezone, filter); the first failure is the 400 message.
+ * A report that ignores `tz` (the breakdown, spec part 4) reads UTC whatever it says.
  */
-export function parseReportQuery(query: Readonly<Record<string, string | undefined>>, nowSeconds: number): ReportQuery {
+export function parseReportQuery(query: Readonly<Record<string, string | undefined>>, nowSeconds: number, { ignoreTz = false } = {}): ReportQuery {
   const range = parseRange(query.from, query.to, nowSeconds);
   if (range === null) return { ok: false, error: 'invalid range' };
-  const tz = parseTimezone(query.tz);
+  const tz = ignoreTz ? 'UTC' : parseTimezone(query.tz);
   if (tz === null) return { ok: false, error: 'invalid timezone' };
   const filters = parseFilter(query.filter);
   if (filters === null) return { ok: false, error: 'invalid filter' };

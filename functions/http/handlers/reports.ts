@@ -14,7 +14,7 @@ import { readableSite, requirePrincipal, requireVerifiedForOwner } from '../auth
 
 const nowSeconds = (req: ApiRequest) => Math.floor(req.services.clock.now().getTime() / 1000);
 
-/** Public stats may be edge-cached for other readers; the owner's reads bypass the cache. */
+/** Public stats reads (overview, overview summary, breakdown) may be edge-cached for other readers; the owner's reads bypass the cache. */
 function statsResponse(body: unknown, owner: boolean): ApiResponse {
   return json(200, body, owner ? {} : { 'Cache-Control': 'public, max-age=60' });
 }
@@ -27,10 +27,10 @@ async function accessibleSite(req: ApiRequest): Promise<{ site: SiteRecord; owne
 }
 
 /** Access, then the common query parameters. */
-async function reportRequest(req: ApiRequest): Promise<{ q: ReportRequest; owner: boolean }> {
+async function reportRequest(req: ApiRequest, options: { ignoreTz?: boolean } = {}): Promise<{ q: ReportRequest; owner: boolean }> {
   const { site, owner } = await accessibleSite(req);
   const now = nowSeconds(req);
-  const parsed = parseReportQuery(req.query, now);
+  const parsed = parseReportQuery(req.query, now, options);
   if (!parsed.ok) throw badRequestError(parsed.error);
   return { q: { site: site.hostname, range: parsed.range, tz: parsed.tz, filters: parsed.filters, now }, owner };
 }
@@ -46,15 +46,16 @@ async function overviewSummary(req: ApiRequest) {
 }
 
 async function breakdown(req: ApiRequest) {
-  const { q, owner } = await reportRequest(req);
+  const { q, owner } = await reportRequest(req, { ignoreTz: true });
   const dim = parseBreakdownDim(req.query.dim);
   if (!dim) throw badRequestError('unknown dimension');
   return statsResponse(await getBreakdown(req.services.reports, q, dim, parseBreakdownLimit(req.query.limit)), owner);
 }
 
+/** Public like the stats reads, but not among those the spec lets an edge cache keep: always no-store. */
 async function retention(req: ApiRequest) {
-  const { q, owner } = await reportRequest(req);
-  return statsResponse(await getRetention(req.services.reports, q), owner);
+  const { q } = await reportRequest(req);
+  return json(200, await getRetention(req.services.reports, q));
 }
 
 /** Verified websites and every API site, pinned first then by creation. */
