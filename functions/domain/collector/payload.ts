@@ -226,7 +226,6 @@ function attempt(r: Reader): ParseResult {
   }
 }
 
-/** JSON routes: one object (batches and other JSON values are refused). */
 const NOT_ONE_OBJECT = 'invalid body: expected one JSON object';
 const isOneObject = (body: unknown): body is Source => typeof body === 'object' && body !== null && !Array.isArray(body);
 
@@ -245,6 +244,7 @@ export function parseJsonBody(text: string): { ok: true; body: Source } | { ok: 
   return isOneObject(body) ? { ok: true, body } : { ok: false, error: NOT_ONE_OBJECT };
 }
 
+/** JSON routes: one object (batches and other JSON values are refused). */
 export function parseJsonPayload(body: unknown): ParseResult {
   if (!isOneObject(body)) return { ok: false, error: NOT_ONE_OBJECT };
   return attempt(new JsonReader(body));
