@@ -11,6 +11,7 @@ import { utcDay } from '#domain/collector/enrich.ts';
 import { buildEventRow, type DropReason } from '#domain/collector/event-row.ts';
 import type { CollectorPayload } from '#domain/collector/payload.ts';
 import type { EventRow } from '#ports/event-store.ts';
+import { QueueFullError } from '#ports/queue.ts';
 import type { SiteRecord } from '#ports/registry.ts';
 import type { Services } from '#platform/services.ts';
 import { findSite, siteChanged } from './auth.ts';
@@ -83,8 +84,10 @@ async function enqueue(services: Services, site: SiteRecord, beacon: Beacon): Pr
   try {
     await services.eventQueue.send(built.row);
   } catch (e) {
+    // A full queue is counted with the drops; anything else (a journal write failing) is worth a line each.
+    if (e instanceof QueueFullError) return { stored: false, reason: 'queue_full' };
     console.error(JSON.stringify({ level: 'error', msg: 'event queue refused', message: (e as Error).message }));
-    return { stored: false, reason: 'queue_full' };
+    return { stored: false, reason: 'enqueue_failed' };
   }
   await markSeen(services, site.hostname, now);
   return { stored: true };

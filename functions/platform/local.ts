@@ -28,6 +28,7 @@ import { DuckDbImportLedger } from '#adapters/duckdb/duckdb-import-ledger.ts';
 import { LocalSecretBox } from '#adapters/local-secret-box/local-secret-box.ts';
 import { SimpleAnalyticsClient } from '#adapters/simpleanalytics/simpleanalytics-client.ts';
 import { createImportWorker, type ImportWorker } from '#workers/import-worker.ts';
+import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
 
 export interface LocalStore {
   client: DynamoDBClient;
@@ -95,9 +96,17 @@ export const EVENT_BATCH_WAIT_MS = 500;
 /** Batches the writer works on at once: one stages (appender, event loop) while the other is inserted (DuckDB's threads). */
 export const EVENT_WRITES_IN_FLIGHT = 2;
 
-/** The in-process collector queue with its writer, as `npm start` runs it (also driven by `npm run bench`). */
-export function createEventQueue(events: EventStore, dataDir: string): MemoryQueue<EventRow> {
+/** How often dead letters are replayed once the store has gone that long without a failed write. */
+export const DEAD_LETTER_REPLAY_MS = 30_000;
+
+/**
+ * The in-process collector queue with its writer, as `npm start` runs it (also
+ * driven by `npm run bench`); with a journal, receipt is durable (a row is on
+ * disk before its beacon is answered).
+ */
+export function createEventQueue(events: EventStore, dataDir: string, journal?: ReceiptJournal<EventRow>): MemoryQueue<EventRow> {
   return new MemoryQueue<EventRow>({
+    journal,
     consumer: createEventWriter(events),
     // Each write has a fixed cost (one statement with its look-ups, one commit): under load the
     // writer takes few large batches; a quiet site's beacon still shows within about half a second.
@@ -124,7 +133,11 @@ export async function startLocalRuntime(config: Readonly<Config>): Promise<Local
   const dataDir = resolve(config.dataDir);
   const store = await startLocalStore(config);
   const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'));
-  const eventQueue = createEventQueue(events, dataDir);
+  const { journal, recovered } = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'events'));
+  const eventQueue = createEventQueue(events, dataDir, journal);
+  // Rows a crash left in the journal go to the store before anything collected from now on.
+  const restored = eventQueue.restore(recovered);
+  if (restored > 0) console.log(JSON.stringify({ level: 'info', msg: 'journal recovered', rows: restored }));
   const tokens = config.auth
     ? new JwtTokenVerifier(config.auth)
     : new JwtTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: LOCAL_JWKS_URI, jwks: issuerJwks(loadIssuerKey(config.dataDir)) });
@@ -174,6 +187,12 @@ export async function startLocalRuntime(config: Readonly<Config>): Promise<Local
   void importWorker.resume(importQueue).catch((e: unknown) => {
     console.error(JSON.stringify({ level: 'error', msg: 'resuming imports failed', message: (e as Error).message }));
   });
+  const stopReplays = [eventQueue, importQueue].map((queue) => {
+    void queue.replayDeadLetters().catch((e: unknown) => {
+      console.error(JSON.stringify({ level: 'error', msg: 'dead-letter replay failed', message: (e as Error).message }));
+    });
+    return queue.replayDeadLettersEvery(DEAD_LETTER_REPLAY_MS);
+  });
   return {
     adapters,
     events,
@@ -182,12 +201,14 @@ export async function startLocalRuntime(config: Readonly<Config>): Promise<Local
     importWorker,
     close: async () => {
       // Chunks in flight stop unrecorded; they run again after the next start (resume).
+      for (const stop of stopReplays) stop();
       importQueue.stop();
       importWorker.abort();
       await importWorker.idle();
       await imports.importSource.close();
       await eventQueue.drain();
       eventQueue.stop();
+      await journal.close();
       await events.close();
       await store.close();
     },

@@ -8,6 +8,14 @@ export interface Queue<T> {
   sendBatch(messages: readonly T[]): Promise<void>;
 }
 
+/** `send` refused because the queue is at its bound: the message was not taken. */
+export class QueueFullError extends Error {
+  constructor(depth: number) {
+    super(`queue full: ${depth} messages waiting`);
+    this.name = 'QueueFullError';
+  }
+}
+
 /** Returns the indexes of the messages that failed (empty: all done). */
 export type BatchConsumer<T> = (messages: readonly T[]) => Promise<number[]>;
 

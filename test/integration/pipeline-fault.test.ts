@@ -4,12 +4,13 @@
  * redeliveries never store a row twice.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
+import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
 import type { EventRow, EventStore } from '#ports/event-store.ts';
 import { createEventWriter } from '#workers/event-writer.ts';
 import { eventRow } from '../contract/event-store.contract.ts';
@@ -122,6 +123,44 @@ describe('ingestion pipeline', () => {
     await queue.drain();
     queue.stop();
     expect(await stored(events, 'dead.example')).toEqual({ rows: 50, distinct: 50 });
-    expect(readFileSync(deadLetterPath, 'utf8')).toBe('');
+    expect(existsSync(deadLetterPath)).toBe(false);
+  });
+
+  it('replays dead letters on its own once the store has gone a replay interval without a failure, storing each row once', async () => {
+    let down = true;
+    const { store } = faultyStore(events, () => (down ? 'before' : null));
+    const { journal } = await ReceiptJournal.open<EventRow>(join(dir, 'journal'));
+    const queue = new MemoryQueue<EventRow>({ consumer: createEventWriter(store), deadLetterPath, journal, maxAttempts: 2, backoff: { baseMs: 5, maxMs: 20 } });
+    const stopReplay = queue.replayDeadLettersEvery(200);
+    await queue.sendBatch(Array.from({ length: 40 }, () => eventRow({ site: 'auto-replay.example' })));
+    await queue.drain();
+    expect(readFileSync(deadLetterPath, 'utf8').trim().split('\n')).toHaveLength(40);
+    down = false;
+    await vi.waitFor(async () => expect(await stored(events, 'auto-replay.example')).toEqual({ rows: 40, distinct: 40 }), { timeout: 5_000, interval: 50 });
+    await vi.waitFor(() => expect(existsSync(deadLetterPath)).toBe(false));
+    stopReplay();
+    await queue.drain();
+    queue.stop();
+    await journal.close();
+    expect(journal.outstanding()).toBe(0);
+  });
+
+  it('stores a dead letter once when a replay cut short by a crash is taken up again', async () => {
+    let down = true;
+    const { store } = faultyStore(events, () => (down ? 'before' : null));
+    const queue = new MemoryQueue<EventRow>({ consumer: createEventWriter(store), deadLetterPath, maxAttempts: 1 });
+    await queue.sendBatch(Array.from({ length: 30 }, () => eventRow({ site: 'replay-twice.example' })));
+    await queue.drain();
+    const lines = readFileSync(deadLetterPath, 'utf8');
+    down = false;
+    expect(await queue.replayDeadLetters()).toBe(30);
+    await queue.drain();
+    // The crash: the rows were sent, but the file set aside for the replay was never deleted.
+    writeFileSync(`${deadLetterPath}.replaying`, lines);
+    expect(await queue.replayDeadLetters()).toBe(30);
+    await queue.drain();
+    queue.stop();
+    expect(await stored(events, 'replay-twice.example')).toEqual({ rows: 30, distinct: 30 });
+    expect(existsSync(`${deadLetterPath}.replaying`)).toBe(false);
   });
 });

@@ -4,9 +4,10 @@
  * wait), failed messages come back with exponential backoff, and messages
  * that keep failing go to a dead-letter file instead of being lost.
  */
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { backoffDelay, type BackoffPolicy, type BatchConsumer, type Queue } from '#ports/queue.ts';
+import { backoffDelay, QueueFullError, type BackoffPolicy, type BatchConsumer, type Queue } from '#ports/queue.ts';
+import type { ReceiptJournal, RecoveredSegment } from '#adapters/receipt-journal/receipt-journal.ts';
 
 export interface MemoryQueueOptions<T> {
   consumer: BatchConsumer<T>;
@@ -26,14 +27,11 @@ export interface MemoryQueueOptions<T> {
   maxDepth?: number;
   /** Jitter source, injectable for tests. */
   random?: () => number;
-}
-
-/** `send` refused because the queue holds `maxDepth` messages already. */
-export class QueueFullError extends Error {
-  constructor(depth: number) {
-    super(`queue full: ${depth} messages waiting`);
-    this.name = 'QueueFullError';
-  }
+  /**
+   * Durable receipt: `send` resolves only once the message is in this journal,
+   * and a message is released from it once consumed or written as a dead letter.
+   */
+  journal?: ReceiptJournal<T>;
 }
 
 interface Entry<T> {
@@ -42,6 +40,8 @@ interface Entry<T> {
   attempts: number;
   /** When it was sent (performance.now()): a partial batch goes out once its oldest message has waited maxWaitMs. */
   sentAt: number;
+  /** The journal segment holding it, when the queue has a journal. */
+  segment: number | null;
 }
 
 /** FIFO with O(1) amortized shift, so a million waiting messages do not make every batch O(n). */
@@ -81,6 +81,9 @@ export class MemoryQueue<T> implements Queue<T> {
   private readonly deadLetterPath: string | undefined;
   private readonly maxDepth: number;
   private readonly random: () => number;
+  private readonly journal: ReceiptJournal<T> | undefined;
+  /** Messages being journaled: they count against maxDepth before they are held. */
+  private reserved = 0;
 
   private readonly fresh = new Fifo<Entry<T>>();
   /** Retries whose backoff has elapsed; delivered before fresh messages. */
@@ -98,6 +101,8 @@ export class MemoryQueue<T> implements Queue<T> {
   private drainWaiters: (() => void)[] = [];
   /** Messages written to the dead-letter file (or logged) since start. */
   deadLettered = 0;
+  /** performance.now() of the consumer's last failure; -Infinity before any. */
+  private lastFailureAt = -Infinity;
 
   constructor(options: MemoryQueueOptions<T>) {
     this.consumer = options.consumer;
@@ -109,18 +114,45 @@ export class MemoryQueue<T> implements Queue<T> {
     this.deadLetterPath = options.deadLetterPath;
     this.maxDepth = options.maxDepth ?? 1_000_000;
     this.random = options.random ?? Math.random;
+    this.journal = options.journal;
   }
 
   send(message: T): Promise<void> {
     return this.sendBatch([message]);
   }
 
-  /** All or nothing: a batch that does not fit under maxDepth is refused whole. */
+  /**
+   * All or nothing: a batch that does not fit under maxDepth is refused whole,
+   * before anything is journaled. With a journal, resolves once the batch is on disk.
+   */
   async sendBatch(messages: readonly T[]): Promise<void> {
     if (this.stopped) throw new Error('queue stopped');
-    if (this.held + messages.length > this.maxDepth) throw new QueueFullError(this.held);
+    if (this.held + this.reserved + messages.length > this.maxDepth) throw new QueueFullError(this.held);
+    let segment: number | null = null;
+    if (this.journal) {
+      this.reserved += messages.length;
+      try {
+        segment = await this.journal.append(messages);
+      } finally {
+        this.reserved -= messages.length;
+      }
+    }
+    this.hold(messages, segment);
+  }
+
+  /** Takes back what a journal recovered at start, ahead of anything sent later; not bound by maxDepth. */
+  restore(recovered: readonly RecoveredSegment<T>[]): number {
+    let n = 0;
+    for (const { segment, messages } of recovered) {
+      this.hold(messages, segment);
+      n += messages.length;
+    }
+    return n;
+  }
+
+  private hold(messages: readonly T[], segment: number | null): void {
     const sentAt = performance.now();
-    for (const message of messages) this.fresh.push({ message, attempts: 0, sentAt });
+    for (const message of messages) this.fresh.push({ message, attempts: 0, sentAt, segment });
     this.held += messages.length;
     this.pump();
   }
@@ -156,21 +188,56 @@ export class MemoryQueue<T> implements Queue<T> {
   }
 
   /**
-   * Operator recovery: re-sends every message in the dead-letter file and
-   * empties it. Lines that are not JSON stay in the file. Returns how many were re-sent.
+   * Re-sends every dead letter, oldest first, and returns how many were
+   * re-sent. The file is first renamed aside, so dead letters written
+   * meanwhile go to a fresh file, and a replay cut short by a crash is taken
+   * up again by the next one (a message sent twice that way is stored once:
+   * the store de-duplicates redeliveries). With a journal, each message is
+   * journaled before the file it came from is deleted. Lines that are not
+   * JSON are written back to the dead-letter file.
    */
   replayDeadLetters(): Promise<number> {
-    const replay = this.deadLetters.then(() => this.replayFile());
+    const replay = this.deadLetters.then(() => this.replayFiles());
     this.deadLetters = replay.catch(() => undefined);
     return replay;
   }
 
-  private async replayFile(): Promise<number> {
+  /**
+   * Replays dead letters every `everyMs` once the consumer has gone that long
+   * without a failure (the replayed messages are themselves the probe: if the
+   * store is still down they fail and come back here). Returns the stop function.
+   */
+  replayDeadLettersEvery(everyMs: number): () => void {
+    const timer = setInterval(() => {
+      if (this.stopped || performance.now() - this.lastFailureAt < everyMs) return;
+      this.replayDeadLetters()
+        .then((n) => {
+          if (n > 0) console.log(JSON.stringify({ level: 'info', msg: 'dead letters replayed', count: n, path: this.deadLetterPath }));
+        })
+        .catch((e: unknown) => console.error(JSON.stringify({ level: 'error', msg: 'dead-letter replay failed', message: (e as Error).message })));
+    }, everyMs).unref();
+    return () => clearInterval(timer);
+  }
+
+  private async replayFiles(): Promise<number> {
     const path = this.deadLetterPath;
     if (!path) return 0;
+    const aside = `${path}.replaying`;
+    let sent = await this.replayAside(aside);
+    try {
+      await rename(path, aside);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return sent;
+      throw e;
+    }
+    sent += await this.replayAside(aside);
+    return sent;
+  }
+
+  private async replayAside(aside: string): Promise<number> {
     let text: string;
     try {
-      text = await readFile(path, 'utf8');
+      text = await readFile(aside, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
       throw e;
@@ -185,10 +252,22 @@ export class MemoryQueue<T> implements Queue<T> {
         unreadable.push(line);
       }
     }
-    // Sent before the file is rewritten: a refusal (queue full) leaves the file as it was.
-    await this.sendBatch(messages);
-    await writeFile(path, unreadable.map((line) => `${line}\n`).join(''));
+    for (let i = 0; i < messages.length; i += this.batchSize) {
+      const chunk = messages.slice(i, i + this.batchSize);
+      await this.whenRoomFor(chunk.length);
+      await this.sendBatch(chunk);
+    }
+    if (unreadable.length > 0) await appendFile(this.deadLetterPath as string, unreadable.map((line) => `${line}\n`).join(''), { mode: 0o600 });
+    await unlink(aside);
     return messages.length;
+  }
+
+  /** A replay waits for room rather than failing half-way on a busy queue. */
+  private async whenRoomFor(n: number): Promise<void> {
+    while (this.held + this.reserved + n > this.maxDepth) {
+      if (this.stopped) throw new Error('queue stopped');
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
   }
 
   private get waiting(): number {
@@ -239,8 +318,11 @@ export class MemoryQueue<T> implements Queue<T> {
   private async consume(batch: readonly Entry<T>[]): Promise<Set<number>> {
     try {
       const failed = await this.consumer(batch.map((entry) => entry.message));
-      return new Set(failed.filter((i) => Number.isInteger(i) && i >= 0 && i < batch.length));
+      const positions = new Set(failed.filter((i) => Number.isInteger(i) && i >= 0 && i < batch.length));
+      if (positions.size > 0) this.lastFailureAt = performance.now();
+      return positions;
     } catch (e) {
+      this.lastFailureAt = performance.now();
       console.error(JSON.stringify({ level: 'error', msg: 'queue consumer threw', size: batch.length, message: (e as Error)?.message }));
       return new Set(batch.keys());
     }
@@ -248,6 +330,7 @@ export class MemoryQueue<T> implements Queue<T> {
 
   private settle(batch: readonly Entry<T>[], failed: ReadonlySet<number>): void {
     this.held -= batch.length - failed.size;
+    this.release(failed.size === 0 ? batch : batch.filter((_, i) => !failed.has(i)));
     const retry: Entry<T>[] = [];
     const dead: Entry<T>[] = [];
     for (const i of failed) {
@@ -277,19 +360,32 @@ export class MemoryQueue<T> implements Queue<T> {
     }
   }
 
+  /** Entries that left the queue for good (stored, or on disk as dead letters) leave the journal too. */
+  private release(entries: readonly Entry<T>[]): void {
+    if (!this.journal) return;
+    const counts = new Map<number, number>();
+    for (const { segment } of entries) if (segment !== null) counts.set(segment, (counts.get(segment) ?? 0) + 1);
+    for (const [segment, count] of counts) this.journal.release(segment, count);
+  }
+
   private deadLetter(entries: readonly Entry<T>[]): void {
     this.held -= entries.length;
     this.deadLettered += entries.length;
     const lines = entries.map((entry) => `${JSON.stringify(entry.message)}\n`).join('');
-    this.deadLetters = this.deadLetters.then(() => this.writeDeadLetters(lines, entries.length));
+    this.deadLetters = this.deadLetters.then(() => this.writeDeadLetters(lines, entries));
   }
 
-  private async writeDeadLetters(lines: string, count: number): Promise<void> {
+  private async writeDeadLetters(lines: string, entries: readonly Entry<T>[]): Promise<void> {
     const path = this.deadLetterPath;
+    const count = entries.length;
     try {
       if (!path) throw new Error('no dead-letter file configured');
-      await mkdir(dirname(path), { recursive: true });
-      await appendFile(path, lines);
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      await appendFile(path, lines, { mode: 0o600 });
+      // Durable before the journal lets go of them (they stay journaled when the write fails).
+      const file = await open(path, 'r');
+      await file.datasync().finally(() => file.close());
+      this.release(entries);
       console.error(JSON.stringify({ level: 'error', msg: 'messages dead-lettered', count, path }));
     } catch (e) {
       // Last resort: the messages themselves go to the log so an operator can still recover them.

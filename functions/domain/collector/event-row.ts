@@ -24,7 +24,8 @@ export type DropReason =
   | 'lookup_failed'
   | 'empty_event_name'
   | 'replay'
-  | 'queue_full';
+  | 'queue_full'
+  | 'enqueue_failed';
 
 export interface RowContext {
   /** The normalized, registered hostname. */

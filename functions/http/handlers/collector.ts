@@ -19,13 +19,17 @@ const COLLECTOR_CORS = {
 /** The smallest transparent GIF. */
 const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
-const plain = (statusCode: number, body: string): ApiResponse => ({
+const plain = (statusCode: number, body: string, headers: Record<string, string> = {}): ApiResponse => ({
   statusCode,
-  headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...COLLECTOR_CORS },
+  headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...COLLECTOR_CORS, ...headers },
   body,
 });
 
 const tooLarge = () => plain(413, 'payload too large');
+
+/** The row could not be taken (queue full, journal write failed): never a 200 for it. */
+const unavailable = () => plain(503, 'service unavailable, retry later', { 'Retry-After': '1' });
+const notTaken = (outcome: Outcome) => !outcome.stored && (outcome.reason === 'queue_full' || outcome.reason === 'enqueue_failed');
 
 const gif = (): ApiResponse => ({
   statusCode: 200,
@@ -67,7 +71,7 @@ function jsonBeacon(append: boolean) {
     }
     const parsed = parseJsonPayload(json.body);
     if (!parsed.ok) return plain(400, parsed.error);
-    await record(req, parsed, append);
+    if (notTaken(await record(req, parsed, append))) return unavailable();
     return plain(200, 'ok');
   };
 }
@@ -105,7 +109,7 @@ function imageBeacon(fromReferer: boolean) {
     if (fromReferer) params = withRefererPage(params, req.headers.referer);
     const parsed = parseQueryPayload(params);
     if (!parsed.ok) return plain(400, parsed.error);
-    if (req.method === 'GET') await record(req, parsed, false);
+    if (req.method === 'GET' && notTaken(await record(req, parsed, false))) return unavailable();
     return gif();
   };
 }
