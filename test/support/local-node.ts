@@ -34,7 +34,8 @@ export interface TestService {
   /** Registers (asserting 201) and, unless verify is false, verifies through POST …/verify. */
   site(token: string, options?: { prefix?: string; kind?: 'web' | 'api'; verify?: boolean }): Promise<string>;
   key(token: string, scopes: string[], label?: string): Promise<{ id: string; key: string }>;
-  stop(): Promise<void>;
+  /** Stops the node and the page server; DATA_DIR is removed unless `keepData`. */
+  stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
 export const unique = (prefix = 'site') => `${prefix}-${randomBytes(5).toString('hex')}.example`;
@@ -104,10 +105,10 @@ export async function startTestService(env: Record<string, string> = {}): Promis
       if (r.status !== 201) throw new Error(`creating key: ${r.status} ${r.text}`);
       return { id: r.json.id, key: r.json.key };
     },
-    async stop() {
+    async stop({ keepData = false } = {}) {
       await node.stop();
       await new Promise<void>((ok) => pages.server.close(() => ok()));
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
   return service;

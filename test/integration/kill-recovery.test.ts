@@ -1,0 +1,88 @@
+/**
+ * Durable receipt: the real `npm start` process is killed with SIGKILL while
+ * beacons arrive at full speed; after a restart on the same DATA_DIR every
+ * beacon that was answered 200 is stored, and none twice.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { startTestService } from '../support/local-node.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+let child: ChildProcess | null = null;
+let dataDir = '';
+
+afterAll(() => {
+  child?.kill('SIGKILL');
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Starts `npm start`'s entry in its own process and resolves with its URL once it listens. */
+function startServerProcess(env: Record<string, string>): Promise<{ proc: ChildProcess; url: string; exited: Promise<unknown> }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = once(proc, 'exit');
+  return new Promise((ok, fail) => {
+    let out = '';
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) ok({ proc, url: m[1] as string, exited });
+    });
+    void exited.then(([code]) => fail(new Error(`server exited early (${code}): ${out}`)));
+  });
+}
+
+describe('kill -9 under load', () => {
+  it('stores every beacon answered 200 exactly once after a restart', { timeout: 120_000 }, async () => {
+    // Register and verify a site with the in-process node, then hand DATA_DIR to a real server process.
+    const setup = await startTestService();
+    dataDir = setup.dataDir;
+    const owner = await setup.token('kill-owner');
+    const site = await setup.site(owner, { prefix: 'kill' });
+    await setup.stop({ keepData: true });
+
+    const started = await startServerProcess({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
+    child = started.proc;
+    const acknowledged: string[] = [];
+    let killed = false;
+    const worker = async () => {
+      while (!killed) {
+        const id = randomUUID();
+        try {
+          const r = await fetch(`${started.url}/events`, {
+            method: 'POST',
+            body: JSON.stringify({ hostname: site, path: `/p/${acknowledged.length % 50}`, ua: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36', timezone: 'Europe/Berlin', id }),
+          });
+          if (r.status === 200 && (await r.text()) === 'ok') acknowledged.push(id);
+        } catch {
+          return; // the process is gone
+        }
+      }
+    };
+    const workers = Array.from({ length: 16 }, worker);
+    // Kill while beacons are still arriving: after a few thousand, well inside the writer's batch wait.
+    while (acknowledged.length < 2_000) await new Promise((r) => setTimeout(r, 5));
+    child.kill('SIGKILL');
+    killed = true;
+    await Promise.all(workers);
+    await started.exited;
+    child = null;
+
+    // The restart writes what the journal held; a clean stop drains it.
+    const restarted = await startTestService({ DATA_DIR: dataDir });
+    await restarted.stop({ keepData: true });
+
+    const db = await DuckDBInstance.create(join(dataDir, 'events.duckdb'));
+    const conn = await db.connect();
+    const reader = await conn.runAndReadAll('SELECT id, count(*)::INTEGER AS n FROM events WHERE site = $site GROUP BY id', { site });
+    const counts = new Map(reader.getRowObjectsJS().map((r) => [r.id as string, r.n as number]));
+    conn.closeSync();
+    db.closeSync();
+    expect(acknowledged.length).toBeGreaterThanOrEqual(2_000);
+    expect(acknowledged.filter((id) => counts.get(id) !== 1)).toEqual([]);
+  });
+});
