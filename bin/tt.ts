@@ -2,10 +2,12 @@
  * Operator CLI.
  *   token <sub> [--ttl <seconds>] [--email <e>]   one ID token from the local issuer
  *   admin verify-site <hostname>                  mark a registered site verified
+ *   admin replay-dead-letters                     write the local dead letters to the stores (server stopped)
+ *   admin redrive <dead-letter queue URL>…        AWS: move SQS dead letters back to their queues
  *   bench                                         run the benchmarks (test/bench)
  */
 import { loadConfig } from '#platform/config.ts';
-import { openLocalStore } from '#platform/local.ts';
+import { DEAD_LETTER_REPLAY_MS, openLocalStore, startLocalRuntime } from '#platform/local.ts';
 import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
 
@@ -42,9 +44,16 @@ async function token(args: string[]) {
   process.stdout.write(`${jwt}\n`);
 }
 
+const ADMIN_USAGE = 'usage: npm run --silent admin -- verify-site <hostname> | replay-dead-letters | redrive <dead-letter queue URL>… [--max-per-second <n>]';
+
 async function admin(args: string[]) {
-  const [command, hostname] = args;
-  if (command !== 'verify-site' || !hostname) usage('usage: npm run --silent admin -- verify-site <hostname>');
+  const [command, ...rest] = args;
+  const commands: Record<string, (args: string[]) => Promise<void>> = { 'verify-site': verifySite, 'replay-dead-letters': replayDeadLetters, redrive };
+  await (commands[command ?? ''] ?? (() => usage(ADMIN_USAGE)))(rest);
+}
+
+async function verifySite([hostname]: string[]) {
+  if (!hostname) usage(ADMIN_USAGE);
   const config = loadConfig();
   const store = await openLocalStore(config);
   try {
@@ -57,6 +66,48 @@ async function admin(args: string[]) {
     console.log(`${site.hostname} verified at ${site.verified_at}`);
   } finally {
     await store.close();
+  }
+}
+
+/**
+ * The running server replays dead letters itself; this is for a stopped one:
+ * it opens the stores as a start would (rows a crash left in the journal are
+ * written too), replays both dead-letter files and waits until all is stored.
+ */
+async function replayDeadLetters() {
+  const config = loadConfig();
+  let runtime: Awaited<ReturnType<typeof startLocalRuntime>>;
+  try {
+    runtime = await startLocalRuntime(config, { background: false });
+  } catch (e) {
+    if (/lock/i.test((e as Error).message)) {
+      usage(`a server is running on ${config.dataDir}: it replays dead letters itself every ${DEAD_LETTER_REPLAY_MS / 1000} s once its store is healthy; stop it to replay by hand`);
+    }
+    throw e;
+  }
+  try {
+    const events = await runtime.eventQueue.replayDeadLetters();
+    const imports = await runtime.importQueue.replayDeadLetters();
+    await Promise.all([runtime.eventQueue.drain(), runtime.importQueue.drain()]);
+    const left = runtime.eventQueue.deadLettered + runtime.importQueue.deadLettered;
+    console.log(`replayed ${events} event rows and ${imports} import chunks${left > 0 ? `; ${left} failed again and are back in the dead-letter files` : ''}`);
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** AWS: SQS moves each dead-letter queue's messages back to the queue they came from. */
+async function redrive(args: string[]) {
+  const { positional: urls, options } = parseOptions(args);
+  if (urls.length === 0) usage(ADMIN_USAGE);
+  const maxPerSecond = options['max-per-second'] === undefined ? undefined : Number(options['max-per-second']);
+  if (maxPerSecond !== undefined && !(Number.isInteger(maxPerSecond) && maxPerSecond > 0)) usage('--max-per-second must be a positive integer');
+  const { SQSClient } = await import('@aws-sdk/client-sqs');
+  const { startRedrive } = await import('#adapters/sqs/redrive.ts');
+  const sqs = new SQSClient({});
+  for (const url of urls) {
+    const started = await startRedrive(sqs, url, maxPerSecond);
+    console.log(`${started.queueUrl}: moving about ${started.messages} messages back to their queue (task ${started.taskHandle})`);
   }
 }
 

@@ -8,7 +8,7 @@ import { normalizeHostname } from '#domain/hostname.ts';
 import { memoize } from '#domain/memo.ts';
 import { isVerified } from '#domain/site.ts';
 import { utcDay } from '#domain/collector/enrich.ts';
-import { buildEventRow, type DropReason } from '#domain/collector/event-row.ts';
+import { buildEventRow, type DailySalt, type DropReason } from '#domain/collector/event-row.ts';
 import type { CollectorPayload } from '#domain/collector/payload.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { QueueFullError } from '#ports/queue.ts';
@@ -53,15 +53,15 @@ export function logDrop(reason: DropReason): void {
   dropTimer ??= setTimeout(flushDrops, DROP_LOG_INTERVAL_MS).unref();
 }
 
-async function dailySalt(services: Services, now: number): Promise<string | null> {
+async function dailySalt(services: Services, now: number): Promise<DailySalt | null> {
   const day = utcDay(now);
   const cached = services.salts.get(day);
-  if (cached) return cached.value;
+  if (cached) return { day, value: cached.value };
   try {
     const endOfDay = Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + 86_400;
     const salt = await services.registry.getOrCreateDailySalt(day, randomBytes(32).toString('hex'), endOfDay);
     services.salts.set(day, salt, Math.max(1, endOfDay * 1000 - now));
-    return salt;
+    return { day, value: salt };
   } catch (e) {
     console.error(JSON.stringify({ level: 'error', msg: 'salt store failed', message: (e as Error).message }));
     return null;

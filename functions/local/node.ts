@@ -1,7 +1,7 @@
 /** Starts and stops the whole single-node service; used by `npm start` and the integration tests. */
 import type { AddressInfo } from 'node:net';
 import type { Config } from '#platform/config.ts';
-import { startLocalRuntime, type LocalRuntime } from '#platform/local.ts';
+import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#platform/local.ts';
 import { setServices, withInstanceState, type Services } from '#platform/services.ts';
 import { groupHandlers } from '#http/handlers/index.ts';
 import { createLocalServer } from './http-server.ts';
@@ -15,8 +15,8 @@ export interface LocalNode {
   stop(): Promise<void>;
 }
 
-export async function startLocalNode(config: Readonly<Config>): Promise<LocalNode> {
-  const runtime = await startLocalRuntime(config);
+export async function startLocalNode(config: Readonly<Config>, options: LocalRuntimeOptions = {}): Promise<LocalNode> {
+  const runtime = await startLocalRuntime(config, options);
   const services = withInstanceState(runtime.adapters);
   setServices(services);
   const stopRotation = scheduleSaltRotation(services.registry, () => services.clock.now());
@@ -32,10 +32,11 @@ export async function startLocalNode(config: Readonly<Config>): Promise<LocalNod
     runtime,
     stop: async () => {
       // Stop taking requests, let those in flight finish, then drain and close the stores.
-      stopRotation();
+      const rotationStopped = stopRotation();
       const closed = new Promise<void>((ok) => server.close(() => ok()));
       server.closeIdleConnections();
       await closed;
+      await rotationStopped;
       await runtime.close();
       flushDrops();
     },

@@ -10,7 +10,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import type { Config } from './config.ts';
 import type { Adapters } from './services.ts';
-import { systemClock } from '#ports/clock.ts';
+import { systemClock, type Clock } from '#ports/clock.ts';
 import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
 import { ensureTable } from '#adapters/dynamodb/table.ts';
 import { JwtTokenVerifier } from '#adapters/jwt/jwt-token-verifier.ts';
@@ -128,8 +128,15 @@ export interface LocalRuntime {
   close(): Promise<void>;
 }
 
+export interface LocalRuntimeOptions {
+  /** Resume imports and replay dead letters on start and on a timer (a server); off for one-shot CLI commands. Default true. */
+  background?: boolean;
+  /** The service clock; tests move it (salts across midnight). Default the system clock. */
+  clock?: Clock;
+}
+
 /** Everything one machine needs: registry, event store, queue with its writer, tracker, identity. */
-export async function startLocalRuntime(config: Readonly<Config>): Promise<LocalRuntime> {
+export async function startLocalRuntime(config: Readonly<Config>, { background = true, clock = systemClock }: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const dataDir = resolve(config.dataDir);
   const store = await startLocalStore(config);
   const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'));
@@ -158,7 +165,7 @@ export async function startLocalRuntime(config: Readonly<Config>): Promise<Local
     source: imports.importSource,
     ledger: new DuckDbImportLedger(events),
     events,
-    clock: systemClock,
+    clock,
     chunkRetryDelayMs: config.importRetryBaseMs * 5,
   });
   const importQueue = new MemoryQueue<ImportChunkMessage>({
@@ -173,7 +180,7 @@ export async function startLocalRuntime(config: Readonly<Config>): Promise<Local
   });
   const adapters: Adapters = {
     config,
-    clock: systemClock,
+    clock,
     registry: new DynamoRegistry(store.client, config.tableName),
     tokens,
     pageChecker: new HttpPageChecker({ urlTemplate: config.verifyUrlTemplate, allowPrivateAddresses: config.verifyAllowPrivateAddresses }),
@@ -184,10 +191,12 @@ export async function startLocalRuntime(config: Readonly<Config>): Promise<Local
     importQueue,
   };
   // Chunks queued before a stop or crash were only in memory: queue the unfinished ones again.
-  void importWorker.resume(importQueue).catch((e: unknown) => {
-    console.error(JSON.stringify({ level: 'error', msg: 'resuming imports failed', message: (e as Error).message }));
-  });
-  const stopReplays = [eventQueue, importQueue].map((queue) => {
+  if (background) {
+    void importWorker.resume(importQueue).catch((e: unknown) => {
+      console.error(JSON.stringify({ level: 'error', msg: 'resuming imports failed', message: (e as Error).message }));
+    });
+  }
+  const stopReplays = (background ? [eventQueue, importQueue] : []).map((queue) => {
     void queue.replayDeadLetters().catch((e: unknown) => {
       console.error(JSON.stringify({ level: 'error', msg: 'dead-letter replay failed', message: (e as Error).message }));
     });

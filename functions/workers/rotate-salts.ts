@@ -1,5 +1,5 @@
 /**
- * Scheduled (daily, just after 00:00 UTC): deletes the visitor salts of every
+ * Scheduled (daily, at 00:00 UTC): deletes the visitor salts of every
  * day before today, so yesterday's hashes can never be recomputed. The store's
  * TTL is only a backstop: DynamoDB may take days to expire an item.
  */
@@ -19,10 +19,37 @@ export async function handler(): Promise<{ deleted: number }> {
   return { deleted: await rotateSalts(services.registry, services.clock.now()) };
 }
 
-/** Local runtime: the same job on a timer, at start and then every hour (cheap: one query). */
-export function scheduleSaltRotation(registry: Registry, now: () => Date): () => void {
-  const run = () => void rotateSalts(registry, now()).catch((e: unknown) => console.error(JSON.stringify({ level: 'error', msg: 'salt rotation failed', message: (e as Error).message })));
+const HOUR_MS = 60 * 60_000;
+
+/** Milliseconds from `now` to the next 00:00 UTC. */
+export function msToNextUtcDay(now: Date): number {
+  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return next - now.getTime();
+}
+
+/**
+ * Local runtime: the same job at start, at every UTC day boundary (a timer to
+ * the next midnight, by the service clock) and hourly as a backstop. The stop
+ * function waits for a rotation in progress, so the store is not closed under it.
+ */
+export function scheduleSaltRotation(registry: Registry, now: () => Date): () => Promise<void> {
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const run = () => {
+    running = rotateSalts(registry, now())
+      .then(() => undefined)
+      .catch((e: unknown) => console.error(JSON.stringify({ level: 'error', msg: 'salt rotation failed', message: (e as Error).message })));
+    arm();
+  };
+  const arm = () => {
+    if (stopped) return;
+    timer = setTimeout(run, Math.min(msToNextUtcDay(now()), HOUR_MS)).unref();
+  };
   run();
-  const timer = setInterval(run, 60 * 60_000).unref();
-  return () => clearInterval(timer);
+  return async () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    await running;
+  };
 }

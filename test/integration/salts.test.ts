@@ -1,5 +1,6 @@
 /** Daily salts against real dynalite: one per UTC day for every instance, deleted when the day has ended. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../support/local-node.ts';
 import { rotateSalts } from '#workers/rotate-salts.ts';
 
@@ -27,5 +28,47 @@ describe('daily salts', () => {
     expect(await registry.getOrCreateDailySalt('2030-12-31', 'new', 1)).toBe('new');
     expect(await registry.getOrCreateDailySalt('2031-01-01', 'x', 1)).toBe('salt-a');
     expect(await registry.getOrCreateDailySalt('2031-01-02', 'x', 1)).toBe('future');
+  });
+});
+
+describe('salts across midnight (service clock)', () => {
+  it("deletes the ended day's salt at the UTC day boundary without waiting for a beacon", { timeout: 60_000 }, async () => {
+    // A site, and the salt of 2032-03-04, stored before the clocked service starts.
+    const setup = await startTestService();
+    const site = await setup.site(await setup.token('midnight-owner'), { prefix: 'midnight' });
+    const ended = await setup.node.services.registry.getOrCreateDailySalt('2032-03-04', 'salt-of-the-4th', 1);
+    await setup.stop({ keepData: true });
+
+    const rotations: number[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((line: unknown) => {
+      const parsed = JSON.parse(String(line));
+      if (parsed.msg === 'salts rotated') rotations.push(parsed.deleted);
+    });
+    // The service clock runs at real speed from five seconds before midnight.
+    const offset = Date.parse('2032-03-05T00:00:00Z') - 5_000 - Date.now();
+    const clocked = await startTestService({ DATA_DIR: setup.dataDir }, { clock: { now: () => new Date(Date.now() + offset) } });
+    try {
+      // At start (still the 4th) nothing is deleted; the timer to midnight then deletes the 4th's salt.
+      // (A timer may fire a fraction of a millisecond early, find the 4th still running and re-arm: hence "contains".)
+      await vi.waitFor(() => expect(rotations).toContain(1), { timeout: 15_000, interval: 50 });
+      expect(rotations[0]).toBe(0);
+      const registry = clocked.node.services.registry;
+      expect(await registry.getOrCreateDailySalt('2032-03-04', 'after-rotation', 1)).toBe('after-rotation');
+      expect(ended).toBe('salt-of-the-4th');
+      // A beacon after midnight is hashed with the 5th's salt.
+      const r = await clocked.req('POST', '/events', { raw: JSON.stringify({ hostname: site, path: '/', ua: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/124.0 Safari/537.36', id: randomUUID() }) });
+      expect(r.status).toBe(200);
+      await clocked.node.runtime.eventQueue.drain();
+      const [row] = await clocked.node.runtime.events.query<{ day: string; visitor: string | null }>(
+        "SELECT strftime(make_timestamp(ts * 1000), '%Y-%m-%d') AS day, visitor FROM events WHERE site = $site",
+        { site },
+      );
+      expect(row?.day).toBe('2032-03-05');
+      expect(row?.visitor).toMatch(/^[0-9a-f]{32}$/);
+      expect(await registry.getOrCreateDailySalt('2032-03-05', 'probe', 1)).not.toBe('probe');
+    } finally {
+      log.mockRestore();
+      await clocked.stop();
+    }
   });
 });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '#platform/config.ts';
 import { startLocalNode, type LocalNode } from '#local/node.ts';
+import type { LocalRuntimeOptions } from '#platform/local.ts';
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
 
 export const SCRIPT_PAGE = '<!doctype html><html><head><script async src="https://cdn.example.test/latest.js"></script></head><body>hi</body></html>';
@@ -51,7 +52,7 @@ function startPageServer(): Promise<{ server: Server; url: string; pages: Map<st
   return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({ server, pages, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
 }
 
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(env: Record<string, string> = {}, options: LocalRuntimeOptions = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tt-test-'));
   const pages = await startPageServer();
   const config = loadConfig({
@@ -62,7 +63,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     VERIFY_ALLOW_PRIVATE_ADDRESSES: '1',
     ...env,
   });
-  const node = await startLocalNode(config);
+  const node = await startLocalNode(config, options);
   const issuerKey = loadIssuerKey(dataDir);
 
   const service: TestService = {

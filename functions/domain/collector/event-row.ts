@@ -27,6 +27,12 @@ export type DropReason =
   | 'queue_full'
   | 'enqueue_failed';
 
+export interface DailySalt {
+  /** The UTC day (YYYY-MM-DD) it belongs to. */
+  day: string;
+  value: string;
+}
+
 export interface RowContext {
   /** The normalized, registered hostname. */
   site: string;
@@ -36,8 +42,8 @@ export interface RowContext {
   ip: string;
   /** The request's User-Agent header, used when the payload has no `ua`. */
   headerUa: string;
-  /** Today's salt; null only when the salt store failed, then the row has no visitor hash. */
-  salt: string | null;
+  /** The salt of the day it was made for; null only when the salt store failed, then the row has no visitor hash. */
+  salt: DailySalt | null;
   newId: () => string;
 }
 
@@ -61,7 +67,8 @@ export function buildEventRow(p: CollectorPayload, ctx: RowContext): { row: Even
       id: p.id ?? ctx.newId(),
       original_id: p.original_id,
       event,
-      visitor: ctx.salt ? visitorHash(day, ctx.site, ctx.ip, ua, ctx.salt) : null,
+      // A salt is used on its own UTC day only: never yesterday's after midnight.
+      visitor: ctx.salt && ctx.salt.day === day ? visitorHash(day, ctx.site, ctx.ip, ua, ctx.salt.value) : null,
       unique: p.unique,
       page_id: p.page_id,
       session_id: p.session_id,
