@@ -15,6 +15,7 @@ const Env = z.object({
   VERIFY_URL_TEMPLATE: z._default(z.string(), 'https://{hostname}/'),
   VERIFY_ALLOW_PRIVATE_ADDRESSES: flag(),
   TRUST_PROXY: flag(),
+  DURABLE_RECEIPT: z._default(z.enum(['0', '1']), '1'),
   SIMPLEANALYTICS_BASE_URL: z._default(z.string(), 'https://simpleanalytics.com'),
   EVENT_QUEUE_URL: z.optional(z.string()),
   // Imports (issue 5): the chunk queue and KMS key in AWS; the credential test's timeout (20 s).
@@ -34,6 +35,8 @@ export interface Config {
   verifyUrlTemplate: string;
   verifyAllowPrivateAddresses: boolean;
   trustProxy: boolean;
+  /** Locally, a beacon is journaled (on disk) before its 200; off, a crash may lose the last half second. */
+  durableReceipt: boolean;
   simpleAnalyticsBaseUrl: string;
   /** AWS: the SQS queue between collector and writer. */
   eventQueueUrl: string | null;
@@ -69,6 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     verifyUrlTemplate: e.VERIFY_URL_TEMPLATE,
     verifyAllowPrivateAddresses: e.VERIFY_ALLOW_PRIVATE_ADDRESSES === '1',
     trustProxy: e.TRUST_PROXY === '1',
+    durableReceipt: e.DURABLE_RECEIPT === '1',
     simpleAnalyticsBaseUrl: e.SIMPLEANALYTICS_BASE_URL,
     eventQueueUrl: e.EVENT_QUEUE_URL ?? null,
     importQueueUrl: e.IMPORT_QUEUE_URL ?? null,

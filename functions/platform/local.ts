@@ -104,9 +104,10 @@ export const DEAD_LETTER_REPLAY_MS = 30_000;
  * driven by `npm run bench`); with a journal, receipt is durable (a row is on
  * disk before its beacon is answered).
  */
-export function createEventQueue(events: EventStore, dataDir: string, journal?: ReceiptJournal<EventRow>): MemoryQueue<EventRow> {
+export function createEventQueue(events: EventStore, dataDir: string, journal?: ReceiptJournal<EventRow>, durable = true): MemoryQueue<EventRow> {
   return new MemoryQueue<EventRow>({
     journal,
+    journalSends: durable,
     consumer: createEventWriter(events),
     // Each write has a fixed cost (one statement with its look-ups, one commit): under load the
     // writer takes few large batches; a quiet site's beacon still shows within about half a second.
@@ -140,8 +141,9 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   const dataDir = resolve(config.dataDir);
   const store = await startLocalStore(config);
   const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'));
+  // Opened even when receipt is not durable, so rows an earlier durable run left are still written.
   const { journal, recovered } = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'events'));
-  const eventQueue = createEventQueue(events, dataDir, journal);
+  const eventQueue = createEventQueue(events, dataDir, journal, config.durableReceipt);
   // Rows a crash left in the journal go to the store before anything collected from now on.
   const restored = eventQueue.restore(recovered);
   if (restored > 0) console.log(JSON.stringify({ level: 'info', msg: 'journal recovered', rows: restored }));

@@ -91,18 +91,25 @@ async function bareBaseline(hostname: string): Promise<autocannon.Result> {
   }
 }
 
-/** RUNS rounds of the baseline then the collector; the round with the median share is shown, every share listed. */
-async function collectorBench(server: Server, pages: string): Promise<BenchRow[]> {
-  const { register } = await ownerSession(server, pages);
+/**
+ * RUNS rounds of the baseline, the collector (durable receipt, as `npm start`
+ * runs it) and the same collector with the journal off; the round with the
+ * median share is shown, every share listed. The journal's cost is the
+ * collector's rate with it against without, same round.
+ */
+async function collectorBench(server: Server, undurable: Server, pages: string): Promise<BenchRow[]> {
   const hostname = 'bench-collector.example';
-  await register(hostname);
-  const rounds: { bare: autocannon.Result; collector: autocannon.Result; share: number }[] = [];
+  await (await ownerSession(server, pages)).register(hostname);
+  await (await ownerSession(undurable, pages)).register(hostname);
+  const rounds: { bare: autocannon.Result; collector: autocannon.Result; share: number; journalCost: number }[] = [];
   for (let run = 0; run < RUNS; run++) {
     const bare = await bareBaseline(hostname);
     const collector = await beaconLoad(server.url, hostname);
-    rounds.push({ bare, collector, share: collector.requests.average / bare.requests.average });
+    const withoutJournal = await beaconLoad(undurable.url, hostname);
+    rounds.push({ bare, collector, share: collector.requests.average / bare.requests.average, journalCost: 1 - collector.requests.average / withoutJournal.requests.average });
   }
   const share = median(rounds.map((r) => r.share));
+  const journalCost = median(rounds.map((r) => r.journalCost));
   const { bare, collector } = rounds.find((r) => r.share === share) ?? (rounds[0] as (typeof rounds)[number]);
   const percent = (x: number) => `${(x * 100).toFixed(0)} %`;
   // Where the collector's time goes: the same requests, answered alike, but dropped before
@@ -112,8 +119,14 @@ async function collectorBench(server: Server, pages: string): Promise<BenchRow[]
   const ofBare = (r: autocannon.Result) => `${rps(r)}, ${percent(r.requests.average / bare.requests.average)} of the baseline`;
   return [
     { name: 'bare node:http `ok` in its own process (baseline, same requests)', value: rps(bare) },
-    { name: 'collector POST /events', value: rps(collector), budget: '≥ 50 % of baseline', ok: share >= 0.5 },
+    { name: 'collector POST /events (durable receipt: journaled before the 200)', value: rps(collector), budget: '≥ 50 % of baseline', ok: share >= 0.5 },
     { name: `collector share of baseline (median of ${RUNS} rounds)`, value: `${percent(share)} (rounds: ${rounds.map((r) => percent(r.share)).join(', ')})`, budget: '≥ 50 %', ok: share >= 0.5 },
+    {
+      name: `durable receipt's cost: collector with the journal against \`DURABLE_RECEIPT=0\` (median of ${RUNS} rounds)`,
+      value: `${percent(journalCost)} slower (rounds: ${rounds.map((r) => percent(r.journalCost)).join(', ')})`,
+      budget: '≤ 10 %',
+      ok: journalCost <= 0.1,
+    },
     { name: 'same beacons with `DNT: 1` (parsed, then nothing stored)', value: ofBare(dnt) },
     { name: 'same beacons for an unregistered hostname (looked up, nothing stored)', value: ofBare(unregistered) },
   ];
@@ -328,13 +341,16 @@ export async function runBenchmarks(): Promise<void> {
     if (only.has('writer')) rows.push(...(await writerBench()));
     if (only.has('http')) {
       const dataDir = mkdtempSync(join(tmpdir(), 'tt-bench-'));
+      const undurableDir = mkdtempSync(join(tmpdir(), 'tt-bench-'));
       const server = await startServer(dataDir, pages.template);
+      const undurable = await startServer(undurableDir, pages.template, { DURABLE_RECEIPT: '0' });
       try {
-        rows.push(...(await registryBench(server, pages.template)), ...(await collectorBench(server, pages.template)));
+        rows.push(...(await registryBench(server, pages.template)), ...(await collectorBench(server, undurable, pages.template)));
         rows.push({ name: 'server RSS after registry and collector load', value: `${server.rssMb().toFixed(0)} MiB` });
       } finally {
-        await server.stop();
+        await Promise.all([server.stop(), undurable.stop()]);
         rmSync(dataDir, { recursive: true, force: true });
+        rmSync(undurableDir, { recursive: true, force: true });
       }
     }
     if (only.has('imports') || !process.env.BENCH_ONLY) rows.push(...(await importBench(pages.template)));

@@ -32,6 +32,8 @@ export interface MemoryQueueOptions<T> {
    * and a message is released from it once consumed or written as a dead letter.
    */
   journal?: ReceiptJournal<T>;
+  /** Whether sends are journaled; off, the journal only holds what `restore` took back. Default true. */
+  journalSends?: boolean;
 }
 
 interface Entry<T> {
@@ -82,6 +84,7 @@ export class MemoryQueue<T> implements Queue<T> {
   private readonly maxDepth: number;
   private readonly random: () => number;
   private readonly journal: ReceiptJournal<T> | undefined;
+  private readonly journalSends: boolean;
   /** Messages being journaled: they count against maxDepth before they are held. */
   private reserved = 0;
 
@@ -115,6 +118,7 @@ export class MemoryQueue<T> implements Queue<T> {
     this.maxDepth = options.maxDepth ?? 1_000_000;
     this.random = options.random ?? Math.random;
     this.journal = options.journal;
+    this.journalSends = options.journalSends ?? true;
   }
 
   send(message: T): Promise<void> {
@@ -129,7 +133,7 @@ export class MemoryQueue<T> implements Queue<T> {
     if (this.stopped) throw new Error('queue stopped');
     if (this.held + this.reserved + messages.length > this.maxDepth) throw new QueueFullError(this.held);
     let segment: number | null = null;
-    if (this.journal) {
+    if (this.journal && this.journalSends) {
       this.reserved += messages.length;
       try {
         segment = await this.journal.append(messages);
