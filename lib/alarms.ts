@@ -1,0 +1,58 @@
+/**
+ * Alarms reach someone: one SNS topic is the action of every CloudWatch alarm
+ * in the stack (an aspect wires each alarm, so a new one cannot be left out),
+ * with an optional e-mail subscription (`-c alarmEmail=…`). Other endpoints
+ * (chat, paging) subscribe to the topic from its ARN (output AlarmTopicArn).
+ */
+import { Aspects, Duration, type IAspect } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct, type IConstruct } from 'constructs';
+
+export interface AlarmsProps {
+  email?: string;
+}
+
+export class Alarms extends Construct {
+  readonly topic: sns.Topic;
+
+  /** Every alarm under `scope` (usually the stack) notifies the topic. */
+  constructor(scope: Construct, id: string, props: AlarmsProps = {}) {
+    super(scope, id);
+    // Not KMS-encrypted: CloudWatch cannot publish to a topic under the AWS-managed SNS key, and
+    // alarm messages carry resource names and metric values only.
+    this.topic = new sns.Topic(this, 'Topic', { displayName: 'tinytrack alarms', enforceSSL: true });
+    if (props.email) this.topic.addSubscription(new subscriptions.EmailSubscription(props.email));
+    Aspects.of(scope).add(new NotifyTopic(new SnsAction(this.topic)));
+  }
+}
+
+class NotifyTopic implements IAspect {
+  constructor(private readonly action: cloudwatch.IAlarmAction) {}
+
+  visit(node: IConstruct): void {
+    if (node instanceof cloudwatch.Alarm) node.addAlarmAction(this.action);
+  }
+}
+
+/** An alarm when `fn` fails at least once in a period (`Errors`, sum). */
+export function functionErrorsAlarm(
+  scope: Construct,
+  id: string,
+  fn: lambda.IFunction,
+  description: string,
+  options: { period: Duration; datapointsToAlarm?: number; evaluationPeriods?: number } = { period: Duration.minutes(5) },
+): cloudwatch.Alarm {
+  return new cloudwatch.Alarm(scope, id, {
+    alarmDescription: description,
+    metric: fn.metricErrors({ period: options.period, statistic: 'Sum' }),
+    threshold: 1,
+    evaluationPeriods: options.evaluationPeriods ?? 1,
+    datapointsToAlarm: options.datapointsToAlarm ?? 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+}
