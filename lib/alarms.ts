@@ -4,10 +4,9 @@
  * with an optional e-mail subscription (`-c alarmEmail=…`). Other endpoints
  * (chat, paging) subscribe to the topic from its ARN (output AlarmTopicArn).
  */
-import { Aspects, Duration, type IAspect } from 'aws-cdk-lib';
+import { Aspects, type IAspect } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct, type IConstruct } from 'constructs';
@@ -38,17 +37,21 @@ class NotifyTopic implements IAspect {
   }
 }
 
-/** An alarm when `fn` fails at least once in a period (`Errors`, sum). */
-export function functionErrorsAlarm(
+/**
+ * An alarm as soon as `metric` reaches 1 (a message in a dead-letter queue, a
+ * failed run, a throttled request), in `datapointsToAlarm` of the last
+ * `evaluationPeriods` periods (1 of 1 by default). No data is no trouble.
+ */
+export function alarmOnAny(
   scope: Construct,
   id: string,
-  fn: lambda.IFunction,
+  metric: cloudwatch.IMetric,
   description: string,
-  options: { period: Duration; datapointsToAlarm?: number; evaluationPeriods?: number } = { period: Duration.minutes(5) },
+  options: { evaluationPeriods?: number; datapointsToAlarm?: number } = {},
 ): cloudwatch.Alarm {
   return new cloudwatch.Alarm(scope, id, {
     alarmDescription: description,
-    metric: fn.metricErrors({ period: options.period, statistic: 'Sum' }),
+    metric,
     threshold: 1,
     evaluationPeriods: options.evaluationPeriods ?? 1,
     datapointsToAlarm: options.datapointsToAlarm ?? 1,

@@ -16,7 +16,6 @@
  * cache, so nothing is configured here; a CDN placed in front honours the header.
  */
 import { Duration } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -25,6 +24,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { RouteDef, RouteGroup } from '#http/routes.ts';
+import { alarmOnAny } from './alarms.ts';
 import { NodeFunction } from './node-function.ts';
 import { KEY_LOOKUP, KEY_LOOKUP_AND_TOUCH, KEY_PATTERNS, grantTableRules, type TableRule } from './table-access.ts';
 import type { Timestream } from './timestream.ts';
@@ -212,14 +212,12 @@ export class Api extends Construct {
       if (access.functionUrl) {
         functionUrls.set(group, fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE, cors: COLLECTOR_URL_CORS }));
         // API Gateway's throttling does not cover the URL: concurrency is its only cap, and a throttled beacon is lost.
-        new cloudwatch.Alarm(this, `${pascal(group)}ThrottlesAlarm`, {
-          alarmDescription: `tinytrack: the ${group} function is throttled (its reserved concurrency or the account's quota); requests on its public URL are refused`,
-          metric: fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
-          threshold: 1,
-          evaluationPeriods: 1,
-          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        });
+        alarmOnAny(
+          this,
+          `${pascal(group)}ThrottlesAlarm`,
+          fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
+          `tinytrack: the ${group} function is throttled (its reserved concurrency or the account's quota); requests on its public URL are refused`,
+        );
       }
       functions.set(group, fn);
       integrations.set(group, new HttpLambdaIntegration(`${pascal(group)}Integration`, fn));

@@ -9,7 +9,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { functionErrorsAlarm } from './alarms.ts';
+import { alarmOnAny } from './alarms.ts';
 import { NodeFunction } from './node-function.ts';
 import type { Timestream } from './timestream.ts';
 
@@ -63,11 +63,13 @@ export class EventWriter extends Construct {
       }),
     );
     // Failed invocations (timeouts, crashes; rejected rows are item failures and end in the DLQ).
-    functionErrorsAlarm(this, 'ErrorsAlarm', this.function, 'tinytrack: the event writer fails; collected rows wait on the event queue (see its logs)', {
-      period: Duration.minutes(5),
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-    });
+    alarmOnAny(
+      this,
+      'ErrorsAlarm',
+      this.function.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+      'tinytrack: the event writer fails; collected rows wait on the event queue (see its logs)',
+      { evaluationPeriods: 3, datapointsToAlarm: 2 },
+    );
     // The concurrency cap's other side: rows wait instead. Also catches a writer that cannot keep up.
     new cloudwatch.Alarm(this, 'BacklogAlarm', {
       alarmDescription: `tinytrack: collected rows wait on the event queue for over ${WRITER_BACKLOG_ALARM_AGE.toHumanString()}; raise -c writerMaxConcurrency or check the writer`,

@@ -6,9 +6,10 @@
  * days for a redrive, with an alarm as soon as it holds a message.
  */
 import { Duration } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { alarmOnAny } from './alarms.ts';
 
 /** Receives before a message goes to the dead-letter queue: rides out a store outage of a few redeliveries. */
 export const MAX_RECEIVE_COUNT = 5;
@@ -52,12 +53,5 @@ export function deadLetterQueue(scope: Construct, id: string): sqs.Queue {
 
 /** An alarm as soon as `queue` holds a message (dead-letter queues: each one is work that failed). */
 export function messagesWaitingAlarm(scope: Construct, id: string, queue: sqs.IQueue, description: string): cloudwatch.Alarm {
-  return new cloudwatch.Alarm(scope, id, {
-    alarmDescription: description,
-    metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
-    threshold: 1,
-    evaluationPeriods: 1,
-    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-  });
+  return alarmOnAny(scope, id, queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }), description);
 }

@@ -10,7 +10,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { functionErrorsAlarm } from './alarms.ts';
+import { alarmOnAny } from './alarms.ts';
 import { NodeFunction } from './node-function.ts';
 import { deadLetterQueue, messagesWaitingAlarm } from './queues.ts';
 import { KEY_PATTERNS, grantTableRules } from './table-access.ts';
@@ -62,12 +62,11 @@ export class Schedules extends Construct {
       this.rotateSaltsDeadLetterQueue,
       'tinytrack: the daily salt rotation was not delivered (EventBridge gave up); past salts are NOT deleted: invoke the rotation function by hand',
     );
-    functionErrorsAlarm(
+    alarmOnAny(
       this,
       'RotateSaltsErrorsAlarm',
-      this.rotateSalts,
+      this.rotateSalts.metricErrors({ period: Duration.hours(1), statistic: 'Sum' }),
       'tinytrack: the daily salt rotation failed; past salts may NOT be deleted: read its logs and invoke the rotation function again',
-      { period: Duration.hours(1) },
     );
   }
 }
