@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload } from '#domain/collector/payload.ts';
+import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload, type CollectorPayload } from '#domain/collector/payload.ts';
 
 const base = { hostname: 'shop.example', path: '/a' };
 const ok = (body: Record<string, unknown>) => {
@@ -111,10 +111,10 @@ describe('collect-dnt', () => {
 });
 
 describe('campaign tags inside query (the Simple Analytics script sends them only there)', () => {
-  const tags = (p: { [k: string]: unknown }) =>
+  const tags = (payload: CollectorPayload) =>
     Object.fromEntries(
       ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'campaign_source', 'campaign_ref', 'campaign_medium', 'campaign_campaign', 'campaign_term', 'campaign_content']
-        .map((k) => [k, p[k]])
+        .map((k) => [k, (payload as unknown as Record<string, unknown>)[k]])
         .filter(([, v]) => v !== null),
     );
 
