@@ -201,18 +201,15 @@ const CAMPAIGN_TAGS: readonly (readonly [CampaignKey, string])[] = [
 ];
 
 /**
- * Tags a beacon carries only inside `query` (`utm_source=…&ref=…`, with or
- * without a leading `?`), as the Simple Analytics script sends them. A
- * separate field wins over the same tag in `query`.
+ * Campaign tags from their own fields; a tag whose field is absent is read
+ * from `query` (`utm_source=…&ref=…`, with or without a leading `?`), where
+ * the Simple Analytics script sends them all. Both are trimmed, blank is none.
  */
-function fillCampaignFromQuery(p: CollectorPayload): void {
-  if (!p.query?.includes('=')) return;
-  let params: URLSearchParams | null = null;
-  for (const [key, wire] of CAMPAIGN_TAGS) {
-    if (p[key] !== null) continue;
-    params ??= new URLSearchParams(p.query);
-    p[key] = params.get(wire)?.trim() || null;
-  }
+function campaignTags(r: Reader, query: string | null): Record<CampaignKey, string | null> {
+  const inQuery = query?.includes('=') ? new URLSearchParams(query) : null;
+  const out = {} as Record<CampaignKey, string | null>;
+  for (const [key, wire] of CAMPAIGN_TAGS) out[key] = tag(r, wire) ?? (inQuery?.get(wire)?.trim() || null);
+  return out;
 }
 
 function read(r: Reader): CollectorPayload {
@@ -223,13 +220,14 @@ function read(r: Reader): CollectorPayload {
   // An explicit empty path is still the page root.
   const path = r.string('path', 2048) || '/';
   if (!path.startsWith('/')) invalid('path');
-  const payload: CollectorPayload = {
+  const query = r.string('query', 2048);
+  return {
     hostname: hostname as string,
     type: type as PayloadType,
     // Event names may arrive longer than 256; normalization cuts them first.
     event: textish(r, 'event', 100_000),
     path,
-    query: r.string('query', 2048),
+    query,
     referrer: r.string('referrer', 2048),
     metadata: r.metadata('metadata'),
     id: textish(r, 'id', MAX_ID) || null,
@@ -254,20 +252,8 @@ function read(r: Reader): CollectorPayload {
     mobile: r.boolean('mobile'),
     brave: r.boolean('brave'),
     duck: r.boolean('duck'),
-    utm_source: tag(r, 'utm_source'),
-    utm_medium: tag(r, 'utm_medium'),
-    utm_campaign: tag(r, 'utm_campaign'),
-    utm_term: tag(r, 'utm_term'),
-    utm_content: tag(r, 'utm_content'),
-    campaign_source: tag(r, 'source'),
-    campaign_ref: tag(r, 'ref'),
-    campaign_medium: tag(r, 'medium'),
-    campaign_campaign: tag(r, 'campaign'),
-    campaign_term: tag(r, 'term'),
-    campaign_content: tag(r, 'content'),
+    ...campaignTags(r, query),
   };
-  fillCampaignFromQuery(payload);
-  return payload;
 }
 
 function attempt(r: Reader): ParseResult {
