@@ -1,5 +1,5 @@
 /** Turns a validated payload into the stored row, or says why nothing is stored. */
-import type { EventKind, EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#ports/event-store.ts';
 import type { CollectorPayload } from './payload.ts';
 import {
   countryFromTimezone,
@@ -24,7 +24,9 @@ export type DropReason =
   | 'lookup_failed'
   | 'empty_event_name'
   | 'replay'
-  | 'queue_full';
+  | 'queue_full'
+  /** A `type: "error"` beacon: a script reporting its own failure, counted, never a traffic row. */
+  | 'client_error';
 
 export interface RowContext {
   /** The normalized, registered hostname. */
@@ -41,14 +43,15 @@ export interface RowContext {
 }
 
 export function buildEventRow(p: CollectorPayload, ctx: RowContext): { row: EventRow } | { drop: DropReason } {
-  const kind: EventKind = ctx.append ? 'append' : p.type;
+  const kind = ctx.append ? 'append' : p.type;
+  if (kind === 'error') return { drop: 'client_error' };
   let event: string | null = null;
   if (kind === 'event') {
     event = normalizeEventName(p.event ?? '');
     if (!event) return { drop: 'empty_event_name' };
   }
   const ua = p.ua ?? ctx.headerUa;
-  const tech = parseTechnology(ua, { brands: p.brands, mobile: p.mobile, os_name: p.os_name });
+  const tech = parseTechnology(ua, p);
   const refHost = referrerHost(p.referrer);
   const internal = isInternalReferrer(refHost, ctx.site);
   const day = utcDay(ctx.now);
