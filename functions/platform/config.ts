@@ -30,7 +30,7 @@ export interface Config {
   dataDir: string;
   tableName: string;
   /** Unset: the local issuer of DESIGN.md §3. */
-  auth: { issuer: string; audience: string | null; jwksUri: string } | null;
+  auth: { issuer: string; audience: string; jwksUri: string } | null;
   verifyUrlTemplate: string;
   verifyAllowPrivateAddresses: boolean;
   trustProxy: boolean;
@@ -47,22 +47,27 @@ export interface Config {
   importRetryBaseMs: number;
 }
 
+/** A configuration the service refuses to start with; the message is one line for the operator. */
+export class ConfigError extends Error {}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const parsed = Env.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`invalid configuration: ${issues}`);
+    throw new ConfigError(`invalid configuration: ${issues}`);
   }
   const e = parsed.data;
+  // Without an audience every client of the issuer could sign in here with its tokens.
+  if (e.AUTH_ISSUER && !e.AUTH_AUDIENCE) throw new ConfigError('invalid configuration: AUTH_ISSUER needs AUTH_AUDIENCE (the client id its ID tokens are issued to)');
   return Object.freeze({
     host: e.HOST,
     port: e.PORT,
     dataDir: e.DATA_DIR,
     tableName: e.TABLE_NAME,
-    auth: e.AUTH_ISSUER
+    auth: e.AUTH_ISSUER && e.AUTH_AUDIENCE
       ? {
           issuer: e.AUTH_ISSUER,
-          audience: e.AUTH_AUDIENCE ?? null,
+          audience: e.AUTH_AUDIENCE,
           jwksUri: e.AUTH_JWKS_URI ?? `${e.AUTH_ISSUER.replace(/\/$/, '')}/.well-known/jwks.json`,
         }
       : null,
