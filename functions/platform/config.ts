@@ -14,7 +14,8 @@ const Env = z.object({
   AUTH_JWKS_URI: z.optional(z.url()),
   VERIFY_URL_TEMPLATE: z._default(z.string(), 'https://{hostname}/'),
   VERIFY_ALLOW_PRIVATE_ADDRESSES: flag(),
-  TRUST_PROXY: flag(),
+  // Proxies in front whose X-Forwarded-For entries are believed; 0: the socket address.
+  TRUST_PROXY: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 0),
   SIMPLEANALYTICS_BASE_URL: z._default(z.string(), 'https://simpleanalytics.com'),
   EVENT_QUEUE_URL: z.optional(z.string()),
   // Imports (issue 5): the chunk queue and KMS key in AWS; the credential test's timeout (20 s).
@@ -33,7 +34,8 @@ export interface Config {
   auth: { issuer: string; audience: string; jwksUri: string } | null;
   verifyUrlTemplate: string;
   verifyAllowPrivateAddresses: boolean;
-  trustProxy: boolean;
+  /** TRUST_PROXY=<n>: the client IP is the n-th X-Forwarded-For entry from the right; 0, the socket address. */
+  trustedProxies: number;
   simpleAnalyticsBaseUrl: string;
   /** AWS: the SQS queue between collector and writer. */
   eventQueueUrl: string | null;
@@ -73,7 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       : null,
     verifyUrlTemplate: e.VERIFY_URL_TEMPLATE,
     verifyAllowPrivateAddresses: e.VERIFY_ALLOW_PRIVATE_ADDRESSES === '1',
-    trustProxy: e.TRUST_PROXY === '1',
+    trustedProxies: e.TRUST_PROXY,
     simpleAnalyticsBaseUrl: e.SIMPLEANALYTICS_BASE_URL,
     eventQueueUrl: e.EVENT_QUEUE_URL ?? null,
     importQueueUrl: e.IMPORT_QUEUE_URL ?? null,

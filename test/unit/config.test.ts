@@ -17,6 +17,11 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads TRUST_PROXY as the number of proxies trusted, 0 when unset; refuses anything else', () => {
+    expect([loadConfig({}).trustedProxies, loadConfig({ TRUST_PROXY: '1' }).trustedProxies, loadConfig({ TRUST_PROXY: '2' }).trustedProxies]).toEqual([0, 1, 2]);
+    for (const value of ['-1', '1.5', 'yes']) expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/^invalid configuration: TRUST_PROXY/);
+  });
+
   it('uses the local issuer without AUTH_ISSUER', () => {
     expect(loadConfig({}).auth).toBeNull();
   });
