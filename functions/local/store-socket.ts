@@ -27,7 +27,7 @@ export interface StoreAddress {
   secret: string;
 }
 
-export const storeAddressFile = (dataDir: string): string => join(dataDir, 'store-socket.json');
+const storeAddressFile = (dataDir: string): string => join(dataDir, 'store-socket.json');
 
 export function readStoreAddress(dataDir: string): StoreAddress | null {
   try {
@@ -41,7 +41,7 @@ export function readStoreAddress(dataDir: string): StoreAddress | null {
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /** A store request passes with the secret, our Host and no Origin (a browser's request never reaches the store). */
-export function storeRequestAllowed(headers: IncomingHttpHeaders, secret: string): boolean {
+function storeRequestAllowed(headers: IncomingHttpHeaders, secret: string): boolean {
   const given = headers[STORE_SECRET_HEADER];
   if (headers.origin !== undefined || headers.host !== STORE_HOST || typeof given !== 'string') return false;
   // Equal-length digests: the comparison takes the same time whatever the guess.
@@ -49,7 +49,7 @@ export function storeRequestAllowed(headers: IncomingHttpHeaders, secret: string
 }
 
 /** `listener` behind the check: a refused request is answered 403 here and never forwarded. */
-export function guardStore(listener: RequestListener, secret: string): RequestListener {
+function guardStore(listener: RequestListener, secret: string): RequestListener {
   return (req, res) => {
     if (storeRequestAllowed(req.headers, secret)) return listener(req, res);
     req.resume();
@@ -91,8 +91,10 @@ async function clearSocket(path: string, dataDir: string): Promise<void> {
 }
 
 /** In DATA_DIR, or when that path is too long for a socket, in a fresh 0700 directory under the temp dir. */
+const socketInDataDir = (dataDir: string) => join(dataDir, 'store.sock');
+
 function socketPath(dataDir: string): string {
-  const inDataDir = join(dataDir, 'store.sock');
+  const inDataDir = socketInDataDir(dataDir);
   if (Buffer.byteLength(inDataDir) <= MAX_SOCKET_PATH_BYTES) return inDataDir;
   return join(mkdtempSync(join(tmpdir(), TMP_PREFIX)), 'store.sock');
 }
@@ -111,7 +113,7 @@ export interface StoreDoor {
 export async function openStoreDoor(server: Server, dataDir: string): Promise<StoreDoor> {
   const previous = readStoreAddress(dataDir);
   if (previous) await clearSocket(previous.socket, dataDir);
-  await clearSocket(join(dataDir, 'store.sock'), dataDir);
+  await clearSocket(socketInDataDir(dataDir), dataDir);
 
   const secret = randomBytes(32).toString('base64url');
   const listeners = server.listeners('request') as RequestListener[];
