@@ -4,7 +4,7 @@
  *   admin verify-site <hostname>                  mark a registered site verified
  *   bench                                         run the benchmarks (test/bench)
  */
-import { loadConfig } from '#platform/config.ts';
+import { ConfigError, loadConfig } from '#platform/config.ts';
 import { openLocalStore } from '#platform/local.ts';
 import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
@@ -68,4 +68,7 @@ async function bench() {
 const [command, ...rest] = process.argv.slice(2);
 const commands: Record<string, (args: string[]) => Promise<void>> = { token, admin, bench };
 const run = commands[command ?? ''] ?? (() => usage('usage: tt <token|admin|bench> …'));
-await run(rest);
+await run(rest).catch((e: unknown) => {
+  if (e instanceof ConfigError) usage(e.message);
+  throw e;
+});

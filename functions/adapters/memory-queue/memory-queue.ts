@@ -288,8 +288,9 @@ export class MemoryQueue<T> implements Queue<T> {
     const path = this.deadLetterPath;
     try {
       if (!path) throw new Error('no dead-letter file configured');
-      await mkdir(dirname(path), { recursive: true });
-      await appendFile(path, lines);
+      // Owner-only: the messages are visitors' rows and import chunks.
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      await appendFile(path, lines, { mode: 0o600 });
       console.error(JSON.stringify({ level: 'error', msg: 'messages dead-lettered', count, path }));
     } catch (e) {
       // Last resort: the messages themselves go to the log so an operator can still recover them.
