@@ -1,8 +1,16 @@
 /** `npm start`: the single-node server (DESIGN.md §3). */
-import { loadConfig } from '#platform/config.ts';
+import { ConfigError, loadConfig, type Config } from '#platform/config.ts';
 import { startLocalNode } from '#local/node.ts';
 
-const node = await startLocalNode(loadConfig());
+let config: Readonly<Config>;
+try {
+  config = loadConfig();
+} catch (e) {
+  if (!(e instanceof ConfigError)) throw e;
+  console.error(e.message);
+  process.exit(1);
+}
+const node = await startLocalNode(config);
 console.log(`tinytrack listening on ${node.url}`);
 
 let stopping = false;

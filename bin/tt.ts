@@ -6,7 +6,7 @@
  *   admin redrive <dead-letter queue URL>…        AWS: move SQS dead letters back to their queues
  *   bench                                         run the benchmarks (test/bench)
  */
-import { loadConfig } from '#platform/config.ts';
+import { ConfigError, loadConfig } from '#platform/config.ts';
 import { DEAD_LETTER_REPLAY_MS, openLocalStore, startLocalRuntime } from '#platform/local.ts';
 import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
@@ -119,4 +119,7 @@ async function bench() {
 const [command, ...rest] = process.argv.slice(2);
 const commands: Record<string, (args: string[]) => Promise<void>> = { token, admin, bench };
 const run = commands[command ?? ''] ?? (() => usage('usage: tt <token|admin|bench> …'));
-await run(rest);
+await run(rest).catch((e: unknown) => {
+  if (e instanceof ConfigError) usage(e.message);
+  throw e;
+});

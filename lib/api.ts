@@ -24,13 +24,15 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { RouteDef, RouteGroup } from '#http/routes.ts';
+import { alarmOnAny } from './alarms.ts';
 import { NodeFunction } from './node-function.ts';
+import { KEY_LOOKUP, KEY_LOOKUP_AND_TOUCH, KEY_PATTERNS, grantTableRules, type TableRule } from './table-access.ts';
 import type { Timestream } from './timestream.ts';
 
 /** What each group's function may reach, and how long it may run. A new group fails type checking until it is listed here. */
 export interface GroupAccess {
-  /** The registry table: no access, read-only, or read/write. */
-  table: 'none' | 'read' | 'readwrite';
+  /** The registry items it may touch and how (lib/table-access.ts); none when empty. */
+  table: readonly TableRule[];
   /** May send rows to the event queue (EVENT_QUEUE_URL). */
   eventQueue: boolean;
   /** The event store: the event writer alone writes it, so HTTP groups read at most. */
@@ -51,7 +53,7 @@ export interface GroupAccess {
 }
 
 const NOTHING: GroupAccess = {
-  table: 'none',
+  table: [],
   eventQueue: false,
   eventStore: 'none',
   importQueue: false,
@@ -61,23 +63,67 @@ const NOTHING: GroupAccess = {
   timeoutSeconds: 10,
 };
 
+const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysOf } = KEY_PATTERNS;
+
 export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
   // Liveness, the API description, preflights and 404s: no storage at all.
   meta: NOTHING,
-  account: { ...NOTHING, table: 'readwrite' },
+  // Site count and key counters on the account item; creates, lists and revokes management keys.
+  account: {
+    ...NOTHING,
+    table: [
+      { keys: [managementKey], actions: ['GetItem', 'PutItem', 'UpdateItem'] },
+      { keys: [account], actions: ['GetItem', 'UpdateItem'] },
+      { keys: [managementKeysOf], actions: ['Query'], index: true },
+    ],
+  },
   // A site delete removes its import jobs, lock and sealed credentials with the partition: table only.
-  sites: { ...NOTHING, table: 'readwrite' },
+  sites: {
+    ...NOTHING,
+    table: [
+      { keys: [site], actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchWriteItem'] },
+      { keys: [account], actions: ['UpdateItem'] },
+      { keys: [sitesOf], actions: ['Query'], index: true },
+      KEY_LOOKUP_AND_TOUCH,
+    ],
+  },
   // Reads sites and keys and queries the event store; changes nothing (issue 4: read-only grants).
   // So a management key's last_used_at cannot be written from here: the handler must treat that
   // write as best effort (functions/http/auth.ts), or the first report read with a key fails.
-  reports: { ...NOTHING, table: 'read', eventStore: 'read' },
-  // Reads sites, writes salts, last_seen_at and automatic verification; queues rows.
-  collector: { ...NOTHING, table: 'readwrite', eventQueue: true, tracker: true, functionUrl: true },
-  // Jobs, slots, locks and sealed credentials in the table; seals API keys (create, retry with a
-  // new key) and queues chunks. It never opens a sealed key nor touches the event store: the
-  // import worker (lib/imports.ts) does. 28 s: create waits up to 20 s for the source's
-  // credential test, between registry writes, a KMS call and the queue send, under API Gateway's 30 s.
-  imports: { ...NOTHING, table: 'readwrite', importQueue: true, importKey: 'seal', timeoutSeconds: 28 },
+  reports: {
+    ...NOTHING,
+    table: [{ keys: [site], actions: ['GetItem'] }, { keys: [sitesOf], actions: ['Query'], index: true }, KEY_LOOKUP],
+    eventStore: 'read',
+  },
+  // The public function: reads sites and sets last_seen_at and automatic verification on them
+  // (never creates or replaces one), creates and reads the daily salt; queues rows. No management
+  // keys, no accounts, no KMS.
+  collector: {
+    ...NOTHING,
+    table: [
+      { keys: [site], actions: ['GetItem', 'UpdateItem'] },
+      { keys: [salts], actions: ['GetItem', 'PutItem'] },
+    ],
+    eventQueue: true,
+    tracker: true,
+    functionUrl: true,
+  },
+  // Jobs, locks and sealed credentials under the site, the owner's daily slots; seals API keys
+  // (create, retry with a new key) and queues chunks. It never opens a sealed key nor touches the
+  // event store: the import worker (lib/imports.ts) does. 28 s: create waits up to 20 s for the
+  // source's credential test, between registry writes, a KMS call and the queue send, under API
+  // Gateway's 30 s.
+  imports: {
+    ...NOTHING,
+    table: [
+      { keys: [site], actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'] },
+      { keys: [importsBy], actions: ['PutItem', 'DeleteItem', 'Query'] },
+      KEY_LOOKUP_AND_TOUCH,
+    ],
+    importQueue: true,
+    importKey: 'seal',
+    timeoutSeconds: 28,
+  },
 };
 
 /**
@@ -110,6 +156,10 @@ export interface ApiProps {
   authEnvironment: Readonly<Record<string, string>>;
   /** The built, minified latest.js (functions/tracker/build.ts). */
   trackerScript: string;
+  /** Reserved concurrency per route group (also each one's cap); none by default. */
+  reservedConcurrency?: Partial<Record<RouteGroup, number>>;
+  /** The `$default` stage's limits for every route, requests per second. */
+  throttle: { rateLimit: number; burstLimit: number };
 }
 
 const API_METHODS: Readonly<Record<RouteDef['method'], HttpMethod>> = {
@@ -152,15 +202,22 @@ export class Api extends Construct {
         timeout: Duration.seconds(access.timeoutSeconds),
         // Lambda has no esbuild to build the tracker at start, and an env var would be too small for it.
         ...(access.tracker ? { define: { 'process.env.TT_TRACKER_JS': JSON.stringify(props.trackerScript) } } : {}),
+        reservedConcurrency: props.reservedConcurrency?.[group],
       });
-      if (access.table === 'readwrite') props.table.grantReadWriteData(fn);
-      if (access.table === 'read') props.table.grantReadData(fn);
+      grantTableRules(props.table, fn, access.table);
       if (access.eventQueue) props.eventQueue.grantSendMessages(fn);
       if (access.eventStore === 'read') props.eventStore.grantRead(fn);
       if (access.importQueue) props.importQueue.grantSendMessages(fn);
       if (access.importKey === 'seal') props.importKey.grant(fn, 'kms:GenerateDataKey');
       if (access.functionUrl) {
         functionUrls.set(group, fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE, cors: COLLECTOR_URL_CORS }));
+        // API Gateway's throttling does not cover the URL: concurrency is its only cap, and a throttled beacon is lost.
+        alarmOnAny(
+          this,
+          `${pascal(group)}ThrottlesAlarm`,
+          fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
+          `tinytrack: the ${group} function is throttled (its reserved concurrency or the account's quota); requests on its public URL are refused`,
+        );
       }
       functions.set(group, fn);
       integrations.set(group, new HttpLambdaIntegration(`${pascal(group)}Integration`, fn));
@@ -172,7 +229,11 @@ export class Api extends Construct {
     this.httpApi = new HttpApi(this, 'HttpApi', {
       description: 'tinytrack product API and collector',
       defaultIntegration: meta,
+      // Made below with throttling (the construct's own default stage takes none); same id, same stage.
+      createDefaultStage: false,
     });
+    // Default route settings: every route is held to these, far below the account's 10,000/5,000.
+    this.httpApi.addStage('DefaultStage', { stageName: '$default', autoDeploy: true, throttle: props.throttle });
     for (const route of props.routes) {
       this.httpApi.addRoutes({
         path: route.path,

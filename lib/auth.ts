@@ -7,6 +7,7 @@
 import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
+import { contextString } from './context.ts';
 
 export interface ExternalIssuer {
   issuer: string;
@@ -55,15 +56,9 @@ export class Auth extends Construct {
 
 /** Reads the external issuer from context; throws when it is half configured. */
 export function externalIssuerFromContext(scope: Construct): ExternalIssuer | undefined {
-  const read = (key: string): string | undefined => {
-    const value: unknown = scope.node.tryGetContext(key);
-    if (value === undefined || value === '') return undefined;
-    if (typeof value !== 'string') throw new Error(`context ${key} must be a string`);
-    return value;
-  };
-  const issuer = read('authIssuer');
-  const audience = read('authAudience');
-  const jwksUri = read('authJwksUri');
+  const issuer = contextString(scope, 'authIssuer');
+  const audience = contextString(scope, 'authAudience');
+  const jwksUri = contextString(scope, 'authJwksUri');
   if (!issuer) {
     if (audience || jwksUri) throw new Error('context authAudience/authJwksUri need authIssuer');
     return undefined;

@@ -16,6 +16,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
 import { NodeFunction } from './node-function.ts';
 import { WorkQueue } from './queues.ts';
+import { KEY_PATTERNS, grantTableRules } from './table-access.ts';
 import type { Timestream } from './timestream.ts';
 
 /**
@@ -89,8 +90,10 @@ export class Imports extends Construct {
       memorySize: IMPORT_WORKER_MEMORY_MB,
       environment: { TABLE_NAME: props.table.tableName, IMPORT_KMS_KEY_ID: this.key.keyArn, ...props.eventStore.environment },
     });
-    // Jobs, counts and the site lock; deletes the sealed key when a job succeeds.
-    props.table.grantReadWriteData(this.worker);
+    // Jobs, counts, the site lock and the sealed key, all under the site: reads them, records
+    // progress, releases the lock and deletes the sealed key when a job ends. Never creates an item.
+    // (Re-queueing active jobs through gsi1 after a start is local only.)
+    grantTableRules(props.table, this.worker, [{ keys: [KEY_PATTERNS.site], actions: ['GetItem', 'UpdateItem', 'DeleteItem'] }]);
     // Opens sealed API keys; it never seals one.
     this.key.grant(this.worker, 'kms:Decrypt');
     // Writes the imported rows and queries the same table as its de-duplication ledger.

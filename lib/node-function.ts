@@ -27,6 +27,8 @@ export interface NodeFunctionProps {
   define?: Record<string, string>;
   memorySize?: number;
   timeout?: Duration;
+  /** Reserved concurrency (also the function's cap); unset: the account's unreserved pool. */
+  reservedConcurrency?: number | undefined;
 }
 
 export class NodeFunction extends NodejsFunction {
@@ -46,6 +48,7 @@ export class NodeFunction extends NodejsFunction {
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
       logGroup,
+      ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },

@@ -6,9 +6,10 @@
  * days for a redrive, with an alarm as soon as it holds a message.
  */
 import { Duration } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { alarmOnAny } from './alarms.ts';
 
 /** Receives before a message goes to the dead-letter queue: rides out a store outage of a few redeliveries. */
 export const MAX_RECEIVE_COUNT = 5;
@@ -30,11 +31,7 @@ export class WorkQueue extends Construct {
 
   constructor(scope: Construct, id: string, props: WorkQueueProps) {
     super(scope, id);
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetter', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
+    this.deadLetterQueue = deadLetterQueue(this, 'DeadLetter');
     const batchingWindow = props.consumerBatchingWindow ?? Duration.seconds(0);
     this.queue = new sqs.Queue(this, 'Queue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -45,13 +42,16 @@ export class WorkQueue extends Construct {
       visibilityTimeout: Duration.seconds(6 * props.consumerTimeout.toSeconds() + batchingWindow.toSeconds()),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
     });
-    new cloudwatch.Alarm(this, 'DeadLetterAlarm', {
-      alarmDescription: props.deadLetterAlarmDescription,
-      metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
+    messagesWaitingAlarm(this, 'DeadLetterAlarm', this.deadLetterQueue, props.deadLetterAlarmDescription);
   }
+}
+
+/** A dead-letter queue: encrypted, TLS only, kept the maximum 14 days for a redrive. */
+export function deadLetterQueue(scope: Construct, id: string): sqs.Queue {
+  return new sqs.Queue(scope, id, { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+}
+
+/** An alarm as soon as `queue` holds a message (dead-letter queues: each one is work that failed). */
+export function messagesWaitingAlarm(scope: Construct, id: string, queue: sqs.IQueue, description: string): cloudwatch.Alarm {
+  return alarmOnAny(scope, id, queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }), description);
 }

@@ -3,13 +3,16 @@
  * the HTTP API with one function per route group, the collector's Function
  * URL, the event queue and its writer into the event store (Timestream), the
  * historical imports (chunk queue, credential key, worker), and the scheduled
- * workers.
+ * workers; one SNS topic that every alarm notifies, and the guard rails
+ * against a flood read from context (lib/context.ts).
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { routes } from '#http/routes.ts';
+import { Alarms } from './alarms.ts';
 import { Api } from './api.ts';
 import { Auth, externalIssuerFromContext } from './auth.ts';
+import { guardRailsFromContext } from './context.ts';
 import { EventWriter, WRITER_BATCHING_WINDOW, WRITER_TIMEOUT } from './event-writer.ts';
 import { Imports } from './imports.ts';
 import { WorkQueue } from './queues.ts';
@@ -31,9 +34,12 @@ export class TinytrackStack extends Stack {
   readonly imports: Imports;
   readonly api: Api;
   readonly schedules: Schedules;
+  readonly alarms: Alarms;
 
   constructor(scope: Construct, id: string, props: TinytrackStackProps) {
     super(scope, id, props);
+    const guardRails = guardRailsFromContext(this);
+    this.alarms = new Alarms(this, 'Alarms', guardRails.alarmEmail ? { email: guardRails.alarmEmail } : {});
     this.storage = new Storage(this, 'Storage');
     const external = externalIssuerFromContext(this);
     this.auth = new Auth(this, 'Auth', external ? { external } : {});
@@ -44,7 +50,11 @@ export class TinytrackStack extends Stack {
       // Anything here is collected data that is not in the event store yet.
       deadLetterAlarmDescription: 'tinytrack: collected events in the dead-letter queue (not stored); redrive once the event store works',
     });
-    this.writer = new EventWriter(this, 'EventWriter', { queue: this.events.queue, store: this.eventStore });
+    this.writer = new EventWriter(this, 'EventWriter', {
+      queue: this.events.queue,
+      store: this.eventStore,
+      maxConcurrency: guardRails.writerMaxConcurrency,
+    });
     this.imports = new Imports(this, 'Imports', { table: this.storage.table, eventStore: this.eventStore });
     this.api = new Api(this, 'Api', {
       routes,
@@ -55,6 +65,8 @@ export class TinytrackStack extends Stack {
       importKey: this.imports.key,
       authEnvironment: this.auth.environment,
       trackerScript: props.trackerScript,
+      ...(guardRails.collectorReservedConcurrency !== undefined ? { reservedConcurrency: { collector: guardRails.collectorReservedConcurrency } } : {}),
+      throttle: guardRails.apiThrottle,
     });
     this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, authEnvironment: this.auth.environment });
 
@@ -74,6 +86,7 @@ export class TinytrackStack extends Stack {
       value: this.imports.queue.deadLetterQueue.queueUrl,
       description: 'Import chunks the worker could not store; redrive to ImportQueueUrl, or cancel and retry their jobs',
     });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'Every alarm notifies this SNS topic; subscribe more endpoints to it' });
     new CfnOutput(this, 'TimestreamDatabase', { value: this.eventStore.environment.TIMESTREAM_DATABASE as string });
     new CfnOutput(this, 'TimestreamTable', { value: this.eventStore.environment.TIMESTREAM_TABLE as string });
     new CfnOutput(this, 'AuthIssuer', { value: this.auth.environment.AUTH_ISSUER as string });

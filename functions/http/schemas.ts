@@ -100,10 +100,13 @@ const size = () => z.number().int().min(0).max(100000).optional();
 export const CollectorPayload = z
   .object({
     hostname: z.string().max(253),
-    type: z.enum(['pageview', 'event']).optional().describe('Default pageview'),
+    type: z
+      .enum(['pageview', 'event', 'append', 'error'])
+      .optional()
+      .describe('Default pageview. append: an engagement append (the tracker\'s image fallback); error: a script\'s own failure, answered like any beacon, counted and never stored'),
     event: z.union([z.string(), z.number()]).optional().describe('Event name; normalized (part 6 rule 3)'),
     path: z.string().max(2048).startsWith('/').optional(),
-    query: optionalText(2048),
+    query: optionalText(2048).describe('Page query string; campaign tags (UTM and plain form) are read from it when their own fields are absent'),
     referrer: optionalText(2048),
     metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('At most 4,096 characters of JSON are stored'),
     id: optionalText(128).describe('Stable per logical event'),
@@ -125,8 +128,16 @@ export const CollectorPayload = z
     language: optionalText(64),
     os_name: optionalText(64),
     os_version: optionalText(64),
-    brands: optionalText(512).describe('Client hints: "Brand;version,Brand;version"'),
+    brands: z
+      .union([z.string().max(512), z.array(z.object({ brand: z.string(), version: z.string() }))])
+      .optional()
+      .describe('Client hints: "Brand;version,Brand;version" or the JSON list of {brand, version} (as text, or a list on JSON routes); GREASE brands are skipped; brands naming no known browser leave it to the user agent'),
     mobile: z.boolean().optional(),
+    brave: z.boolean().optional().describe('Brave (its user agent says Chrome); "true"/"1" on the image routes'),
+    duck: z.boolean().optional().describe('DuckDuckGo (its user agent says Safari or Chrome); "true"/"1" on the image routes'),
+    version: z.union([z.string(), z.number()]).optional().describe('Script version: accepted and ignored'),
+    original_hostname: z.string().optional().describe('The page\'s own hostname when `hostname` overrides it: accepted and ignored'),
+    error: z.string().optional().describe('With type error: the message; not stored'),
     utm_source: optionalText(2048),
     utm_medium: optionalText(2048),
     utm_campaign: optionalText(2048),

@@ -7,22 +7,20 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { findRoute, routeKey, type RouteGroup } from '#http/routes.ts';
 import type { ApiRequest, ApiResponse, GroupHandler } from '#http/api.ts';
 import { getServices, type Services } from '#platform/services.ts';
+import { clientIp } from '#domain/client-ip.ts';
 
 /** Product request bodies above this are refused before they reach a handler. */
 const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface LocalServerOptions {
   groups: Record<RouteGroup, GroupHandler>;
-  trustProxy: boolean;
+  /** Proxies in front whose X-Forwarded-For entries are believed (TRUST_PROXY). */
+  trustedProxies: number;
 }
 
-function clientIp(req: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = req.headers['x-forwarded-for'];
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-    if (first) return first;
-  }
-  return (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+function sourceIp(req: IncomingMessage, trustedProxies: number): string {
+  const forwarded = req.headers['x-forwarded-for'];
+  return clientIp(req.socket.remoteAddress ?? '127.0.0.1', Array.isArray(forwarded) ? forwarded.join(',') : forwarded, trustedProxies);
 }
 
 /**
@@ -70,7 +68,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
   const handler = options.groups[group];
   let result: ApiResponse;
   if (body) {
-    result = await handler.serve(requestFromNode(req, method, url, body, match.route ? match.params : {}, clientIp(req, options.trustProxy), await getServices()), key);
+    result = await handler.serve(requestFromNode(req, method, url, body, match.route ? match.params : {}, sourceIp(req, options.trustedProxies), await getServices()), key);
   } else {
     // In the route group's own form: the collector's errors are plain text.
     result = handler.tooLarge();

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import type { Jwks } from 'aws-jwt-verify/jwk';
+import { OWNER_DIR, OWNER_FILE, ownDataDir } from './data-dir.ts';
 
 export const LOCAL_ISSUER = 'https://tinytrack.local/issuer';
 export const LOCAL_AUDIENCE = 'tinytrack-local';
@@ -27,11 +28,12 @@ export function loadIssuerKey(dataDir: string): IssuerKey {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  mkdirSync(dir, { recursive: true });
+  ownDataDir(dataDir);
+  mkdirSync(dir, { recursive: true, mode: OWNER_DIR });
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const key: IssuerKey = { kid: randomBytes(8).toString('hex'), privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string };
   try {
-    writeFileSync(file, JSON.stringify(key), { flag: 'wx', mode: 0o600 });
+    writeFileSync(file, JSON.stringify(key), { flag: 'wx', mode: OWNER_FILE });
     return key;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;

@@ -20,7 +20,7 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
   const services = withInstanceState(runtime.adapters);
   setServices(services);
   const stopRotation = scheduleSaltRotation(services.registry, () => services.clock.now());
-  const server = createLocalServer({ groups: groupHandlers, trustProxy: config.trustProxy });
+  const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies });
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(config.port, config.host, () => ok());

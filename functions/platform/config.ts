@@ -14,7 +14,8 @@ const Env = z.object({
   AUTH_JWKS_URI: z.optional(z.url()),
   VERIFY_URL_TEMPLATE: z._default(z.string(), 'https://{hostname}/'),
   VERIFY_ALLOW_PRIVATE_ADDRESSES: flag(),
-  TRUST_PROXY: flag(),
+  // Proxies in front whose X-Forwarded-For entries are believed; 0: the socket address.
+  TRUST_PROXY: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 0),
   DURABLE_RECEIPT: z._default(z.enum(['0', '1']), '1'),
   SIMPLEANALYTICS_BASE_URL: z._default(z.string(), 'https://simpleanalytics.com'),
   EVENT_QUEUE_URL: z.optional(z.string()),
@@ -31,10 +32,11 @@ export interface Config {
   dataDir: string;
   tableName: string;
   /** Unset: the local issuer of DESIGN.md §3. */
-  auth: { issuer: string; audience: string | null; jwksUri: string } | null;
+  auth: { issuer: string; audience: string; jwksUri: string } | null;
   verifyUrlTemplate: string;
   verifyAllowPrivateAddresses: boolean;
-  trustProxy: boolean;
+  /** TRUST_PROXY=<n>: the client IP is the n-th X-Forwarded-For entry from the right; 0, the socket address. */
+  trustedProxies: number;
   /** Locally, a beacon is journaled (on disk) before its 200; off, a crash may lose the last half second. */
   durableReceipt: boolean;
   simpleAnalyticsBaseUrl: string;
@@ -50,28 +52,33 @@ export interface Config {
   importRetryBaseMs: number;
 }
 
+/** A configuration the service refuses to start with; the message is one line for the operator. */
+export class ConfigError extends Error {}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const parsed = Env.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`invalid configuration: ${issues}`);
+    throw new ConfigError(`invalid configuration: ${issues}`);
   }
   const e = parsed.data;
+  // Without an audience every client of the issuer could sign in here with its tokens.
+  if (e.AUTH_ISSUER && !e.AUTH_AUDIENCE) throw new ConfigError('invalid configuration: AUTH_ISSUER needs AUTH_AUDIENCE (the client id its ID tokens are issued to)');
   return Object.freeze({
     host: e.HOST,
     port: e.PORT,
     dataDir: e.DATA_DIR,
     tableName: e.TABLE_NAME,
-    auth: e.AUTH_ISSUER
+    auth: e.AUTH_ISSUER && e.AUTH_AUDIENCE
       ? {
           issuer: e.AUTH_ISSUER,
-          audience: e.AUTH_AUDIENCE ?? null,
+          audience: e.AUTH_AUDIENCE,
           jwksUri: e.AUTH_JWKS_URI ?? `${e.AUTH_ISSUER.replace(/\/$/, '')}/.well-known/jwks.json`,
         }
       : null,
     verifyUrlTemplate: e.VERIFY_URL_TEMPLATE,
     verifyAllowPrivateAddresses: e.VERIFY_ALLOW_PRIVATE_ADDRESSES === '1',
-    trustProxy: e.TRUST_PROXY === '1',
+    trustedProxies: e.TRUST_PROXY,
     durableReceipt: e.DURABLE_RECEIPT === '1',
     simpleAnalyticsBaseUrl: e.SIMPLEANALYTICS_BASE_URL,
     eventQueueUrl: e.EVENT_QUEUE_URL ?? null,

@@ -1,12 +1,11 @@
 /**
  * Adapters for one machine: DynamoDB code over an in-process dynalite whose
- * files live in DATA_DIR, the local ID-token issuer, the real page checker.
+ * files live in DATA_DIR (owner-only), the local ID-token issuer, the real page checker.
  */
-import { mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import type { Config } from './config.ts';
 import type { Adapters } from './services.ts';
@@ -15,6 +14,8 @@ import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
 import { ensureTable } from '#adapters/dynamodb/table.ts';
 import { JwtTokenVerifier } from '#adapters/jwt/jwt-token-verifier.ts';
 import { HttpPageChecker } from '#adapters/http-page-checker/http-page-checker.ts';
+import { OWNER_DIR, ownDataDir } from '#local/data-dir.ts';
+import { openStoreDoor, readStoreAddress, storeClient } from '#local/store-socket.ts';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, LOCAL_JWKS_URI, issuerJwks, loadIssuerKey } from '#local/local-issuer.ts';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
@@ -35,50 +36,33 @@ export interface LocalStore {
   close(): Promise<void>;
 }
 
-const portFile = (dataDir: string) => join(dataDir, 'dynalite.port');
-
-function dynamoClient(port: number): DynamoDBClient {
-  return new DynamoDBClient({
-    endpoint: `http://127.0.0.1:${port}`,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    maxAttempts: 3,
-  });
-}
-
-/** Starts dynalite over DATA_DIR and advertises its port, so `npm run admin` can reach the running store. */
+/** Starts dynalite over DATA_DIR behind its guarded unix socket (functions/local/store-socket.ts), so `npm run admin` can reach the running store and nobody else can. */
 export async function startLocalStore(config: Readonly<Config>): Promise<LocalStore> {
-  const dataDir = resolve(config.dataDir);
-  mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
-  const server: Server = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((ok, fail) => {
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => ok());
-  });
-  const { port } = server.address() as AddressInfo;
-  const client = dynamoClient(port);
-  await ensureTable(client, config.tableName);
-  writeFileSync(portFile(dataDir), String(port));
-  return {
-    client,
-    close: async () => {
-      client.destroy();
-      rmSync(portFile(dataDir), { force: true });
-      await new Promise<void>((ok) => server.close(() => ok()));
-    },
+  const dataDir = ownDataDir(config.dataDir);
+  const path = join(dataDir, 'dynamodb');
+  mkdirSync(path, { recursive: true, mode: OWNER_DIR });
+  const server: Server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const door = await openStoreDoor(server, dataDir);
+  const client = storeClient(door.address);
+  const close = async () => {
+    client.destroy();
+    door.remove();
+    await new Promise<void>((ok) => server.close(() => ok()));
   };
+  try {
+    await ensureTable(client, config.tableName);
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  return { client, close };
 }
 
 /** The store of a server already running on DATA_DIR, or a private one when none runs. */
 export async function openLocalStore(config: Readonly<Config>): Promise<LocalStore> {
-  let port: number | null = null;
-  try {
-    port = Number(readFileSync(portFile(resolve(config.dataDir)), 'utf8'));
-  } catch {
-    port = null;
-  }
-  if (port) {
-    const client = dynamoClient(port);
+  const address = readStoreAddress(resolve(config.dataDir));
+  if (address) {
+    const client = storeClient(address);
     try {
       await ensureTable(client, config.tableName);
       return { client, close: async () => client.destroy() };
@@ -138,7 +122,7 @@ export interface LocalRuntimeOptions {
 
 /** Everything one machine needs: registry, event store, queue with its writer, tracker, identity. */
 export async function startLocalRuntime(config: Readonly<Config>, { background = true, clock = systemClock }: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
-  const dataDir = resolve(config.dataDir);
+  const dataDir = ownDataDir(config.dataDir);
   const store = await startLocalStore(config);
   const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'));
   // Opened even when receipt is not durable, so rows an earlier durable run left are still written.

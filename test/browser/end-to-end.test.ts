@@ -1,62 +1,114 @@
 /**
- * The tracker against the real service: a page on its own origin loads
- * latest.js from the local server, and its pageview, event and append are
- * stored in DuckDB, with the derived fields.
+ * The tracker against the real service: pages on their own origin load
+ * latest.js from the local server (real collector, registered and verified
+ * sites), and what the tracker sends is read back from the reports, or from
+ * the stored rows for what no report lists (metadata). Wire-format details
+ * stay in tracker.test.ts against a fake collector.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from '../support/browser.ts';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { hidePage, html, launchChromium, scrollPage } from '../support/browser.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
 import { FRESH_TABLE } from '#adapters/duckdb/duckdb-event-store.ts';
 
+// Page-side globals used inside page.evaluate callbacks (the test tsconfig has no DOM lib).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+declare const window: Any;
+declare const navigator: Any;
+
+// Headless Chromium says "HeadlessChrome" and would rightly be stored as a bot.
+const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+
 let svc: TestService;
+let owner: string;
 let browser: Browser;
-let pages: Server;
+let pageServer: Server;
 let pageOrigin: string;
-let site: string;
+const pages = new Map<string, string>();
 
 beforeAll(async () => {
   svc = await startTestService();
-  site = await svc.site(await svc.token('e2e-owner'), { prefix: 'e2e' });
-  // The page's own origin is localhost; the script and beacons go to the service at 127.0.0.1.
-  pages = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(`<!doctype html><html><head><script async data-hostname="${site}" src="${svc.url}/latest.js"></script></head><body style="height:3000px"><h1>${req.url}</h1></body></html>`);
+  owner = await svc.token('e2e-owner');
+  // The pages' own origin is localhost; the script and beacons go to the service at 127.0.0.1.
+  pageServer = createServer((req, res) => {
+    const body = pages.get(new URL(req.url ?? '/', 'http://x').pathname);
+    res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'text/html' });
+    res.end(body ?? 'not found');
   });
-  await new Promise<void>((ok) => pages.listen(0, '127.0.0.1', () => ok()));
-  pageOrigin = `http://localhost:${(pages.address() as AddressInfo).port}`;
+  await new Promise<void>((ok) => pageServer.listen(0, '127.0.0.1', () => ok()));
+  pageOrigin = `http://localhost:${(pageServer.address() as AddressInfo).port}`;
   browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
-  pages?.close();
+  pageServer?.close();
   await svc.stop();
 });
 
-async function stored(minimum: number): Promise<Record<string, unknown>[]> {
-  for (let i = 0; i < 100; i++) {
-    await svc.node.runtime.eventQueue.drain();
-    const rows = await svc.node.runtime.events.query<Record<string, unknown>>(`SELECT * FROM ${FRESH_TABLE} WHERE site = $site ORDER BY ts, rowid`, { site });
-    if (rows.length >= minimum) return rows;
+/** The tracker tag for `site`, served by the service. */
+const tag = (site: string, attrs: Record<string, string> = {}) =>
+  `<script async src="${svc.url}/latest.js" data-hostname="${site}"${Object.entries(attrs)
+    .map(([k, v]) => ` data-${k}="${v}"`)
+    .join('')}></script>`;
+
+/** Serves a page (head markup, then a 2400 px tall body) at `path` and returns its URL. */
+function servePage(path: string, head: string): string {
+  pages.set(path, html(head, '<div style="height:2400px">content</div>'));
+  return pageOrigin + path;
+}
+
+async function newPage(init?: () => void): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'ja-JP', userAgent: USER_AGENT, viewport: { width: 800, height: 600 } });
+  if (init) await context.addInitScript(init);
+  return { context, page: await context.newPage() };
+}
+
+/** Polls `read` (after writing what the queue holds) until `ready` holds; collected data shows within 2 s locally. */
+async function until<T>(read: () => Promise<T>, ready: (value: T) => boolean): Promise<T> {
+  let value = await read();
+  for (let i = 0; i < 100 && !ready(value); i++) {
     await new Promise((r) => setTimeout(r, 100));
+    await svc.node.runtime.eventQueue.drain();
+    value = await read();
   }
-  throw new Error(`fewer than ${minimum} rows stored`);
+  return value;
+}
+
+const window24h = () => {
+  const now = Math.floor(Date.now() / 1000);
+  return `from=${now - 86_400}&to=${now + 3600}`;
+};
+
+async function report(site: string, path: string): Promise<Any> {
+  const r = await svc.req('GET', `/api/sites/${site}/${path}${path.includes('?') ? '&' : '?'}${window24h()}`, { token: owner });
+  if (r.status !== 200) throw new Error(`${path}: ${r.status} ${r.text}`);
+  return r.json;
+}
+
+/** Breakdown rows as [name, value], once at least `count` rows show. */
+async function breakdown(site: string, dim: string, count = 1): Promise<[string, number][]> {
+  const read = async () => ((await report(site, `breakdown?dim=${dim}`)).rows as { name: string; value: number }[]).map((r): [string, number] => [r.name, r.value]);
+  return until(read, (rows) => rows.length >= count);
+}
+
+async function storedRows(site: string, minimum: number): Promise<Record<string, unknown>[]> {
+  const read = () => svc.node.runtime.events.query<Record<string, unknown>>(`SELECT * FROM ${FRESH_TABLE} WHERE site = $site ORDER BY ts, rowid`, { site });
+  return until(read, (rows) => rows.length >= minimum);
 }
 
 describe('latest.js served by the local service', () => {
   it('stores the pageview, a custom event and the append on hide', async () => {
-    // Headless Chromium says "HeadlessChrome" and would rightly be stored as a bot.
-    const userAgent = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
-    const context = await browser.newContext({ timezoneId: 'Asia/Tokyo', locale: 'ja-JP', userAgent });
-    const page = await context.newPage();
-    await page.goto(`${pageOrigin}/pricing?utm_source=newsletter&secret=1`);
-    await page.waitForFunction(() => typeof (globalThis as unknown as { tt_event?: unknown }).tt_event === 'function');
-    await page.evaluate(() => new Promise<void>((done) => (globalThis as unknown as { tt_event: (n: string, m: object, cb: () => void) => void }).tt_event('Sign up', { plan: 'pro' }, done)));
+    const site = await svc.site(owner, { prefix: 'e2e' });
+    const { context, page } = await newPage();
+    await page.goto(`${servePage('/pricing', tag(site))}?utm_source=newsletter&secret=1`);
+    await page.waitForFunction(() => typeof window.tt_event === 'function');
+    await page.evaluate(() => new Promise<void>((done) => window.tt_event('Sign up', { plan: 'pro' }, done)));
     await page.close({ runBeforeUnload: true });
     await context.close();
-    const rows = await stored(3);
+    const rows = await storedRows(site, 3);
     const pageview = rows.find((r) => r.kind === 'pageview')!;
     expect(pageview).toMatchObject({ path: '/pricing', utm_source: 'newsletter', source: 'newsletter', country: 'JP', language: 'ja-JP', bot: false, unique: true });
     expect(String(pageview.query ?? '')).not.toContain('secret');
@@ -65,4 +117,121 @@ describe('latest.js served by the local service', () => {
     expect(append.original_id).toBe(pageview.id);
     expect(pageview.visitor).toMatch(/^[0-9a-f]{32}$/);
   }, 60_000);
+});
+
+describe('the tracker suite\'s beacons through the real collector', () => {
+  const transports: [string, (() => void) | undefined][] = [
+    ['sendBeacon to /events and /append', undefined],
+    [
+      'the image fallback (sendBeacon refused)',
+      () => {
+        navigator.sendBeacon = () => false;
+      },
+    ],
+  ];
+  for (const [transport, init] of transports) {
+    it(`shows the pageview, its engagement append and an event in the reports, through ${transport}`, async () => {
+      const site = await svc.site(owner, { prefix: 'e2e-append' });
+      const { context, page } = await newPage(init);
+      await page.clock.install({ time: new Date() });
+      await page.goto(`${servePage('/long', tag(site))}?ref=hn`);
+      await page.waitForFunction(() => typeof window.tt_event === 'function');
+      await page.evaluate(() => new Promise<void>((done) => window.tt_event('Read more', done)));
+      await page.clock.fastForward(12_000);
+      await scrollPage(page, 600); // (600 + 600) / 2400 = 50 %
+      await hidePage(page);
+      const overview = await until(
+        () => report(site, 'overview'),
+        (o) => o.totals.avg_duration_s !== null,
+      );
+      await context.close();
+      expect(overview.totals.pageviews).toBe(1);
+      expect(overview.totals.visitors).toBe(1);
+      // The installed clock also runs on by itself: a slow machine adds a second between load and hide.
+      expect(overview.totals.avg_duration_s).toBeGreaterThanOrEqual(12);
+      expect(overview.totals.avg_duration_s).toBeLessThanOrEqual(13);
+      expect(overview.totals.avg_scroll).toBe(50);
+      expect(await breakdown(site, 'pages')).toEqual([['/long', 1]]);
+      expect(await breakdown(site, 'sources')).toEqual([['hn', 1]]);
+      expect(await breakdown(site, 'events')).toEqual([['Read_more', 1]]);
+      expect(await breakdown(site, 'countries')).toEqual([['JP', 1]]);
+    }, 60_000);
+  }
+
+  it('reports browser, OS and device from client hints: GREASE brands holding ";" skipped, Edge over Chromium', async () => {
+    const site = await svc.site(owner, { prefix: 'e2e-hints' });
+    const { context, page } = await newPage(() => {
+      const hints = {
+        brands: [
+          { brand: 'Not A;Brand', version: '99' },
+          { brand: 'Chromium', version: '124' },
+          { brand: 'Microsoft Edge', version: '124' },
+        ],
+        mobile: true,
+        platform: 'Android',
+      };
+      Object.defineProperty(window.Navigator.prototype, 'userAgentData', { get: () => hints, configurable: true });
+    });
+    await page.goto(servePage('/hints', tag(site)));
+    const browsers = await breakdown(site, 'browsers');
+    await context.close();
+    expect(browsers).toEqual([['Edge', 1]]);
+    expect(await breakdown(site, 'os')).toEqual([['Android', 1]]);
+    expect(await breakdown(site, 'devices')).toEqual([['mobile', 1]]);
+    const summary = await report(site, 'overview/summary');
+    expect(summary.tech.browsers).toEqual([{ name: 'Edge', value: 1, visitors: 1 }]);
+  }, 60_000);
+
+  it('stores what data-metadata-collector returns on the pageview and the event (no report lists metadata)', async () => {
+    const site = await svc.site(owner, { prefix: 'e2e-meta' });
+    const { context, page } = await newPage();
+    const head = `<script>window.tt_metadata={plan:'global',keep:1};
+      window.collect=function(d){return {plan:'collector',from:d.type}}</script>${tag(site, { 'metadata-collector': 'collect' })}`;
+    await page.goto(servePage('/meta', head));
+    await page.waitForFunction(() => typeof window.tt_event === 'function');
+    await page.evaluate(() => new Promise<void>((done) => window.tt_event('buy', { price: 5, plan: 'event' }, done)));
+    await context.close();
+    expect(await breakdown(site, 'events')).toEqual([['buy', 1]]);
+    const rows = await storedRows(site, 2);
+    const tracked = rows.filter((r) => r.kind !== 'append');
+    expect(Object.fromEntries(tracked.map((r) => [r.kind, JSON.parse(String(r.metadata))]))).toEqual({
+      pageview: { plan: 'collector', keep: 1, from: 'pageview' },
+      event: { price: 5, plan: 'collector', keep: 1, from: 'event' },
+    });
+  }, 60_000);
+});
+
+describe('a site moving from Simple Analytics: data-namespace="sa" keeps sa_event and sa_metadata working', () => {
+  const stubs = {
+    'a stub pushing its arguments': 'window.sa_event=window.sa_event||function(){(sa_event.q=sa_event.q||[]).push(arguments)};',
+    'the documented stub pushing argument arrays':
+      'window.sa_event=window.sa_event||function(){var a=[].slice.call(arguments);window.sa_event.q?window.sa_event.q.push(a):window.sa_event.q=[a]};',
+  };
+  for (const [name, stub] of Object.entries(stubs)) {
+    it(`replays events queued before load (${name}), sends later ones with metadata and callback, all with sa_metadata`, async () => {
+      const site = await svc.site(owner, { prefix: 'e2e-sa' });
+      const { context, page } = await newPage();
+      const head = `<script>${stub}window.sa_metadata={author:'ann'};
+        sa_event('queued signup');sa_event('queued_with_meta',{plan:'pro'});sa_event('queued_cb',function(){window.queuedCallback=1});</script>${tag(site, { namespace: 'sa' })}`;
+      await page.goto(servePage('/blog', head));
+      await page.waitForFunction(() => window.sa_event && !window.sa_event.q);
+      const called = await page.evaluate(() => new Promise<number>((done) => window.sa_event('clicked', { button: 'buy' }, () => done(1))));
+      expect(called).toBe(1);
+      await page.waitForFunction(() => window.queuedCallback === 1);
+      const events = await breakdown(site, 'events', 4);
+      expect(await page.evaluate(() => [typeof window.tt_event, window.sa_tt_loaded])).toEqual(['undefined', 1]);
+      await context.close();
+      expect(events).toEqual([['clicked', 1], ['queued_cb', 1], ['queued_signup', 1], ['queued_with_meta', 1]]);
+      expect(await breakdown(site, 'pages')).toEqual([['/blog', 1]]);
+      const rows = await storedRows(site, 5);
+      const metadata = Object.fromEntries(rows.filter((r) => r.kind !== 'append').map((r) => [r.event ?? r.kind, r.metadata === null ? null : JSON.parse(String(r.metadata))]));
+      expect(metadata).toEqual({
+        pageview: { author: 'ann' },
+        queued_signup: { author: 'ann' },
+        queued_with_meta: { plan: 'pro', author: 'ann' },
+        queued_cb: { author: 'ann' },
+        clicked: { button: 'buy', author: 'ann' },
+      });
+    }, 60_000);
+  }
 });

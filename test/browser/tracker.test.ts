@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { CHROMIUM_PATH, html, issuedBeacons, launchChromium, startTrackerServer, type Beacon, type Issued, type TrackerServer } from '../support/browser.ts';
+import { CHROMIUM_PATH, hidePage, html, issuedBeacons, launchChromium, scrollPage, startTrackerServer, type Beacon, type Issued, type TrackerServer } from '../support/browser.ts';
 
 // Page-side globals used inside page.evaluate callbacks (the test tsconfig has no DOM lib).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -148,23 +148,8 @@ function eventParams(event: string, extra: [string, string][] = [], path = '/'):
 const gifs = (b: Beacon[]) => b.filter((x) => x.route === '/simple.gif');
 const posts = (b: Beacon[], route: string) => b.filter((x) => x.route === route).map((x) => x.body as Record<string, unknown>);
 
-async function hide(): Promise<void> {
-  await page.evaluate(() => {
-    Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
-    document.dispatchEvent(new Event('visibilitychange'));
-  });
-}
-
-async function scrollTo(y: number): Promise<void> {
-  await page.evaluate(
-    (top: number) =>
-      new Promise<void>((resolve) => {
-        window.addEventListener('scroll', () => resolve(), { once: true });
-        window.scrollTo(0, top);
-      }),
-    y,
-  );
-}
+const hide = () => hidePage(page);
+const scrollTo = (y: number) => scrollPage(page, y);
 
 describe('pageviews', () => {
   it('sends the first pageview to the script origin as one JSON object with the exact fields', async () => {

@@ -143,7 +143,7 @@ describe('TinytrackStack imports', () => {
     });
 
     it('is listed in GROUP_ACCESS as sealing and queueing', () => {
-      expect(GROUP_ACCESS.imports).toMatchObject({ table: 'readwrite', importQueue: true, importKey: 'seal', eventStore: 'none' });
+      expect(GROUP_ACCESS.imports).toMatchObject({ importQueue: true, importKey: 'seal', eventStore: 'none' });
     });
   });
 
@@ -171,12 +171,9 @@ describe('TinytrackStack imports', () => {
       expect(sqsActions(workerId)).not.toContain('sqs:SendMessage');
     });
 
-    it('lets the worker write and query the Timestream table, and read/write the registry', () => {
+    it('lets the worker write and query the Timestream table', () => {
       expect(actionsOfFunction(template, workerId, 'timestream:').sort()).toEqual(
         ['timestream:DescribeEndpoints', 'timestream:DescribeTable', 'timestream:Select', 'timestream:WriteRecords'].sort(),
-      );
-      expect(actionsOfFunction(template, workerId, 'dynamodb:')).toEqual(
-        expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']),
       );
     });
 

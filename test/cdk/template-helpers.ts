@@ -44,3 +44,32 @@ export function statementsOfFunction(template: Template, functionId: string | un
 /** The actions granted to a function's role that start with `prefix` (e.g. `kms:`). */
 export const actionsOfFunction = (template: Template, functionId: string | undefined, prefix: string) =>
   statementsOfFunction(template, functionId).flatMap(actionsOf).filter((a) => a.startsWith(prefix));
+
+export type ConditionedStatement = Statement & { Condition?: Record<string, Record<string, string | string[]>> };
+
+/** An IAM StringLike pattern (`*`, `?`) as a regular expression. */
+const likePattern = (pattern: string) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+
+/** The table's ARN (`Fn::GetAtt`) and its gsi1 ARN (`Fn::Join`) as the template writes them. */
+export const tableArns = (tableId: string) => {
+  const table = { 'Fn::GetAtt': [tableId, 'Arn'] };
+  return { table, index: { 'Fn::Join': ['', [table, '/index/gsi1']] } };
+};
+
+/**
+ * Whether these statements allow `action` on an item whose partition key
+ * (or, on the index, index partition key) is `pk`. A statement without a
+ * condition allows any key; a condition other than LeadingKeys counts as
+ * allowing, so that a negative assertion errs on the safe side.
+ */
+export function allowsItem(statements: ConditionedStatement[], action: string, resource: unknown, pk: string): boolean {
+  return statements.some((s) => {
+    if (s.Effect !== 'Allow') return false;
+    if (!actionsOf(s).some((a) => a === action || a === '*' || (a.endsWith('*') && action.startsWith(a.slice(0, -1))))) return false;
+    const resources = Array.isArray(s.Resource) ? s.Resource : [s.Resource];
+    if (!resources.some((r) => r === '*' || JSON.stringify(r) === JSON.stringify(resource))) return false;
+    const leading = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+    if (leading === undefined) return true;
+    return (Array.isArray(leading) ? leading : [leading]).some((p) => likePattern(p).test(pk));
+  });
+}

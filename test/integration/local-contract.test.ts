@@ -81,3 +81,13 @@ describe('npm start', () => {
     expect(await stop(second)).toContain('tinytrack stopped');
   }, 120_000);
 });
+
+describe('npm start with a half-configured identity provider', () => {
+  it('refuses to start with AUTH_ISSUER but no AUTH_AUDIENCE, saying so in one line', async () => {
+    const started = run('node', ['--import', 'tsx', 'bin/local.ts'], {
+      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, AUTH_ISSUER: 'https://id.example.com/', AUTH_AUDIENCE: '' },
+      timeout: 30_000,
+    });
+    await expect(started).rejects.toMatchObject({ code: 1, stdout: '', stderr: 'invalid configuration: AUTH_ISSUER needs AUTH_AUDIENCE (the client id its ID tokens are issued to)\n' });
+  }, 60_000);
+});

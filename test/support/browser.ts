@@ -214,3 +214,28 @@ export function issuedBeacons(page: Page): Issued[] {
   });
   return issued;
 }
+
+// Page-side globals used inside page.evaluate callbacks (the test tsconfig has no DOM lib).
+declare const window: { addEventListener(type: string, fn: () => void, options?: object): void; scrollTo(x: number, y: number): void };
+declare const document: { dispatchEvent(e: unknown): void };
+declare const Event: new (type: string) => unknown;
+
+/** Makes the page hidden as a tab switch does: the tracker sends its append. */
+export async function hidePage(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  });
+}
+
+/** Scrolls to `y` and resolves once the page has seen the scroll event. */
+export async function scrollPage(page: Page, y: number): Promise<void> {
+  await page.evaluate(
+    (top: number) =>
+      new Promise<void>((resolve) => {
+        window.addEventListener('scroll', () => resolve(), { once: true });
+        window.scrollTo(0, top);
+      }),
+    y,
+  );
+}

@@ -53,7 +53,7 @@ function startPageServer(): Promise<{ server: Server; url: string; pages: Map<st
 }
 
 export async function startTestService(env: Record<string, string> = {}, options: LocalRuntimeOptions = {}): Promise<TestService> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tt-test-'));
+  const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'tt-test-'));
   const pages = await startPageServer();
   const config = loadConfig({
     DATA_DIR: dataDir,

@@ -99,6 +99,28 @@ describe('parseTechnology', () => {
     });
     expect(parseTechnology(ua, { brands: null, mobile: true, os_name: 'Android' }).device).toBe('mobile');
   });
+
+  it('never lets brands without a known browser override the user agent', () => {
+    const ua = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36 OPR/110.0.0.0';
+    for (const brands of ['[{"brand":"Chromium"', '[{"brand":"Not A;Brand","version":"24"}]', 'Not A;Brand;99', 'Whatever;1']) {
+      expect(parseTechnology(ua, { brands, mobile: false, os_name: null }).browser, brands).toBe('Opera');
+    }
+  });
+
+  it('reads the JSON brands of the Simple Analytics script, grease skipped, the specific brand over Chromium', () => {
+    const ua = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
+    const brands = '[{"brand":"Chromium","version":"156"},{"brand":"Not A;Brand","version":"24"},{"brand":"Google Chrome","version":"156"}]';
+    expect(parseTechnology(ua, { brands, mobile: false, os_name: null }).browser).toBe('Chrome');
+    expect(parseTechnology(ua, { brands: 'Not A;Brand;99,Chromium;156,Microsoft Edge;156', mobile: false, os_name: null }).browser).toBe('Edge');
+  });
+
+  it('names Brave and DuckDuckGo from their flags, which their user agents hide', () => {
+    const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+    const safari = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15';
+    expect(parseTechnology(chrome, { ...none, brave: true }).browser).toBe('Brave');
+    expect(parseTechnology(safari, { ...none, duck: true }).browser).toBe('DuckDuckGo');
+    expect(parseTechnology(safari, { ...none, duck: false, brave: false }).browser).toBe('Safari');
+  });
 });
 
 describe('sources', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload } from '#domain/collector/payload.ts';
+import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload, type CollectorPayload } from '#domain/collector/payload.ts';
 
 const base = { hostname: 'shop.example', path: '/a' };
 const ok = (body: Record<string, unknown>) => {
@@ -107,5 +107,74 @@ describe('collect-dnt', () => {
     expect(collectDntJson({ 'collect-dnt': 'true' })).toBe(false);
     expect(collectDntQuery(new URLSearchParams('collect-dnt=true'))).toBe(true);
     expect(collectDntQuery(new URLSearchParams('collect-dnt=no'))).toBe(false);
+  });
+});
+
+describe('campaign tags inside query (the Simple Analytics script sends them only there)', () => {
+  const tags = (payload: CollectorPayload) =>
+    Object.fromEntries(
+      ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content', 'campaign_source', 'campaign_ref', 'campaign_medium', 'campaign_campaign', 'campaign_term', 'campaign_content']
+        .map((k) => [k, (payload as unknown as Record<string, unknown>)[k]])
+        .filter(([, v]) => v !== null),
+    );
+
+  it.each(['', '?'])('reads UTM and plain tags from query %j, with or without a leading ?', (lead) => {
+    const p = ok({ query: `${lead}utm_source=news&utm_medium=mail&utm_campaign=spring%20sale&utm_term=shoes&utm_content=top&source=src&ref=hn&medium=med&campaign=camp&term=t&content=c&other=x` });
+    expect(tags(p)).toEqual({
+      utm_source: 'news', utm_medium: 'mail', utm_campaign: 'spring sale', utm_term: 'shoes', utm_content: 'top',
+      campaign_source: 'src', campaign_ref: 'hn', campaign_medium: 'med', campaign_campaign: 'camp', campaign_term: 't', campaign_content: 'c',
+    });
+  });
+
+  it('lets a separate field win over the same tag in query, tag by tag; blanks in query are none', () => {
+    const p = ok({ utm_source: 'field', ref: 'field-ref', query: 'utm_source=query&utm_medium=from-query&ref=query-ref&utm_term=%20&source=+' });
+    expect(tags(p)).toEqual({ utm_source: 'field', utm_medium: 'from-query', campaign_ref: 'field-ref' });
+    expect(p.query).toBe('utm_source=query&utm_medium=from-query&ref=query-ref&utm_term=%20&source=+');
+  });
+
+  it('reads nothing from a query without tags', () => {
+    expect(tags(ok({ query: '?page=2' }))).toEqual({});
+    expect(tags(ok({ query: 'utm_source' }))).toEqual({});
+  });
+
+  it('reads them on the image routes too (query URL-encoded inside the parameter)', () => {
+    const r = parseQueryPayload(new URLSearchParams({ hostname: 'a.example', query: 'utm_source=news&ref=hn', utm_medium: 'cpc' }));
+    expect(r.ok && tags(r.payload)).toEqual({ utm_source: 'news', utm_medium: 'cpc', campaign_ref: 'hn' });
+  });
+});
+
+describe('Simple Analytics payload items', () => {
+  it('accepts type error (counted as a client error, never stored)', () => {
+    expect(ok({ type: 'error', error: 'boom', url: 'a.example/x' }).type).toBe('error');
+    const r = parseQueryPayload(new URLSearchParams('hostname=a.example&type=error&error=boom'));
+    expect(r.ok && r.payload.type).toBe('error');
+  });
+
+  it('reads brave and duck as booleans, "true"/"1" on the image routes', () => {
+    expect([ok({ brave: true }).brave, ok({ duck: true }).duck, ok({}).brave, ok({}).duck]).toEqual([true, true, null, null]);
+    const r = parseQueryPayload(new URLSearchParams('hostname=a.example&brave=true&duck=1'));
+    expect(r.ok && [r.payload.brave, r.payload.duck]).toEqual([true, true]);
+    expect(error({ ...base, brave: 'yes' })).toBe('invalid brave');
+  });
+
+  it('keeps brands sent as JSON text, and a JSON list on the JSON routes as its text', () => {
+    const list = [{ brand: 'Chromium', version: '156' }, { brand: 'Not A;Brand', version: '24' }];
+    expect(ok({ brands: JSON.stringify(list) }).brands).toBe(JSON.stringify(list));
+    expect(ok({ brands: list }).brands).toBe(JSON.stringify(list));
+    expect(error({ ...base, brands: Array.from({ length: 20 }, () => list[0]) })).toBe('invalid brands');
+    expect(error({ ...base, brands: { brand: 'x' } })).toBe('invalid brands');
+  });
+
+  it('takes metadata [] (the script\'s "no metadata") as none; other arrays stay invalid', () => {
+    expect(ok({ metadata: [] }).metadata).toBeNull();
+    const r = parseQueryPayload(new URLSearchParams('hostname=a.example&metadata=%5B%5D'));
+    expect(r.ok && r.payload.metadata).toBeNull();
+    expect(error({ ...base, metadata: [1] })).toBe('invalid metadata');
+  });
+
+  it('ignores version and original_hostname whatever their type', () => {
+    const p = ok({ version: 5, original_hostname: 'staging.example', hostname_original: 'x' });
+    expect(Object.keys(p)).not.toContain('version');
+    expect(Object.keys(p)).not.toContain('original_hostname');
   });
 });

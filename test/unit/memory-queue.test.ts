@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -194,6 +194,19 @@ describe('MemoryQueue', () => {
     expect(readFileSync(deadLetterPath, 'utf8')).toBe('2\n');
     expect(q.deadLettered).toBe(1);
     expect(q.depth()).toBe(0);
+  });
+
+  it('writes dead letters owner-only (folder 0700, file 0600) under a permissive umask', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const umask = process.umask(0o022);
+    try {
+      const q = queue({ consumer: recorder((batch) => range(batch.length)).consumer, maxAttempts: 1 });
+      await q.sendBatch([1]);
+      await q.drain();
+    } finally {
+      process.umask(umask);
+    }
+    expect([statSync(dirname(deadLetterPath)).mode & 0o777, statSync(deadLetterPath).mode & 0o777]).toEqual([0o700, 0o600]);
   });
 
   it('drains everything sent, waiting out backoffs, without waiting for batches to fill', async () => {

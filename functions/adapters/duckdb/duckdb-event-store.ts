@@ -378,7 +378,7 @@ export class DuckDbEventStore implements EventStore {
 
   /** Opens (creating when missing) the store at `path`, a file in DATA_DIR or ':memory:'. */
   static async open(path: string, options: { compactAtRows?: number } = {}): Promise<DuckDbEventStore> {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     // DuckDB checkpoints inside the commit that crosses the WAL threshold; at the default
     // 16 MB that stalled a batch every ~80k rows and re-compressed the same row groups
     // again and again (measured: a third of the writer's time). Checkpoints now happen

@@ -18,7 +18,7 @@ export const secretKeyPath = (dataDir: string): string => join(dataDir, 'secret-
 
 /** The key in the file, created (0600) when missing. */
 export function loadOrCreateKey(path: string): Buffer {
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   try {
     writeFileSync(path, randomBytes(KEY_BYTES).toString('base64'), { flag: 'wx', mode: 0o600 });
   } catch (e) {

@@ -384,6 +384,7 @@ export class MemoryQueue<T> implements Queue<T> {
     const count = entries.length;
     try {
       if (!path) throw new Error('no dead-letter file configured');
+      // Owner-only: the messages are visitors' rows and import chunks.
       await mkdir(dirname(path), { recursive: true, mode: 0o700 });
       await appendFile(path, lines, { mode: 0o600 });
       // Durable before the journal lets go of them (they stay journaled when the write fails).

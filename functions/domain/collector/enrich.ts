@@ -8,6 +8,7 @@ import { getCountryForTimezone } from 'countries-and-timezones';
 import { isbot } from 'isbot';
 import UAParser from 'ua-parser-js';
 import { memoize } from '../memo.ts';
+import { browserFromHints, type BrowserHints } from './client-hints.ts';
 
 export const MAX_EVENT_NAME = 256;
 export const MAX_METADATA_CHARS = 4096;
@@ -56,8 +57,7 @@ export function countryFromTimezone(timezone: string | null): string | null {
 /** Visitors repeat their user agent from beacon to beacon, so both UA readings are memoized. */
 export const isBotUserAgent = memoize((ua: string): boolean => ua.trim() === '' || isbot(ua));
 
-export interface ClientHints {
-  brands: string | null;
+export interface ClientHints extends BrowserHints {
   mobile: boolean | null;
   os_name: string | null;
 }
@@ -66,15 +66,6 @@ export interface Technology {
   browser: string | null;
   os: string | null;
   device: 'desktop' | 'mobile' | 'tablet' | null;
-}
-
-/** Brands as the tracker sends them, "Brand;version,Brand;version"; grease entries ("Not A Brand") are skipped. */
-function brandFromHints(brands: string | null): string | null {
-  if (!brands) return null;
-  const names = brands.split(',').map((b) => b.split(';')[0]!.trim()).filter((b) => b && !/not.?a.?brand/i.test(b) && b !== 'Chromium');
-  const name = names[0];
-  if (!name) return brands.includes('Chromium') ? 'Chromium' : null;
-  return name === 'Google Chrome' ? 'Chrome' : name === 'Microsoft Edge' ? 'Edge' : name;
 }
 
 const parseUserAgent = memoize((ua: string) => new UAParser(ua).getResult());
@@ -86,7 +77,7 @@ export function parseTechnology(ua: string, hints: ClientHints): Technology {
   // Client hints are more truthful than a frozen UA string.
   if (hints.mobile === true) device = 'mobile';
   return {
-    browser: brandFromHints(hints.brands) ?? r.browser.name?.replace(/^Mobile /, '') ?? null,
+    browser: browserFromHints(hints) ?? r.browser.name?.replace(/^Mobile /, '') ?? null,
     os: hints.os_name || r.os.name || null,
     device,
   };

@@ -1,5 +1,5 @@
 /** Turns a validated payload into the stored row, or says why nothing is stored. */
-import type { EventKind, EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#ports/event-store.ts';
 import type { CollectorPayload } from './payload.ts';
 import {
   countryFromTimezone,
@@ -25,7 +25,9 @@ export type DropReason =
   | 'empty_event_name'
   | 'replay'
   | 'queue_full'
-  | 'enqueue_failed';
+  | 'enqueue_failed'
+  /** A `type: "error"` beacon: a script reporting its own failure, counted, never a traffic row. */
+  | 'client_error';
 
 export interface DailySalt {
   /** The UTC day (YYYY-MM-DD) it belongs to. */
@@ -48,14 +50,15 @@ export interface RowContext {
 }
 
 export function buildEventRow(p: CollectorPayload, ctx: RowContext): { row: EventRow } | { drop: DropReason } {
-  const kind: EventKind = ctx.append ? 'append' : p.type;
+  const kind = ctx.append ? 'append' : p.type;
+  if (kind === 'error') return { drop: 'client_error' };
   let event: string | null = null;
   if (kind === 'event') {
     event = normalizeEventName(p.event ?? '');
     if (!event) return { drop: 'empty_event_name' };
   }
   const ua = p.ua ?? ctx.headerUa;
-  const tech = parseTechnology(ua, { brands: p.brands, mobile: p.mobile, os_name: p.os_name });
+  const tech = parseTechnology(ua, p);
   const refHost = referrerHost(p.referrer);
   const internal = isInternalReferrer(refHost, ctx.site);
   const day = utcDay(ctx.now);

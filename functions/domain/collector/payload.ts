@@ -3,8 +3,12 @@
  * JSON bodies and image query strings, with the bounds of DESIGN.md. A
  * violation names its field; unknown fields are ignored.
  */
-/** `append` lets the tracker's image fallback carry an append through /simple.gif. */
-export type PayloadType = 'pageview' | 'event' | 'append';
+/**
+ * `append` lets the tracker's image fallback carry an append through /simple.gif;
+ * `error` is a script's report of its own failure (accepted, never stored: see event-row.ts).
+ */
+export type PayloadType = 'pageview' | 'event' | 'append' | 'error';
+const PAYLOAD_TYPES: ReadonlySet<string> = new Set<PayloadType>(['pageview', 'event', 'append', 'error']);
 export type Source = Record<string, unknown>;
 
 export interface CollectorPayload {
@@ -33,8 +37,12 @@ export interface CollectorPayload {
   language: string | null;
   os_name: string | null;
   os_version: string | null;
+  /** Client-hint brands, `Brand;version,…` or the JSON list of `{brand, version}` (client-hints.ts). */
   brands: string | null;
   mobile: boolean | null;
+  /** Browsers that hide behind another's user agent say so: Brave, DuckDuckGo. */
+  brave: boolean | null;
+  duck: boolean | null;
   utm_source: string | null;
   utm_medium: string | null;
   utm_campaign: string | null;
@@ -71,6 +79,8 @@ const invalid = (field: string): never => {
 
 function metadataObject(value: unknown, field: string): Record<string, string | number | boolean> | null {
   if (value === undefined || value === null) return null;
+  // The Simple Analytics script sends `[]` for "no metadata".
+  if (Array.isArray(value) && value.length === 0) return null;
   if (typeof value !== 'object' || Array.isArray(value)) return invalid(field);
   const out: Record<string, string | number | boolean> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
@@ -166,21 +176,58 @@ const size = (r: Reader, field: string) => r.number(field, 0, MAX_SIZE, true);
 const label = (r: Reader, field: string, max: number) => r.string(field, max)?.trim() || null;
 const tag = (r: Reader, field: string) => label(r, field, 2048);
 
+/** Brands as a string; a JSON route may also send the list itself, kept as its JSON text. */
+function brands(r: Reader): string | null {
+  const v = r.raw('brands');
+  if (!Array.isArray(v)) return r.string('brands', 512);
+  const text = JSON.stringify(v);
+  return text.length > 512 ? invalid('brands') : text;
+}
+
+type CampaignKey = 'utm_source' | 'utm_medium' | 'utm_campaign' | 'utm_term' | 'utm_content' | `campaign_${'source' | 'ref' | 'medium' | 'campaign' | 'term' | 'content'}`;
+/** Campaign tags (spec part 2), UTM and plain form: payload key and wire name. */
+const CAMPAIGN_TAGS: readonly (readonly [CampaignKey, string])[] = [
+  ['utm_source', 'utm_source'],
+  ['utm_medium', 'utm_medium'],
+  ['utm_campaign', 'utm_campaign'],
+  ['utm_term', 'utm_term'],
+  ['utm_content', 'utm_content'],
+  ['campaign_source', 'source'],
+  ['campaign_ref', 'ref'],
+  ['campaign_medium', 'medium'],
+  ['campaign_campaign', 'campaign'],
+  ['campaign_term', 'term'],
+  ['campaign_content', 'content'],
+];
+
+/**
+ * Campaign tags from their own fields; a tag whose field is absent is read
+ * from `query` (`utm_source=…&ref=…`, with or without a leading `?`), where
+ * the Simple Analytics script sends them all. Both are trimmed, blank is none.
+ */
+function campaignTags(r: Reader, query: string | null): Record<CampaignKey, string | null> {
+  const inQuery = query?.includes('=') ? new URLSearchParams(query) : null;
+  const out = {} as Record<CampaignKey, string | null>;
+  for (const [key, wire] of CAMPAIGN_TAGS) out[key] = tag(r, wire) ?? (inQuery?.get(wire)?.trim() || null);
+  return out;
+}
+
 function read(r: Reader): CollectorPayload {
   const hostname = r.string('hostname', 253);
   if (!hostname) invalid('hostname');
   const type = r.string('type', 16) ?? 'pageview';
-  if (type !== 'pageview' && type !== 'event' && type !== 'append') invalid('type');
+  if (!PAYLOAD_TYPES.has(type)) invalid('type');
   // An explicit empty path is still the page root.
   const path = r.string('path', 2048) || '/';
   if (!path.startsWith('/')) invalid('path');
+  const query = r.string('query', 2048);
   return {
     hostname: hostname as string,
     type: type as PayloadType,
     // Event names may arrive longer than 256; normalization cuts them first.
     event: textish(r, 'event', 100_000),
     path,
-    query: r.string('query', 2048),
+    query,
     referrer: r.string('referrer', 2048),
     metadata: r.metadata('metadata'),
     id: textish(r, 'id', MAX_ID) || null,
@@ -201,19 +248,11 @@ function read(r: Reader): CollectorPayload {
     language: label(r, 'language', 64),
     os_name: label(r, 'os_name', 64),
     os_version: r.string('os_version', 64),
-    brands: r.string('brands', 512),
+    brands: brands(r),
     mobile: r.boolean('mobile'),
-    utm_source: tag(r, 'utm_source'),
-    utm_medium: tag(r, 'utm_medium'),
-    utm_campaign: tag(r, 'utm_campaign'),
-    utm_term: tag(r, 'utm_term'),
-    utm_content: tag(r, 'utm_content'),
-    campaign_source: tag(r, 'source'),
-    campaign_ref: tag(r, 'ref'),
-    campaign_medium: tag(r, 'medium'),
-    campaign_campaign: tag(r, 'campaign'),
-    campaign_term: tag(r, 'term'),
-    campaign_content: tag(r, 'content'),
+    brave: r.boolean('brave'),
+    duck: r.boolean('duck'),
+    ...campaignTags(r, query),
   };
 }
 

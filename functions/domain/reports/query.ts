@@ -89,16 +89,15 @@ export const DEFAULT_SUMMARY_LIMIT = 5;
 export const MAX_SUMMARY_LIMIT = 20;
 
 /**
- * Breakdown `limit`: default 10, fractions round down, clamped to 1..1000.
- * Missing, non-numeric (including `Infinity`/`1e400`) or ≤ 0 after rounding
- * down gives the default (`'0.5'` → 10, `'-3'` → 10, `'5000'` → 1000).
+ * Breakdown `limit` (DESIGN.md §4): default 10, fractions round down, clamped
+ * to 1..1000. Missing or non-numeric (including `Infinity`/`1e400`) gives the
+ * default; zero and below clamp to 1 (`'0'` → 1, `'-3'` → 1, `'0.5'` → 1,
+ * `'5000'` → 1000).
  */
 export function parseBreakdownLimit(raw: string | undefined): number {
   const n = raw === undefined ? null : parseNumber(raw);
   if (n === null) return DEFAULT_BREAKDOWN_LIMIT;
-  const v = Math.floor(n);
-  if (v <= 0) return DEFAULT_BREAKDOWN_LIMIT;
-  return Math.min(v, MAX_BREAKDOWN_LIMIT);
+  return Math.min(Math.max(Math.floor(n), 1), MAX_BREAKDOWN_LIMIT);
 }
 
 /**

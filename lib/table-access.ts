@@ -1,0 +1,67 @@
+/**
+ * Item-level grants on the registry table: each function gets only the
+ * actions it calls, and each statement only the partition key prefixes of
+ * the items it touches (`dynamodb:LeadingKeys`). The prefixes come from the
+ * adapters' own key builders (functions/adapters/dynamodb/table.ts), so the
+ * policies follow the layout instead of a copy of it.
+ *
+ * Limits of the condition key: it sees the partition key only. Everything
+ * stored under a site (import jobs, the lock, sealed credentials) shares the
+ * site's `SITE#…` partition, so whoever may read a site item may read those
+ * too; sealed credentials stay closed without kms:Decrypt, which only the
+ * import worker has. Queries on gsi1 are judged by the index partition key
+ * (`SITES#…`, `MKEYS#…`, `IMPORTS_ACTIVE`).
+ */
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { GSI1, keys } from '#adapters/dynamodb/table.ts';
+
+/**
+ * The partition key patterns (IAM StringLike) of each kind of item. Scan is
+ * never granted: it has no leading key, and ForAllValues over no keys would
+ * let it through.
+ */
+export const KEY_PATTERNS = {
+  site: keys.site('*').pk,
+  account: keys.account('*').pk,
+  managementKey: keys.managementKey('*').pk,
+  salts: keys.salts,
+  importsBy: keys.importsBy('*'),
+  /** gsi1 */
+  sitesOf: keys.sitesOf('*'),
+  /** gsi1 */
+  managementKeysOf: keys.managementKeysOf('*'),
+  /** gsi1 */
+  activeImports: keys.activeImports,
+} as const;
+
+export type DynamoAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'BatchWriteItem';
+
+/** Some actions on the items of some partitions, of the table or of gsi1. */
+export interface TableRule {
+  /** Partition key patterns (values of KEY_PATTERNS). */
+  keys: readonly string[];
+  actions: readonly DynamoAction[];
+  /** On gsi1 (Query only) instead of the table. */
+  index?: true;
+}
+
+/** Grants each rule as one statement with its LeadingKeys condition. */
+export function grantTableRules(table: dynamodb.ITable, grantee: iam.IGrantable, rules: readonly TableRule[]): void {
+  for (const rule of rules) {
+    if (rule.index && rule.actions.some((a) => a !== 'Query')) throw new Error('gsi1 rules may only Query');
+    iam.Grant.addToPrincipal({
+      grantee,
+      actions: rule.actions.map((a) => `dynamodb:${a}`),
+      resourceArns: [rule.index ? `${table.tableArn}/index/${GSI1}` : table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...rule.keys] } },
+    });
+  }
+}
+
+/**
+ * Resolving a management key (functions/http/auth.ts): every authenticated
+ * group reads the key item, and records `last_used_at` where it may write.
+ */
+export const KEY_LOOKUP: TableRule = { keys: [KEY_PATTERNS.managementKey], actions: ['GetItem'] };
+export const KEY_LOOKUP_AND_TOUCH: TableRule = { keys: [KEY_PATTERNS.managementKey], actions: ['GetItem', 'UpdateItem'] };

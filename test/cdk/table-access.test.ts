@@ -1,0 +1,175 @@
+/**
+ * Least privilege on the registry table: each function may call only the
+ * actions it uses, each only on the partition key prefixes of its items
+ * (`dynamodb:LeadingKeys`), and the public collector can neither touch
+ * management keys nor open sealed credentials. Bundling is skipped.
+ */
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RouteGroup } from '#http/routes.ts';
+import { GROUP_ACCESS } from '../../lib/api.ts';
+import type { NodeFunction } from '../../lib/node-function.ts';
+import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
+import {
+  actionsOf,
+  actionsOfFunction,
+  allowsItem,
+  logicalIdOf,
+  resourcesOf,
+  statementsByRole,
+  statementsOfFunction,
+  tableArns,
+  type ConditionedStatement,
+} from './template-helpers.ts';
+
+describe('TinytrackStack registry table access', () => {
+  let stack: TinytrackStack;
+  let template: Template;
+  let arns: ReturnType<typeof tableArns>;
+
+  beforeAll(() => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: '' });
+    template = Template.fromStack(stack);
+    arns = tableArns(logicalIdOf(stack.storage.table));
+  });
+
+  const groupFn = (group: RouteGroup) => logicalIdOf(stack.api.functions.get(group) as NodeFunction);
+  const dynamoStatements = (fnId: string) =>
+    statementsOfFunction(template, fnId).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:'))) as ConditionedStatement[];
+
+  /**
+   * Each grant as `<Action> <pattern>` (table) or `<Action> gsi1 <pattern>`,
+   * from the statements' actions, resource and LeadingKeys patterns.
+   */
+  function grants(fnId: string): string[] {
+    const out: string[] = [];
+    for (const s of dynamoStatements(fnId)) {
+      const onIndex = JSON.stringify(s.Resource) === JSON.stringify(arns.index);
+      const patterns = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] ?? ['(any key)'];
+      for (const action of actionsOf(s)) {
+        for (const p of Array.isArray(patterns) ? patterns : [patterns]) out.push(`${action.replace('dynamodb:', '')} ${onIndex ? 'gsi1 ' : ''}${p}`);
+      }
+    }
+    return out.sort();
+  }
+
+  const functionIds = () => Object.keys(resourcesOf(template, 'AWS::Lambda::Function'));
+
+  it('puts a LeadingKeys condition on every DynamoDB statement of every role, on the table or gsi1 only', () => {
+    let checked = 0;
+    for (const [role, statements] of statementsByRole(template)) {
+      for (const s of statements as ConditionedStatement[]) {
+        if (!actionsOf(s).some((a) => a.startsWith('dynamodb:'))) continue;
+        checked++;
+        const leading = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+        expect(Array.isArray(leading) && leading.length > 0, `${role} ${JSON.stringify(s)}`).toBe(true);
+        expect([JSON.stringify(arns.table), JSON.stringify(arns.index)], role).toContain(JSON.stringify(s.Resource));
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(6);
+  });
+
+  it('grants no DynamoDB action without a leading key (Scan, DescribeTable, PartiQL…) to any function', () => {
+    const allowed = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchWriteItem'].map((a) => `dynamodb:${a}`);
+    for (const id of functionIds()) {
+      for (const action of actionsOfFunction(template, id, 'dynamodb:')) expect(allowed, `${id} ${action}`).toContain(action);
+    }
+  });
+
+  it('lets the collector read sites and set their last_seen_at and verification, and create and read the daily salt, nothing more', () => {
+    expect(grants(groupFn('collector'))).toEqual(['GetItem SALTS', 'GetItem SITE#*', 'PutItem SALTS', 'UpdateItem SITE#*']);
+  });
+
+  it('gives the collector no access to management keys, accounts or sealed credentials', () => {
+    const statements = dynamoStatements(groupFn('collector'));
+    for (const action of ['PutItem', 'UpdateItem', 'GetItem', 'DeleteItem']) {
+      expect(allowsItem(statements, `dynamodb:${action}`, arns.table, 'MKEY#0123abcd'), action).toBe(false);
+      expect(allowsItem(statements, `dynamodb:${action}`, arns.table, 'ACCOUNT#uid-1'), action).toBe(false);
+    }
+    expect(allowsItem(statements, 'dynamodb:Query', arns.index, 'MKEYS#uid-1')).toBe(false);
+    // Registrations are made by the sites function: the collector cannot create, replace or delete one.
+    expect(allowsItem(statements, 'dynamodb:PutItem', arns.table, 'SITE#example.com')).toBe(false);
+    expect(allowsItem(statements, 'dynamodb:DeleteItem', arns.table, 'SITE#example.com')).toBe(false);
+    expect(allowsItem(statements, 'dynamodb:GetItem', arns.table, 'SITE#example.com')).toBe(true);
+    // Sealed credentials share the site's partition; without any KMS action they stay sealed.
+    expect(actionsOfFunction(template, groupFn('collector'), 'kms:')).toEqual([]);
+  });
+
+  it('lets the reports function read sites, list an owner’s sites and look up keys, and write nothing', () => {
+    expect(grants(groupFn('reports'))).toEqual(['GetItem MKEY#*', 'GetItem SITE#*', 'Query gsi1 SITES#*']);
+  });
+
+  it('lets the account function keep the account counters and the management keys', () => {
+    expect(grants(groupFn('account'))).toEqual([
+      'GetItem ACCOUNT#*',
+      'GetItem MKEY#*',
+      'PutItem MKEY#*',
+      'Query gsi1 MKEYS#*',
+      'UpdateItem ACCOUNT#*',
+      'UpdateItem MKEY#*',
+    ]);
+  });
+
+  it('lets the sites function manage site partitions and the site counter, and only look up and touch keys', () => {
+    expect(grants(groupFn('sites'))).toEqual([
+      'BatchWriteItem SITE#*',
+      'DeleteItem SITE#*',
+      'GetItem MKEY#*',
+      'GetItem SITE#*',
+      'PutItem SITE#*',
+      'Query SITE#*',
+      'Query gsi1 SITES#*',
+      'UpdateItem ACCOUNT#*',
+      'UpdateItem MKEY#*',
+      'UpdateItem SITE#*',
+    ]);
+    expect(allowsItem(dynamoStatements(groupFn('sites')), 'dynamodb:PutItem', arns.table, 'MKEY#0123abcd')).toBe(false);
+  });
+
+  it('lets the imports function keep jobs, locks and credentials under the site and the owner’s daily slots', () => {
+    expect(grants(groupFn('imports'))).toEqual([
+      'DeleteItem IMPORTS_BY#*',
+      'DeleteItem SITE#*',
+      'GetItem MKEY#*',
+      'GetItem SITE#*',
+      'PutItem IMPORTS_BY#*',
+      'PutItem SITE#*',
+      'Query IMPORTS_BY#*',
+      'Query SITE#*',
+      'UpdateItem MKEY#*',
+      'UpdateItem SITE#*',
+    ]);
+  });
+
+  it('gives the meta function and the event writer no DynamoDB access', () => {
+    expect(grants(groupFn('meta'))).toEqual([]);
+    expect(grants(logicalIdOf(stack.writer.function))).toEqual([]);
+  });
+
+  it('lets the import worker read, update and delete items under sites only', () => {
+    expect(grants(logicalIdOf(stack.imports.worker))).toEqual(['DeleteItem SITE#*', 'GetItem SITE#*', 'UpdateItem SITE#*']);
+  });
+
+  it('lets the salt rotation query and delete salts only', () => {
+    const id = logicalIdOf(stack.schedules.rotateSalts);
+    expect(grants(id)).toEqual(['DeleteItem SALTS', 'Query SALTS']);
+    expect(allowsItem(dynamoStatements(id), 'dynamodb:DeleteItem', arns.table, 'SITE#example.com')).toBe(false);
+  });
+
+  it('grants each route group’s function one statement per GROUP_ACCESS table rule', () => {
+    for (const [group, access] of Object.entries(GROUP_ACCESS) as [RouteGroup, (typeof GROUP_ACCESS)[RouteGroup]][]) {
+      const statements = dynamoStatements(groupFn(group));
+      expect(statements, group).toHaveLength(access.table.length);
+      for (const rule of access.table) {
+        const resource = rule.index ? arns.index : arns.table;
+        for (const action of rule.actions) {
+          for (const pattern of rule.keys) {
+            expect(allowsItem(statements, `dynamodb:${action}`, resource, pattern.replace('*', 'x')), `${group} ${action} ${pattern}`).toBe(true);
+          }
+        }
+      }
+    }
+  });
+});
