@@ -42,10 +42,10 @@ export class Schedules extends Construct {
     grantTableRules(props.table, this.rotateSalts, [{ keys: [KEY_PATTERNS.salts], actions: ['Query', 'DeleteItem'] }]);
     // A run the rule could not deliver after its retries lands here instead of vanishing.
     this.rotateSaltsDeadLetterQueue = deadLetterQueue(this, 'RotateSaltsDeadLetter');
-    // 00:05 UTC: the new day's salt already exists (created on first use), so nothing waits on this.
+    // 00:00 UTC: the ended day's salt is gone at the day boundary (the hash code never uses it after midnight anyway).
     this.rotateSaltsRule = new events.Rule(this, 'RotateSaltsRule', {
-      description: 'tinytrack: rotate visitor salts daily at 00:05 UTC',
-      schedule: events.Schedule.cron({ minute: '5', hour: '0' }),
+      description: 'tinytrack: rotate visitor salts daily at 00:00 UTC',
+      schedule: events.Schedule.cron({ minute: '0', hour: '0' }),
       targets: [
         new targets.LambdaFunction(this.rotateSalts, {
           retryAttempts: ROTATION_RETRY_ATTEMPTS,

@@ -281,11 +281,11 @@ describe('TinytrackStack', () => {
   });
 
   describe('schedules', () => {
-    it('rotates salts daily at 00:05 UTC with the salt rotation worker', () => {
+    it('rotates salts daily at 00:00 UTC with the salt rotation worker', () => {
       const rules = Object.values(template.findResources('AWS::Events::Rule') as Record<string, Resource>);
       expect(rules).toHaveLength(1);
       const rule = rules[0] as Resource;
-      expect(rule.Properties.ScheduleExpression).toBe('cron(5 0 * * ? *)');
+      expect(rule.Properties.ScheduleExpression).toBe('cron(0 0 * * ? *)');
       expect(rule.Properties.State).toBe('ENABLED');
       expect(rule.Properties.Targets).toHaveLength(1);
       expect(refTarget(rule.Properties.Targets[0].Arn)).toBe(logicalIdOf(stack.schedules.rotateSalts));
