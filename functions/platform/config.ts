@@ -14,6 +14,7 @@ const Env = z.object({
   AUTH_JWKS_URI: z.optional(z.url()),
   VERIFY_URL_TEMPLATE: z._default(z.string(), 'https://{hostname}/'),
   VERIFY_ALLOW_PRIVATE_ADDRESSES: flag(),
+  PUBLIC_URL: z.optional(z.string()),
   TRUST_PROXY: flag(),
   SIMPLEANALYTICS_BASE_URL: z._default(z.string(), 'https://simpleanalytics.com'),
   EVENT_QUEUE_URL: z.optional(z.string()),
@@ -33,6 +34,11 @@ export interface Config {
   auth: { issuer: string; audience: string | null; jwksUri: string } | null;
   verifyUrlTemplate: string;
   verifyAllowPrivateAddresses: boolean;
+  /**
+   * PUBLIC_URL: the origins browsers load latest.js from (comma-separated). Null when unset: the
+   * local server then uses its own `http://HOST:PORT` (known once it listens), AWS nothing extra.
+   */
+  publicUrls: readonly string[] | null;
   trustProxy: boolean;
   simpleAnalyticsBaseUrl: string;
   /** AWS: the SQS queue between collector and writer. */
@@ -45,6 +51,25 @@ export interface Config {
   importCredentialTimeoutMs: number;
   /** First backoff of import export retries (429, 5xx), doubling up to 30 s. */
   importRetryBaseMs: number;
+}
+
+/** `https://a.example, https://b.example/prefix` → the trimmed http(s) URLs; anything else is a configuration error. */
+export function parsePublicUrls(value: string): string[] {
+  const urls = value
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
+  for (const u of urls) {
+    let ok = false;
+    try {
+      const url = new URL(u);
+      ok = (url.protocol === 'http:' || url.protocol === 'https:') && url.search === '' && url.hash === '';
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new Error(`invalid configuration: PUBLIC_URL: ${u} is not an http(s) origin`);
+  }
+  return urls;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -68,6 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       : null,
     verifyUrlTemplate: e.VERIFY_URL_TEMPLATE,
     verifyAllowPrivateAddresses: e.VERIFY_ALLOW_PRIVATE_ADDRESSES === '1',
+    publicUrls: e.PUBLIC_URL === undefined ? null : parsePublicUrls(e.PUBLIC_URL),
     trustProxy: e.TRUST_PROXY === '1',
     simpleAnalyticsBaseUrl: e.SIMPLEANALYTICS_BASE_URL,
     eventQueueUrl: e.EVENT_QUEUE_URL ?? null,
