@@ -15,7 +15,7 @@
  * (the reports handler sets it; owners get no-store). An HTTP API does not
  * cache, so nothing is configured here; a CDN placed in front honours the header.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Fn } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -24,6 +24,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { RouteDef, RouteGroup } from '#http/routes.ts';
+import { parsePublicUrls } from '#platform/config.ts';
 import { NodeFunction } from './node-function.ts';
 import type { Timestream } from './timestream.ts';
 
@@ -46,6 +47,8 @@ export interface GroupAccess {
   tracker: boolean;
   /** Also served on the function's own Lambda Function URL (auth NONE, collector CORS). */
   functionUrl: boolean;
+  /** Runs site verification, so it needs PUBLIC_URL: where browsers load latest.js. */
+  verifiesSites: boolean;
   /** Function timeout; API Gateway gives up on an HTTP API integration after 30 s. */
   timeoutSeconds: number;
 }
@@ -58,6 +61,7 @@ const NOTHING: GroupAccess = {
   importKey: 'none',
   tracker: false,
   functionUrl: false,
+  verifiesSites: false,
   timeoutSeconds: 10,
 };
 
@@ -66,13 +70,13 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
   meta: NOTHING,
   account: { ...NOTHING, table: 'readwrite' },
   // A site delete removes its import jobs, lock and sealed credentials with the partition: table only.
-  sites: { ...NOTHING, table: 'readwrite' },
+  sites: { ...NOTHING, table: 'readwrite', verifiesSites: true },
   // Reads sites and keys and queries the event store; changes nothing (issue 4: read-only grants).
   // So a management key's last_used_at cannot be written from here: the handler must treat that
   // write as best effort (functions/http/auth.ts), or the first report read with a key fails.
   reports: { ...NOTHING, table: 'read', eventStore: 'read' },
   // Reads sites, writes salts, last_seen_at and automatic verification; queues rows.
-  collector: { ...NOTHING, table: 'readwrite', eventQueue: true, tracker: true, functionUrl: true },
+  collector: { ...NOTHING, table: 'readwrite', eventQueue: true, tracker: true, functionUrl: true, verifiesSites: true },
   // Jobs, slots, locks and sealed credentials in the table; seals API keys (create, retry with a
   // new key) and queues chunks. It never opens a sealed key nor touches the event store: the
   // import worker (lib/imports.ts) does. 28 s: create waits up to 20 s for the source's
@@ -110,6 +114,17 @@ export interface ApiProps {
   authEnvironment: Readonly<Record<string, string>>;
   /** The built, minified latest.js (functions/tracker/build.ts). */
   trackerScript: string;
+  /** Custom domains (origins) that serve latest.js, e.g. a CDN in front of the collector (context `publicUrls`). */
+  publicUrls: readonly string[];
+}
+
+/** Context `publicUrls`: the operator's custom origins for latest.js, comma-separated (or a list). */
+export function publicUrlsFromContext(scope: Construct): string[] {
+  const value: unknown = scope.node.tryGetContext('publicUrls');
+  if (value === undefined || value === '') return [];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return parsePublicUrls(value.join(','));
+  if (typeof value !== 'string') throw new Error('context publicUrls must be a comma-separated string or a list of URLs');
+  return parsePublicUrls(value);
 }
 
 const API_METHODS: Readonly<Record<RouteDef['method'], HttpMethod>> = {
@@ -181,5 +196,14 @@ export class Api extends Construct {
       });
     }
     this.httpApi.addRoutes({ path: '/{proxy+}', methods: [HttpMethod.OPTIONS], integration: meta });
+
+    // PUBLIC_URL: the API and the Function URLs serve latest.js, and so do the operator's domains. A
+    // function's own Function URL in its own environment would be a CloudFormation cycle: it counts
+    // the domain a request arrived on instead (ApiRequest.servedOrigin).
+    for (const [group, fn] of functions) {
+      if (!GROUP_ACCESS[group].verifiesSites) continue;
+      const urls = [...functionUrls].filter(([owner]) => owner !== group).map(([, url]) => url.url);
+      fn.addEnvironment('PUBLIC_URL', Fn.join(',', [this.httpApi.apiEndpoint, ...urls, ...props.publicUrls]));
+    }
   }
 }

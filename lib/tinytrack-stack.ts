@@ -8,7 +8,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { routes } from '#http/routes.ts';
-import { Api } from './api.ts';
+import { Api, publicUrlsFromContext } from './api.ts';
 import { Auth, externalIssuerFromContext } from './auth.ts';
 import { EventWriter, WRITER_BATCHING_WINDOW, WRITER_TIMEOUT } from './event-writer.ts';
 import { Imports } from './imports.ts';
@@ -55,6 +55,7 @@ export class TinytrackStack extends Stack {
       importKey: this.imports.key,
       authEnvironment: this.auth.environment,
       trackerScript: props.trackerScript,
+      publicUrls: publicUrlsFromContext(this),
     });
     this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, authEnvironment: this.auth.environment });
 

@@ -44,3 +44,13 @@ export function statementsOfFunction(template: Template, functionId: string | un
 /** The actions granted to a function's role that start with `prefix` (e.g. `kms:`). */
 export const actionsOfFunction = (template: Template, functionId: string | undefined, prefix: string) =>
   statementsOfFunction(template, functionId).flatMap(actionsOf).filter((a) => a.startsWith(prefix));
+
+/** A CloudFormation value as text: literals as they are, `${Id}` / `${Id.Attr}` for references, joins joined. */
+export function renderValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const v = value as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: [string, unknown[]] };
+  if (v.Ref) return `\${${v.Ref}}`;
+  if (v['Fn::GetAtt']) return `\${${v['Fn::GetAtt'].join('.')}}`;
+  if (v['Fn::Join']) return v['Fn::Join'][1].map(renderValue).join(v['Fn::Join'][0]);
+  return JSON.stringify(value);
+}
