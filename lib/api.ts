@@ -15,7 +15,7 @@
  * (the reports handler sets it; owners get no-store). An HTTP API does not
  * cache, so nothing is configured here; a CDN placed in front honours the header.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Fn } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -25,6 +25,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { RouteDef, RouteGroup } from '#http/routes.ts';
 import { alarmOnAny } from './alarms.ts';
+import { parsePublicUrls } from '#platform/config.ts';
 import { NodeFunction } from './node-function.ts';
 import { KEY_LOOKUP, KEY_LOOKUP_AND_TOUCH, KEY_PATTERNS, grantTableRules, type TableRule } from './table-access.ts';
 import type { Timestream } from './timestream.ts';
@@ -48,6 +49,8 @@ export interface GroupAccess {
   tracker: boolean;
   /** Also served on the function's own Lambda Function URL (auth NONE, collector CORS). */
   functionUrl: boolean;
+  /** Runs site verification, so it needs PUBLIC_URL: where browsers load latest.js. */
+  verifiesSites: boolean;
   /** Function timeout; API Gateway gives up on an HTTP API integration after 30 s. */
   timeoutSeconds: number;
 }
@@ -60,6 +63,7 @@ const NOTHING: GroupAccess = {
   importKey: 'none',
   tracker: false,
   functionUrl: false,
+  verifiesSites: false,
   timeoutSeconds: 10,
 };
 
@@ -86,6 +90,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
       { keys: [sitesOf], actions: ['Query'], index: true },
       KEY_LOOKUP_AND_TOUCH,
     ],
+    verifiesSites: true,
   },
   // Reads sites and keys and queries the event store; changes nothing (issue 4: read-only grants).
   // So a management key's last_used_at cannot be written from here: the handler must treat that
@@ -107,6 +112,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     eventQueue: true,
     tracker: true,
     functionUrl: true,
+    verifiesSites: true,
   },
   // Jobs, locks and sealed credentials under the site, the owner's daily slots; seals API keys
   // (create, retry with a new key) and queues chunks. It never opens a sealed key nor touches the
@@ -160,6 +166,17 @@ export interface ApiProps {
   reservedConcurrency?: Partial<Record<RouteGroup, number>>;
   /** The `$default` stage's limits for every route, requests per second. */
   throttle: { rateLimit: number; burstLimit: number };
+  /** Custom domains (origins) that serve latest.js, e.g. a CDN in front of the collector (context `publicUrls`). */
+  publicUrls: readonly string[];
+}
+
+/** Context `publicUrls`: the operator's custom origins for latest.js, comma-separated (or a list). */
+export function publicUrlsFromContext(scope: Construct): string[] {
+  const value: unknown = scope.node.tryGetContext('publicUrls');
+  if (value === undefined || value === '') return [];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return parsePublicUrls(value.join(','));
+  if (typeof value !== 'string') throw new Error('context publicUrls must be a comma-separated string or a list of URLs');
+  return parsePublicUrls(value);
 }
 
 const API_METHODS: Readonly<Record<RouteDef['method'], HttpMethod>> = {
@@ -242,5 +259,14 @@ export class Api extends Construct {
       });
     }
     this.httpApi.addRoutes({ path: '/{proxy+}', methods: [HttpMethod.OPTIONS], integration: meta });
+
+    // PUBLIC_URL: the API and the Function URLs serve latest.js, and so do the operator's domains. A
+    // function's own Function URL in its own environment would be a CloudFormation cycle: it counts
+    // the domain a request arrived on instead (ApiRequest.servedOrigin).
+    for (const [group, fn] of functions) {
+      if (!GROUP_ACCESS[group].verifiesSites) continue;
+      const urls = [...functionUrls].filter(([owner]) => owner !== group).map(([, url]) => url.url);
+      fn.addEnvironment('PUBLIC_URL', Fn.join(',', [this.httpApi.apiEndpoint, ...urls, ...props.publicUrls]));
+    }
   }
 }

@@ -10,7 +10,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { routes } from '#http/routes.ts';
 import { Alarms } from './alarms.ts';
-import { Api } from './api.ts';
+import { Api, publicUrlsFromContext } from './api.ts';
 import { Auth, externalIssuerFromContext } from './auth.ts';
 import { guardRailsFromContext } from './context.ts';
 import { EventWriter, WRITER_BATCHING_WINDOW, WRITER_TIMEOUT } from './event-writer.ts';
@@ -67,6 +67,7 @@ export class TinytrackStack extends Stack {
       trackerScript: props.trackerScript,
       ...(guardRails.collectorReservedConcurrency !== undefined ? { reservedConcurrency: { collector: guardRails.collectorReservedConcurrency } } : {}),
       throttle: guardRails.apiThrottle,
+      publicUrls: publicUrlsFromContext(this),
     });
     this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, authEnvironment: this.auth.environment });
 

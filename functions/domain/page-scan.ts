@@ -1,43 +1,116 @@
-/** Site verification page scan (DESIGN §3): finds the tracking script tag or the verify token in fetched HTML. */
+/**
+ * Site verification page scan (DESIGN §3): does the fetched page prove that its owner chose this
+ * service for this registration? Only this service's script or the token in its own places count.
+ */
 import { Parser } from 'htmlparser2';
 
+export interface ScanContext {
+  /** The page's final URL (after redirects): relative srcs resolve against it. */
+  pageUrl: string;
+  /** Hostnames that are the site itself (the registered one, its apex/www twin, the fetched page's host). */
+  siteHosts: readonly string[];
+  /** Origins this service serves latest.js from (PUBLIC_URL), e.g. `https://t.example.com`. */
+  publicOrigins: readonly string[];
+  verifyToken: string;
+}
+
 export interface PageScan {
+  /** This service's script: latest.js on a public origin, or a path ending in /latest.js on the site. */
   scriptFound: boolean;
+  /** The token in `<meta name="tinytrack-verification">` in head, or in a script's data-verification. */
   tokenFound: boolean;
+  /** The first latest.js from anywhere else (another service's snippet), as origin and path. */
+  foreignScript: string | null;
+  /** The token is on the page outside its places, or a verification tag holds another value. */
+  tokenMisplaced: boolean;
 }
 
-// Relative srcs are resolved against a neutral base: only the path matters, not which host serves it.
-const BASE = 'https://page.invalid/';
+export const VERIFICATION_META = 'tinytrack-verification';
+export const VERIFICATION_ATTRIBUTE = 'data-verification';
 
-/** True when a script src URL's path (query and hash ignored) ends in /latest.js. */
-export function isTrackerScriptSrc(src: string): boolean {
-  let url: URL;
+// Elements that may stand in <head>; any other element (or text) starts the body, as in HTML parsing.
+const HEAD_ELEMENTS = new Set(['html', 'head', 'meta', 'link', 'title', 'style', 'script', 'base', 'noscript', 'template']);
+// Their text is not page text: it does not start the body.
+const RAW_TEXT = new Set(['title', 'style', 'script', 'noscript', 'template']);
+
+/** A hostname and its apex/www twin: `www.a.com` ↔ `a.com`. */
+export function hostTwins(hostname: string): string[] {
+  const host = hostname.toLowerCase();
+  return host.startsWith('www.') ? [host, host.slice(4)] : [host, `www.${host}`];
+}
+
+function parseHttpUrl(input: string, base?: string): URL | null {
   try {
-    // Browsers strip leading/trailing ASCII whitespace from URL attributes.
-    url = new URL(src.trim(), BASE);
+    const url = new URL(input, base);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url : null;
   } catch {
-    return false;
+    return null;
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
-  return url.pathname.endsWith('/latest.js');
 }
 
-export function scanPage(html: string, verifyToken: string): PageScan {
-  let scriptFound = false;
-  // A real HTML parser, so commented-out tags and attribute look-alikes in text do not count.
+/** The URL of latest.js on a public origin; the origin may carry a path prefix. */
+function publicScriptUrl(origin: string): URL | null {
+  const url = parseHttpUrl(origin);
+  if (!url) return null;
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/latest.js`;
+  return url;
+}
+
+type SrcKind = { kind: 'own' | 'unrelated' } | { kind: 'foreign'; script: string };
+
+/** Classifies a script src. The scheme is not compared: an http page may load the https origin and back. */
+export function classifyScriptSrc(src: string, ctx: Omit<ScanContext, 'verifyToken'>): SrcKind {
+  // Browsers strip leading/trailing ASCII whitespace from URL attributes.
+  const url = parseHttpUrl(src.trim(), ctx.pageUrl);
+  if (!url) return { kind: 'unrelated' };
+  for (const origin of ctx.publicOrigins) {
+    const own = publicScriptUrl(origin);
+    if (own && own.host === url.host && own.pathname === url.pathname) return { kind: 'own' };
+  }
+  if (!url.pathname.endsWith('/latest.js')) return { kind: 'unrelated' };
+  // A proxied tracker: the owner serves it from the site itself.
+  return ctx.siteHosts.includes(url.hostname) ? { kind: 'own' } : { kind: 'foreign', script: `${url.origin}${url.pathname}` };
+}
+
+export function scanPage(html: string, ctx: ScanContext): PageScan {
+  const token = ctx.verifyToken;
+  const scan: PageScan = { scriptFound: false, tokenFound: false, foreignScript: null, tokenMisplaced: false };
+  let inHead = true;
+  let rawDepth = 0;
+  const tokenTag = (value: string | undefined, counts: boolean) => {
+    if (value === undefined || token === '') return;
+    if (value.trim() === token && counts) scan.tokenFound = true;
+    else scan.tokenMisplaced = true;
+  };
+  // A real HTML parser, so commented-out tags and look-alikes in text do not count.
   const parser = new Parser(
     {
       onopentag(name, attribs) {
-        if (scriptFound || name !== 'script') return;
+        if (name === 'body' || !HEAD_ELEMENTS.has(name)) inHead = false;
+        if (RAW_TEXT.has(name)) rawDepth++;
+        if (name === 'meta' && attribs['name']?.trim().toLowerCase() === VERIFICATION_META) tokenTag(attribs['content'] ?? '', inHead);
+        if (name !== 'script') return;
+        tokenTag(attribs[VERIFICATION_ATTRIBUTE], true);
         const src = attribs['src'];
-        if (src !== undefined && isTrackerScriptSrc(src)) scriptFound = true;
+        if (src === undefined) return;
+        const found = classifyScriptSrc(src, ctx);
+        if (found.kind === 'own') scan.scriptFound = true;
+        else if (found.kind === 'foreign') scan.foreignScript ??= found.script;
+      },
+      onclosetag(name) {
+        if (RAW_TEXT.has(name) && rawDepth > 0) rawDepth--;
+        if (name === 'head') inHead = false;
+      },
+      ontext(text) {
+        if (rawDepth === 0 && text.trim() !== '') inHead = false;
       },
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
   parser.write(html);
   parser.end();
-  // The token may sit anywhere (meta tag, comment, text); an empty token would match every page.
-  const tokenFound = verifyToken.length > 0 && html.includes(verifyToken);
-  return { scriptFound, tokenFound };
+  if (scan.tokenFound) scan.tokenMisplaced = false;
+  // The token in a comment or text proves nothing (a visitor can write it there), but says what to fix.
+  else if (token !== '' && html.includes(token)) scan.tokenMisplaced = true;
+  return scan;
 }

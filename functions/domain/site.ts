@@ -20,6 +20,7 @@ export function newSiteRecord(hostname: string, kind: SiteKind, ownerUid: string
     reports_mode: 'inherit',
     pinned_at: null,
     last_seen_at: null,
+    last_check: null,
   };
 }
 

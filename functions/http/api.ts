@@ -22,6 +22,11 @@ export interface ApiRequest {
   headers: Record<string, string>;
   body: Buffer;
   sourceIp: string;
+  /**
+   * `https://` + the domain the platform received the request on (Lambda: requestContext.domainName,
+   * e.g. the collector's Function URL). Unset locally, where only a client's Host header would say.
+   */
+  servedOrigin?: string;
   services: Services;
   /** Memo for the resolved caller (functions/http/auth.ts). */
   caller?: Promise<Caller>;
@@ -76,6 +81,7 @@ export function toApiRequest(event: APIGatewayProxyEventV2, services: Services):
     headers: lowerHeaders(event.headers),
     body: Buffer.from(raw, event.isBase64Encoded ? 'base64' : 'utf8'),
     sourceIp: event.requestContext.http.sourceIp,
+    ...(event.requestContext.domainName ? { servedOrigin: `https://${event.requestContext.domainName}` } : {}),
     services,
   };
 }

@@ -14,7 +14,8 @@ import type { EventRow } from '#ports/event-store.ts';
 import { QueueFullError } from '#ports/queue.ts';
 import type { SiteRecord } from '#ports/registry.ts';
 import type { Services } from '#platform/services.ts';
-import { findSite, siteChanged } from './auth.ts';
+import { findSite } from './auth.ts';
+import { runVerification } from './verification.ts';
 
 /** Automatic verification runs at most this often per hostname and instance (a pending site is cached 15 s). */
 export const AUTO_VERIFY_INTERVAL_MS = 15_000;
@@ -26,6 +27,8 @@ export interface Beacon {
   append: boolean;
   ip: string;
   headerUa: string;
+  /** ApiRequest.servedOrigin: an origin that serves latest.js, for automatic verification. */
+  servedOrigin?: string | undefined;
 }
 
 export type Outcome = { stored: true } | { stored: false; reason: DropReason };
@@ -119,14 +122,11 @@ async function markSeen(services: Services, hostname: string, now: number): Prom
  * that it also completes on Lambda. When it passes, the site is verified and
  * the beacon that triggered it is stored.
  */
-async function verifyNow(services: Services, site: SiteRecord): Promise<SiteRecord | null> {
+async function verifyNow(services: Services, site: SiteRecord, servedOrigin: string | undefined): Promise<SiteRecord | null> {
   if (services.verifyAttempts.get(site.hostname)) return null;
   services.verifyAttempts.set(site.hostname, true, AUTO_VERIFY_INTERVAL_MS);
-  const check = await services.pageChecker.checkPage(site.hostname, site.verify_token);
-  if (!check.scriptFound && !check.tokenFound) return null;
-  const verified = await services.registry.markVerified(site.hostname, services.clock.now().toISOString());
-  siteChanged(services, site.hostname, verified);
-  return verified && isVerified(verified) ? verified : null;
+  const { site: after } = await runVerification(services, site, 'collect', { servedOrigin });
+  return isVerified(after) ? after : null;
 }
 
 /** Beacons repeat a handful of hostnames; normalization (IDNA) is worth remembering. */
@@ -145,7 +145,7 @@ export async function collect(services: Services, beacon: Beacon): Promise<Outco
   }
   if (!site) return { stored: false, reason: 'unknown_site' };
   if (!isVerified(site)) {
-    const verified = await verifyNow(services, site).catch(() => null);
+    const verified = await verifyNow(services, site, beacon.servedOrigin).catch(() => null);
     if (!verified) return { stored: false, reason: 'unverified' };
     site = verified;
   }

@@ -178,8 +178,9 @@ const productRoutes: RouteDef[] = [
     group: 'sites',
     auth: 'account',
     scope: 'manage',
-    summary: 'Run ownership verification now (script tag or verify token on the home page); returns the Site.',
-    responses: { 200: { description: 'site after the check', schema: s.Site }, ...scoped('manage'), ...ownerSite, ...rateLimited },
+    summary:
+      "Run ownership verification now (this service's script or the verify token on the home page, or a DNS TXT record); returns the Site and the check's outcome.",
+    responses: { 200: { description: 'site after the check, passed or not', schema: s.VerifiedSite }, ...scoped('manage'), ...ownerSite, ...rateLimited },
   },
   {
     method: 'GET',
@@ -187,7 +188,7 @@ const productRoutes: RouteDef[] = [
     group: 'sites',
     auth: 'account',
     scope: 'read',
-    summary: 'Installation state: verified, whether the script is on the page now, last beacon time.',
+    summary: 'Installation state: verified, whether the script is on the page now and why not, the last recorded check, last beacon time.',
     responses: { 200: { description: 'setup state', schema: s.SiteSetup }, ...scoped('read'), ...ownerSite },
   },
 ];

@@ -49,11 +49,32 @@ export const UpdatedSite = z
 
 export const DeletedSite = z.object({ deleted: z.string() });
 
+export const Verification = z
+  .object({
+    ok: z.boolean(),
+    method: z.enum(['script', 'token', 'dns']).nullable().describe('How the check passed; null when it did not'),
+    reason: z
+      .enum(['no_script', 'foreign_script', 'token_missing', 'unreachable', 'redirect_off_site'])
+      .nullable()
+      .describe('Why the check did not pass; null when it did'),
+    detail: z.string().describe('What was found, or what to fix'),
+  })
+  .meta({ id: 'Verification' });
+
+export const SiteCheck = Verification.extend({
+  checked_at: Timestamp,
+  trigger: z.enum(['verify', 'collect']).describe('POST …/verify or the collector\'s automatic check'),
+}).meta({ id: 'SiteCheck' });
+
+export const VerifiedSite = Site.extend({ verification: Verification }).meta({ id: 'VerifiedSite' });
+
 export const SiteSetup = z.object({
   verified: z.boolean(),
   verified_at: Timestamp.nullable(),
   script_found: z.boolean(),
   last_seen_at: Timestamp.nullable(),
+  verification: Verification.describe('The page as read now (DNS is read only by POST …/verify)'),
+  last_check: SiteCheck.nullable().describe('The last verification attempt that was recorded'),
 });
 
 export const CreateManagementKeyRequest = z.object({

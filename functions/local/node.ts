@@ -26,8 +26,11 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
     server.listen(config.port, config.host, () => ok());
   });
   const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host}:${port}`;
+  // PUBLIC_URL's default names this server, whose port (PORT=0) is known only now.
+  if (config.publicUrls === null) services.publicOrigins = [url];
   return {
-    url: `http://${config.host}:${port}`,
+    url,
     services,
     runtime,
     stop: async () => {

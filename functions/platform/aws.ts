@@ -24,6 +24,7 @@ export async function createAwsAdapters(): Promise<Adapters> {
     registry: new DynamoRegistry(new DynamoDBClient({}), config.tableName),
     tokens: new JwtTokenVerifier(config.auth),
     pageChecker: new HttpPageChecker({ urlTemplate: config.verifyUrlTemplate, allowPrivateAddresses: config.verifyAllowPrivateAddresses }),
+    publicOrigins: config.publicUrls ?? [],
     eventQueue: new SqsQueue(new SQSClient({}), config.eventQueueUrl ?? ''),
     // Inlined at bundling time by the stack (esbuild define): Lambda has no esbuild to build it.
     trackerScript: process.env.TT_TRACKER_JS ?? '',

@@ -14,6 +14,7 @@ const Env = z.object({
   AUTH_JWKS_URI: z.optional(z.url()),
   VERIFY_URL_TEMPLATE: z._default(z.string(), 'https://{hostname}/'),
   VERIFY_ALLOW_PRIVATE_ADDRESSES: flag(),
+  PUBLIC_URL: z.optional(z.string()),
   // Proxies in front whose X-Forwarded-For entries are believed; 0: the socket address.
   TRUST_PROXY: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 0),
   DURABLE_RECEIPT: z._default(z.enum(['0', '1']), '1'),
@@ -35,6 +36,11 @@ export interface Config {
   auth: { issuer: string; audience: string; jwksUri: string } | null;
   verifyUrlTemplate: string;
   verifyAllowPrivateAddresses: boolean;
+  /**
+   * PUBLIC_URL: the origins browsers load latest.js from (comma-separated). Null when unset: the
+   * local server then uses its own `http://HOST:PORT` (known once it listens), AWS nothing extra.
+   */
+  publicUrls: readonly string[] | null;
   /** TRUST_PROXY=<n>: the client IP is the n-th X-Forwarded-For entry from the right; 0, the socket address. */
   trustedProxies: number;
   /** Locally, a beacon is journaled (on disk) before its 200; off, a crash may lose the last half second. */
@@ -54,6 +60,25 @@ export interface Config {
 
 /** A configuration the service refuses to start with; the message is one line for the operator. */
 export class ConfigError extends Error {}
+
+/** `https://a.example, https://b.example/prefix` → the trimmed http(s) URLs; anything else is a configuration error. */
+export function parsePublicUrls(value: string): string[] {
+  const urls = value
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
+  for (const u of urls) {
+    let ok = false;
+    try {
+      const url = new URL(u);
+      ok = (url.protocol === 'http:' || url.protocol === 'https:') && url.search === '' && url.hash === '';
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new Error(`invalid configuration: PUBLIC_URL: ${u} is not an http(s) origin`);
+  }
+  return urls;
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const parsed = Env.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
@@ -78,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       : null,
     verifyUrlTemplate: e.VERIFY_URL_TEMPLATE,
     verifyAllowPrivateAddresses: e.VERIFY_ALLOW_PRIVATE_ADDRESSES === '1',
+    publicUrls: e.PUBLIC_URL === undefined ? null : parsePublicUrls(e.PUBLIC_URL),
     trustedProxies: e.TRUST_PROXY,
     durableReceipt: e.DURABLE_RECEIPT === '1',
     simpleAnalyticsBaseUrl: e.SIMPLEANALYTICS_BASE_URL,

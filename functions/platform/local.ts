@@ -170,6 +170,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     registry: new DynamoRegistry(store.client, config.tableName),
     tokens,
     pageChecker: new HttpPageChecker({ urlTemplate: config.verifyUrlTemplate, allowPrivateAddresses: config.verifyAllowPrivateAddresses }),
+    publicOrigins: config.publicUrls ?? [],
     eventQueue,
     trackerScript: (await buildTracker()).code,
     reports: new DuckDbReportStore(events),

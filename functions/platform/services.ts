@@ -22,6 +22,8 @@ export interface Adapters {
   registry: Registry;
   tokens: TokenVerifier;
   pageChecker: PageChecker;
+  /** Origins browsers load latest.js from (PUBLIC_URL; locally its default is set once the server listens). */
+  publicOrigins: readonly string[];
   /** Collected rows on their way to the event store. */
   eventQueue: Queue<EventRow>;
   /** The built, minified latest.js. */

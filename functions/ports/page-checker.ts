@@ -1,15 +1,21 @@
-/** Port: fetches a site's public page and says whether the tracking script or token is on it. */
-export interface PageCheck {
-  /** The page answered 2xx within the limits. */
-  reachable: boolean;
-  /** A <script> whose src path ends in /latest.js. */
-  scriptFound: boolean;
-  /** The site's verify_token appears in the page. */
-  tokenFound: boolean;
-  /** Why the page could not be read (network, status, refused address, too many redirects). */
-  error?: string;
+/** Port: reads a site's public page (and DNS TXT records) for ownership verification. */
+import type { PageOutcome } from '#domain/site-verification.ts';
+
+export interface PageCheckRequest {
+  hostname: string;
+  verifyToken: string;
+  /** Origins this service serves latest.js from (PUBLIC_URL). */
+  publicOrigins: readonly string[];
 }
 
+/**
+ * Reachable (2xx within the limits, redirects only within the site): what the scan found.
+ * Otherwise why not (network, status, refused address, too many redirects, `offSite` for a redirect elsewhere).
+ */
+export type PageCheck = PageOutcome;
+
 export interface PageChecker {
-  checkPage(hostname: string, verifyToken: string): Promise<PageCheck>;
+  checkPage(request: PageCheckRequest): Promise<PageCheck>;
+  /** Whether a TXT record `tinytrack-verification=<token>` is on the hostname itself. */
+  hasTxtRecord(hostname: string, verifyToken: string): Promise<boolean>;
 }

@@ -4,6 +4,7 @@
  */
 import type { SiteKind } from '#domain/hostname.ts';
 import type { Scope } from '#domain/auth.ts';
+import type { SiteCheck } from '#domain/site-verification.ts';
 
 export interface SiteRecord {
   hostname: string;
@@ -17,6 +18,8 @@ export interface SiteRecord {
   reports_mode: 'inherit';
   pinned_at: string | null;
   last_seen_at: string | null;
+  /** The last verification attempt (POST …/verify or the collector's), for the setup view. */
+  last_check: SiteCheck | null;
 }
 
 export interface SitePatch {
@@ -53,6 +56,8 @@ export interface Registry {
   /** Null when the site does not exist or belongs to someone else. */
   updateSite(hostname: string, ownerUid: string, patch: SitePatch): Promise<SiteRecord | null>;
   markVerified(hostname: string, at: string): Promise<SiteRecord | null>;
+  /** Keeps the latest verification attempt on the site; null when the site is gone. */
+  recordCheck(hostname: string, check: SiteCheck): Promise<SiteRecord | null>;
   /** Removes the registration and everything stored under it; false when absent or not owned. */
   deleteSite(hostname: string, ownerUid: string): Promise<boolean>;
 

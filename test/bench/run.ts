@@ -32,9 +32,9 @@ export interface BenchRow {
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en');
 
-/** A page for the verifier: every hostname serves the script tag. */
+/** A page for the verifier: every hostname serves the script tag (a tracker proxied on the site, which verifies). */
 async function startPageServer(): Promise<{ server: HttpServer; template: string }> {
-  const server = createServer((_, res) => res.end('<html><head><script src="https://cdn.example/latest.js"></script></head></html>'));
+  const server = createServer((_, res) => res.end('<html><head><script src="/latest.js"></script></head></html>'));
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
   return { server, template: `http://127.0.0.1:${(server.address() as AddressInfo).port}/{hostname}/` };
 }

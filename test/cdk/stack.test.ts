@@ -20,7 +20,7 @@ import { EVENT_WRITER_ENTRY, WRITER_DESCRIPTION, WRITER_TIMEOUT } from '../../li
 import { IMPORT_WORKER_DESCRIPTION } from '../../lib/imports.ts';
 import { PROJECT_ROOT } from '../../lib/node-function.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
-import { actionsOf, actionsOfFunction, logicalIdOf, refTarget, statementsByRole, statementsOfFunction, type Resource } from './template-helpers.ts';
+import { actionsOf, actionsOfFunction, logicalIdOf, refTarget, renderValue, statementsByRole, statementsOfFunction, type Resource } from './template-helpers.ts';
 
 const groups = [...new Set<RouteGroup>(['meta', ...routes.map((r) => r.group)])];
 const groupOf = (fn: Resource) => /^tinytrack HTTP routes: (\w+)$/.exec(fn.Properties.Description ?? '')?.[1];
@@ -198,6 +198,18 @@ describe('TinytrackStack', () => {
     it('keeps the collector routes on the HTTP API as well (one origin with the product API)', () => {
       const keys = Object.values(template.findResources('AWS::ApiGatewayV2::Route') as Record<string, Resource>).map((r) => r.Properties.RouteKey);
       for (const route of routes.filter((r) => r.group === 'collector')) expect(keys).toContain(routeKey(route));
+    });
+
+    it('gives the verifying functions PUBLIC_URL: the API, the Function URL (not its own) and nothing else', () => {
+      const url = Object.keys(template.findResources('AWS::Lambda::Url'))[0];
+      const api = Object.keys(template.findResources('AWS::ApiGatewayV2::Api'))[0] as string;
+      const publicUrl = (group: string) => renderValue((functions[fnIdOf.get(group) as string] as Resource).Properties.Environment.Variables.PUBLIC_URL);
+      expect(publicUrl('sites')).toBe(`\${${api}.ApiEndpoint},\${${url}.FunctionUrl}`);
+      // Its own URL would be a dependency cycle (Template.fromStack refuses those); the collector counts the domain a beacon arrived on.
+      expect(publicUrl('collector')).toBe(`\${${api}.ApiEndpoint}`);
+      for (const [group, id] of fnIdOf) {
+        expect('PUBLIC_URL' in (functions[id] as Resource).Properties.Environment.Variables, group).toBe(GROUP_ACCESS[group as RouteGroup].verifiesSites);
+      }
     });
   });
 
@@ -419,5 +431,15 @@ describe('TinytrackStack with an external issuer', () => {
 
   it('refuses an issuer without an audience', () => {
     expect(() => synth({ authIssuer: 'https://id.example.com' })).toThrow(/authAudience/);
+  });
+
+  it('adds the context publicUrls to PUBLIC_URL of the verifying functions, and refuses a bad one', () => {
+    const template = synth({ publicUrls: 'https://t.example.com, https://cdn.example.com/tt' });
+    const withPublicUrl = Object.values(template.findResources('AWS::Lambda::Function') as Record<string, Resource>).filter(
+      (fn) => 'PUBLIC_URL' in fn.Properties.Environment.Variables,
+    );
+    expect(withPublicUrl.length).toBe(2);
+    for (const fn of withPublicUrl) expect(renderValue(fn.Properties.Environment.Variables.PUBLIC_URL)).toMatch(/,https:\/\/t\.example\.com,https:\/\/cdn\.example\.com\/tt$/);
+    expect(() => synth({ publicUrls: 'ftp://t.example.com' })).toThrow(/PUBLIC_URL/);
   });
 });

@@ -73,3 +73,13 @@ export function allowsItem(statements: ConditionedStatement[], action: string, r
     return (Array.isArray(leading) ? leading : [leading]).some((p) => likePattern(p).test(pk));
   });
 }
+
+/** A CloudFormation value as text: literals as they are, `${Id}` / `${Id.Attr}` for references, joins joined. */
+export function renderValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const v = value as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: [string, unknown[]] };
+  if (v.Ref) return `\${${v.Ref}}`;
+  if (v['Fn::GetAtt']) return `\${${v['Fn::GetAtt'].join('.')}}`;
+  if (v['Fn::Join']) return v['Fn::Join'][1].map(renderValue).join(v['Fn::Join'][0]);
+  return JSON.stringify(value);
+}

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { PLAIN_PAGE, SCRIPT_PAGE, startTestService, type TestService } from '../support/local-node.ts';
+import { PLAIN_PAGE, scriptPage, startTestService, type TestService } from '../support/local-node.ts';
 import { FRESH_TABLE } from '#adapters/duckdb/duckdb-event-store.ts';
 import { getServices } from '#platform/services.ts';
 
@@ -216,7 +216,7 @@ describe('fail closed', () => {
 
   it('verifies a site automatically when its page has the script, and stores that beacon', async () => {
     const site = await svc.site(owner, { prefix: 'auto', verify: false });
-    svc.setPage(site, SCRIPT_PAGE);
+    svc.setPage(site, svc.scriptPage);
     await pv(site, { path: '/welcome' });
     const meta = await svc.req('GET', `/api/sites/${site}`, { token: owner });
     expect(meta.json.verified_at).toMatch(/^\d{4}-/);
@@ -225,11 +225,23 @@ describe('fail closed', () => {
     expect(setup.json.last_seen_at).toMatch(/^\d{4}-/);
   });
 
+  it("does not verify automatically with another service's latest.js, stores nothing and records why", async () => {
+    const site = await svc.site(owner, { prefix: 'borrowed', verify: false });
+    svc.setPage(site, scriptPage('https://scripts.simpleanalyticscdn.com'));
+    expect((await pv(site, { path: '/claimed' })).text).toBe('ok');
+    expect(await rows(site)).toEqual([]);
+    const setup = await svc.req('GET', `/api/sites/${site}/setup`, { token: owner });
+    expect([setup.json.verified, setup.json.last_check]).toEqual([
+      false,
+      expect.objectContaining({ ok: false, reason: 'foreign_script', trigger: 'collect' }),
+    ]);
+  });
+
   it('checks a pending site at most every 15 s per instance', async () => {
     const site = await svc.site(owner, { prefix: 'later', verify: false });
     svc.setPage(site, PLAIN_PAGE);
     await pv(site, { path: '/one' });
-    svc.setPage(site, SCRIPT_PAGE);
+    svc.setPage(site, svc.scriptPage);
     await pv(site, { path: '/two' });
     expect(await rows(site)).toEqual([]);
     expect((await svc.req('POST', `/api/sites/${site}/verify`, { token: owner })).json.verified_at).toBeTruthy();
@@ -302,20 +314,40 @@ describe('bots, replays and visitors', () => {
 });
 
 describe('Lambda Function URL', () => {
+  const event = (method: string, rawPath: string, payload?: string, domainName?: string) =>
+    ({
+      version: '2.0', routeKey: '$default', rawPath, rawQueryString: '', headers: { 'user-agent': 'Mozilla/5.0 Firefox/125.0' },
+      requestContext: {
+        http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'x' }, routeKey: '$default', stage: '$default',
+        ...(domainName ? { domainName } : {}),
+      },
+      body: payload, isBase64Encoded: false,
+    }) as never;
+
   it('dispatches events that carry no route key by path, as a Function URL sends them', async () => {
     const { handler } = await import('#http/handlers/collector.ts');
     const site = await svc.site(owner, { prefix: 'furl' });
     const body = JSON.stringify({ hostname: site, path: '/from-function-url', ua: ua(), id: randomUUID() });
-    const event = (method: string, rawPath: string, payload?: string) =>
-      ({
-        version: '2.0', routeKey: '$default', rawPath, rawQueryString: '', headers: { 'user-agent': 'Mozilla/5.0 Firefox/125.0' },
-        requestContext: { http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'x' }, routeKey: '$default', stage: '$default' },
-        body: payload, isBase64Encoded: false,
-      }) as never;
     const posted = await handler(event('POST', '/events', body), {} as never);
     expect([posted.statusCode, posted.body]).toEqual([200, 'ok']);
     expect((await handler(event('GET', '/latest.js'), {} as never)).statusCode).toBe(200);
     expect((await handler(event('GET', '/nowhere'), {} as never)).statusCode).toBe(404);
     expect((await rows(site)).map((x) => x.path)).toEqual(['/from-function-url']);
+  });
+
+  // The collector's own Function URL cannot be in its own environment (a CloudFormation cycle):
+  // the domain Lambda received the beacon on serves latest.js, so it counts as a public origin.
+  it('verifies automatically with latest.js from the domain the beacon arrived on, and only that one', async () => {
+    const { handler } = await import('#http/handlers/collector.ts');
+    const site = await svc.site(owner, { prefix: 'furl-verify', verify: false });
+    svc.setPage(site, scriptPage('https://abc123.lambda-url.eu-west-1.on.aws'));
+    // Another Function URL's domain does not count; nor would a Host header on the local server.
+    const beacon = (path: string, domainName: string) =>
+      handler(event('POST', '/events', JSON.stringify({ hostname: site, path, ua: ua() }), domainName), {} as never);
+    await beacon('/elsewhere', 'other.lambda-url.eu-west-1.on.aws');
+    expect(await rows(site)).toEqual([]);
+    svc.node.services.verifyAttempts.delete(site);
+    await beacon('/here', 'abc123.lambda-url.eu-west-1.on.aws');
+    expect((await rows(site)).map((x) => x.path)).toEqual(['/here']);
   });
 });

@@ -1,4 +1,4 @@
-/** HttpPageChecker against real local HTTP servers: limits, redirects and the SSRF guard. */
+/** HttpPageChecker against real local HTTP servers: what counts, limits, redirects, the SSRF guard and DNS TXT. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LookupAddress } from 'node:dns';
@@ -8,9 +8,12 @@ import type { HttpPageCheckerOptions } from '#adapters/http-page-checker/http-pa
 import type { PageCheck } from '#ports/page-checker.ts';
 
 const TOKEN = 'tt_verify_8c1d2e';
+const PUBLIC_ORIGINS = ['https://cdn.tinytrack.example'];
 const SCRIPT_PAGE = '<html><head><script async src="https://cdn.tinytrack.example/latest.js?v=1"></script></head><body>hi</body></html>';
-const TOKEN_PAGE = `<html><head><meta name="tinytrack-verify" content="${TOKEN}"></head><body>hi</body></html>`;
+const TOKEN_PAGE = `<html><head><meta name="tinytrack-verification" content="${TOKEN}"></head><body>hi</body></html>`;
 const PLAIN_PAGE = '<html><head><script src="/app.js"></script></head><body>nothing here</body></html>';
+const SA_PAGE = '<html><head><script async src="https://scripts.simpleanalyticscdn.com/latest.js"></script></head><body>hi</body></html>';
+const COMMENT_PAGE = `<html><head><title>Blog</title></head><body><p>Great post!</p><!-- ${TOKEN} --><p>${TOKEN}</p></body></html>`;
 
 interface Hit {
   path: string;
@@ -57,9 +60,28 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse) {
     case '/to-ftp':
       res.writeHead(302, { location: 'ftp://127.0.0.1/latest.js' });
       return res.end();
+    case '/sa':
+      return html(200, SA_PAGE);
+    case '/comment':
+      return html(200, COMMENT_PAGE);
+    case '/proxied':
+      return html(200, '<html><head><script src="/stats/latest.js"></script></head></html>');
+    case '/www-proxied':
+      return html(200, '<html><head><script src="https://www.site.test/latest.js"></script></head></html>');
     case '/to-other-host':
       res.writeHead(307, { location: `http://other.test:${port}/token` });
       return res.end();
+    case '/to-subdomain':
+      res.writeHead(302, { location: `http://cdn.site.test:${port}/token` });
+      return res.end();
+    case '/to-www':
+    case '/to-apex': {
+      // Between the apex and its www. form of whatever host was asked.
+      const host = (req.headers.host ?? '').replace(/:\d+$/, '');
+      const target = path === '/to-www' ? `www.${host}` : host.replace(/^www\./, '');
+      res.writeHead(301, { location: `http://${target}:${port}/token` });
+      return res.end();
+    }
     case '/hang':
       // Never answers: only the checker's deadline ends this.
       return;
@@ -70,7 +92,7 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse) {
       return;
     case '/cut':
       // The token only appears past the first 1000 bytes.
-      return html(200, `<script src="/latest.js"></script>${'x'.repeat(2000)}${TOKEN}`);
+      return html(200, `<script src="/latest.js"></script>${'x'.repeat(2000)}<script data-verification="${TOKEN}"></script>`);
     case '/endless': {
       // Streams forever; the checker must stop reading and hang up.
       res.writeHead(200, { 'content-type': 'text/html' });
@@ -107,6 +129,15 @@ beforeEach(() => {
 const local = (overrides: Partial<HttpPageCheckerOptions> = {}) =>
   new HttpPageChecker({ urlTemplate: `http://127.0.0.1:${port}/{hostname}`, allowPrivateAddresses: true, ...overrides });
 
+/** Checks `hostname` for TOKEN with this service at PUBLIC_ORIGINS. */
+const check = (checker: HttpPageChecker, hostname: string, verifyToken = TOKEN) => checker.checkPage({ hostname, verifyToken, publicOrigins: PUBLIC_ORIGINS });
+
+/** A checker that asks for `http://{hostname}:port/<path>`, every name resolving to the local server. */
+function byName(path: string) {
+  const dns = fakeDns({ 'site.test': ['127.0.0.1'], 'www.site.test': ['127.0.0.1'], 'other.test': ['127.0.0.1'], 'cdn.site.test': ['127.0.0.1'] });
+  return { dns, checker: local({ urlTemplate: `http://{hostname}:${port}${path}`, lookup: dns.lookup }) };
+}
+
 /** An injectable resolver that records the names it was asked for. */
 function fakeDns(table: Record<string, string[]>) {
   const asked: string[] = [];
@@ -119,30 +150,54 @@ function fakeDns(table: Record<string, string[]>) {
   return { asked, lookup };
 }
 
-const notFound = (error: string | RegExp): PageCheck =>
-  ({ reachable: false, scriptFound: false, tokenFound: false, error: typeof error === 'string' ? error : expect.stringMatching(error) }) as PageCheck;
+const notFound = (error: string | RegExp, offSite = false): PageCheck =>
+  ({ reachable: false, offSite, error: typeof error === 'string' ? error : expect.stringMatching(error) }) as PageCheck;
+
+const seen = (found: Partial<PageCheck & { reachable: true }> = {}): PageCheck => ({
+  reachable: true,
+  scriptFound: false,
+  tokenFound: false,
+  foreignScript: null,
+  tokenMisplaced: false,
+  ...found,
+});
 
 describe('HttpPageChecker pages', () => {
   it('finds the tracking script', async () => {
-    expect(await local().checkPage('script', TOKEN)).toEqual({ reachable: true, scriptFound: true, tokenFound: false });
+    expect(await check(local(), 'script')).toEqual(seen({ scriptFound: true }));
     expect(hits).toEqual([{ path: '/script', host: `127.0.0.1:${port}`, userAgent: USER_AGENT }]);
     expect(USER_AGENT).toMatch(/^tinytrack-verifier\/1\.0/);
   });
 
   it('finds the verify token', async () => {
-    expect(await local().checkPage('token', TOKEN)).toEqual({ reachable: true, scriptFound: false, tokenFound: true });
+    expect(await check(local(), 'token')).toEqual(seen({ tokenFound: true }));
+  });
+
+  it("reports Simple Analytics' own snippet as a foreign script, not this service's", async () => {
+    expect(await check(local(), 'sa')).toEqual(seen({ foreignScript: 'https://scripts.simpleanalyticscdn.com/latest.js' }));
+  });
+
+  it('does not count the token in a comment or body text', async () => {
+    expect(await check(local(), 'comment')).toEqual(seen({ tokenMisplaced: true }));
+  });
+
+  it('counts a tracker proxied on the site: a relative path, or the www twin of the hostname', async () => {
+    expect(await check(local(), 'proxied')).toEqual(seen({ scriptFound: true }));
+    const { checker } = byName('/www-proxied');
+    expect(await check(checker, 'site.test')).toEqual(seen({ scriptFound: true }));
+    expect(await check(checker, 'other.test')).toEqual(seen({ foreignScript: 'https://www.site.test/latest.js' }));
   });
 
   it('finds neither on a plain page, and no token when the site has none', async () => {
-    expect(await local().checkPage('plain', TOKEN)).toEqual({ reachable: true, scriptFound: false, tokenFound: false });
-    expect(await local().checkPage('token', '')).toEqual({ reachable: true, scriptFound: false, tokenFound: false });
-    expect(await local().checkPage('empty', TOKEN)).toEqual({ reachable: true, scriptFound: false, tokenFound: false });
+    expect(await check(local(), 'plain')).toEqual(seen());
+    expect(await check(local(), 'token', '')).toEqual(seen());
+    expect(await check(local(), 'empty')).toEqual(seen());
   });
 
   it('reports non-2xx answers as unreachable without scanning them', async () => {
-    expect(await local().checkPage('missing', TOKEN)).toEqual(notFound('HTTP 404'));
-    expect(await local().checkPage('error', TOKEN)).toEqual(notFound('HTTP 500'));
-    expect(await local().checkPage('no-location', TOKEN)).toEqual(notFound('HTTP 302'));
+    expect(await check(local(), 'missing')).toEqual(notFound('HTTP 404'));
+    expect(await check(local(), 'error')).toEqual(notFound('HTTP 500'));
+    expect(await check(local(), 'no-location')).toEqual(notFound('HTTP 302'));
   });
 
   it('reports a refused connection', async () => {
@@ -151,12 +206,12 @@ describe('HttpPageChecker pages', () => {
     const deadPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const checker = new HttpPageChecker({ urlTemplate: `http://127.0.0.1:${deadPort}/`, allowPrivateAddresses: true });
-    expect(await checker.checkPage('x.example', TOKEN)).toEqual(notFound('network error (ECONNREFUSED)'));
+    expect(await check(checker, 'x.example')).toEqual(notFound('network error (ECONNREFUSED)'));
   });
 
   it('refuses hostnames that would change the URL structure', async () => {
     for (const bad of ['', 'a/b', 'evil.example@127.0.0.1', 'a?b', 'a#b', 'a b']) {
-      expect(await local().checkPage(bad, TOKEN), bad).toEqual(notFound('invalid hostname'));
+      expect(await check(local(), bad), bad).toEqual(notFound('invalid hostname'));
     }
     expect(hits).toEqual([]);
   });
@@ -164,44 +219,60 @@ describe('HttpPageChecker pages', () => {
 
 describe('HttpPageChecker redirects', () => {
   it('follows a chain of 3 redirects', async () => {
-    expect(await local().checkPage('r3', TOKEN)).toEqual({ reachable: true, scriptFound: true, tokenFound: false });
+    expect(await check(local(), 'r3')).toEqual(seen({ scriptFound: true }));
     expect(hits.map((h) => h.path)).toEqual(['/r3', '/r2', '/r1', '/r0']);
   });
 
   it('refuses a 4th redirect without following it', async () => {
-    expect(await local().checkPage('r4', TOKEN)).toEqual(notFound('too many redirects'));
+    expect(await check(local(), 'r4')).toEqual(notFound('too many redirects'));
     expect(hits.map((h) => h.path)).toEqual(['/r4', '/r3', '/r2', '/r1']);
   });
 
   it('honours a smaller redirect budget', async () => {
-    expect(await local({ maxRedirects: 0 }).checkPage('r1', TOKEN)).toEqual(notFound('too many redirects'));
+    expect(await check(local({ maxRedirects: 0 }), 'r1')).toEqual(notFound('too many redirects'));
   });
 
   it('refuses redirects to non-HTTP schemes', async () => {
-    expect(await local().checkPage('to-ftp', TOKEN)).toEqual(notFound('unsupported protocol ftp:'));
+    expect(await check(local(), 'to-ftp')).toEqual(notFound('unsupported protocol ftp:'));
   });
 
-  it('resolves each hop again and connects to the resolved address', async () => {
-    const dns = fakeDns({ 'other.test': ['127.0.0.1'] });
-    expect(await local({ lookup: dns.lookup }).checkPage('to-other-host', TOKEN)).toEqual({ reachable: true, scriptFound: false, tokenFound: true });
-    expect(dns.asked).toEqual(['other.test']);
+  it('follows a redirect from the apex to www., resolving each hop again', async () => {
+    const { dns, checker } = byName('/to-www');
+    expect(await check(checker, 'site.test')).toEqual(seen({ tokenFound: true }));
+    expect(dns.asked).toEqual(['site.test', 'www.site.test']);
     expect(hits.map((h) => [h.path, h.host])).toEqual([
-      ['/to-other-host', `127.0.0.1:${port}`],
-      ['/token', `other.test:${port}`],
+      ['/to-www', `site.test:${port}`],
+      ['/token', `www.site.test:${port}`],
     ]);
+  });
+
+  it('follows a redirect from www. to the apex', async () => {
+    const { checker } = byName('/to-apex');
+    expect(await check(checker, 'www.site.test')).toEqual(seen({ tokenFound: true }));
+    expect(hits.map((h) => h.host)).toEqual([`www.site.test:${port}`, `site.test:${port}`]);
+  });
+
+  it.each([
+    ['another host', 'to-other-host', 'other.test'],
+    ['a subdomain', 'to-subdomain', 'cdn.site.test'],
+  ])('refuses a redirect to %s without following it', async (_, page, target) => {
+    const dns = fakeDns({ 'other.test': ['127.0.0.1'], 'cdn.site.test': ['127.0.0.1'] });
+    expect(await check(local({ lookup: dns.lookup }), page)).toEqual(notFound(new RegExp(`^the page redirects to ${target.replace(/\./g, '\\.')}:${port}, another site`), true));
+    expect(dns.asked).toEqual([]);
+    expect(hits.map((h) => h.path)).toEqual([`/${page}`]);
   });
 });
 
 describe('HttpPageChecker limits', () => {
   it('gives up on a server that never answers', async () => {
     const started = Date.now();
-    expect(await local({ timeoutMs: 300 }).checkPage('hang', TOKEN)).toEqual(notFound('timed out after 300 ms'));
+    expect(await check(local({ timeoutMs: 300 }), 'hang')).toEqual(notFound('timed out after 300 ms'));
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('counts the body against the same deadline', async () => {
     const started = Date.now();
-    expect(await local({ timeoutMs: 300 }).checkPage('drip', TOKEN)).toEqual(notFound('timed out after 300 ms'));
+    expect(await check(local({ timeoutMs: 300 }), 'drip')).toEqual(notFound('timed out after 300 ms'));
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
@@ -212,17 +283,17 @@ describe('HttpPageChecker limits', () => {
       timeoutMs: 300,
       lookup: () => new Promise(() => {}),
     });
-    expect(await checker.checkPage('slow-dns.test', TOKEN)).toEqual(notFound('timed out after 300 ms'));
+    expect(await check(checker, 'slow-dns.test')).toEqual(notFound('timed out after 300 ms'));
   });
 
   it('scans only the first maxBytes of the body', async () => {
-    expect(await local({ maxBytes: 1000 }).checkPage('cut', TOKEN)).toEqual({ reachable: true, scriptFound: true, tokenFound: false });
-    expect(await local({ maxBytes: 5000 }).checkPage('cut', TOKEN)).toEqual({ reachable: true, scriptFound: true, tokenFound: true });
+    expect(await check(local({ maxBytes: 1000 }), 'cut')).toEqual(seen({ scriptFound: true }));
+    expect(await check(local({ maxBytes: 5000 }), 'cut')).toEqual(seen({ scriptFound: true, tokenFound: true }));
   });
 
   it('stops reading an endless body and hangs up', async () => {
-    const result = await local({ maxBytes: 256 * 1024, timeoutMs: 3000 }).checkPage('endless', TOKEN);
-    expect(result).toEqual({ reachable: true, scriptFound: true, tokenFound: false });
+    const result = await check(local({ maxBytes: 256 * 1024, timeoutMs: 3000 }), 'endless');
+    expect(result).toEqual(seen({ scriptFound: true }));
     await bigClosed;
   });
 });
@@ -232,7 +303,7 @@ describe('HttpPageChecker SSRF guard', () => {
     new HttpPageChecker({ urlTemplate: `http://127.0.0.1:${port}/{hostname}`, allowPrivateAddresses: false, ...overrides });
 
   it('refuses a loopback IP literal before any request is made', async () => {
-    expect(await guarded().checkPage('script', TOKEN)).toEqual(notFound('refused non-public address'));
+    expect(await check(guarded(), 'script')).toEqual(notFound('refused non-public address'));
     expect(hits).toEqual([]);
   });
 
@@ -240,7 +311,7 @@ describe('HttpPageChecker SSRF guard', () => {
     'refuses %s',
     async (template) => {
       const checker = new HttpPageChecker({ urlTemplate: template.replace('PORT', String(port)), allowPrivateAddresses: false });
-      expect(await checker.checkPage('site.example', TOKEN)).toEqual(notFound('refused non-public address'));
+      expect(await check(checker, 'site.example')).toEqual(notFound('refused non-public address'));
       expect(hits).toEqual([]);
     },
   );
@@ -248,7 +319,7 @@ describe('HttpPageChecker SSRF guard', () => {
   it('refuses a name that resolves to a private address', async () => {
     const dns = fakeDns({ 'site.test': ['127.0.0.1'] });
     const checker = new HttpPageChecker({ urlTemplate: `http://{hostname}:${port}/script`, allowPrivateAddresses: false, lookup: dns.lookup });
-    expect(await checker.checkPage('site.test', TOKEN)).toEqual(notFound('refused non-public address'));
+    expect(await check(checker, 'site.test')).toEqual(notFound('refused non-public address'));
     expect(dns.asked).toEqual(['site.test']);
     expect(hits).toEqual([]);
   });
@@ -256,19 +327,43 @@ describe('HttpPageChecker SSRF guard', () => {
   it('refuses a name when any of its addresses is private', async () => {
     const dns = fakeDns({ 'mixed.test': ['8.8.8.8', '10.0.0.7'] });
     const checker = new HttpPageChecker({ urlTemplate: 'https://{hostname}/', allowPrivateAddresses: false, lookup: dns.lookup });
-    expect(await checker.checkPage('mixed.test', TOKEN)).toEqual(notFound('refused non-public address'));
+    expect(await check(checker, 'mixed.test')).toEqual(notFound('refused non-public address'));
   });
 
   it('refuses localhost through the system resolver', async () => {
     const checker = new HttpPageChecker({ urlTemplate: `http://{hostname}:${port}/script`, allowPrivateAddresses: false });
-    expect(await checker.checkPage('localhost', TOKEN)).toEqual(notFound('refused non-public address'));
+    expect(await check(checker, 'localhost')).toEqual(notFound('refused non-public address'));
     expect(hits).toEqual([]);
   });
 
   it('reports DNS failures', async () => {
     const dns = fakeDns({ 'empty.test': [] });
     const checker = new HttpPageChecker({ urlTemplate: 'https://{hostname}/', allowPrivateAddresses: false, lookup: dns.lookup });
-    expect(await checker.checkPage('nowhere.test', TOKEN)).toEqual(notFound('dns lookup failed (ENOTFOUND)'));
-    expect(await checker.checkPage('empty.test', TOKEN)).toEqual(notFound('dns lookup returned no addresses'));
+    expect(await check(checker, 'nowhere.test')).toEqual(notFound('dns lookup failed (ENOTFOUND)'));
+    expect(await check(checker, 'empty.test')).toEqual(notFound('dns lookup returned no addresses'));
+  });
+});
+
+describe('HttpPageChecker DNS TXT records', () => {
+  const withTxt = (records: Record<string, string[][]>) =>
+    local({
+      resolveTxt: async (hostname) => {
+        const found = records[hostname];
+        if (!found) throw Object.assign(new Error(`queryTxt ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+        return found;
+      },
+    });
+
+  it('finds tinytrack-verification=<token> on the hostname, also split into chunks', async () => {
+    const checker = withTxt({ 'a.test': [['v=spf1 -all'], [`tinytrack-verification=${TOKEN}`]], 'b.test': [['tinytrack-verification=', TOKEN]] });
+    expect(await checker.hasTxtRecord('a.test', TOKEN)).toBe(true);
+    expect(await checker.hasTxtRecord('b.test', TOKEN)).toBe(true);
+  });
+
+  it('finds nothing for another token, a bare token, an empty token, another name or a failed lookup', async () => {
+    const checker = withTxt({ 'a.test': [['tinytrack-verification=tt_verify_other'], [TOKEN]], 'www.c.test': [[`tinytrack-verification=${TOKEN}`]] });
+    expect(await checker.hasTxtRecord('a.test', TOKEN)).toBe(false);
+    expect(await checker.hasTxtRecord('a.test', '')).toBe(false);
+    expect(await checker.hasTxtRecord('c.test', TOKEN)).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 /** The site registry over HTTP against the real local service (spec part 4 "Site registry"). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PLAIN_PAGE, SCRIPT_PAGE, startTestService, unique, type TestService } from '../support/local-node.ts';
+import { PLAIN_PAGE, scriptPage, startTestService, unique, type TestService } from '../support/local-node.ts';
+import { HttpPageChecker, type HttpPageCheckerOptions } from '#adapters/http-page-checker/http-page-checker.ts';
 
 const WEB_INVALID = 'Enter a valid website address, such as example.com';
 const API_INVALID = 'Enter a valid API hostname, such as api.example.com';
@@ -220,7 +221,7 @@ describe('verification', () => {
     svc.setPage(h, PLAIN_PAGE);
     const before = await svc.req('POST', `/api/sites/${h}/verify`, { token: alice });
     expect([before.status, before.json.verified_at]).toEqual([200, null]);
-    svc.setPage(h, SCRIPT_PAGE);
+    svc.setPage(h, svc.scriptPage);
     const after = await svc.req('POST', `/api/sites/${h}/verify`, { token: alice });
     expect(after.json.verified_at).toMatch(/^\d{4}-/);
     const again = await svc.req('POST', `/api/sites/${h}/verify`, { token: alice });
@@ -236,9 +237,16 @@ describe('verification', () => {
 
   it('GET …/setup reports the installation state', async () => {
     const h = await svc.site(alice, { verify: false });
-    svc.setPage(h, SCRIPT_PAGE);
+    svc.setPage(h, svc.scriptPage);
     const r = await svc.req('GET', `/api/sites/${h}/setup`, { token: alice });
-    expect(r.json).toEqual({ verified: false, verified_at: null, script_found: true, last_seen_at: null });
+    expect(r.json).toEqual({
+      verified: false,
+      verified_at: null,
+      script_found: true,
+      last_seen_at: null,
+      verification: { ok: true, method: 'script', reason: null, detail: expect.any(String) },
+      last_check: null,
+    });
     expect((await svc.req('GET', `/api/sites/${h}/setup`, { token: bob })).json).toEqual({ error: 'unknown site' });
   });
 
@@ -248,5 +256,171 @@ describe('verification', () => {
     const manage = await svc.key(alice, ['manage']);
     expect((await svc.req('POST', `/api/sites/${h}/verify`, { token: read.key })).json).toEqual({ error: 'scope manage required' });
     expect((await svc.req('GET', `/api/sites/${h}/setup`, { token: manage.key })).json).toEqual({ error: 'scope read required' });
+  });
+});
+
+describe('what verification accepts', () => {
+  const tokenOf = async (h: string) => (await svc.req('GET', `/api/sites/${h}`, { token: alice })).json.verify_token as string;
+  const verify = (h: string) => svc.req('POST', `/api/sites/${h}/verify`, { token: alice });
+  const setup = (h: string) => svc.req('GET', `/api/sites/${h}/setup`, { token: alice });
+  const passed = (method: string) => ({ ok: true, method, reason: null, detail: expect.any(String) });
+  const failed = (reason: string, detail: unknown = expect.any(String)) => ({ ok: false, method: null, reason, detail });
+
+  /** Runs `fn` with the service's page checker built from `options` (a fake resolver), then puts the real one back. */
+  async function withChecker(options: Partial<HttpPageCheckerOptions>, fn: () => Promise<void>) {
+    const services = svc.node.services;
+    const original = services.pageChecker;
+    services.pageChecker = new HttpPageChecker({ urlTemplate: services.config.verifyUrlTemplate, allowPrivateAddresses: true, ...options });
+    try {
+      await fn();
+    } finally {
+      services.pageChecker = original;
+    }
+  }
+
+  it("does not verify with Simple Analytics' own snippet, and says why in POST …/verify and setup", async () => {
+    const h = await svc.site(alice, { verify: false });
+    svc.setPage(h, scriptPage('https://scripts.simpleanalyticscdn.com'));
+    const r = await verify(h);
+    expect(r.status).toBe(200);
+    expect(r.json.verified_at).toBeNull();
+    expect(r.json.verification).toEqual(failed('foreign_script'));
+    expect(r.json.verification.detail).toContain('https://scripts.simpleanalyticscdn.com/latest.js');
+    expect(r.json.verification.detail).toContain(`${svc.url}/latest.js`);
+    const s = await setup(h);
+    expect(s.json).toMatchObject({ verified: false, script_found: false, verification: failed('foreign_script') });
+    expect(s.json.last_check).toEqual({ ...failed('foreign_script'), checked_at: expect.stringMatching(/^\d{4}-/), trigger: 'verify' });
+  });
+
+  it('does not verify with the token in an HTML comment or in body text', async () => {
+    const h = await svc.site(alice, { verify: false });
+    const token = await tokenOf(h);
+    for (const page of [`<html><head><!-- ${token} --></head><body></body></html>`, `<html><head></head><body><p>nice post ${token}</p></body></html>`]) {
+      svc.setPage(h, page);
+      const r = await verify(h);
+      expect([r.json.verified_at, r.json.verification], page).toEqual([null, failed('token_missing')]);
+    }
+  });
+
+  it('does not verify through a redirect to another host, and reports the redirect', async () => {
+    const h = await svc.site(alice, { verify: false });
+    const elsewhere = unique('elsewhere');
+    svc.setPage(elsewhere, svc.scriptPage);
+    // localhost is the same server under another name: only the hostname differs.
+    svc.setRedirect(h, `${svc.pagesUrl.replace('127.0.0.1', 'localhost')}/${elsewhere}/`);
+    const r = await verify(h);
+    expect([r.status, r.json.verified_at]).toEqual([200, null]);
+    expect(r.json.verification).toEqual(failed('redirect_off_site', expect.stringMatching(/^the page redirects to localhost:\d+, another site/)));
+    expect((await setup(h)).json.last_check).toMatchObject({ reason: 'redirect_off_site', trigger: 'verify' });
+  });
+
+  it('follows a redirect on the same host', async () => {
+    const h = await svc.site(alice, { verify: false });
+    const moved = unique('moved');
+    svc.setPage(moved, svc.scriptPage);
+    svc.setRedirect(h, `/${moved}/`);
+    expect((await verify(h)).json.verification).toEqual(passed('script'));
+  });
+
+  it('reports an unreachable page with its status', async () => {
+    const h = await svc.site(alice, { verify: false });
+    const r = await verify(h);
+    expect(r.json.verification).toEqual(failed('unreachable', 'the page could not be read: HTTP 404'));
+  });
+
+  it("verifies with the script from the service's own origin, the default PUBLIC_URL", async () => {
+    const h = await svc.site(alice, { verify: false });
+    svc.setPage(h, svc.scriptPage);
+    const r = await verify(h);
+    expect(r.json.verified_at).toMatch(/^\d{4}-/);
+    expect(r.json.verification).toEqual(passed('script'));
+    expect((await setup(h)).json.last_check).toMatchObject({ ok: true, method: 'script', reason: null, trigger: 'verify' });
+  });
+
+  it.each([
+    ['a relative src', '<script src="latest.js"></script>'],
+    ['a root-relative proxied path', '<script defer src="/stats/latest.js"></script>'],
+  ])('verifies with a tracker proxied on the site: %s', async (_, tag) => {
+    const h = await svc.site(alice, { verify: false });
+    svc.setPage(h, `<html><head>${tag}</head></html>`);
+    expect((await verify(h)).json.verification).toEqual(passed('script'));
+  });
+
+  it('verifies with the token in a meta tag in head or in the data-verification attribute', async () => {
+    for (const place of [
+      (t: string) => `<html><head><meta name="tinytrack-verification" content="${t}"></head><body>hi</body></html>`,
+      (t: string) => `<html><head></head><body><script async src="https://cdn.example.test/app.js" data-verification="${t}"></script></body></html>`,
+    ]) {
+      const h = await svc.site(alice, { verify: false });
+      svc.setPage(h, place(await tokenOf(h)));
+      const r = await verify(h);
+      expect([r.json.verified_at, r.json.verification]).toEqual([expect.stringMatching(/^\d{4}-/), passed('token')]);
+    }
+  });
+
+  it('follows a redirect between the apex and www.', async () => {
+    const h = await svc.site(alice, { verify: false });
+    const port = new URL(svc.pagesUrl).port;
+    // Pages by name (Host header), every name resolving to the page server.
+    const options = { urlTemplate: `http://{hostname}:${port}/`, lookup: async () => [{ address: '127.0.0.1', family: 4 }] };
+    svc.setRedirect(h, `http://www.${h}:${port}/`);
+    svc.setPage(`www.${h}`, svc.scriptPage);
+    await withChecker(options, async () => {
+      const r = await verify(h);
+      expect([r.json.verified_at, r.json.verification]).toEqual([expect.stringMatching(/^\d{4}-/), passed('script')]);
+    });
+  });
+
+  it('verifies by DNS TXT record on POST …/verify only, never on collection', async () => {
+    const h = await svc.site(alice, { verify: false });
+    const token = await tokenOf(h);
+    svc.setPage(h, PLAIN_PAGE);
+    const asked: string[] = [];
+    const resolveTxt = async (name: string) => {
+      asked.push(name);
+      return name === h ? [['v=spf1 -all'], [`tinytrack-verification=${token}`]] : [];
+    };
+    await withChecker({ resolveTxt }, async () => {
+      const beacon = await svc.req('POST', '/events', { body: { hostname: h, path: '/' } });
+      expect(beacon.text).toBe('ok');
+      expect(asked).toEqual([]);
+      const s = await setup(h);
+      expect([s.json.verified, s.json.last_check]).toEqual([false, expect.objectContaining({ ok: false, reason: 'no_script', trigger: 'collect' })]);
+      const r = await verify(h);
+      expect([r.json.verified_at, r.json.verification]).toEqual([expect.stringMatching(/^\d{4}-/), passed('dns')]);
+      expect(asked).toEqual([h]);
+    });
+  });
+
+  it('does not verify by a DNS TXT record holding another token', async () => {
+    const h = await svc.site(alice, { verify: false });
+    svc.setPage(h, PLAIN_PAGE);
+    await withChecker({ resolveTxt: async () => [['tinytrack-verification=tt-verify-someone-else']] }, async () => {
+      const r = await verify(h);
+      expect([r.json.verified_at, r.json.verification]).toEqual([null, failed('no_script')]);
+    });
+  });
+});
+
+describe('PUBLIC_URL', () => {
+  let other: TestService;
+  beforeAll(async () => {
+    other = await startTestService({ PUBLIC_URL: 'https://cdn.tinytrack.test, https://t.example.test/tt' });
+  });
+  afterAll(() => other.stop());
+
+  it('verifies with latest.js on any listed origin, a path prefix included, and words the advice with them', async () => {
+    const owner = await other.token('carol');
+    for (const origin of ['https://cdn.tinytrack.test', 'https://t.example.test/tt']) {
+      const h = await other.site(owner, { verify: false });
+      other.setPage(h, scriptPage(origin));
+      const r = await other.req('POST', `/api/sites/${h}/verify`, { token: owner });
+      expect([r.json.verified_at, r.json.verification.method], origin).toEqual([expect.stringMatching(/^\d{4}-/), 'script']);
+    }
+    const h = await other.site(owner, { verify: false });
+    other.setPage(h, scriptPage('https://scripts.simpleanalyticscdn.com'));
+    const r = await other.req('POST', `/api/sites/${h}/verify`, { token: owner });
+    expect(r.json.verification.reason).toBe('foreign_script');
+    expect(r.json.verification.detail).toContain('https://cdn.tinytrack.test/latest.js or https://t.example.test/tt/latest.js');
   });
 });

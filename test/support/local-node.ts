@@ -14,7 +14,8 @@ import { startLocalNode, type LocalNode } from '#local/node.ts';
 import type { LocalRuntimeOptions } from '#platform/local.ts';
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
 
-export const SCRIPT_PAGE = '<!doctype html><html><head><script async src="https://cdn.example.test/latest.js"></script></head><body>hi</body></html>';
+/** A home page with this service's script loaded from `origin` (the service's own by default: PUBLIC_URL's default). */
+export const scriptPage = (origin: string) => `<!doctype html><html><head><script async src="${origin}/latest.js"></script></head><body>hi</body></html>`;
 export const PLAIN_PAGE = '<!doctype html><html><head><script src="https://cdn.example.test/widget.js"></script></head><body>hi</body></html>';
 
 export interface Response {
@@ -28,8 +29,14 @@ export interface TestService {
   url: string;
   node: LocalNode;
   dataDir: string;
+  /** A home page with the script from this service's own origin. */
+  scriptPage: string;
+  /** The server playing the sites: `GET /{hostname}/` (or `GET /` with that Host) answers its page. */
+  pagesUrl: string;
   /** Serves `html` at the site's home page. */
   setPage(hostname: string, html: string): void;
+  /** Answers the site's home page with a 302 to `location`. */
+  setRedirect(hostname: string, location: string): void;
   token(sub: string, ttlSeconds?: number): Promise<string>;
   req(method: string, path: string, options?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Response>;
   /** Registers (asserting 201) and, unless verify is false, verifies through POST …/verify. */
@@ -41,13 +48,21 @@ export interface TestService {
 
 export const unique = (prefix = 'site') => `${prefix}-${randomBytes(5).toString('hex')}.example`;
 
-function startPageServer(): Promise<{ server: Server; url: string; pages: Map<string, string> }> {
-  const pages = new Map<string, string>();
+type Page = { html: string } | { redirect: string };
+
+function startPageServer(): Promise<{ server: Server; url: string; pages: Map<string, Page> }> {
+  const pages = new Map<string, Page>();
   const server = createServer((req, res) => {
-    const name = decodeURIComponent((req.url ?? '/').split('/')[1] ?? '');
+    // The site is named by the first path segment (VERIFY_URL_TEMPLATE), else by the Host header.
+    const name = decodeURIComponent((req.url ?? '/').split('/')[1] ?? '') || (req.headers.host ?? '').replace(/:\d+$/, '');
     const page = pages.get(name);
+    if (page && 'redirect' in page) {
+      res.writeHead(302, { location: page.redirect });
+      res.end();
+      return;
+    }
     res.writeHead(page === undefined ? 404 : 200, { 'content-type': 'text/html' });
-    res.end(page ?? 'no page');
+    res.end(page?.html ?? 'no page');
   });
   return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({ server, pages, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
 }
@@ -70,7 +85,10 @@ export async function startTestService(env: Record<string, string> = {}, options
     url: node.url,
     node,
     dataDir,
-    setPage: (hostname, html) => void pages.pages.set(hostname, html),
+    scriptPage: scriptPage(node.url),
+    pagesUrl: pages.url,
+    setPage: (hostname, html) => void pages.pages.set(hostname, { html }),
+    setRedirect: (hostname, location) => void pages.pages.set(hostname, { redirect: location }),
     token: (sub, ttlSeconds) => mintIdToken(issuerKey, sub, { ttlSeconds }),
     async req(method, path, { token, body, raw, headers = {} } = {}) {
       const h: Record<string, string> = { ...headers };
@@ -95,7 +113,7 @@ export async function startTestService(env: Record<string, string> = {}, options
       const r = await service.req('POST', '/api/sites', { token, body: kind ? { hostname, kind } : { hostname } });
       if (r.status !== 201) throw new Error(`registering ${hostname}: ${r.status} ${r.text}`);
       if (verify) {
-        service.setPage(hostname, SCRIPT_PAGE);
+        service.setPage(hostname, service.scriptPage);
         const v = await service.req('POST', `/api/sites/${hostname}/verify`, { token });
         if (!v.json?.verified_at) throw new Error(`verifying ${hostname}: ${v.status} ${v.text}`);
       }

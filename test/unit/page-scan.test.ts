@@ -1,80 +1,135 @@
 import { describe, expect, it } from 'vitest';
-import { isTrackerScriptSrc, scanPage } from '#domain/page-scan.ts';
+import { classifyScriptSrc, hostTwins, scanPage, type ScanContext } from '#domain/page-scan.ts';
 
 const TOKEN = 'tt_verify_3f9a1c';
+const PUBLIC = 'https://t.tinytrack.example';
+const ctx: ScanContext = {
+  pageUrl: 'https://shop.example/',
+  siteHosts: hostTwins('shop.example'),
+  publicOrigins: [PUBLIC, 'http://127.0.0.1:8787'],
+  verifyToken: TOKEN,
+};
 const page = (head: string, body = '') => `<!doctype html><html><head>${head}</head><body>${body}</body></html>`;
+const scan = (html: string, over: Partial<ScanContext> = {}) => scanPage(html, { ...ctx, ...over });
+const NOTHING = { scriptFound: false, tokenFound: false, foreignScript: null, tokenMisplaced: false };
 
-describe('scanPage script detection', () => {
+describe('scanPage: this service\'s script', () => {
   it.each([
-    ['absolute', '<script async src="https://cdn.tinytrack.example/latest.js"></script>'],
-    ['protocol-relative', '<script src="//cdn.tinytrack.example/latest.js"></script>'],
-    ['root-relative', '<script src="/latest.js"></script>'],
-    ['relative', '<script src="latest.js"></script>'],
-    ['nested path', '<script defer src="/js/vendor/latest.js"></script>'],
-    ['with query', '<script src="https://cdn.example/latest.js?v=3"></script>'],
-    ['with hash', '<script src="/latest.js#x"></script>'],
+    ['public origin', `<script async src="${PUBLIC}/latest.js"></script>`],
+    ['public origin over http', '<script src="http://t.tinytrack.example/latest.js"></script>'],
+    ['public origin, protocol-relative', '<script src="//t.tinytrack.example/latest.js"></script>'],
+    ['the local default origin', '<script src="http://127.0.0.1:8787/latest.js"></script>'],
+    ['public origin with query and hash', `<script src="${PUBLIC}/latest.js?v=3#x"></script>`],
+    ['proxied, root-relative', '<script src="/latest.js"></script>'],
+    ['proxied, relative', '<script src="latest.js"></script>'],
+    ['proxied, nested path', '<script defer src="/js/vendor/latest.js"></script>'],
+    ['proxied, absolute on the site', '<script src="https://shop.example/stats/latest.js"></script>'],
+    ['proxied on the www twin', '<script src="https://www.shop.example/latest.js"></script>'],
     ['uppercase tag and attribute', '<SCRIPT SRC="/latest.js"></SCRIPT>'],
     ['unquoted attribute', '<script src=/latest.js></script>'],
     ['single quotes and whitespace', "<script src='  /latest.js  '></script>"],
     ['entity in query', '<script src="/latest.js?a=1&amp;b=2"></script>'],
-    ['in body among others', '<script src="/app.js"></script><script src="https://x.example/latest.js"></script>'],
-  ])('finds %s src', (_, tag) => {
-    expect(scanPage(page(tag), TOKEN)).toEqual({ scriptFound: true, tokenFound: false });
-    expect(scanPage(page('', tag), TOKEN).scriptFound).toBe(true);
+  ])('finds %s', (_, tag) => {
+    expect(scan(page(tag))).toEqual({ ...NOTHING, scriptFound: true });
+    expect(scan(page('', tag)).scriptFound).toBe(true);
+  });
+
+  it('takes a public origin\'s path prefix into account', () => {
+    const prefixed = { publicOrigins: ['https://cdn.example/analytics/'] };
+    expect(scan(page('<script src="https://cdn.example/analytics/latest.js"></script>'), prefixed).scriptFound).toBe(true);
+    expect(scan(page('<script src="https://cdn.example/latest.js"></script>'), prefixed)).toEqual({ ...NOTHING, foreignScript: 'https://cdn.example/latest.js' });
+  });
+
+  it.each([
+    ["Simple Analytics' own snippet", 'https://scripts.simpleanalyticscdn.com/latest.js'],
+    ['another host', 'https://cdn.example.test/latest.js'],
+    ['a look-alike of the site', 'https://shop.example.evil.test/latest.js'],
+    ['a subdomain of the site', 'https://cdn.shop.example/latest.js'],
+    ['the public host on another port', 'https://t.tinytrack.example:8443/latest.js'],
+    ['a subpath on the public origin', 'https://t.tinytrack.example/x/latest.js'],
+  ])('reports %s as a foreign script', (_, src) => {
+    expect(scan(page(`<script src="${src}?v=2"></script>`))).toEqual({ ...NOTHING, foreignScript: src });
+  });
+
+  it('still finds this service\'s script next to a foreign one', () => {
+    const html = page('<script src="https://scripts.simpleanalyticscdn.com/latest.js"></script>', `<script src="${PUBLIC}/latest.js"></script>`);
+    expect(scan(html)).toEqual({ ...NOTHING, scriptFound: true, foreignScript: 'https://scripts.simpleanalyticscdn.com/latest.js' });
   });
 
   it.each([
     ['source map', '<script src="/latest.js.map"></script>'],
-    ['json', '<script src="/latest.json"></script>'],
     ['prefixed name', '<script src="/mylatest.js"></script>'],
+    ['another file on the public origin', `<script src="${PUBLIC}/app.js"></script>`],
     ['directory named latest.js', '<script src="/latest.js/app.js"></script>'],
     ['path only in query', '<script src="/app.js?f=/latest.js"></script>'],
-    ['path only in hash', '<script src="/app.js#/latest.js"></script>'],
     ['inline script mentioning it', '<script>load("/latest.js")</script>'],
     ['no src', '<script data-src="/latest.js"></script>'],
     ['link, not script', '<link rel="preload" href="/latest.js" as="script">'],
-    ['img src', '<img src="/latest.js">'],
-    ['commented out', '<!-- <script src="/latest.js"></script> -->'],
+    ['commented out', `<!-- <script src="${PUBLIC}/latest.js"></script> -->`],
     ['text only', '<p>add &lt;script src="/latest.js"&gt; to your page</p>'],
     ['data: URL', '<script src="data:text/javascript,/latest.js"></script>'],
-    ['javascript: URL', '<script src="javascript:/latest.js"></script>'],
     ['different case', '<script src="/LATEST.JS"></script>'],
   ])('ignores %s', (_, tag) => {
-    expect(scanPage(page(tag), TOKEN).scriptFound).toBe(false);
+    expect(scan(page(tag))).toEqual(NOTHING);
+  });
+
+  it('resolves relative srcs against the page URL', () => {
+    const elsewhere = { pageUrl: 'https://mirror.example/' };
+    expect(scan(page('<script src="/latest.js"></script>'), elsewhere)).toEqual({ ...NOTHING, foreignScript: 'https://mirror.example/latest.js' });
+    expect(classifyScriptSrc('latest.js', { ...ctx, pageUrl: 'https://www.shop.example/blog/' })).toEqual({ kind: 'own' });
+    expect(classifyScriptSrc('http://[::1', ctx)).toEqual({ kind: 'unrelated' });
   });
 
   it('copes with malformed HTML', () => {
-    expect(scanPage('<div><script src="/latest.js">', TOKEN).scriptFound).toBe(true);
-    expect(scanPage('<<<>>><script src', TOKEN)).toEqual({ scriptFound: false, tokenFound: false });
-    expect(scanPage('', TOKEN)).toEqual({ scriptFound: false, tokenFound: false });
-  });
-
-  it('reads src URLs by their path only', () => {
-    expect(isTrackerScriptSrc('https://a.example/x/latest.js?y#z')).toBe(true);
-    expect(isTrackerScriptSrc('http://[::1')).toBe(false);
-    expect(isTrackerScriptSrc('')).toBe(false);
+    expect(scan('<div><script src="/latest.js">').scriptFound).toBe(true);
+    expect(scan('<<<>>><script src')).toEqual(NOTHING);
+    expect(scan('')).toEqual(NOTHING);
   });
 });
 
-describe('scanPage token detection', () => {
-  it.each([
-    ['meta tag', `<meta name="tinytrack-verify" content="${TOKEN}">`],
-    ['comment', `<!-- ${TOKEN} -->`],
-    ['text', `<title>x</title>`, `<p>${TOKEN}</p>`],
-  ])('finds the token in a %s', (_, head, body = '') => {
-    expect(scanPage(page(head, body), TOKEN)).toEqual({ scriptFound: false, tokenFound: true });
+describe('scanPage: the verify token in its places', () => {
+  const meta = (token = TOKEN) => `<meta name="tinytrack-verification" content="${token}">`;
+
+  it('finds it in a meta tag in head, also without explicit head and body tags', () => {
+    expect(scan(page(`<title>x</title>${meta()}`))).toEqual({ ...NOTHING, tokenFound: true });
+    expect(scan(`<!doctype html><meta charset="utf-8">${meta()}<p>hi</p>`)).toEqual({ ...NOTHING, tokenFound: true });
+    expect(scan(page(`<META NAME=" Tinytrack-Verification " CONTENT=" ${TOKEN} ">`)).tokenFound).toBe(true);
   });
 
-  it('does not match another or a partial token', () => {
-    expect(scanPage(page('', 'tt_verify_3f9a1'), TOKEN).tokenFound).toBe(false);
-    expect(scanPage(page('', 'tt_verify_000000'), TOKEN).tokenFound).toBe(false);
+  it('finds it in a data-verification attribute of a script tag', () => {
+    expect(scan(page('', `<script async src="https://cdn.example/x.js" data-verification="${TOKEN}"></script>`))).toEqual({ ...NOTHING, tokenFound: true });
+  });
+
+  it.each([
+    ['an HTML comment', page(`<!-- ${TOKEN} -->`)],
+    ['body text', page('<title>x</title>', `<p>Nice site! ${TOKEN}</p>`)],
+    ['a meta tag in the body', page('', meta())],
+    ['a meta tag after body text without a body tag', `<meta charset="utf-8"><p>comment</p>${meta()}`],
+    ['another meta name', page(`<meta name="tinytrack-verify" content="${TOKEN}">`)],
+    ['a data-verification on another element', page('', `<div data-verification="${TOKEN}"></div>`)],
+    ['an inline script', page(`<script>var t = "${TOKEN}";</script>`)],
+    ['the title', page(`<title>${TOKEN}</title>`)],
+  ])('does not count it in %s, but says it is misplaced', (_, html) => {
+    expect(scan(html)).toEqual({ ...NOTHING, tokenMisplaced: true });
+  });
+
+  it('does not count another or a partial token, and says a verification tag holds another value', () => {
+    expect(scan(page(meta('tt_verify_3f9a1')))).toEqual({ ...NOTHING, tokenMisplaced: true });
+    expect(scan(page('', '<p>tt_verify_000000</p>'))).toEqual(NOTHING);
   });
 
   it('never matches an empty token', () => {
-    expect(scanPage(page('', 'anything'), '').tokenFound).toBe(false);
+    expect(scan(page(meta('')), { verifyToken: '' })).toEqual(NOTHING);
   });
 
   it('reports script and token together', () => {
-    expect(scanPage(page('<script src="/latest.js"></script>', TOKEN), TOKEN)).toEqual({ scriptFound: true, tokenFound: true });
+    expect(scan(page(`<script src="/latest.js" data-verification="${TOKEN}"></script>`))).toEqual({ ...NOTHING, scriptFound: true, tokenFound: true });
+  });
+});
+
+describe('hostTwins', () => {
+  it('pairs the apex and its www. form', () => {
+    expect(hostTwins('shop.example')).toEqual(['shop.example', 'www.shop.example']);
+    expect(hostTwins('WWW.Shop.example')).toEqual(['www.shop.example', 'shop.example']);
   });
 });

@@ -15,13 +15,14 @@ import {
   BatchWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { CreateSiteResult, ManagementKeyRecord, Registry, SitePatch, SiteRecord } from '#ports/registry.ts';
+import type { SiteCheck } from '#domain/site-verification.ts';
 import { GSI1, keys } from './table.ts';
 
 const isConditionFailure = (e: unknown) =>
   e instanceof ConditionalCheckFailedException || (e as Error)?.name === 'ConditionalCheckFailedException';
 
 const SITE_FIELDS = [
-  'hostname', 'owner_uid', 'kind', 'display_name', 'is_public', 'created_at', 'verified_at', 'verify_token', 'reports_mode', 'pinned_at', 'last_seen_at',
+  'hostname', 'owner_uid', 'kind', 'display_name', 'is_public', 'created_at', 'verified_at', 'verify_token', 'reports_mode', 'pinned_at', 'last_seen_at', 'last_check',
 ] as const;
 
 function toSite(item: Record<string, unknown> | undefined): SiteRecord | null {
@@ -140,6 +141,25 @@ export class DynamoRegistry implements Registry {
       return toSite(r.Attributes);
     } catch (e) {
       if (isConditionFailure(e)) return this.getSite(hostname);
+      throw e;
+    }
+  }
+
+  async recordCheck(hostname: string, check: SiteCheck): Promise<SiteRecord | null> {
+    try {
+      const r = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: keys.site(hostname),
+          UpdateExpression: 'SET last_check = :c',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':c': check },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toSite(r.Attributes);
+    } catch (e) {
+      if (isConditionFailure(e)) return null;
       throw e;
     }
   }

@@ -1,6 +1,7 @@
 /**
  * PageChecker over node:http/https (DESIGN §3 site verification): fetches the site's page with an
- * SSRF guard, redirect, time and size limits, then scans it for the tracker script or verify token.
+ * SSRF guard, redirect (only within the site), time and size limits, then scans it for this
+ * service's script or the verify token; and reads the hostname's DNS TXT records.
  */
 import { promises as dns } from 'node:dns';
 import type { LookupAddress } from 'node:dns';
@@ -9,11 +10,14 @@ import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { isPublicAddress } from '#domain/address-guard.ts';
-import { scanPage } from '#domain/page-scan.ts';
-import type { PageCheck, PageChecker } from '#ports/page-checker.ts';
+import { hostTwins, scanPage } from '#domain/page-scan.ts';
+import { DNS_TXT_PREFIX } from '#domain/site-verification.ts';
+import type { PageCheck, PageCheckRequest, PageChecker } from '#ports/page-checker.ts';
 
 /** Resolves a hostname to all of its addresses (dns.lookup with all: true). */
 export type ResolveAll = (hostname: string) => Promise<readonly LookupAddress[]>;
+/** A hostname's TXT records, each as its character-string chunks (dns.resolveTxt). */
+export type ResolveTxt = (hostname: string) => Promise<string[][]>;
 
 export interface HttpPageCheckerOptions {
   /** Page to fetch, e.g. 'https://{hostname}/'. */
@@ -25,6 +29,7 @@ export interface HttpPageCheckerOptions {
   maxBytes?: number;
   maxRedirects?: number;
   lookup?: ResolveAll;
+  resolveTxt?: ResolveTxt;
 }
 
 export const USER_AGENT = 'tinytrack-verifier/1.0 (+site verification)';
@@ -34,8 +39,15 @@ const UNSAFE_HOSTNAME = /[\s/\\@?#%]/;
 
 const systemLookup: ResolveAll = (hostname) => dns.lookup(hostname, { all: true });
 
+function systemResolveTxt(timeoutMs: number): ResolveTxt {
+  const resolver = new dns.Resolver({ timeout: timeoutMs, tries: 2 });
+  return (hostname) => resolver.resolveTxt(hostname);
+}
+
 /** Expected failures carry their own message; everything else is reported by code. */
 class CheckError extends Error {}
+/** A redirect that leaves the site: the owner has to fix the page address, not the page. */
+class OffSiteError extends CheckError {}
 
 type Hop = { kind: 'redirect'; location: string } | { kind: 'page'; body: string };
 
@@ -46,6 +58,7 @@ export class HttpPageChecker implements PageChecker {
   private readonly maxBytes: number;
   private readonly maxRedirects: number;
   private readonly resolveAll: ResolveAll;
+  private readonly resolveTxt: ResolveTxt;
 
   constructor(options: HttpPageCheckerOptions) {
     this.urlTemplate = options.urlTemplate;
@@ -54,9 +67,10 @@ export class HttpPageChecker implements PageChecker {
     this.maxBytes = options.maxBytes ?? 1024 * 1024;
     this.maxRedirects = options.maxRedirects ?? 3;
     this.resolveAll = options.lookup ?? systemLookup;
+    this.resolveTxt = options.resolveTxt ?? systemResolveTxt(this.timeoutMs);
   }
 
-  async checkPage(hostname: string, verifyToken: string): Promise<PageCheck> {
+  async checkPage({ hostname, verifyToken, publicOrigins }: PageCheckRequest): Promise<PageCheck> {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     // One deadline for DNS, every hop and the body; aborting tears down whatever socket is open.
@@ -67,24 +81,44 @@ export class HttpPageChecker implements PageChecker {
       }, this.timeoutMs);
     });
     try {
-      const body = await Promise.race([this.fetchPage(hostname, controller.signal), deadline]);
-      return { reachable: true, ...scanPage(body, verifyToken) };
+      const page = await Promise.race([this.fetchPage(hostname, controller.signal), deadline]);
+      return { reachable: true, ...scanPage(page.body, { pageUrl: page.url.href, siteHosts: page.siteHosts, publicOrigins, verifyToken }) };
     } catch (err) {
-      return { reachable: false, scriptFound: false, tokenFound: false, error: describe(err) };
+      return { reachable: false, offSite: err instanceof OffSiteError, error: describe(err) };
     } finally {
       clearTimeout(timer);
       controller.abort();
     }
   }
 
-  private async fetchPage(hostname: string, signal: AbortSignal): Promise<string> {
+  async hasTxtRecord(hostname: string, verifyToken: string): Promise<boolean> {
+    if (verifyToken === '') return false;
+    try {
+      const records = await this.resolveTxt(hostname);
+      // A long record arrives in 255-byte chunks.
+      return records.some((chunks) => chunks.join('').trim() === `${DNS_TXT_PREFIX}${verifyToken}`);
+    } catch {
+      // No record, no such name, or the resolver failed: not verified by DNS.
+      return false;
+    }
+  }
+
+  /**
+   * The site is the registered hostname, its apex/www twin and the host the template points at
+   * (the same name unless a test serves pages elsewhere); redirects may not leave it.
+   */
+  private async fetchPage(hostname: string, signal: AbortSignal): Promise<{ url: URL; body: string; siteHosts: string[] }> {
     if (hostname === '' || UNSAFE_HOSTNAME.test(hostname)) throw new CheckError('invalid hostname');
     let url = parseHttpUrl(this.urlTemplate.replaceAll('{hostname}', hostname));
+    const siteHosts = [...new Set([...hostTwins(hostname), ...hostTwins(url.hostname)])];
     for (let redirects = 0; ; redirects++) {
       const hop = await this.fetchHop(url, signal);
-      if (hop.kind === 'page') return hop.body;
+      if (hop.kind === 'page') return { url, body: hop.body, siteHosts };
       if (redirects >= this.maxRedirects) throw new CheckError('too many redirects');
       url = parseHttpUrl(hop.location, url);
+      if (!siteHosts.includes(url.hostname)) {
+        throw new OffSiteError(`the page redirects to ${url.host}, another site; only redirects within ${hostTwins(hostname).join(' and ')} are followed`);
+      }
     }
   }
 

@@ -41,7 +41,13 @@ const gif = (): ApiResponse => ({
 const doNotTrack = (req: ApiRequest) => req.headers.dnt === '1' || req.headers['x-do-not-track'] === '1';
 
 async function record(req: ApiRequest, parsed: ParseResult & { ok: true }, append: boolean): Promise<Outcome> {
-  const outcome = await collect(req.services, { payload: parsed.payload, append, ip: req.sourceIp, headerUa: req.headers['user-agent'] ?? '' });
+  const outcome = await collect(req.services, {
+    payload: parsed.payload,
+    append,
+    ip: req.sourceIp,
+    headerUa: req.headers['user-agent'] ?? '',
+    servedOrigin: req.servedOrigin,
+  });
   if (!outcome.stored) logDrop(outcome.reason);
   return outcome;
 }

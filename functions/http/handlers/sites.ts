@@ -13,9 +13,9 @@ import {
   settingsToPatch,
   updatedView,
 } from '#domain/site.ts';
-import type { SiteRecord } from '#ports/registry.ts';
 import { createGroupHandler, json, jsonBody, type ApiRequest } from '../api.ts';
 import { readableSite, requireOwnedSite, requireOwnedSiteByIdToken, requirePrincipal, siteChanged } from '../auth.ts';
+import { checkSite, runVerification } from '../verification.ts';
 
 const hostnameParam = (req: ApiRequest) => req.params.hostname ?? '';
 
@@ -72,21 +72,11 @@ async function deleteSite(req: ApiRequest) {
   return json(200, { deleted: site.hostname });
 }
 
-/** Fetches the home page now; the script tag or the verify token on it verifies the site. */
-async function checkInstallation(req: ApiRequest, site: SiteRecord) {
-  const check = await req.services.pageChecker.checkPage(site.hostname, site.verify_token);
-  let current = site;
-  if (!isVerified(site) && (check.scriptFound || check.tokenFound)) {
-    current = (await req.services.registry.markVerified(site.hostname, req.services.clock.now().toISOString())) ?? site;
-    siteChanged(req.services, site.hostname, current);
-  }
-  return { site: current, check };
-}
-
 async function verifySite(req: ApiRequest) {
   const { site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
-  const { site: after } = await checkInstallation(req, site);
-  return json(200, ownerView(after));
+  const { site: after, verification } = await runVerification(req.services, site, 'verify', { servedOrigin: req.servedOrigin });
+  // The Site as before, plus why the check did not pass (200 either way: the call worked).
+  return json(200, { ...ownerView(after), verification });
 }
 
 async function siteSetup(req: ApiRequest) {
@@ -94,8 +84,15 @@ async function siteSetup(req: ApiRequest) {
   // last_seen_at moves with every beacon, so read it fresh rather than from the site cache.
   const site = (await req.services.registry.getSite(owned.hostname)) ?? owned;
   // A read does not change the registration; POST …/verify does.
-  const check = await req.services.pageChecker.checkPage(site.hostname, site.verify_token);
-  return json(200, { verified: isVerified(site), verified_at: site.verified_at, script_found: check.scriptFound, last_seen_at: site.last_seen_at });
+  const { page, verification } = await checkSite(req.services, site, { servedOrigin: req.servedOrigin });
+  return json(200, {
+    verified: isVerified(site),
+    verified_at: site.verified_at,
+    script_found: page.reachable && page.scriptFound,
+    last_seen_at: site.last_seen_at,
+    verification,
+    last_check: site.last_check,
+  });
 }
 
 export const handler = createGroupHandler({

@@ -1,0 +1,54 @@
+/**
+ * Site verification runs (DESIGN §3), shared by POST …/verify, GET …/setup and the collector's
+ * automatic check: read the page (and for an explicit check the DNS TXT record), judge, record.
+ */
+import { isVerified } from '#domain/site.ts';
+import { judgeVerification, type SiteCheck, type Verification } from '#domain/site-verification.ts';
+import type { PageCheck } from '#ports/page-checker.ts';
+import type { SiteRecord } from '#ports/registry.ts';
+import type { Services } from '#platform/services.ts';
+import { siteChanged } from './auth.ts';
+
+export interface CheckOptions {
+  /**
+   * The origin this request arrived on, when the platform vouches for it (Lambda's
+   * requestContext.domainName; never a client's Host header): it serves latest.js too.
+   */
+  servedOrigin?: string | undefined;
+}
+
+function originsFor(services: Services, { servedOrigin }: CheckOptions): readonly string[] {
+  return servedOrigin && !services.publicOrigins.includes(servedOrigin) ? [...services.publicOrigins, servedOrigin] : services.publicOrigins;
+}
+
+/** Reads the page now and judges it, changing nothing (the setup view). */
+export async function checkSite(services: Services, site: SiteRecord, options: CheckOptions = {}): Promise<{ page: PageCheck; verification: Verification }> {
+  const publicOrigins = originsFor(services, options);
+  const page = await services.pageChecker.checkPage({ hostname: site.hostname, verifyToken: site.verify_token, publicOrigins });
+  return { page, verification: judgeVerification(page, false, publicOrigins) };
+}
+
+/**
+ * Runs a verification attempt and records it on the site; a pass verifies the site (the first
+ * verified_at is kept). Only an explicit attempt (`verify`) also reads the DNS TXT record.
+ */
+export async function runVerification(
+  services: Services,
+  site: SiteRecord,
+  trigger: SiteCheck['trigger'],
+  options: CheckOptions = {},
+): Promise<{ site: SiteRecord; verification: Verification }> {
+  const publicOrigins = originsFor(services, options);
+  const page = await services.pageChecker.checkPage({ hostname: site.hostname, verifyToken: site.verify_token, publicOrigins });
+  let verification = judgeVerification(page, false, publicOrigins);
+  if (!verification.ok && trigger === 'verify' && (await services.pageChecker.hasTxtRecord(site.hostname, site.verify_token))) {
+    verification = judgeVerification(page, true, publicOrigins);
+  }
+  const now = services.clock.now().toISOString();
+  let current = site;
+  if (verification.ok && !isVerified(site)) current = (await services.registry.markVerified(site.hostname, now)) ?? current;
+  // Null: the site was deleted meanwhile, and the cache must forget it.
+  const recorded = await services.registry.recordCheck(site.hostname, { ...verification, checked_at: now, trigger });
+  siteChanged(services, site.hostname, recorded);
+  return { site: recorded ?? current, verification };
+}
