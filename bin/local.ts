@@ -1,9 +1,21 @@
 /** `npm start`: the single-node server (DESIGN.md §3). */
-import { loadConfig } from '#platform/config.ts';
-import { startLocalNode } from '#local/node.ts';
+import '#local/quiet-aws-sdk.ts';
+import { loadConfig, type Config } from '#platform/config.ts';
+import { startLocalNode, type LocalNode } from '#local/node.ts';
+import { nextSteps, startupFailure } from '#local/startup.ts';
+import { logLevel } from '#platform/log.ts';
 
-const node = await startLocalNode(loadConfig());
-console.log(`tinytrack listening on ${node.url}`);
+let config: Readonly<Config> | null = null;
+let node: LocalNode;
+try {
+  config = loadConfig();
+  node = await startLocalNode(config);
+} catch (e) {
+  const line = startupFailure(e, config);
+  console.error(line === null ? e : `tinytrack: ${line}`);
+  process.exit(1);
+}
+console.log([`tinytrack listening on ${node.url}`, ...nextSteps(node.url, config, logLevel)].join('\n'));
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
