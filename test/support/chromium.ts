@@ -6,7 +6,9 @@
  * on first use). `CHROMIUM_SKIP_SYSTEM=1` skips the system locations, to prove
  * the packaged browser works.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export const SYSTEM_CHROMIUM_PATHS = [
   '/usr/bin/chromium',
@@ -37,7 +39,31 @@ async function packagedChromium(): Promise<string> {
     throw new Error(`no Chromium found: set CHROMIUM_PATH or install Chromium (the packaged @sparticuz/chromium is for Linux x64, not ${process.platform} ${process.arch})`);
   }
   const { default: chromium } = await import('@sparticuz/chromium');
-  return chromium.executablePath();
+  return oneAtATime(join(tmpdir(), 'chromium.unpacking'), () => chromium.executablePath());
+}
+
+/**
+ * Runs `fn` holding a directory lock: test files in parallel workers would
+ * otherwise unpack the same binary into the same path at once. A lock older
+ * than two minutes is taken to be left by a crashed run.
+ */
+async function oneAtATime<T>(lock: string, fn: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 120_000) rmSync(lock, { recursive: true, force: true });
+      else await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 export async function findChromium({ env = process.env, exists = existsSync, packaged = packagedChromium }: ChromiumLookup = {}): Promise<FoundChromium> {
