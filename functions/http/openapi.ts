@@ -8,6 +8,7 @@ import { INTERNAL_ERROR_RESPONSE, routes, type ResponseDef, type RouteDef, type 
 
 const REVISION = '2026-10-04';
 const COMPONENTS = '#/components/schemas/';
+const REQUIRED = 'Required: ';
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[]; description?: string };
 
@@ -95,7 +96,13 @@ function operation(route: RouteDef, method: string, components: Record<string, J
   const parameters = [
     ...(inQuery ? requestAsQuery(route, components) : []),
     ...[...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, description: PATH_PARAMETERS[name as string], schema: { type: 'string' } })),
-    ...Object.entries(route.query ?? {}).map(([name, description]) => ({ name, in: 'query', required: false, description, schema: { type: 'string' } })),
+    ...Object.entries(route.query ?? {}).map(([name, description]) => ({
+      name,
+      in: 'query',
+      required: description.startsWith(REQUIRED),
+      description: description.replace(REQUIRED, ''),
+      schema: { type: 'string' },
+    })),
   ];
   const declared = route.path.startsWith('/api/') ? { ...route.responses, 500: INTERNAL_ERROR_RESPONSE } : route.responses;
   return {

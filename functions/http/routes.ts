@@ -39,6 +39,7 @@ export interface RouteDef {
   auth: AuthMode;
   scope?: Scope;
   summary: string;
+  /** Query parameters: name → description; a leading `Required: ` marks one the route cannot do without. */
   query?: Record<string, string>;
   request?: z.ZodType;
   responses: Record<number, ResponseDef>;

@@ -24,7 +24,7 @@ const run = promisify(execFile);
 
 interface Operation {
   summary?: string;
-  parameters?: { name: string; in: string }[];
+  parameters?: { name: string; in: string; required?: boolean }[];
   responses: Record<string, { content?: Record<string, { examples?: Record<string, { value: { error: string } }> }> }>;
 }
 interface Document {
@@ -107,6 +107,7 @@ describe('GET /api/openapi.json', () => {
         const names = (op?.parameters ?? []).map((p) => `${p.in} ${p.name}`);
         for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) expect(names, route.path).toContain(`path ${name}`);
         for (const name of Object.keys(route.query ?? {})) expect(names, route.path).toContain(`query ${name}`);
+        if (route.path.endsWith('/breakdown')) expect(op?.parameters?.find((p) => p.name === 'dim')).toMatchObject({ in: 'query', required: true });
         expect(Object.keys(op?.responses ?? {}), route.path).toEqual(expect.arrayContaining(Object.keys(route.responses)));
       }
     }
