@@ -25,21 +25,25 @@ export const Site = z
 
 export const SiteList = z.object({ sites: z.array(Site) }).meta({ id: 'SiteList' });
 
-export const CreateSiteRequest = z.object({
-  hostname: z.string(),
-  kind: z.enum(['web', 'api']).optional().describe('Defaults to web'),
-}).meta({ id: 'CreateSiteRequest' });
+export const CreateSiteRequest = z
+  .object({
+    hostname: z.string(),
+    kind: z.enum(['web', 'api']).optional().describe('Defaults to web'),
+  })
+  .meta({ id: 'CreateSiteRequest' });
 
 export const CreatedSite = z
   .object({ hostname: z.string(), verified_at: z.null(), verify_token: z.string(), kind: z.enum(['web', 'api']) })
   .meta({ id: 'CreatedSite' });
 
-export const UpdateSiteRequest = z.object({
-  display_name: z.string().max(100).optional(),
-  is_public: z.boolean().optional(),
-  reports_mode: z.literal('inherit').optional(),
-  pinned: z.boolean().optional().describe('true pins the site now, false unpins it'),
-}).meta({ id: 'UpdateSiteRequest' });
+export const UpdateSiteRequest = z
+  .object({
+    display_name: z.string().max(100).optional(),
+    is_public: z.boolean().optional(),
+    reports_mode: z.literal('inherit').optional(),
+    pinned: z.boolean().optional().describe('true pins the site now, false unpins it'),
+  })
+  .meta({ id: 'UpdateSiteRequest' });
 
 export const UpdatedSite = z
   .object({
@@ -53,25 +57,31 @@ export const UpdatedSite = z
 
 export const DeletedSite = z.object({ deleted: z.string() }).meta({ id: 'DeletedSite' });
 
-export const SiteSetup = z.object({
-  verified: z.boolean(),
-  verified_at: Timestamp.nullable(),
-  script_found: z.boolean(),
-  last_seen_at: Timestamp.nullable(),
-}).meta({ id: 'SiteSetup' });
+export const SiteSetup = z
+  .object({
+    verified: z.boolean(),
+    verified_at: Timestamp.nullable(),
+    script_found: z.boolean(),
+    last_seen_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'SiteSetup' });
 
-export const CreateManagementKeyRequest = z.object({
-  label: z.string().max(100).optional(),
-  scopes: z.array(Scope).min(1),
-}).meta({ id: 'CreateManagementKeyRequest' });
+export const CreateManagementKeyRequest = z
+  .object({
+    label: z.string().max(100).optional(),
+    scopes: z.array(Scope).min(1),
+  })
+  .meta({ id: 'CreateManagementKeyRequest' });
 
-export const CreatedManagementKey = z.object({
-  id: z.string(),
-  key: z.string().describe('tt_mk_ + 48 lowercase hex; shown only here'),
-  label: z.string(),
-  scopes: z.array(Scope),
-  created_at: Timestamp,
-}).meta({ id: 'CreatedManagementKey' });
+export const CreatedManagementKey = z
+  .object({
+    id: z.string(),
+    key: z.string().describe('tt_mk_ + 48 lowercase hex; shown only here'),
+    label: z.string(),
+    scopes: z.array(Scope),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'CreatedManagementKey' });
 
 export const ManagementKey = z
   .object({
@@ -87,13 +97,15 @@ export const ManagementKey = z
 export const ManagementKeyList = z.object({ keys: z.array(ManagementKey) }).meta({ id: 'ManagementKeyList' });
 export const RevokedKey = z.object({ revoked: z.string() }).meta({ id: 'RevokedKey' });
 
-export const Me = z.object({
-  uid: z.string(),
-  auth: z.enum(['id_token', 'management_key']),
-  scopes: z.array(Scope).describe('The key scopes; all three for an ID token'),
-  key_id: z.string().nullable(),
-  site_count: z.number().int(),
-}).meta({ id: 'Me' });
+export const Me = z
+  .object({
+    uid: z.string(),
+    auth: z.enum(['id_token', 'management_key']),
+    scopes: z.array(Scope).describe('The key scopes; all three for an ID token'),
+    key_id: z.string().nullable(),
+    site_count: z.number().int(),
+  })
+  .meta({ id: 'Me' });
 
 export const PlainText = z.string().meta({ id: 'PlainText' });
 
