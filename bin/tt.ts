@@ -4,6 +4,7 @@
  *   admin verify-site <hostname>                  mark a registered site verified
  *   bench                                         run the benchmarks (test/bench)
  */
+import '#local/quiet-aws-sdk.ts';
 import { ConfigError, loadConfig } from '#platform/config.ts';
 import { openLocalStore } from '#platform/local.ts';
 import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';

@@ -18,6 +18,7 @@ import { SITE_CACHE_TTL_PENDING_MS, SITE_CACHE_TTL_VERIFIED_MS, isVerified } fro
 import type { SiteRecord } from '#ports/registry.ts';
 import { KEY_CACHE_TTL_MS, type Services } from '#platform/services.ts';
 import type { ApiRequest } from './api.ts';
+import { log } from '#platform/log.ts';
 
 const KEY_TOUCH_INTERVAL_MS = 60_000;
 
@@ -45,7 +46,7 @@ async function resolve(req: ApiRequest): Promise<Caller> {
     req.services.keyTouches.set(secretHash, true, KEY_TOUCH_INTERVAL_MS);
     // Bookkeeping only: a failed write (e.g. the read-only reports function) must not fail the request.
     await req.services.registry.touchManagementKey(secretHash, now.toISOString()).catch((e: unknown) => {
-      console.error(JSON.stringify({ level: 'warn', msg: 'last_used_at not recorded', message: (e as Error).message }));
+      log.warn('last_used_at not recorded', { message: (e as Error).message });
     });
   }
   return { kind: 'key', uid: record.owner_uid, keyId: record.id, scopes: record.scopes, secretHash };

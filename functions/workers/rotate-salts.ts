@@ -6,10 +6,11 @@
 import { utcDay } from '#domain/collector/enrich.ts';
 import type { Registry } from '#ports/registry.ts';
 import { getServices } from '#platform/services.ts';
+import { log } from '#platform/log.ts';
 
 export async function rotateSalts(registry: Registry, now: Date): Promise<number> {
   const deleted = await registry.deleteSaltsBefore(utcDay(now.getTime()));
-  console.log(JSON.stringify({ level: 'info', msg: 'salts rotated', deleted }));
+  log.info('salts rotated', { deleted });
   return deleted;
 }
 
@@ -21,7 +22,7 @@ export async function handler(): Promise<{ deleted: number }> {
 
 /** Local runtime: the same job on a timer, at start and then every hour (cheap: one query). */
 export function scheduleSaltRotation(registry: Registry, now: () => Date): () => void {
-  const run = () => void rotateSalts(registry, now()).catch((e: unknown) => console.error(JSON.stringify({ level: 'error', msg: 'salt rotation failed', message: (e as Error).message })));
+  const run = () => void rotateSalts(registry, now()).catch((e: unknown) => log.error('salt rotation failed', { message: (e as Error).message }));
   run();
   const timer = setInterval(run, 60 * 60_000).unref();
   return () => clearInterval(timer);

@@ -7,6 +7,7 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { backoffDelay, type BackoffPolicy, type BatchConsumer, type Queue } from '#ports/queue.ts';
+import { log } from '#platform/log.ts';
 
 export interface MemoryQueueOptions<T> {
   consumer: BatchConsumer<T>;
@@ -241,7 +242,7 @@ export class MemoryQueue<T> implements Queue<T> {
       const failed = await this.consumer(batch.map((entry) => entry.message));
       return new Set(failed.filter((i) => Number.isInteger(i) && i >= 0 && i < batch.length));
     } catch (e) {
-      console.error(JSON.stringify({ level: 'error', msg: 'queue consumer threw', size: batch.length, message: (e as Error)?.message }));
+      log.error('queue consumer threw', { size: batch.length, message: (e as Error)?.message });
       return new Set(batch.keys());
     }
   }
@@ -291,10 +292,10 @@ export class MemoryQueue<T> implements Queue<T> {
       // Owner-only: the messages are visitors' rows and import chunks.
       await mkdir(dirname(path), { recursive: true, mode: 0o700 });
       await appendFile(path, lines, { mode: 0o600 });
-      console.error(JSON.stringify({ level: 'error', msg: 'messages dead-lettered', count, path }));
+      log.error('messages dead-lettered', { count, path });
     } catch (e) {
       // Last resort: the messages themselves go to the log so an operator can still recover them.
-      console.error(JSON.stringify({ level: 'error', msg: 'dead-letter write failed', count, message: (e as Error).message, lines }));
+      log.error('dead-letter write failed', { count, message: (e as Error).message, lines });
     }
   }
 
