@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
 import { API_HOSTNAME_INVALID, WEB_HOSTNAME_INVALID, normalizeHostname } from '#domain/hostname.ts';
 
 const ok = (hostname: string) => ({ ok: true, hostname });
@@ -242,5 +243,21 @@ describe('normalizeHostname: kind', () => {
   it('error texts match spec part 7', () => {
     expect(WEB_HOSTNAME_INVALID).toBe('Enter a valid website address, such as example.com');
     expect(API_HOSTNAME_INVALID).toBe('Enter a valid API hostname, such as api.example.com');
+  });
+});
+
+describe('normalizeHostname: names already in ASCII form', () => {
+  it('answers as IDNA does (a leading soft hyphen, which IDNA ignores, forces the IDNA path)', () => {
+    const label = fc.oneof(
+      fc.string({ unit: fc.constantFrom(...'abcxyz09-'), minLength: 0, maxLength: 8 }),
+      fc.constantFrom('xn--', 'xn--bcher-kva', 'xn--zz', 'ab--c', 'a'.repeat(63), 'a'.repeat(64)),
+    );
+    const name = fc.array(label, { minLength: 1, maxLength: 6 }).map((labels) => labels.join('.'));
+    fc.assert(
+      fc.property(name, (n) => {
+        expect(normalizeHostname(n)).toEqual(normalizeHostname(`\u00ad${n}`));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

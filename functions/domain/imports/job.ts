@@ -45,7 +45,7 @@ export const RETRY_CREDENTIALS_TTL_MS = 7 * 24 * 3_600_000;
 
 export const DAILY_LIMIT_REACHED = 'daily import limit reached';
 export const IMPORT_ALREADY_ACTIVE = 'an import is already active for this site';
-export const UNKNOWN_IMPORT = 'unknown import';
+export { UNKNOWN_IMPORT } from '../errors.ts';
 export const NOT_CANCELLABLE = 'only a queued or running import can be cancelled';
 export const NOT_RETRYABLE = 'only a failed or cancelled import can be retried';
 
