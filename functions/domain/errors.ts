@@ -18,8 +18,6 @@ export const INVALID_KEY = 'invalid or revoked management key';
 export const KEYS_FORBIDDEN = 'management keys cannot call this endpoint';
 export const UNKNOWN_SITE = 'unknown site';
 export const NOT_FOUND = 'not found';
-export const UNKNOWN_IMPORT = 'unknown import';
-export const UNKNOWN_KEY = 'unknown key';
 export const INTERNAL_ERROR = 'internal error';
 export const UNVERIFIED_OWNER = 'Install your tracking script to verify this site first';
 

@@ -10,8 +10,6 @@ import { ApiError, INTERNAL_ERROR, NOT_FOUND } from '#domain/errors.ts';
 import type { Caller } from '#domain/auth.ts';
 import { getServices, type Services } from '#platform/services.ts';
 import { matchRouteKey } from './route-match.ts';
-import { impossibleParam } from './path-params.ts';
-import { caller } from './auth.ts';
 
 export type ApiResponse = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
 
@@ -124,21 +122,13 @@ export function createGroupHandler(routeHandlers: Record<string, RouteHandler>, 
   const keys = Object.keys(routeHandlers);
   const dispatch = async (req: ApiRequest, routeKey: string): Promise<ApiResponse> => {
     if (req.method === 'OPTIONS') return preflight();
-    let route = routeHandlers[routeKey];
-    if (!route) {
-      // Function URLs (the collector) carry no route key: match the path against this group's own routes.
-      const matched = routeKey === '$default' ? matchRouteKey(keys, req.method, req.path) : null;
-      if (!matched) throw new ApiError(404, NOT_FOUND);
-      req.params = matched.params;
-      route = routeHandlers[matched.key] as RouteHandler;
-    }
-    const impossible = impossibleParam(req.params);
-    if (impossible) {
-      // The credential is judged first: a bad or revoked key is 401 here as on every route (spec part 5 rule 9).
-      await caller(req);
-      throw impossible;
-    }
-    return route(req);
+    const route = routeHandlers[routeKey];
+    if (route) return route(req);
+    // Function URLs (the collector) carry no route key: match the path against this group's own routes.
+    const matched = routeKey === '$default' ? matchRouteKey(keys, req.method, req.path) : null;
+    if (!matched) throw new ApiError(404, NOT_FOUND);
+    req.params = matched.params;
+    return (routeHandlers[matched.key] as RouteHandler)(req);
   };
   const handler = middy<APIGatewayProxyEventV2, ApiResponse>()
     .use(apiErrors())

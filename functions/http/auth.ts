@@ -14,6 +14,7 @@ import {
   signInRequiredError,
   unknownSiteError,
 } from '#domain/errors.ts';
+import { isNormalizedHostname } from '#domain/hostname-form.ts';
 import { SITE_CACHE_TTL_PENDING_MS, SITE_CACHE_TTL_VERIFIED_MS, isVerified } from '#domain/site.ts';
 import type { SiteRecord } from '#ports/registry.ts';
 import { KEY_CACHE_TTL_MS, type Services } from '#platform/services.ts';
@@ -95,6 +96,9 @@ async function lookupSite(services: Services, hostname: string): Promise<{ site:
   const cached = services.siteCache.get(hostname);
   if (cached) return { site: cached.value, fresh: false };
   if (services.missingSites.get(hostname)) return { site: null, fresh: false };
+  // Sites are registered under their normalized name and path values are not normalized (spec part 4), so any
+  // other name is unknown without asking; an overlong one would fail on the store's key size limit instead.
+  if (!isNormalizedHostname(hostname)) return { site: null, fresh: true };
   const site = await services.registry.getSite(hostname);
   cacheSite(services, hostname, site);
   return { site, fresh: true };

@@ -1,8 +1,8 @@
 /**
  * Bad input against the real local server: overlong, percent-encoded and
  * unicode path and query values on every route of the table never become a
- * 5xx; values that cannot name a site or job are 404 without reaching the
- * registry; unknown hostnames are looked up once per cache lifetime; a client
+ * 5xx; hostnames and job ids that cannot exist are 404 without reaching the
+ * stores; unknown hostnames are looked up once per cache lifetime; a client
  * that hangs up mid-request is no server error.
  */
 import { connect } from 'node:net';
@@ -78,17 +78,33 @@ const hostnameRoutes = routes.filter((r) => r.path.includes('{hostname}'));
 const at = (r: RouteDef, hostname: string, jobId = JOB_ID) => r.path.replace('{hostname}', hostname).replace('{jobId}', jobId);
 const methodOf = (r: RouteDef) => (r.method === 'ANY' ? 'GET' : r.method);
 
+/** Counts the registry's site reads for `hostname` while `fn` runs. */
+async function readsOf(hostname: string, fn: () => Promise<unknown>): Promise<number> {
+  const spy = vi.spyOn(svc.node.services.registry, 'getSite');
+  try {
+    await fn();
+    return spy.mock.calls.filter(([name]) => name === hostname).length;
+  } finally {
+    spy.mockRestore();
+  }
+}
+
 describe('a hostname that cannot be registered', () => {
   it.each(hostnameRoutes.map((r) => [routeKey(r), r] as const))('%s: 404 unknown site for the owner (2,044 characters)', async (_, route) => {
     const r = await svc.req(methodOf(route), at(route, 'a'.repeat(2044)), { token: owner, body: methodOf(route) === 'GET' ? undefined : {} });
     expect([r.status, r.json]).toEqual([404, { error: 'unknown site' }]);
   });
 
-  it('is 404 unknown site for anyone, and a revoked management key is still 401 first', async () => {
+  it('is 404 unknown site for anyone without a registry read, and a revoked management key is still 401 first', async () => {
     const reader = await svc.key(owner, ['read']);
-    const path = `/api/sites/${'a'.repeat(2044)}`;
-    expect((await svc.req('GET', path)).json).toEqual({ error: 'unknown site' });
-    expect((await svc.req('GET', path, { token: reader.key })).json).toEqual({ error: 'unknown site' });
+    const long = 'a'.repeat(2044);
+    const path = `/api/sites/${long}`;
+    const reads = await readsOf(long, async () => {
+      expect((await svc.req('GET', path)).json).toEqual({ error: 'unknown site' });
+      expect((await svc.req('GET', path, { token: reader.key })).json).toEqual({ error: 'unknown site' });
+      expect((await svc.req('GET', path, { token: owner })).json).toEqual({ error: 'unknown site' });
+    });
+    expect(reads).toBe(0);
     await svc.req('DELETE', `/api/management-keys/${reader.id}`, { token: owner });
     const r = await svc.req('GET', path, { token: reader.key });
     expect([r.status, r.json]).toEqual([401, { error: 'invalid or revoked management key' }]);
@@ -104,18 +120,6 @@ describe('an import job id that is not an id', () => {
 });
 
 describe('registry reads for unregistered hostnames', () => {
-  /** Counts the registry's site reads for `hostname` while `fn` runs. */
-  async function readsOf(hostname: string, fn: () => Promise<unknown>): Promise<number> {
-    const registry = svc.node.services.registry;
-    const spy = vi.spyOn(registry, 'getSite');
-    try {
-      await fn();
-      return spy.mock.calls.filter(([name]) => name === hostname).length;
-    } finally {
-      spy.mockRestore();
-    }
-  }
-
   it('reads once for repeated beacons and anonymous reads of one unknown hostname', async () => {
     const hostname = unique('never-registered');
     const reads = await readsOf(hostname, async () => {

@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { API_HOSTNAME_INVALID, WEB_HOSTNAME_INVALID, normalizeHostname } from '#domain/hostname.ts';
+import { isNormalizedHostname } from '#domain/hostname-form.ts';
 
 const ok = (hostname: string) => ({ ok: true, hostname });
 const webInvalid = { ok: false, error: WEB_HOSTNAME_INVALID };
@@ -259,5 +260,15 @@ describe('normalizeHostname: names already in ASCII form', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('isNormalizedHostname', () => {
+  it('accepts names in the form normalizeHostname returns and nothing else', () => {
+    for (const name of ['example.com', 'xn--bcher-kva.de', 'a-b.example', `${'a'.repeat(63)}.com`]) expect(isNormalizedHostname(name), name).toBe(true);
+    const tooLong = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(62)}`;
+    for (const name of ['a'.repeat(2044), tooLong, `${'a'.repeat(64)}.com`, 'Example.com', 'bücher.de', 'example', '1.2.3.4', 'a/b.com', '-a.com', 'example.com.']) {
+      expect(isNormalizedHostname(name), name).toBe(false);
+    }
   });
 });

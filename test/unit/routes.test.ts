@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findRoute, matchPath, routeKey, routes } from '#http/routes.ts';
 import { groupHandlers } from '#http/handlers/index.ts';
-import { PATH_PARAMS, impossibleParam } from '#http/path-params.ts';
 
 describe('route table', () => {
   it('has a handler for every route in its group, and no handler without a route', () => {
@@ -9,23 +8,6 @@ describe('route table', () => {
       const declared = routes.filter((r) => r.group === group).map(routeKey).sort();
       expect(Object.keys(handler.routes).sort(), group).toEqual(declared);
     }
-  });
-
-  it('has an edge rule for every path parameter', () => {
-    const names = new Set(routes.flatMap((r) => [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])));
-    expect([...names].sort()).toEqual(Object.keys(PATH_PARAMS).sort());
-  });
-
-  it('finds impossible path values: a hostname not in normalized form, ids not UUIDs; a site before its job', () => {
-    const uuid = '0190b6f4-1f7e-7a3b-9c2d-1234567890ab';
-    expect(impossibleParam({ hostname: 'example.com', jobId: uuid })).toBeNull();
-    expect(impossibleParam({ hostname: 'xn--bcher-kva.de', id: uuid })).toBeNull();
-    for (const hostname of ['a'.repeat(254), `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(62)}`, 'Example.com', 'bücher.de', 'example', '1.2.3.4', 'a/b.com']) {
-      expect(impossibleParam({ hostname })?.message, hostname).toBe('unknown site');
-    }
-    expect(impossibleParam({ hostname: 'example.com', jobId: 'a'.repeat(1018) })?.message).toBe('unknown import');
-    expect(impossibleParam({ hostname: 'Example.com', jobId: 'x' })?.message).toBe('unknown site');
-    expect(impossibleParam({ id: uuid.toUpperCase() })?.message).toBe('unknown key');
   });
 
   it('has unique route keys', () => {

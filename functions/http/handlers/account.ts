@@ -1,7 +1,7 @@
 /** Route group `account`: the caller and management keys (spec part 5, DESIGN.md §4). */
 import { randomUUID } from 'node:crypto';
 import { MAX_ACTIVE_MANAGEMENT_KEYS, SCOPES, hashSecret, newManagementKeySecret, parseScopes } from '#domain/auth.ts';
-import { ApiError, UNKNOWN_KEY, badRequestError } from '#domain/errors.ts';
+import { ApiError, badRequestError } from '#domain/errors.ts';
 import type { ManagementKeyRecord } from '#ports/registry.ts';
 import { createGroupHandler, json, jsonBody, type ApiRequest } from '../api.ts';
 import { requireIdToken, requirePrincipal } from '../auth.ts';
@@ -65,7 +65,7 @@ async function listKeys(req: ApiRequest) {
 
 async function revoke(req: ApiRequest, ownerUid: string, id: string) {
   const revoked = await req.services.registry.revokeManagementKey(ownerUid, id, req.services.clock.now().toISOString());
-  if (!revoked) throw new ApiError(404, UNKNOWN_KEY);
+  if (!revoked) throw new ApiError(404, 'unknown key');
   // This instance stops accepting the key at once; others within their cache TTL.
   req.services.keyCache.set(revoked.secret_hash, revoked, KEY_CACHE_TTL_MS);
   return json(200, { revoked: revoked.id });
