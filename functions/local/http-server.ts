@@ -47,7 +47,7 @@ class ClientGone extends Error {}
 
 /**
  * The whole body, or null past `limit` (the rest is not buffered). Events, not an async iterator: this is the hot path.
- * Rejects with ClientGone when the connection closes first: nobody is left to answer, and it is no server failure.
+ * Rejects with ClientGone when the connection closes first, which is no server failure.
  */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   if (req.headers['content-length'] === '0' || (req.method === 'GET' && !req.headers['transfer-encoding'] && !req.headers['content-length'])) {
