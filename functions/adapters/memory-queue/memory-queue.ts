@@ -25,16 +25,35 @@ export interface MemoryQueueOptions<T> {
   deadLetterPath?: string;
   /** Messages held at most (waiting, in flight, or backing off). Default 1,000,000. */
   maxDepth?: number;
+  /** Approximate bytes held at most (see approxBytes), the same way. Default 256 MiB. */
+  maxBytes?: number;
   /** Jitter source, injectable for tests. */
   random?: () => number;
 }
 
-/** `send` refused because the queue holds `maxDepth` messages already. */
+/** `send` refused because the queue holds `maxDepth` messages or `maxBytes` already. */
 export class QueueFullError extends Error {
-  constructor(depth: number) {
-    super(`queue full: ${depth} messages waiting`);
+  constructor(depth: number, bytes: number) {
+    super(`queue full: ${depth} messages waiting (about ${bytes} bytes)`);
     this.name = 'QueueFullError';
   }
+}
+
+/**
+ * A message's rough size in memory, from its string lengths (UTF-16: two
+ * bytes a character) plus a word for every other value and every property.
+ * Computed once per message, so it only walks what a row or a chunk holds.
+ */
+export function approxBytes(value: unknown): number {
+  if (typeof value === 'string') return 16 + 2 * value.length;
+  if (typeof value !== 'object' || value === null) return 8;
+  let bytes = 16;
+  if (Array.isArray(value)) {
+    for (const item of value) bytes += approxBytes(item);
+    return bytes;
+  }
+  for (const key in value) bytes += 8 + approxBytes((value as Record<string, unknown>)[key]);
+  return bytes;
 }
 
 interface Entry<T> {
@@ -43,6 +62,8 @@ interface Entry<T> {
   attempts: number;
   /** When it was sent (performance.now()): a partial batch goes out once its oldest message has waited maxWaitMs. */
   sentAt: number;
+  /** approxBytes(message), counted while it is held. */
+  bytes: number;
 }
 
 /** FIFO with O(1) amortized shift, so a million waiting messages do not make every batch O(n). */
@@ -81,6 +102,7 @@ export class MemoryQueue<T> implements Queue<T> {
   private readonly backoff: BackoffPolicy;
   private readonly deadLetterPath: string | undefined;
   private readonly maxDepth: number;
+  private readonly maxBytes: number;
   private readonly random: () => number;
 
   private readonly fresh = new Fifo<Entry<T>>();
@@ -94,6 +116,7 @@ export class MemoryQueue<T> implements Queue<T> {
   /** Set when waiting messages must go out without waiting for a full batch (waited long enough, or retries due). */
   private flushNow = false;
   private held = 0;
+  private heldBytes = 0;
   private stopped = false;
   private deadLetters: Promise<unknown> = Promise.resolve();
   private drainWaiters: (() => void)[] = [];
@@ -109,6 +132,7 @@ export class MemoryQueue<T> implements Queue<T> {
     this.backoff = options.backoff ?? { baseMs: 100, maxMs: 5_000 };
     this.deadLetterPath = options.deadLetterPath;
     this.maxDepth = options.maxDepth ?? 1_000_000;
+    this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
     this.random = options.random ?? Math.random;
   }
 
@@ -116,19 +140,29 @@ export class MemoryQueue<T> implements Queue<T> {
     return this.sendBatch([message]);
   }
 
-  /** All or nothing: a batch that does not fit under maxDepth is refused whole. */
+  /** All or nothing: a batch that does not fit under maxDepth and maxBytes is refused whole. */
   async sendBatch(messages: readonly T[]): Promise<void> {
     if (this.stopped) throw new Error('queue stopped');
-    if (this.held + messages.length > this.maxDepth) throw new QueueFullError(this.held);
+    if (this.held + messages.length > this.maxDepth) throw new QueueFullError(this.held, this.heldBytes);
+    const sizes = messages.map(approxBytes);
+    let bytes = 0;
+    for (const size of sizes) bytes += size;
+    if (this.heldBytes + bytes > this.maxBytes) throw new QueueFullError(this.held, this.heldBytes);
     const sentAt = performance.now();
-    for (const message of messages) this.fresh.push({ message, attempts: 0, sentAt });
+    messages.forEach((message, i) => this.fresh.push({ message, attempts: 0, sentAt, bytes: sizes[i] as number }));
     this.held += messages.length;
+    this.heldBytes += bytes;
     this.pump();
   }
 
   /** Messages not yet consumed or dead-lettered (waiting, in flight, or backing off). */
   depth(): number {
     return this.held;
+  }
+
+  /** Approximate bytes of the messages depth() counts. */
+  bytes(): number {
+    return this.heldBytes;
   }
 
   /**
@@ -249,6 +283,9 @@ export class MemoryQueue<T> implements Queue<T> {
 
   private settle(batch: readonly Entry<T>[], failed: ReadonlySet<number>): void {
     this.held -= batch.length - failed.size;
+    batch.forEach((entry, i) => {
+      if (!failed.has(i)) this.heldBytes -= entry.bytes;
+    });
     const retry: Entry<T>[] = [];
     const dead: Entry<T>[] = [];
     for (const i of failed) {
@@ -280,6 +317,7 @@ export class MemoryQueue<T> implements Queue<T> {
 
   private deadLetter(entries: readonly Entry<T>[]): void {
     this.held -= entries.length;
+    for (const entry of entries) this.heldBytes -= entry.bytes;
     this.deadLettered += entries.length;
     const lines = entries.map((entry) => `${JSON.stringify(entry.message)}\n`).join('');
     this.deadLetters = this.deadLetters.then(() => this.writeDeadLetters(lines, entries.length));
