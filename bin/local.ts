@@ -1,17 +1,21 @@
 /** `npm start`: the single-node server (DESIGN.md §3). */
-import { ConfigError, loadConfig, type Config } from '#platform/config.ts';
-import { startLocalNode } from '#local/node.ts';
+import '#local/quiet-aws-sdk.ts';
+import { loadConfig, type Config } from '#platform/config.ts';
+import { startLocalNode, type LocalNode } from '#local/node.ts';
+import { nextSteps, startupFailure } from '#local/startup.ts';
+import { logLevel } from '#platform/log.ts';
 
-let config: Readonly<Config>;
+let config: Readonly<Config> | null = null;
+let node: LocalNode;
 try {
   config = loadConfig();
+  node = await startLocalNode(config);
 } catch (e) {
-  if (!(e instanceof ConfigError)) throw e;
-  console.error(e.message);
+  const line = startupFailure(e, config);
+  console.error(line === null ? e : `tinytrack: ${line}`);
   process.exit(1);
 }
-const node = await startLocalNode(config);
-console.log(`tinytrack listening on ${node.url}`);
+console.log([`tinytrack listening on ${node.url}`, ...nextSteps(node.url, config, logLevel)].join('\n'));
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -6,6 +6,7 @@
  *   admin redrive <dead-letter queue URL>…        AWS: move SQS dead letters back to their queues
  *   bench                                         run the benchmarks (test/bench)
  */
+import '#local/quiet-aws-sdk.ts';
 import { ConfigError, loadConfig } from '#platform/config.ts';
 import { DEAD_LETTER_REPLAY_MS, openLocalStore, startLocalRuntime } from '#platform/local.ts';
 import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';

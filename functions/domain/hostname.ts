@@ -8,6 +8,7 @@
  * rejected rather than guessed at, because ownership is verified per name.
  */
 import tr46, { type ToAsciiOptions } from 'tr46';
+import { isNormalizedHostname } from './hostname-form.ts';
 
 export type SiteKind = 'web' | 'api';
 export type NormalizedHostname = { ok: true; hostname: string } | { ok: false; error: string };
@@ -30,9 +31,10 @@ const IDNA_OPTIONS: ToAsciiOptions = {
 // Unicode input can be longer than its ASCII form only through ignored code
 // points; past this bound it is not a hostname and IDNA work is not worth doing.
 const MAX_AUTHORITY_CHARS = 1024;
-const MAX_HOSTNAME_CHARS = 253;
-const MAX_LABEL_CHARS = 63;
 
+// IDNA's CheckHyphens refuses "--" in a label's third and fourth places, and
+// an "xn--" label must be valid Punycode: such names go through IDNA.
+const HYPHENS_3_4 = /(?:^|\.)[^.]{2}--/;
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//;
 // Backslash counts as a delimiter because URL parsers treat it as "/" for web
 // schemes; treating it as part of the name would only produce a confusing error.
@@ -40,10 +42,6 @@ const AUTHORITY_END = /[/?#\\]/;
 // IDNA maps these full stops to "." later; one trailing occurrence is dropped
 // here so "example.com。" behaves like "example.com.".
 const TRAILING_DOT = /[.\u3002\uff0e\uff61]$/;
-const LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
-// WHATWG URL reads a name whose last label is decimal or 0x-hex as IPv4
-// ("1.2.3.0x4"), so such names could never be served as a hostname.
-const NUMERIC_TLD = /^(?:[0-9]+|0x[0-9a-f]*)$/;
 
 export function normalizeHostname(input: unknown, kind: SiteKind = 'web'): NormalizedHostname {
   const invalid: NormalizedHostname = { ok: false, error: kind === 'api' ? API_HOSTNAME_INVALID : WEB_HOSTNAME_INVALID };
@@ -61,6 +59,9 @@ export function normalizeHostname(input: unknown, kind: SiteKind = 'web'): Norma
   const host = authority.replace(TRAILING_DOT, '');
   if (host.length === 0) return invalid;
 
+  // Already canonical ASCII (most beacons): IDNA would return it unchanged, and costs far more.
+  if (isNormalizedHostname(host) && !HYPHENS_3_4.test(host)) return { ok: true, hostname: host };
+
   let ascii: string | null;
   try {
     ascii = tr46.toASCII(host, IDNA_OPTIONS);
@@ -68,14 +69,6 @@ export function normalizeHostname(input: unknown, kind: SiteKind = 'web'): Norma
     // The contract is "never throw"; a library surprise is just a bad name.
     return invalid;
   }
-  if (ascii === null || ascii.length > MAX_HOSTNAME_CHARS) return invalid;
-
-  const labels = ascii.split('.');
-  if (labels.length < 2) return invalid;
-  for (const label of labels) {
-    if (label.length > MAX_LABEL_CHARS || !LABEL.test(label)) return invalid;
-  }
-  if (NUMERIC_TLD.test(labels[labels.length - 1] ?? '')) return invalid;
-
+  if (ascii === null || !isNormalizedHostname(ascii)) return invalid;
   return { ok: true, hostname: ascii };
 }

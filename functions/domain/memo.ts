@@ -1,12 +1,30 @@
-/** Memoizes a pure one-string-argument function with a bounded cache (cleared when full), for hot paths. */
-export function memoize<T>(fn: (key: string) => T, maxEntries = 5000): (key: string) => T {
+import { keyBytes } from './ttl-cache.ts';
+
+/**
+ * Memoizes a pure one-string-argument function with a cache bounded in
+ * entries and approximate key bytes (cleared when full), for hot paths whose
+ * keys a client may choose.
+ */
+export function memoize<T>(fn: (key: string) => T, maxEntries = 5000, maxBytes = 4 * 1024 * 1024): ((key: string) => T) & { readonly size: number; readonly bytes: number } {
   const cache = new Map<string, T>();
-  return (key) => {
+  let bytes = 0;
+  const memoized = (key: string): T => {
     const hit = cache.get(key);
     if (hit !== undefined || cache.has(key)) return hit as T;
     const value = fn(key);
-    if (cache.size >= maxEntries) cache.clear();
-    cache.set(key, value);
+    const size = keyBytes(key);
+    if (cache.size >= maxEntries || bytes + size > maxBytes) {
+      cache.clear();
+      bytes = 0;
+    }
+    if (size <= maxBytes) {
+      cache.set(key, value);
+      bytes += size;
+    }
     return value;
   };
+  return Object.defineProperties(memoized, {
+    size: { get: () => cache.size },
+    bytes: { get: () => bytes },
+  }) as typeof memoized & { readonly size: number; readonly bytes: number };
 }

@@ -1,10 +1,21 @@
-/** A bounded per-instance cache whose entries each carry their own time to live. */
+/** Rough bytes one cache entry holds besides its key: the Map slot and the entry object. */
+const ENTRY_OVERHEAD_BYTES = 64;
+
+/** Approximate bytes of a key: JavaScript strings are UTF-16, two bytes a character. */
+export const keyBytes = (key: unknown): number => ENTRY_OVERHEAD_BYTES + (typeof key === 'string' ? 2 * key.length : 0);
+
+/**
+ * A bounded per-instance cache whose entries each carry their own time to
+ * live. Bounded in entries and, for keys a client chooses, in approximate bytes.
+ */
 export class TtlCache<K, V> {
-  private readonly entries = new Map<K, { value: V; expires: number }>();
+  private readonly entries = new Map<K, { value: V; expires: number; bytes: number }>();
+  private heldBytes = 0;
 
   constructor(
-    private readonly maxEntries: number,
+    readonly maxEntries: number,
     private readonly now: () => number = Date.now,
+    readonly maxBytes = Infinity,
   ) {}
 
   /** Entries held, expired ones included until they are read or pushed out. */
@@ -12,27 +23,39 @@ export class TtlCache<K, V> {
     return this.entries.size;
   }
 
+  /** Approximate bytes held (keys and per-entry overhead). */
+  get bytes(): number {
+    return this.heldBytes;
+  }
+
   get(key: K): { value: V } | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
     if (e.expires <= this.now()) {
-      this.entries.delete(key);
+      this.delete(key);
       return undefined;
     }
     return { value: e.value };
   }
 
   set(key: K, value: V, ttlMs: number): void {
-    this.entries.delete(key);
+    this.delete(key);
+    const bytes = keyBytes(key);
+    if (bytes > this.maxBytes) return;
     // Oldest-inserted first out keeps memory bounded under a flood of distinct keys.
-    if (this.entries.size >= this.maxEntries) {
+    while (this.entries.size >= this.maxEntries || this.heldBytes + bytes > this.maxBytes) {
       const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
+      if (oldest.done) break;
+      this.delete(oldest.value);
     }
-    this.entries.set(key, { value, expires: this.now() + ttlMs });
+    this.entries.set(key, { value, expires: this.now() + ttlMs, bytes });
+    this.heldBytes += bytes;
   }
 
   delete(key: K): void {
+    const e = this.entries.get(key);
+    if (!e) return;
     this.entries.delete(key);
+    this.heldBytes -= e.bytes;
   }
 }

@@ -9,6 +9,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { ApiError, INTERNAL_ERROR, NOT_FOUND } from '#domain/errors.ts';
 import type { Caller } from '#domain/auth.ts';
 import { getServices, type Services } from '#platform/services.ts';
+import { log, logEnabled, type LogLevel } from '#platform/log.ts';
 import { matchRouteKey } from './route-match.ts';
 
 export type ApiResponse = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
@@ -102,13 +103,25 @@ export type GroupHandler = ((event: APIGatewayProxyEventV2, context: Context) =>
 export interface GroupOptions {
   /** The group's answer to a body over the edge's cap; product routes answer JSON `request body too large`. */
   tooLarge?: () => ApiResponse;
+  /** Level of the per-request log line: info, or debug for the collector's beacons. */
+  requestLogLevel?: LogLevel;
 }
 
 /** ApiError → its JSON answer; anything else → 500 `internal error`, details only in the log. */
 function errorAnswer(e: Error | null | undefined, routeKey: string): ApiResponse {
   if (e instanceof ApiError) return errorResponse(e);
-  console.error(JSON.stringify({ level: 'error', route: routeKey, message: e?.message, stack: e?.stack }));
+  log.error('request failed', { route: routeKey, message: e?.message, stack: e?.stack });
   return errorResponse(new ApiError(500, INTERNAL_ERROR));
+}
+
+/**
+ * One line per request: method, route template (never the path, query or
+ * headers, so no hostname, token or key), status and duration.
+ */
+function logRequest(level: LogLevel, method: string, routeKey: string | null, status: number, started: number): void {
+  if (!logEnabled(level)) return;
+  const route = routeKey === null ? null : routeKey.slice(routeKey.indexOf(' ') + 1);
+  log[level]('request', { method, route, status, ms: Math.round((performance.now() - started) * 10) / 10 });
 }
 
 /** middy error middleware: the answers of errorAnswer. */
@@ -126,27 +139,34 @@ function apiErrors(): middy.MiddlewareObj<APIGatewayProxyEventV2, ApiResponse> {
  */
 export function createGroupHandler(routeHandlers: Record<string, RouteHandler>, options: GroupOptions = {}): GroupHandler {
   const keys = Object.keys(routeHandlers);
-  const dispatch = async (req: ApiRequest, routeKey: string): Promise<ApiResponse> => {
-    if (req.method === 'OPTIONS') return preflight();
-    const route = routeHandlers[routeKey];
-    if (route) return route(req);
-    // Function URLs (the collector) carry no route key: match the path against this group's own routes.
+  const requestLogLevel = options.requestLogLevel ?? 'info';
+  /** The key of the route that answers: its own, or for Function URLs (the collector, no route key) the group route its path matches. */
+  const resolve = (req: ApiRequest, routeKey: string): string | null => {
+    if (routeHandlers[routeKey]) return routeKey;
     const matched = routeKey === '$default' ? matchRouteKey(keys, req.method, req.path) : null;
-    if (!matched) throw new ApiError(404, NOT_FOUND);
+    if (!matched) return null;
     req.params = matched.params;
-    return (routeHandlers[matched.key] as RouteHandler)(req);
+    return matched.key;
+  };
+  const serve = async (req: ApiRequest, routeKey: string): Promise<ApiResponse> => {
+    const started = performance.now();
+    const key = resolve(req, routeKey);
+    let response: ApiResponse;
+    try {
+      if (req.method === 'OPTIONS') response = preflight();
+      else if (key === null) throw new ApiError(404, NOT_FOUND);
+      else response = await (routeHandlers[key] as RouteHandler)(req);
+    } catch (e) {
+      response = errorAnswer(e as Error, routeKey);
+    }
+    logRequest(requestLogLevel, req.method, key, response.statusCode, started);
+    return response;
   };
   const handler = middy<APIGatewayProxyEventV2, ApiResponse>()
     .use(apiErrors())
-    .handler(async (event) => dispatch(toApiRequest(event, await getServices()), event.routeKey)) as unknown as GroupHandler;
+    .handler(async (event) => serve(toApiRequest(event, await getServices()), event.routeKey)) as unknown as GroupHandler;
   handler.routes = routeHandlers;
   handler.tooLarge = options.tooLarge ?? (() => json(413, { error: 'request body too large' }));
-  handler.serve = async (req, routeKey) => {
-    try {
-      return await dispatch(req, routeKey);
-    } catch (e) {
-      return errorAnswer(e as Error, routeKey);
-    }
-  };
+  handler.serve = serve;
   return handler;
 }

@@ -14,10 +14,12 @@ import {
   signInRequiredError,
   unknownSiteError,
 } from '#domain/errors.ts';
+import { isNormalizedHostname } from '#domain/hostname-form.ts';
 import { SITE_CACHE_TTL_PENDING_MS, SITE_CACHE_TTL_VERIFIED_MS, isVerified } from '#domain/site.ts';
 import type { SiteRecord } from '#ports/registry.ts';
 import { KEY_CACHE_TTL_MS, type Services } from '#platform/services.ts';
 import type { ApiRequest } from './api.ts';
+import { log } from '#platform/log.ts';
 
 const KEY_TOUCH_INTERVAL_MS = 60_000;
 
@@ -45,7 +47,7 @@ async function resolve(req: ApiRequest): Promise<Caller> {
     req.services.keyTouches.set(secretHash, true, KEY_TOUCH_INTERVAL_MS);
     // Bookkeeping only: a failed write (e.g. the read-only reports function) must not fail the request.
     await req.services.registry.touchManagementKey(secretHash, now.toISOString()).catch((e: unknown) => {
-      console.error(JSON.stringify({ level: 'warn', msg: 'last_used_at not recorded', message: (e as Error).message }));
+      log.warn('last_used_at not recorded', { message: (e as Error).message });
     });
   }
   return { kind: 'key', uid: record.owner_uid, keyId: record.id, scopes: record.scopes, secretHash };
@@ -81,35 +83,53 @@ export async function requireIdToken(req: ApiRequest): Promise<Principal & { kin
 }
 
 function cacheSite(services: Services, hostname: string, site: SiteRecord | null): void {
-  services.siteCache.set(hostname, site, site && isVerified(site) ? SITE_CACHE_TTL_VERIFIED_MS : SITE_CACHE_TTL_PENDING_MS);
+  if (site) {
+    services.missingSites.delete(hostname);
+    services.siteCache.set(hostname, site, isVerified(site) ? SITE_CACHE_TTL_VERIFIED_MS : SITE_CACHE_TTL_PENDING_MS);
+  } else {
+    services.siteCache.delete(hostname);
+    services.missingSites.set(hostname, true, SITE_CACHE_TTL_PENDING_MS);
+  }
+}
+
+/** Through the per-instance caches; `fresh` when the registry was read just now. */
+async function lookupSite(services: Services, hostname: string): Promise<{ site: SiteRecord | null; fresh: boolean }> {
+  const cached = services.siteCache.get(hostname);
+  if (cached) return { site: cached.value, fresh: false };
+  if (services.missingSites.get(hostname)) return { site: null, fresh: false };
+  // Sites are registered under their normalized name and path values are not normalized (spec part 4), so any
+  // other name is unknown without asking; an overlong one would fail on the store's key size limit instead.
+  if (!isNormalizedHostname(hostname)) return { site: null, fresh: true };
+  const site = await services.registry.getSite(hostname);
+  cacheSite(services, hostname, site);
+  return { site, fresh: true };
 }
 
 /** Site lookup through the per-instance cache. */
 export async function findSite(services: Services, hostname: string): Promise<SiteRecord | null> {
-  const cached = services.siteCache.get(hostname);
-  if (cached) return cached.value;
-  const site = await services.registry.getSite(hostname);
-  cacheSite(services, hostname, site);
-  return site;
+  return (await lookupSite(services, hostname)).site;
 }
 
 /** After a change: this instance forgets (or learns) the registration at once. */
 export function siteChanged(services: Services, hostname: string, site: SiteRecord | null): void {
   if (site) cacheSite(services, hostname, site);
-  else services.siteCache.delete(hostname);
+  else {
+    services.siteCache.delete(hostname);
+    services.missingSites.delete(hostname);
+  }
 }
 
 /**
  * A cached entry that denies or limits an owner is re-read before it is
  * believed (spec part 4 rule 4), so owners never see a stale "missing",
- * "someone else's" or "unverified".
+ * "someone else's" or "unverified"; an entry read just now is not read twice.
  */
 async function findSiteFor(services: Services, hostname: string, uid: string): Promise<SiteRecord | null> {
-  const site = await findSite(services, hostname);
-  if (site && site.owner_uid === uid && isVerified(site)) return site;
-  const fresh = await services.registry.getSite(hostname);
-  cacheSite(services, hostname, fresh);
-  return fresh;
+  const { site, fresh } = await lookupSite(services, hostname);
+  if (fresh || (site && site.owner_uid === uid && isVerified(site))) return site;
+  const again = await services.registry.getSite(hostname);
+  cacheSite(services, hostname, again);
+  return again;
 }
 
 /** The caller's own site: owner ID token or key with `scope`; other accounts and unknown sites get 404. */

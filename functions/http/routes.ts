@@ -25,6 +25,10 @@ export interface ResponseDef {
   description: string;
   schema?: z.ZodType;
   contentType?: string;
+  /** The exact `error` texts of a JSON error answer. */
+  errors?: readonly string[];
+  /** Response headers: name → description. */
+  headers?: Record<string, string>;
 }
 
 export interface RouteDef {
@@ -35,6 +39,7 @@ export interface RouteDef {
   auth: AuthMode;
   scope?: Scope;
   summary: string;
+  /** Query parameters: name → description; a leading `Required: ` marks one the route cannot do without. */
   query?: Record<string, string>;
   request?: z.ZodType;
   responses: Record<number, ResponseDef>;
@@ -42,12 +47,22 @@ export interface RouteDef {
 
 export const routeKey = (r: Pick<RouteDef, 'method' | 'path'>): string => `${r.method} ${r.path}`;
 
-const err = (description: string): ResponseDef => ({ description, schema: s.ErrorBody });
-const signIn = { 401: err('sign in required, or invalid or revoked management key') };
+/** A JSON error answer with these exact texts (spec part 7). */
+const err = (...errors: string[]): ResponseDef => ({ description: errors.join('; '), schema: s.ErrorBody, errors });
+const INVALID_KEY = 'invalid or revoked management key';
+const KEYS_FORBIDDEN = 'management keys cannot call this endpoint';
+const UNVERIFIED_OWNER = 'Install your tracking script to verify this site first';
+const IMPORT_ACTIVE = 'an import is already active for this site';
+const API_KEY_REQUIRED = 'API key is required';
+const signIn = { 401: err('sign in required', INVALID_KEY) };
 const scoped = (scope: Scope) => ({ ...signIn, 403: err(`scope ${scope} required`) });
-const idOnly = { ...signIn, 403: err('management keys cannot call this endpoint') };
-const rateLimited = { 429: err('rate limited, retry in 1s (management key changes; Retry-After: 1)') };
+const idOnly = { ...signIn, 403: err(KEYS_FORBIDDEN) };
+const rateLimited = {
+  429: { ...err('rate limited, retry in 1s'), description: 'rate limited, retry in 1s (management key changes)', headers: { 'Retry-After': 'Seconds to wait: 1' } },
+};
 const ownerSite = { 404: err('unknown site') };
+/** Every product route's answer to an unexpected failure (added by the OpenAPI document, not listed per route). */
+export const INTERNAL_ERROR_RESPONSE = err('internal error');
 
 const productRoutes: RouteDef[] = [
   {
@@ -56,7 +71,7 @@ const productRoutes: RouteDef[] = [
     group: 'meta',
     auth: 'none',
     summary: 'Liveness: 200 text ok for GET and HEAD, 400 for other methods. No storage query.',
-    responses: { 200: { description: 'ok', schema: s.PlainText, contentType: 'text/plain' }, 400: { description: 'method not allowed', contentType: 'text/plain' } },
+    responses: { 200: { description: 'ok', schema: s.PlainText, contentType: 'text/plain' }, 400: { description: 'method not allowed', schema: s.PlainText, contentType: 'text/plain' } },
   },
   {
     method: 'GET',
@@ -64,7 +79,7 @@ const productRoutes: RouteDef[] = [
     group: 'meta',
     auth: 'none',
     summary: 'This API description (OpenAPI 3.1).',
-    responses: { 200: { description: 'OpenAPI document' } },
+    responses: { 200: { description: 'OpenAPI document', schema: s.OpenApiDocument } },
   },
   {
     method: 'GET',
@@ -83,7 +98,7 @@ const productRoutes: RouteDef[] = [
     request: s.CreateManagementKeyRequest,
     responses: {
       201: { description: 'created', schema: s.CreatedManagementKey },
-      400: err('invalid label, invalid scopes, or management key limit reached'),
+      400: err('invalid label', 'invalid scopes', 'management key limit reached'),
       ...idOnly,
     },
   },
@@ -133,7 +148,7 @@ const productRoutes: RouteDef[] = [
     responses: {
       200: { description: 'already registered to this account', schema: s.CreatedSite },
       201: { description: 'registered', schema: s.CreatedSite },
-      400: err('invalid hostname, kind must be web or api, or site limit reached'),
+      400: err('Enter a valid website address, such as example.com', 'Enter a valid API hostname, such as api.example.com', 'kind must be web or api', 'site limit reached'),
       ...scoped('manage'),
       409: err('hostname is registered to another account'),
       ...rateLimited,
@@ -146,7 +161,7 @@ const productRoutes: RouteDef[] = [
     auth: 'site',
     scope: 'read',
     summary: 'Site metadata; owner-only fields for the owner; anonymous for verified public sites.',
-    responses: { 200: { description: 'site', schema: s.Site }, 401: err('invalid or revoked management key'), 403: err('scope read required'), ...ownerSite },
+    responses: { 200: { description: 'site', schema: s.Site }, 401: err(INVALID_KEY), 403: err('scope read required'), ...ownerSite },
   },
   {
     method: 'PATCH',
@@ -158,7 +173,14 @@ const productRoutes: RouteDef[] = [
     request: s.UpdateSiteRequest,
     responses: {
       200: { description: 'updated', schema: s.UpdatedSite },
-      400: err('invalid settings / display name / sharing setting / reports mode / pin setting, or verify before public'),
+      400: err(
+        'invalid settings',
+        'invalid display name',
+        'invalid sharing setting',
+        'invalid reports mode',
+        'invalid pin setting',
+        'verify domain ownership before making the site public',
+      ),
       ...scoped('manage'),
       ...ownerSite,
       ...rateLimited,
@@ -228,7 +250,7 @@ const collectorRoutes: RouteDef[] = [
     group: 'collector',
     auth: 'none',
     summary: 'Image beacon for pages without JavaScript: hostname, path, https and query default to the page URL in Referer.',
-    request: s.CollectorPayload,
+    request: s.NoscriptPayload,
     responses: imageResponses,
   },
   {
@@ -257,13 +279,15 @@ const reportQuery = {
   tz: 'IANA timezone for calendar days and buckets; default UTC',
   filter: 'Clauses joined by ";": dim:value (equals), dim!value (not equals), dim~value (contains); values URL-encoded',
 };
-const statsErrors = {
-  400: err('invalid range, invalid timezone, invalid filter (or unknown dimension)'),
-  401: err('invalid or revoked management key'),
-  403: err('scope read required, or Install your tracking script to verify this site first (owner of an unverified site)'),
-  404: err('unknown site'),
-};
-const stats = (path: string, summary: string, schema: z.ZodType, query: Record<string, string> = {}, edgeCached = true): RouteDef => ({
+const REPORT_QUERY_ERRORS = ['invalid range', 'invalid timezone', 'invalid filter'];
+interface StatsOptions {
+  query?: Record<string, string>;
+  /** Owners' and non-owners' reads alike are no-store when false. */
+  edgeCached?: boolean;
+  /** 400 texts beyond the common query errors. */
+  errors?: string[];
+}
+const stats = (path: string, summary: string, schema: z.ZodType, { query = {}, edgeCached = true, errors = [] }: StatsOptions = {}): RouteDef => ({
   method: 'GET',
   path,
   group: 'reports',
@@ -271,20 +295,29 @@ const stats = (path: string, summary: string, schema: z.ZodType, query: Record<s
   scope: 'read',
   summary: `${summary} Public for verified public sites${edgeCached ? ' (Cache-Control: public, max-age=60 for non-owners)' : ''}.`,
   query: { ...reportQuery, ...query },
-  responses: { 200: { description: 'report', schema }, ...statsErrors },
+  responses: {
+    200: { description: 'report', schema },
+    400: err(...REPORT_QUERY_ERRORS, ...errors),
+    401: err(INVALID_KEY),
+    403: err('scope read required', UNVERIFIED_OWNER),
+    404: err('unknown site'),
+  },
 });
 
 const reportRoutes: RouteDef[] = [
   stats('/api/sites/{hostname}/overview', 'Totals, previous period, zero-filled series, forecast and live count.', s.Overview),
   stats('/api/sites/{hostname}/overview/summary', 'Event totals and top events, devices, browsers, OS, and live top pages.', s.OverviewSummary, {
-    limit: 'List length: default 5, clamped to 1..20, fractions round down; zero or non-numeric give 5',
+    query: { limit: 'List length: default 5, clamped to 1..20, fractions round down; zero or non-numeric give 5' },
   }),
   stats('/api/sites/{hostname}/breakdown', 'Rows for one dimension, by value descending then name.', s.Breakdown, {
-    dim: 'pages, entry_pages, referrers, sources, utm_sources, utm_mediums, utm_campaigns, utm_terms, utm_contents, countries, devices, browsers, os, languages, screens, events',
-    limit: 'Default 10, clamped to 1..1000',
-    tz: 'Ignored',
+    query: {
+      dim: 'Required: pages, entry_pages, referrers, sources, utm_sources, utm_mediums, utm_campaigns, utm_terms, utm_contents, countries, devices, browsers, os, languages, screens, events',
+      limit: 'Default 10, clamped to 1..1000',
+      tz: 'Ignored',
+    },
+    errors: ['unknown dimension'],
   }),
-  stats('/api/sites/{hostname}/retention', 'Engagement retention: share of pageviews lasting or scrolling at least each threshold.', s.Retention, {}, false),
+  stats('/api/sites/{hostname}/retention', 'Engagement retention: share of pageviews lasting or scrolling at least each threshold.', s.Retention, { edgeCached: false }),
   {
     method: 'GET',
     path: '/api/sites/summary',
@@ -297,7 +330,7 @@ const reportRoutes: RouteDef[] = [
   },
 ];
 
-const importJobErrors = { ...idOnly, 404: err('unknown site, or unknown import') };
+const importJobErrors = { ...idOnly, 404: err('unknown site', 'unknown import') };
 
 const importRoutes: RouteDef[] = [
   {
@@ -329,11 +362,20 @@ const importRoutes: RouteDef[] = [
     request: s.CreateImportRequest,
     responses: {
       201: { description: 'queued', schema: s.ImportJob },
-      400: err('invalid date range; unknown import source; User ID / API key / Source hostname is required; Source hostname is invalid; SimpleAnalytics returned <status>: …; SimpleAnalytics error: …'),
+      400: err(
+        'invalid date range',
+        'unknown import source',
+        'User ID is required',
+        API_KEY_REQUIRED,
+        'Source hostname is required',
+        'Source hostname is invalid',
+        'SimpleAnalytics returned <status>: …',
+        'SimpleAnalytics error: …',
+      ),
       ...idOnly,
-      403: err('management keys cannot call this endpoint, or Install your tracking script to verify this site first'),
+      403: err(KEYS_FORBIDDEN, UNVERIFIED_OWNER),
       ...ownerSite,
-      409: err('an import is already active for this site'),
+      409: err(IMPORT_ACTIVE),
       429: err('daily import limit reached'),
     },
   },
@@ -354,9 +396,9 @@ const importRoutes: RouteDef[] = [
     request: s.RetryImportRequest,
     responses: {
       200: { description: 'queued again', schema: s.ImportJob },
-      400: err('API key is required (the kept credentials expired)'),
+      400: { ...err(API_KEY_REQUIRED), description: 'API key is required (the kept credentials expired)' },
       ...importJobErrors,
-      409: err('only a failed or cancelled import can be retried, or an import is already active for this site'),
+      409: err('only a failed or cancelled import can be retried', IMPORT_ACTIVE),
     },
   },
 ];

@@ -1,4 +1,8 @@
-/** Request and response schemas of the product API; the OpenAPI document is generated from them. */
+/**
+ * Request and response schemas of the product API; the OpenAPI document is
+ * generated from them. Every schema a route names carries an `id`: it becomes
+ * `#/components/schemas/<id>`.
+ */
 import { z } from 'zod';
 
 export const ErrorBody = z.object({ error: z.string() }).meta({ id: 'Error' });
@@ -19,23 +23,27 @@ export const Site = z
   })
   .meta({ id: 'Site' });
 
-export const SiteList = z.object({ sites: z.array(Site) });
+export const SiteList = z.object({ sites: z.array(Site) }).meta({ id: 'SiteList' });
 
-export const CreateSiteRequest = z.object({
-  hostname: z.string(),
-  kind: z.enum(['web', 'api']).optional().describe('Defaults to web'),
-});
+export const CreateSiteRequest = z
+  .object({
+    hostname: z.string(),
+    kind: z.enum(['web', 'api']).optional().describe('Defaults to web'),
+  })
+  .meta({ id: 'CreateSiteRequest' });
 
 export const CreatedSite = z
   .object({ hostname: z.string(), verified_at: z.null(), verify_token: z.string(), kind: z.enum(['web', 'api']) })
   .meta({ id: 'CreatedSite' });
 
-export const UpdateSiteRequest = z.object({
-  display_name: z.string().max(100).optional(),
-  is_public: z.boolean().optional(),
-  reports_mode: z.literal('inherit').optional(),
-  pinned: z.boolean().optional().describe('true pins the site now, false unpins it'),
-});
+export const UpdateSiteRequest = z
+  .object({
+    display_name: z.string().max(100).optional(),
+    is_public: z.boolean().optional(),
+    reports_mode: z.literal('inherit').optional(),
+    pinned: z.boolean().optional().describe('true pins the site now, false unpins it'),
+  })
+  .meta({ id: 'UpdateSiteRequest' });
 
 export const UpdatedSite = z
   .object({
@@ -47,7 +55,7 @@ export const UpdatedSite = z
   })
   .meta({ id: 'UpdatedSite' });
 
-export const DeletedSite = z.object({ deleted: z.string() });
+export const DeletedSite = z.object({ deleted: z.string() }).meta({ id: 'DeletedSite' });
 
 export const Verification = z
   .object({
@@ -68,27 +76,33 @@ export const SiteCheck = Verification.extend({
 
 export const VerifiedSite = Site.extend({ verification: Verification }).meta({ id: 'VerifiedSite' });
 
-export const SiteSetup = z.object({
-  verified: z.boolean(),
-  verified_at: Timestamp.nullable(),
-  script_found: z.boolean(),
-  last_seen_at: Timestamp.nullable(),
-  verification: Verification.describe('The page as read now (DNS is read only by POST …/verify)'),
-  last_check: SiteCheck.nullable().describe('The last verification attempt that was recorded'),
-});
+export const SiteSetup = z
+  .object({
+    verified: z.boolean(),
+    verified_at: Timestamp.nullable(),
+    script_found: z.boolean(),
+    last_seen_at: Timestamp.nullable(),
+    verification: Verification.describe('The page as read now (DNS is read only by POST …/verify)'),
+    last_check: SiteCheck.nullable().describe('The last verification attempt that was recorded'),
+  })
+  .meta({ id: 'SiteSetup' });
 
-export const CreateManagementKeyRequest = z.object({
-  label: z.string().max(100).optional(),
-  scopes: z.array(Scope).min(1),
-});
+export const CreateManagementKeyRequest = z
+  .object({
+    label: z.string().max(100).optional(),
+    scopes: z.array(Scope).min(1),
+  })
+  .meta({ id: 'CreateManagementKeyRequest' });
 
-export const CreatedManagementKey = z.object({
-  id: z.string(),
-  key: z.string().describe('tt_mk_ + 48 lowercase hex; shown only here'),
-  label: z.string(),
-  scopes: z.array(Scope),
-  created_at: Timestamp,
-});
+export const CreatedManagementKey = z
+  .object({
+    id: z.string(),
+    key: z.string().describe('tt_mk_ + 48 lowercase hex; shown only here'),
+    label: z.string(),
+    scopes: z.array(Scope),
+    created_at: Timestamp,
+  })
+  .meta({ id: 'CreatedManagementKey' });
 
 export const ManagementKey = z
   .object({
@@ -101,18 +115,20 @@ export const ManagementKey = z
   })
   .meta({ id: 'ManagementKey' });
 
-export const ManagementKeyList = z.object({ keys: z.array(ManagementKey) });
-export const RevokedKey = z.object({ revoked: z.string() });
+export const ManagementKeyList = z.object({ keys: z.array(ManagementKey) }).meta({ id: 'ManagementKeyList' });
+export const RevokedKey = z.object({ revoked: z.string() }).meta({ id: 'RevokedKey' });
 
-export const Me = z.object({
-  uid: z.string(),
-  auth: z.enum(['id_token', 'management_key']),
-  scopes: z.array(Scope).describe('The key scopes; all three for an ID token'),
-  key_id: z.string().nullable(),
-  site_count: z.number().int(),
-});
+export const Me = z
+  .object({
+    uid: z.string(),
+    auth: z.enum(['id_token', 'management_key']),
+    scopes: z.array(Scope).describe('The key scopes; all three for an ID token'),
+    key_id: z.string().nullable(),
+    site_count: z.number().int(),
+  })
+  .meta({ id: 'Me' });
 
-export const PlainText = z.string();
+export const PlainText = z.string().meta({ id: 'PlainText' });
 
 const optionalText = (max: number) => z.string().max(max).optional();
 const size = () => z.number().int().min(0).max(100000).optional();
@@ -126,7 +142,8 @@ export const CollectorPayload = z
       .optional()
       .describe('Default pageview. append: an engagement append (the tracker\'s image fallback); error: a script\'s own failure, answered like any beacon, counted and never stored'),
     event: z.union([z.string(), z.number()]).optional().describe('Event name; normalized (part 6 rule 3)'),
-    path: z.string().max(2048).startsWith('/').optional(),
+    // A pattern, not startsWith: zod writes that as the non-standard `format: starts_with`.
+    path: z.string().max(2048).regex(/^\//).optional(),
     query: optionalText(2048).describe('Page query string; campaign tags (UTM and plain form) are read from it when their own fields are absent'),
     referrer: optionalText(2048),
     metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('At most 4,096 characters of JSON are stored'),
@@ -172,6 +189,9 @@ export const CollectorPayload = z
     content: optionalText(2048),
   })
   .meta({ id: 'CollectorPayload' });
+
+/** `/noscript.gif` query: `hostname` (like path, https and query) may come from the Referer page instead. */
+export const NoscriptPayload = CollectorPayload.partial({ hostname: true }).meta({ id: 'NoscriptPayload' });
 
 const Totals = z.object({
   pageviews: z.number().int(),
@@ -279,7 +299,7 @@ export const ImportJob = z
   })
   .meta({ id: 'ImportJob' });
 
-export const ImportJobList = z.object({ imports: z.array(ImportJob).max(50) });
+export const ImportJobList = z.object({ imports: z.array(ImportJob).max(50) }).meta({ id: 'ImportJobList' });
 
 export const CreateImportRequest = z
   .object({
@@ -302,3 +322,5 @@ export const RetryImportRequest = z
       .describe('Replaces the kept API key; needed once it expired (7 days after the job ended)'),
   })
   .meta({ id: 'RetryImportRequest' });
+
+export const OpenApiDocument = z.object({ openapi: z.string() }).loose().describe('An OpenAPI 3.1 document').meta({ id: 'OpenApiDocument' });

@@ -40,7 +40,13 @@ function requestFromNode(req: IncomingMessage, method: string, url: URL, body: B
 
 const EMPTY = Buffer.alloc(0);
 
-/** The whole body, or null past `limit` (the rest is not buffered). Events, not an async iterator: this is the hot path. */
+/** The client closed the connection before its request body was complete: nobody is left to answer. */
+class ClientGone extends Error {}
+
+/**
+ * The whole body, or null past `limit` (the rest is not buffered). Events, not an async iterator: this is the hot path.
+ * Rejects with ClientGone when the connection closes first, which is no server failure.
+ */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   if (req.headers['content-length'] === '0' || (req.method === 'GET' && !req.headers['transfer-encoding'] && !req.headers['content-length'])) {
     req.resume();
@@ -54,7 +60,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
       if (size <= limit) chunks.push(chunk);
     });
     req.on('end', () => resolve(size > limit ? null : chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
-    req.on('error', reject);
+    req.on('error', (e) => reject(req.complete ? e : new ClientGone(e.message)));
+    req.on('close', () => {
+      if (!req.complete) reject(new ClientGone('connection closed'));
+    });
   });
 }
 
@@ -85,6 +94,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
 export function createLocalServer(options: LocalServerOptions): Server {
   return createServer((req, res) => {
     handle(req, res, options).catch((e: unknown) => {
+      if (e instanceof ClientGone) {
+        console.debug(JSON.stringify({ level: 'debug', msg: 'client disconnected mid-request', method: req.method, message: e.message }));
+        return;
+      }
       console.error(JSON.stringify({ level: 'error', message: (e as Error)?.message, stack: (e as Error)?.stack }));
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
       res.end(JSON.stringify({ error: 'internal error' }));

@@ -5,6 +5,7 @@ import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '
 import { setServices, withInstanceState, type Services } from '#platform/services.ts';
 import { groupHandlers } from '#http/handlers/index.ts';
 import { createLocalServer } from './http-server.ts';
+import { assertDataDirFree } from './startup.ts';
 import { flushDrops } from '#http/collect.ts';
 import { scheduleSaltRotation } from '#workers/rotate-salts.ts';
 
@@ -16,15 +17,23 @@ export interface LocalNode {
 }
 
 export async function startLocalNode(config: Readonly<Config>, options: LocalRuntimeOptions = {}): Promise<LocalNode> {
+  await assertDataDirFree(config.dataDir);
   const runtime = await startLocalRuntime(config, options);
   const services = withInstanceState(runtime.adapters);
   setServices(services);
   const stopRotation = scheduleSaltRotation(services.registry, () => services.clock.now());
   const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies });
-  await new Promise<void>((ok, fail) => {
-    server.once('error', fail);
-    server.listen(config.port, config.host, () => ok());
-  });
+  try {
+    await new Promise<void>((ok, fail) => {
+      server.once('error', fail);
+      server.listen(config.port, config.host, () => ok());
+    });
+  } catch (e) {
+    // The port is taken (or not ours): release the stores so the caller can report it and exit.
+    await stopRotation();
+    await runtime.close();
+    throw e;
+  }
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host}:${port}`;
   // PUBLIC_URL's default names this server, whose port (PORT=0) is known only now.

@@ -40,8 +40,13 @@ export interface Adapters {
 }
 
 export interface Services extends Adapters {
-  /** Site lookups: 30 s for verified sites, 15 s for pending or missing ones. */
-  siteCache: TtlCache<string, SiteRecord | null>;
+  /** Registered sites: 30 s when verified, 15 s when pending. */
+  siteCache: TtlCache<string, SiteRecord>;
+  /**
+   * Hostnames the registry does not know, 15 s: apart from the sites so that
+   * a flood of made-up names pushes out only other made-up names.
+   */
+  missingSites: TtlCache<string, true>;
   /** Management keys by secret hash: 30 s, so a revocation elsewhere takes effect within that. */
   keyCache: TtlCache<string, ManagementKeyRecord | null>;
   /** Changes made with a management key: burst 60, then 1 per second. */
@@ -59,16 +64,18 @@ export interface Services extends Adapters {
 }
 
 export const KEY_CACHE_TTL_MS = 30_000;
+const MiB = 1024 * 1024;
 
 export function withInstanceState(adapters: Adapters): Services {
   const now = () => adapters.clock.now().getTime();
   return {
     ...adapters,
-    siteCache: new TtlCache(50_000, now),
+    siteCache: new TtlCache(50_000, now, 32 * MiB),
+    missingSites: new TtlCache(20_000, now, 8 * MiB),
     keyCache: new TtlCache(10_000, now),
     changeLimiter: new TokenBucketLimiter(60, 1, now),
     keyTouches: new TtlCache(10_000, now),
-    replays: new TtlCache(200_000, now),
+    replays: new TtlCache(200_000, now, 32 * MiB),
     salts: new TtlCache(4, now),
     verifyAttempts: new TtlCache(10_000, now),
     siteSeen: new TtlCache(50_000, now),

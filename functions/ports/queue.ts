@@ -8,10 +8,10 @@ export interface Queue<T> {
   sendBatch(messages: readonly T[]): Promise<void>;
 }
 
-/** `send` refused because the queue is at its bound: the message was not taken. */
+/** `send` refused because the queue is at its bound (messages or bytes): the message was not taken. */
 export class QueueFullError extends Error {
-  constructor(depth: number) {
-    super(`queue full: ${depth} messages waiting`);
+  constructor(depth: number, bytes: number) {
+    super(`queue full: ${depth} messages waiting (about ${bytes} bytes)`);
     this.name = 'QueueFullError';
   }
 }

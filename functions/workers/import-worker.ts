@@ -30,6 +30,7 @@ import { ACTIVE_STATUSES, RETRY_CREDENTIALS_TTL_MS, isActive } from '#domain/imp
 import { chunkAt, unfinishedChunks, type ImportChunk } from '#domain/imports/planner.ts';
 import { dateRangeMs } from '#domain/imports/dates.ts';
 import { SIMPLE_ANALYTICS } from '#domain/imports/source.ts';
+import { log } from '#platform/log.ts';
 
 export interface ImportWorkerDeps {
   jobs: ImportJobs;
@@ -87,7 +88,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
     }, { once: true });
   });
 
-const log = (fields: Record<string, unknown>) => console.log(JSON.stringify({ level: 'info', msg: 'import chunk', ...fields }));
+const logChunk = (fields: Record<string, unknown>) => log.info('import chunk', fields);
 
 /** A chunk message from untrusted transport (SQS bodies, dead-letter files), or null. */
 export function parseChunkMessage(value: unknown): ImportChunkMessage | null {
@@ -246,13 +247,13 @@ export function createImportWorker(deps: ImportWorkerDeps): ImportWorker {
           continue;
         }
         await failJob(running, e.message);
-        log({ site: job.site, job_id: job.id, chunk: chunk.index, outcome: 'job_failed', error: e.message });
+        logChunk({ site: job.site, job_id: job.id, chunk: chunk.index, outcome: 'job_failed', error: e.message });
         return { outcome: 'job_failed', error: e.message };
       }
     }
     const after = await jobs.recordChunk(job.site, job.id, chunk.index, counts);
     const ms = performance.now() - started;
-    log({
+    logChunk({
       site: job.site,
       job_id: job.id,
       chunk: chunk.index,
@@ -289,9 +290,7 @@ export function createImportWorker(deps: ImportWorkerDeps): ImportWorker {
             await processChunk(message);
             return null;
           } catch (e) {
-            console.error(
-              JSON.stringify({ level: 'error', msg: 'import chunk failed', site: message.site, job_id: message.job_id, chunk: message.chunk, message: (e as Error)?.message }),
-            );
+            log.error('import chunk failed', { site: message.site, job_id: message.job_id, chunk: message.chunk, message: (e as Error)?.message });
             return i;
           }
         }),
@@ -311,7 +310,7 @@ export function createImportWorker(deps: ImportWorkerDeps): ImportWorker {
         await queue.sendBatch(messages);
         sent += messages.length;
       }
-      if (sent > 0) console.log(JSON.stringify({ level: 'info', msg: 'imports resumed', source: SIMPLE_ANALYTICS.id, chunks: sent }));
+      if (sent > 0) log.info('imports resumed', { source: SIMPLE_ANALYTICS.id, chunks: sent });
       return sent;
     },
     abort() {

@@ -6,10 +6,11 @@
 import { utcDay } from '#domain/collector/enrich.ts';
 import type { Registry } from '#ports/registry.ts';
 import { getServices } from '#platform/services.ts';
+import { log } from '#platform/log.ts';
 
 export async function rotateSalts(registry: Registry, now: Date): Promise<number> {
   const deleted = await registry.deleteSaltsBefore(utcDay(now.getTime()));
-  console.log(JSON.stringify({ level: 'info', msg: 'salts rotated', deleted }));
+  log.info('salts rotated', { deleted });
   return deleted;
 }
 
@@ -39,7 +40,7 @@ export function scheduleSaltRotation(registry: Registry, now: () => Date): () =>
   const run = () => {
     running = rotateSalts(registry, now())
       .then(() => undefined)
-      .catch((e: unknown) => console.error(JSON.stringify({ level: 'error', msg: 'salt rotation failed', message: (e as Error).message })));
+      .catch((e: unknown) => log.error('salt rotation failed', { message: (e as Error).message }));
     arm();
   };
   const arm = () => {

@@ -7,6 +7,7 @@
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { EventKind, EventRow, EventStore } from '#ports/event-store.ts';
+import { log } from '#platform/log.ts';
 
 const KINDS: ReadonlySet<EventKind> = new Set(['pageview', 'event', 'append']);
 
@@ -56,7 +57,7 @@ export function createSqsEventWriterHandler(store: EventStore): (event: SQSEvent
     }
     const failed = await writeRecords(store, parsed);
     const rows = parsed.reduce((n, r) => n + r.rows.length, 0);
-    console.log(JSON.stringify({ level: 'info', msg: 'event writer batch', records: event.Records.length, rows, malformed, failed: failed.length }));
+    log.info('event writer batch', { records: event.Records.length, rows, malformed, failed: failed.length });
     return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
   };
 }
@@ -76,7 +77,7 @@ async function writeRecords(store: EventStore, records: readonly ParsedRecord[])
     await store.saveEvents(records.flatMap((r) => r.rows));
     return [];
   } catch (e) {
-    console.error(JSON.stringify({ level: 'error', msg: 'event store write failed', records: records.length, message: (e as Error).message }));
+    log.error('event store write failed', { records: records.length, message: (e as Error).message });
     if (records.length === 1) return [records[0]!.messageId];
   }
   const failed: string[] = [];
@@ -98,7 +99,5 @@ async function writeRecords(store: EventStore, records: readonly ParsedRecord[])
 }
 
 function logMalformed(record: SQSRecord): void {
-  console.error(
-    JSON.stringify({ level: 'error', msg: 'event writer drop', reason: 'malformed', messageId: record.messageId, body: record.body.slice(0, 200) }),
-  );
+  log.error('event writer drop', { reason: 'malformed', messageId: record.messageId, body: record.body.slice(0, 200) });
 }

@@ -9,6 +9,7 @@
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { parseChunkMessage, type ImportWorker } from './import-worker.ts';
+import { log } from '#platform/log.ts';
 
 export function createSqsImportWorkerHandler(worker: Pick<ImportWorker, 'processChunk'>): (event: SQSEvent) => Promise<SQSBatchResponse> {
   return async (event) => {
@@ -21,16 +22,14 @@ export function createSqsImportWorkerHandler(worker: Pick<ImportWorker, 'process
         message = null;
       }
       if (!message) {
-        console.error(JSON.stringify({ level: 'error', msg: 'import worker drop', reason: 'malformed', messageId: record.messageId, body: record.body.slice(0, 200) }));
+        log.error('import worker drop', { reason: 'malformed', messageId: record.messageId, body: record.body.slice(0, 200) });
         continue;
       }
       try {
         const result = await worker.processChunk(message);
         if (result.outcome === 'aborted') failures.push(record.messageId);
       } catch (e) {
-        console.error(
-          JSON.stringify({ level: 'error', msg: 'import chunk failed', messageId: record.messageId, site: message.site, job_id: message.job_id, chunk: message.chunk, message: (e as Error)?.message }),
-        );
+        log.error('import chunk failed', { messageId: record.messageId, site: message.site, job_id: message.job_id, chunk: message.chunk, message: (e as Error)?.message });
         failures.push(record.messageId);
       }
     }

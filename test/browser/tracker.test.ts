@@ -3,10 +3,9 @@
  * DESIGN.md §4 "Collector"): the exact beacons each page behaviour sends.
  * Chromium missing means these tests fail; they are never skipped.
  */
-import { existsSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { CHROMIUM_PATH, hidePage, html, issuedBeacons, launchChromium, scrollPage, startTrackerServer, type Beacon, type Issued, type TrackerServer } from '../support/browser.ts';
+import { hidePage, html, issuedBeacons, launchChromium, scrollPage, startTrackerServer, type Beacon, type Issued, type TrackerServer } from '../support/browser.ts';
 
 // Page-side globals used inside page.evaluate callbacks (the test tsconfig has no DOM lib).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -42,7 +41,6 @@ interface Env {
 let env: Env;
 
 beforeAll(async () => {
-  expect(existsSync(CHROMIUM_PATH), `${CHROMIUM_PATH} is required for the browser tests`).toBe(true);
   browser = await launchChromium();
 });
 afterAll(async () => {

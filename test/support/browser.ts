@@ -9,8 +9,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildTracker } from '../../functions/tracker/build.ts';
-
-export const CHROMIUM_PATH = '/usr/bin/chromium';
+import { findChromium } from './chromium.ts';
 
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -23,9 +22,10 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-/** Fails (never skips) when Chromium is missing. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+/** The browser from findChromium (test/support/chromium.ts); fails (never skips) when none is found. */
+export async function launchChromium(): Promise<Browser> {
+  const { path } = await findChromium();
+  return chromium.launch({ executablePath: path, args: CHROMIUM_ARGS });
 }
 
 export type CollectorRoute = '/simple.gif' | '/events' | '/append';

@@ -1,5 +1,7 @@
 import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
 import { API_HOSTNAME_INVALID, WEB_HOSTNAME_INVALID, normalizeHostname } from '#domain/hostname.ts';
+import { isNormalizedHostname } from '#domain/hostname-form.ts';
 
 const ok = (hostname: string) => ({ ok: true, hostname });
 const webInvalid = { ok: false, error: WEB_HOSTNAME_INVALID };
@@ -242,5 +244,31 @@ describe('normalizeHostname: kind', () => {
   it('error texts match spec part 7', () => {
     expect(WEB_HOSTNAME_INVALID).toBe('Enter a valid website address, such as example.com');
     expect(API_HOSTNAME_INVALID).toBe('Enter a valid API hostname, such as api.example.com');
+  });
+});
+
+describe('normalizeHostname: names already in ASCII form', () => {
+  it('answers as IDNA does (a leading soft hyphen, which IDNA ignores, forces the IDNA path)', () => {
+    const label = fc.oneof(
+      fc.string({ unit: fc.constantFrom(...'abcxyz09-'), minLength: 0, maxLength: 8 }),
+      fc.constantFrom('xn--', 'xn--bcher-kva', 'xn--zz', 'ab--c', 'a'.repeat(63), 'a'.repeat(64)),
+    );
+    const name = fc.array(label, { minLength: 1, maxLength: 6 }).map((labels) => labels.join('.'));
+    fc.assert(
+      fc.property(name, (n) => {
+        expect(normalizeHostname(n)).toEqual(normalizeHostname(`\u00ad${n}`));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('isNormalizedHostname', () => {
+  it('accepts names in the form normalizeHostname returns and nothing else', () => {
+    for (const name of ['example.com', 'xn--bcher-kva.de', 'a-b.example', `${'a'.repeat(63)}.com`]) expect(isNormalizedHostname(name), name).toBe(true);
+    const tooLong = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(62)}`;
+    for (const name of ['a'.repeat(2044), tooLong, `${'a'.repeat(64)}.com`, 'Example.com', 'bücher.de', 'example', '1.2.3.4', 'a/b.com', '-a.com', 'example.com.']) {
+      expect(isNormalizedHostname(name), name).toBe(false);
+    }
   });
 });

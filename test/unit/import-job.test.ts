@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jobView, newImportJob, nextStatus, uuidv7, type ImportStatus, type ImportTransition } from '#domain/imports/job.ts';
+import { isJobIdForm, jobView, newImportJob, nextStatus, uuidv7, type ImportStatus, type ImportTransition } from '#domain/imports/job.ts';
 import { SIMPLE_ANALYTICS } from '#domain/imports/source.ts';
 
 const STATUSES: ImportStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
@@ -48,5 +48,13 @@ describe('uuidv7', () => {
     expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(a < b).toBe(true);
     expect(uuidv7(new Date(0), Buffer.alloc(10, 0xff))).toBe('00000000-0000-7fff-bfff-ffffffffffff');
+  });
+});
+
+describe('isJobIdForm', () => {
+  it('accepts lowercase UUIDs, as uuidv7 makes them, and nothing else', () => {
+    expect(isJobIdForm(uuidv7(new Date()))).toBe(true);
+    expect(isJobIdForm('00000000-0000-0000-0000-000000000000')).toBe(true);
+    for (const id of ['a'.repeat(1018), 'x', '', uuidv7(new Date()).toUpperCase(), `${uuidv7(new Date())}0`]) expect(isJobIdForm(id), id).toBe(false);
   });
 });

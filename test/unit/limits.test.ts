@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { TokenBucketLimiter } from '#domain/rate-limit.ts';
-import { TtlCache } from '#domain/ttl-cache.ts';
+import { TtlCache, keyBytes } from '#domain/ttl-cache.ts';
+import { memoize } from '#domain/memo.ts';
+import { newSiteRecord } from '#domain/site.ts';
+import { parseJsonPayload } from '#domain/collector/payload.ts';
+import type { ApiRequest } from '#http/api.ts';
+import { findSite, requirePrincipal } from '#http/auth.ts';
+import { collect } from '#http/collect.ts';
+import { withInstanceState, type Adapters, type Services } from '#platform/services.ts';
+import type { SiteRecord } from '#ports/registry.ts';
 
 describe('TokenBucketLimiter', () => {
   it('allows a burst, then one per second', () => {
@@ -23,12 +31,25 @@ describe('TokenBucketLimiter', () => {
     expect([limiter.take('k'), limiter.take('k'), limiter.take('k'), limiter.take('k')]).toEqual([true, true, true, false]);
   });
 
-  it('stays bounded under many callers', () => {
+  it('holds at most maxBuckets buckets under many callers, and a new caller still gets its burst', () => {
     let now = 0;
     const limiter = new TokenBucketLimiter(2, 1, () => now, 100);
     for (let i = 0; i < 1000; i++) limiter.take(`k${i}`);
+    expect(limiter.size).toBe(100);
     now += 10_000;
     for (let i = 0; i < 1000; i++) expect(limiter.take(`x${i}`)).toBe(true);
+    expect(limiter.size).toBe(100);
+  });
+
+  it('keeps the buckets of callers in use when others push out old ones', () => {
+    const limiter = new TokenBucketLimiter(2, 1, () => 0, 3);
+    expect([limiter.take('a'), limiter.take('a')]).toEqual([true, true]);
+    limiter.take('b');
+    limiter.take('a');
+    limiter.take('c');
+    limiter.take('d');
+    // "b" was the least recently used: "a" keeps its empty bucket.
+    expect(limiter.take('a')).toBe(false);
   });
 });
 
@@ -58,5 +79,120 @@ describe('TtlCache', () => {
     for (let i = 0; i < 4; i++) cache.set(i, i, 1000);
     expect(cache.get(0)).toBeUndefined();
     expect(cache.get(3)).toEqual({ value: 3 });
+  });
+
+  it('drops the oldest entries beyond its bytes, counts a replaced key once, and frees deleted keys', () => {
+    const cache = new TtlCache<string, true>(100, Date.now, 3 * keyBytes('x'.repeat(10)));
+    for (const k of ['a', 'b', 'c', 'd']) cache.set(k.repeat(10), true, 1000);
+    cache.set('d'.repeat(10), true, 1000);
+    expect([cache.size, cache.bytes]).toEqual([3, 3 * keyBytes('x'.repeat(10))]);
+    expect(cache.get('a'.repeat(10))).toBeUndefined();
+    cache.delete('b'.repeat(10));
+    expect([cache.size, cache.bytes]).toEqual([2, 2 * keyBytes('x'.repeat(10))]);
+  });
+
+  it('does not hold a key larger than all its bytes', () => {
+    const cache = new TtlCache<string, true>(100, Date.now, 100);
+    cache.set('small', true, 1000);
+    cache.set('x'.repeat(1000), true, 1000);
+    expect([cache.size, cache.get('small')]).toEqual([1, { value: true }]);
+  });
+});
+
+describe('memoize', () => {
+  it('stays within its entries and bytes under a flood of distinct long keys, still answering each', () => {
+    const memo = memoize((k: string) => k.length, 5000, 1024 * 1024);
+    for (let i = 0; i < 100_000; i++) expect(memo(`${i}`.padEnd(253, 'x'))).toBe(253);
+    expect(memo.size).toBeLessThanOrEqual(5000);
+    expect(memo.bytes).toBeLessThanOrEqual(1024 * 1024);
+  });
+});
+
+/** A name of `length` characters (at most 253) in canonical form, distinct for each i. */
+const hostname = (i: number, length: number) => {
+  const first = `h${i.toString(36)}`;
+  const labels = [first];
+  let left = length - first.length;
+  while (left > 0) {
+    const label = Math.min(63, left - 1);
+    labels.push('x'.repeat(Math.max(1, label)));
+    left -= label + 1;
+  }
+  return labels.join('.');
+};
+
+/** The per-instance state as deployed, over a registry that knows `sites` and a queue that takes everything. */
+function instance(sites: SiteRecord[] = []): Services & { reads: number } {
+  const byName = new Map(sites.map((s) => [s.hostname, s]));
+  const counts = { reads: 0 };
+  const adapters = {
+    clock: { now: () => new Date('2025-01-01T12:00:00Z') },
+    registry: {
+      getSite: async (name: string) => {
+        counts.reads++;
+        return byName.get(name) ?? null;
+      },
+      getOrCreateDailySalt: async () => 'salt',
+      recordSiteSeen: async () => {},
+    },
+    eventQueue: { send: async () => {}, sendBatch: async () => {} },
+  } as unknown as Adapters;
+  return Object.defineProperty(withInstanceState(adapters), 'reads', { get: () => counts.reads }) as Services & { reads: number };
+}
+
+/** At its bound: full by entries or by bytes (within one more entry), and over neither. */
+function expectAtBound(cache: TtlCache<string, unknown>, largestKey: string) {
+  expect(cache.size).toBeLessThanOrEqual(cache.maxEntries);
+  expect(cache.bytes).toBeLessThanOrEqual(cache.maxBytes);
+  expect(cache.size === cache.maxEntries || cache.bytes > cache.maxBytes - keyBytes(largestKey)).toBe(true);
+}
+
+// Floods are long on a busy machine: a generous timeout, no timed assertion.
+describe('a flood of 100,000 distinct callers, replay ids and unregistered hostnames', { timeout: 120_000 }, () => {
+  const FLOOD = 100_000;
+
+  it('keeps the management-key change limiter at its bound', async () => {
+    const services = instance();
+    for (let i = 0; i < FLOOD; i++) {
+      const req = { method: 'POST', services, caller: Promise.resolve({ kind: 'key', uid: 'u', keyId: `key-${i}`, scopes: ['manage'], secretHash: 'h' }) };
+      await requirePrincipal(req as unknown as ApiRequest, 'manage');
+    }
+    expect(services.changeLimiter.size).toBe(services.changeLimiter.maxBuckets);
+  });
+
+  it('keeps the negative site look-ups at their bound in entries (short names) and in bytes (longest names)', async () => {
+    for (const length of [20, 253]) {
+      const services = instance();
+      for (let i = 0; i < FLOOD; i++) await findSite(services, hostname(i, length));
+      expectAtBound(services.missingSites, hostname(FLOOD, length));
+      if (length === 20) expect(services.missingSites.size).toBe(services.missingSites.maxEntries);
+      expect(services.siteCache.size).toBe(0);
+    }
+  });
+
+  it('keeps the collector replay ids and negative look-ups at their bounds, and a known site cached', async () => {
+    const site = { ...newSiteRecord(hostname(0, 253), 'web', 'owner', new Date(0)), verified_at: '2025-01-01T00:00:00Z' };
+    const services = instance([site]);
+    const beacon = (payload: Record<string, unknown>) => {
+      const parsed = parseJsonPayload({ path: '/', ...payload });
+      if (!parsed.ok) throw new Error(parsed.error);
+      return { payload: parsed.payload, append: false, ip: '192.0.2.1', headerUa: 'Mozilla/5.0' };
+    };
+    const longId = (i: number) => `${i}`.padEnd(128, 'i');
+    let stored = 0;
+    for (let i = 0; i < FLOOD; i++) {
+      if ((await collect(services, beacon({ hostname: site.hostname, id: longId(i) }))).stored) stored++;
+      await collect(services, beacon({ hostname: hostname(i + 1, 253) }));
+    }
+    expect(stored).toBe(FLOOD);
+    expectAtBound(services.replays, `${site.hostname}\n${longId(FLOOD)}`);
+    expectAtBound(services.missingSites, hostname(FLOOD, 253));
+    expect(services.siteCache.get(site.hostname)).toEqual({ value: site });
+  });
+
+  it('reads the registry once per cache lifetime for a repeated unregistered hostname', async () => {
+    const services = instance();
+    for (let i = 0; i < 50; i++) await findSite(services, 'never-registered.example');
+    expect(services.reads).toBe(1);
   });
 });

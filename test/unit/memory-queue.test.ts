@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryQueue, type MemoryQueueOptions } from '#adapters/memory-queue/memory-queue.ts';
+import { MemoryQueue, approxBytes, type MemoryQueueOptions } from '#adapters/memory-queue/memory-queue.ts';
 import { backoffDelay, QueueFullError, type BatchConsumer } from '#ports/queue.ts';
 
 /** A consumer that records every batch it receives and answers with `fail(batch, call)`. */
@@ -239,6 +239,44 @@ describe('MemoryQueue', () => {
     release();
     await q.drain();
     await expect(q.send(6)).resolves.toBeUndefined();
+  });
+
+  it('refuses sends beyond maxBytes while under maxDepth, and frees the bytes of consumed and dead-lettered messages', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const row = (i: number) => ({ id: `row-${i}`, path: 'x'.repeat(10_000) });
+    const size = approxBytes(row(0));
+    const q = new MemoryQueue<ReturnType<typeof row>>({
+      consumer: async (messages) => {
+        await gate;
+        // Odd ids fail on their one attempt and are dead-lettered.
+        return messages.flatMap((m, i) => (Number(m.id.slice(4)) % 2 ? [i] : []));
+      },
+      batchSize: 10,
+      maxAttempts: 1,
+      deadLetterPath,
+      maxBytes: 3 * size,
+    });
+    try {
+      await q.sendBatch([row(0), row(1)]);
+      await expect(q.sendBatch([row(2), row(3)])).rejects.toBeInstanceOf(QueueFullError);
+      await q.send(row(2));
+      await expect(q.send(row(3))).rejects.toThrow(/queue full/);
+      expect([q.depth(), q.bytes()]).toEqual([3, 3 * size]);
+      release();
+      await q.drain();
+      expect([q.depth(), q.bytes(), q.deadLettered]).toEqual([0, 0, 1]);
+      await expect(q.sendBatch([row(4), row(5), row(6)])).resolves.toBeUndefined();
+    } finally {
+      q.stop();
+    }
+  });
+
+  it('sizes a message by its string lengths, about two bytes a character', () => {
+    const small = approxBytes({ id: 'a', path: '/' });
+    expect(approxBytes({ id: 'a', path: '/'.repeat(10_001) }) - small).toBe(20_000);
+    expect(approxBytes({ id: 'a', path: '/', n: 1, tags: ['x'] })).toBeGreaterThan(small);
   });
 
   it('replays dead letters: re-sends each line and empties the file', async () => {

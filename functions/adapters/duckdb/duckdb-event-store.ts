@@ -10,6 +10,7 @@ import { DuckDBInstance, listValue, type DuckDBConnection, type DuckDBValue } fr
 import { appendChunks, STAGE_SQL, type StageColumn } from './chunk-stager.ts';
 import { uniqueEvents, type EventRow, type EventStore } from '#ports/event-store.ts';
 import { RowKeyMap } from '#domain/row-key-map.ts';
+import { log } from '#platform/log.ts';
 
 interface Column extends StageColumn<EventRow> {
   name: keyof EventRow;
@@ -476,7 +477,7 @@ export class DuckDbEventStore implements EventStore {
     if (this.compacting) return;
     this.compacting = this.compactOn(this.compactor)
       .catch((e: unknown) => {
-        console.error(JSON.stringify({ level: 'warn', msg: 'duckdb compaction failed', message: (e as Error).message }));
+        log.warn('duckdb compaction failed', { message: (e as Error).message });
       })
       .finally(() => {
         this.compacting = null;
@@ -524,7 +525,7 @@ export class DuckDbEventStore implements EventStore {
         await this.compacting;
         await this.writer.run('CHECKPOINT').catch((e: unknown) => {
           // Not fatal: a long read may hold the database; the next idle period or the WAL threshold catches up.
-          console.error(JSON.stringify({ level: 'warn', msg: 'duckdb checkpoint skipped', message: (e as Error).message }));
+          log.warn('duckdb checkpoint skipped', { message: (e as Error).message });
         });
       });
     }, CHECKPOINT_IDLE_MS);

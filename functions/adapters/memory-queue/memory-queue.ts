@@ -8,6 +8,7 @@ import { appendFile, mkdir, open, readFile, rename, unlink } from 'node:fs/promi
 import { dirname } from 'node:path';
 import { backoffDelay, QueueFullError, type BackoffPolicy, type BatchConsumer, type Queue } from '#ports/queue.ts';
 import type { ReceiptJournal, RecoveredSegment } from '#adapters/receipt-journal/receipt-journal.ts';
+import { log } from '#platform/log.ts';
 
 export interface MemoryQueueOptions<T> {
   consumer: BatchConsumer<T>;
@@ -25,6 +26,8 @@ export interface MemoryQueueOptions<T> {
   deadLetterPath?: string;
   /** Messages held at most (waiting, in flight, or backing off). Default 1,000,000. */
   maxDepth?: number;
+  /** Approximate bytes held at most (see approxBytes), the same way. Default 256 MiB. */
+  maxBytes?: number;
   /** Jitter source, injectable for tests. */
   random?: () => number;
   /**
@@ -36,6 +39,23 @@ export interface MemoryQueueOptions<T> {
   journalSends?: boolean;
 }
 
+/**
+ * A message's rough size in memory, from its string lengths (UTF-16: two
+ * bytes a character) plus a word for every other value and every property.
+ * Computed once per message, so it only walks what a row or a chunk holds.
+ */
+export function approxBytes(value: unknown): number {
+  if (typeof value === 'string') return 16 + 2 * value.length;
+  if (typeof value !== 'object' || value === null) return 8;
+  let bytes = 16;
+  if (Array.isArray(value)) {
+    for (const item of value) bytes += approxBytes(item);
+    return bytes;
+  }
+  for (const key in value) bytes += 8 + approxBytes((value as Record<string, unknown>)[key]);
+  return bytes;
+}
+
 interface Entry<T> {
   message: T;
   /** Deliveries so far. */
@@ -44,6 +64,8 @@ interface Entry<T> {
   sentAt: number;
   /** The journal segment holding it, when the queue has a journal. */
   segment: number | null;
+  /** approxBytes(message), counted while it is held. */
+  bytes: number;
 }
 
 /** FIFO with O(1) amortized shift, so a million waiting messages do not make every batch O(n). */
@@ -82,11 +104,13 @@ export class MemoryQueue<T> implements Queue<T> {
   private readonly backoff: BackoffPolicy;
   private readonly deadLetterPath: string | undefined;
   private readonly maxDepth: number;
+  private readonly maxBytes: number;
   private readonly random: () => number;
   private readonly journal: ReceiptJournal<T> | undefined;
   private readonly journalSends: boolean;
-  /** Messages being journaled: they count against maxDepth before they are held. */
+  /** Messages being journaled (and their bytes): they count against the bounds before they are held. */
   private reserved = 0;
+  private reservedBytes = 0;
 
   private readonly fresh = new Fifo<Entry<T>>();
   /** Retries whose backoff has elapsed; delivered before fresh messages. */
@@ -99,6 +123,7 @@ export class MemoryQueue<T> implements Queue<T> {
   /** Set when waiting messages must go out without waiting for a full batch (waited long enough, or retries due). */
   private flushNow = false;
   private held = 0;
+  private heldBytes = 0;
   private stopped = false;
   private deadLetters: Promise<unknown> = Promise.resolve();
   private drainWaiters: (() => void)[] = [];
@@ -116,6 +141,7 @@ export class MemoryQueue<T> implements Queue<T> {
     this.backoff = options.backoff ?? { baseMs: 100, maxMs: 5_000 };
     this.deadLetterPath = options.deadLetterPath;
     this.maxDepth = options.maxDepth ?? 1_000_000;
+    this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
     this.random = options.random ?? Math.random;
     this.journal = options.journal;
     this.journalSends = options.journalSends ?? true;
@@ -126,37 +152,49 @@ export class MemoryQueue<T> implements Queue<T> {
   }
 
   /**
-   * All or nothing: a batch that does not fit under maxDepth is refused whole,
-   * before anything is journaled. With a journal, resolves once the batch is on disk.
+   * All or nothing: a batch that does not fit under maxDepth and maxBytes is
+   * refused whole, before anything is journaled. With a journal, resolves once
+   * the batch is on disk.
    */
   async sendBatch(messages: readonly T[]): Promise<void> {
     if (this.stopped) throw new Error('queue stopped');
-    if (this.held + this.reserved + messages.length > this.maxDepth) throw new QueueFullError(this.held);
+    const sizes = messages.map(approxBytes);
+    let bytes = 0;
+    for (const size of sizes) bytes += size;
+    if (this.held + this.reserved + messages.length > this.maxDepth || this.heldBytes + this.reservedBytes + bytes > this.maxBytes) {
+      throw new QueueFullError(this.held, this.heldBytes);
+    }
     let segment: number | null = null;
     if (this.journal && this.journalSends) {
       this.reserved += messages.length;
+      this.reservedBytes += bytes;
       try {
         segment = await this.journal.append(messages);
       } finally {
         this.reserved -= messages.length;
+        this.reservedBytes -= bytes;
       }
     }
-    this.hold(messages, segment);
+    this.hold(messages, sizes, segment);
   }
 
-  /** Takes back what a journal recovered at start, ahead of anything sent later; not bound by maxDepth. */
+  /** Takes back what a journal recovered at start, ahead of anything sent later; not bound by maxDepth or maxBytes. */
   restore(recovered: readonly RecoveredSegment<T>[]): number {
     let n = 0;
     for (const { segment, messages } of recovered) {
-      this.hold(messages, segment);
+      this.hold(messages, messages.map(approxBytes), segment);
       n += messages.length;
     }
     return n;
   }
 
-  private hold(messages: readonly T[], segment: number | null): void {
+  private hold(messages: readonly T[], sizes: readonly number[], segment: number | null): void {
     const sentAt = performance.now();
-    for (const message of messages) this.fresh.push({ message, attempts: 0, sentAt, segment });
+    messages.forEach((message, i) => {
+      const size = sizes[i] as number;
+      this.fresh.push({ message, attempts: 0, sentAt, bytes: size, segment });
+      this.heldBytes += size;
+    });
     this.held += messages.length;
     this.pump();
   }
@@ -164,6 +202,11 @@ export class MemoryQueue<T> implements Queue<T> {
   /** Messages not yet consumed or dead-lettered (waiting, in flight, or backing off). */
   depth(): number {
     return this.held;
+  }
+
+  /** Approximate bytes of the messages depth() counts. */
+  bytes(): number {
+    return this.heldBytes;
   }
 
   /**
@@ -327,7 +370,7 @@ export class MemoryQueue<T> implements Queue<T> {
       return positions;
     } catch (e) {
       this.lastFailureAt = performance.now();
-      console.error(JSON.stringify({ level: 'error', msg: 'queue consumer threw', size: batch.length, message: (e as Error)?.message }));
+      log.error('queue consumer threw', { size: batch.length, message: (e as Error)?.message });
       return new Set(batch.keys());
     }
   }
@@ -335,6 +378,9 @@ export class MemoryQueue<T> implements Queue<T> {
   private settle(batch: readonly Entry<T>[], failed: ReadonlySet<number>): void {
     this.held -= batch.length - failed.size;
     this.release(failed.size === 0 ? batch : batch.filter((_, i) => !failed.has(i)));
+    batch.forEach((entry, i) => {
+      if (!failed.has(i)) this.heldBytes -= entry.bytes;
+    });
     const retry: Entry<T>[] = [];
     const dead: Entry<T>[] = [];
     for (const i of failed) {
@@ -374,6 +420,7 @@ export class MemoryQueue<T> implements Queue<T> {
 
   private deadLetter(entries: readonly Entry<T>[]): void {
     this.held -= entries.length;
+    for (const entry of entries) this.heldBytes -= entry.bytes;
     this.deadLettered += entries.length;
     const lines = entries.map((entry) => `${JSON.stringify(entry.message)}\n`).join('');
     this.deadLetters = this.deadLetters.then(() => this.writeDeadLetters(lines, entries));
@@ -391,10 +438,10 @@ export class MemoryQueue<T> implements Queue<T> {
       const file = await open(path, 'r');
       await file.datasync().finally(() => file.close());
       this.release(entries);
-      console.error(JSON.stringify({ level: 'error', msg: 'messages dead-lettered', count, path }));
+      log.error('messages dead-lettered', { count, path });
     } catch (e) {
       // Last resort: the messages themselves go to the log so an operator can still recover them.
-      console.error(JSON.stringify({ level: 'error', msg: 'dead-letter write failed', count, message: (e as Error).message, lines }));
+      log.error('dead-letter write failed', { count, message: (e as Error).message, lines });
     }
   }
 

@@ -15,6 +15,7 @@ import {
 } from '@aws-sdk/client-timestream-write';
 import { uniqueEvents, type EventRow, type EventStore } from '#ports/event-store.ts';
 import { backoffDelay, type BackoffPolicy } from '#ports/queue.ts';
+import { log } from '#platform/log.ts';
 
 /** Timestream's limits: records per WriteRecords request, bytes per record. */
 const RECORDS_PER_REQUEST = 100;
@@ -210,7 +211,7 @@ export class TimestreamEventStore implements EventStore {
     }
     this.stats.written += sent - rejected.length;
     if (dropped > 0) {
-      console.error(JSON.stringify({ level: 'error', msg: 'timestream rejected records dropped', dropped, reasons }));
+      log.error('timestream rejected records dropped', { dropped, reasons });
     }
   }
 }

@@ -49,6 +49,11 @@ export const UNKNOWN_IMPORT = 'unknown import';
 export const NOT_CANCELLABLE = 'only a queued or running import can be cancelled';
 export const NOT_RETRYABLE = 'only a failed or cancelled import can be retried';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Whether `id` has the form of a job id (a lowercase UUID); anything else names no job. */
+export const isJobIdForm = (id: string): boolean => UUID.test(id);
+
 /**
  * UUID version 7 (RFC 9562): 48 bits of Unix milliseconds first, so job ids
  * sort by creation and the newest jobs of a site are one reverse range read.

@@ -128,5 +128,5 @@ export const handler = createGroupHandler(
     'POST /events': jsonBeacon(false),
     'POST /append': jsonBeacon(true),
   },
-  { tooLarge },
+  { tooLarge, requestLogLevel: 'debug' },
 );

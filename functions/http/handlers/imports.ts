@@ -17,6 +17,7 @@ import {
   RETRY_CREDENTIALS_TTL_MS,
   UNKNOWN_IMPORT,
   compareJobsNewestFirst,
+  isJobIdForm,
   jobView,
   newImportJob,
   transitionFrom,
@@ -103,7 +104,9 @@ async function createImport(req: ApiRequest) {
 
 async function ownedJob(req: ApiRequest): Promise<ImportJobRecord> {
   const { site } = await requireOwnedSiteByIdToken(req, hostnameParam(req));
-  const job = await req.services.importJobs.getJob(site.hostname, req.params.jobId ?? '');
+  const jobId = req.params.jobId ?? '';
+  // Not asked of the store: an overlong id would fail on its key size limit instead of missing.
+  const job = isJobIdForm(jobId) ? await req.services.importJobs.getJob(site.hostname, jobId) : null;
   if (!job) throw new ApiError(404, UNKNOWN_IMPORT);
   return job;
 }
