@@ -88,6 +88,6 @@ describe('npm start with a half-configured identity provider', () => {
       env: { ...process.env, PORT: '0', DATA_DIR: dataDir, AUTH_ISSUER: 'https://id.example.com/', AUTH_AUDIENCE: '' },
       timeout: 30_000,
     });
-    await expect(started).rejects.toMatchObject({ code: 1, stdout: '', stderr: 'invalid configuration: AUTH_ISSUER needs AUTH_AUDIENCE (the client id its ID tokens are issued to)\n' });
+    await expect(started).rejects.toMatchObject({ code: 1, stdout: '', stderr: 'tinytrack: invalid configuration: AUTH_ISSUER needs AUTH_AUDIENCE (the client id its ID tokens are issued to)\n' });
   }, 60_000);
 });
