@@ -66,7 +66,7 @@ async function newJob(range: [string, string] = [START, END]): Promise<ImportJob
     source: SIMPLE_ANALYTICS,
     range_start: range[0],
     range_end: range[1],
-    credentials: { user_id: 'u', api_key: 'k' },
+    credentials: { user_id: 'u', api_key: 'sa_api_key_worker_test' },
     source_hostname: 'old.example',
   }, now);
   await jobs.createJob(job, await secrets.seal('k', { site, job_id: job.id }));
@@ -167,7 +167,7 @@ describe('import worker', () => {
     const first = await newJob(['2025-01-01', '2025-01-31']);
     await runAll(worker(memorySource(data)), first);
     const job = newImportJob(uuidv7(new Date()), first.site, 'owner', {
-      source: SIMPLE_ANALYTICS, range_start: START, range_end: END, credentials: { user_id: 'u', api_key: 'k' }, source_hostname: 'old.example',
+      source: SIMPLE_ANALYTICS, range_start: START, range_end: END, credentials: { user_id: 'u', api_key: 'sa_api_key_worker_test' }, source_hostname: 'old.example',
     }, new Date());
     await jobs.createJob(job, await secrets.seal('k', { site: job.site, job_id: job.id }));
     const doubled: SaDataset = { pageviews: [...data.pageviews, data.pageviews[0]!], events: data.events };
