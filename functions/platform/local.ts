@@ -17,6 +17,7 @@ import { JwtTokenVerifier } from '#adapters/jwt/jwt-token-verifier.ts';
 import { HttpPageChecker } from '#adapters/http-page-checker/http-page-checker.ts';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, LOCAL_JWKS_URI, issuerJwks, loadIssuerKey } from '#local/local-issuer.ts';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
+import { currentRegistrations } from '#domain/registration.ts';
 import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
 import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { createEventWriter } from '#workers/event-writer.ts';
@@ -123,7 +124,8 @@ export interface LocalRuntime {
 export async function startLocalRuntime(config: Readonly<Config>): Promise<LocalRuntime> {
   const dataDir = resolve(config.dataDir);
   const store = await startLocalStore(config);
-  const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'));
+  const registry = new DynamoRegistry(store.client, config.tableName);
+  const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { registrationsOf: (hostnames) => currentRegistrations(registry, hostnames) });
   const eventQueue = createEventQueue(events, dataDir);
   const tokens = config.auth
     ? new JwtTokenVerifier(config.auth)
@@ -161,7 +163,7 @@ export async function startLocalRuntime(config: Readonly<Config>): Promise<Local
   const adapters: Adapters = {
     config,
     clock: systemClock,
-    registry: new DynamoRegistry(store.client, config.tableName),
+    registry,
     tokens,
     pageChecker: new HttpPageChecker({ urlTemplate: config.verifyUrlTemplate, allowPrivateAddresses: config.verifyAllowPrivateAddresses }),
     eventQueue,

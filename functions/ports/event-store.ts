@@ -9,6 +9,11 @@ export type EventKind = 'pageview' | 'event' | 'append';
 
 export interface EventRow {
   site: string;
+  /**
+   * The registration that collected or imported the row (domain/registration.ts):
+   * reports of a site read only its current registration's rows.
+   */
+  registration: string;
   /** Arrival time, Unix milliseconds (assigned by the collector, never by the client). */
   ts: number;
   kind: EventKind;
