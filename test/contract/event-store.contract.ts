@@ -19,6 +19,7 @@ export interface EventStoreHarness {
 export function eventRow(overrides: Partial<EventRow> = {}): EventRow {
   return {
     site: 'contract.example',
+    registration: 'reg-contract',
     // Recent, so that Timestream's memory store accepts it.
     ts: Date.now() - 60_000,
     kind: 'pageview',

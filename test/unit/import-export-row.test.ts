@@ -4,6 +4,7 @@ import { EXPORT_FIELDS, createRecordMapper, importJobOfRowId, importedRowId, typ
 
 const ctx = (over: Partial<ImportRowContext> = {}): ImportRowContext => ({
   site: 'shop.example',
+  registration: 'reg-shop',
   jobId: '0190f3a0-0000-7000-8000-000000000001',
   type: 'pageviews',
   sourceHostname: 'old-shop.example',

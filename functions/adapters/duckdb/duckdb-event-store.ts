@@ -306,7 +306,7 @@ function insertNewSql(source: string, min: bigint, max: bigint, { hasAppends, ha
       FROM ${source} s
       WHERE NOT EXISTS (
         SELECT 1 FROM events e
-        WHERE e.site = s.site AND e.id = s.id AND e.ts = s.ts AND e.ts BETWEEN ${min} AND ${max}
+        WHERE ${SAME_REGISTRATION('e', 's')} AND e.id = s.id AND e.ts = s.ts AND e.ts BETWEEN ${min} AND ${max}
       )
     ) r`;
 }
@@ -408,7 +408,7 @@ export class DuckDbEventStore implements EventStore {
     return new DuckDbEventStore(instance, writer, stager, compactor, Number(state?.fresh ?? 0), Number(state?.newest ?? 0), options.compactAtRows ?? COMPACT_AT_ROWS);
   }
 
-  /** Idempotent on (site, id, ts); one batch is one transaction, so a failed call stores nothing. */
+  /** Idempotent on (site, registration, id, ts); one batch is one transaction, so a failed call stores nothing. */
   async saveEvents(rows: readonly EventRow[]): Promise<void> {
     if (this.closed) throw new Error('event store is closed');
     const batch = uniqueEvents(rows);
@@ -660,15 +660,13 @@ async function migrate(writer: DuckDBConnection, registrationsOf: RegistrationsO
   await writer.run('BEGIN TRANSACTION');
   try {
     const singleTable = await tableExists(writer, 'events');
-    if (singleTable) {
-      await writer.run(`ALTER TABLE events RENAME TO ${MAIN_TABLE}`);
-      await writer.run(`ALTER TABLE ${MAIN_TABLE} ADD COLUMN replay BOOLEAN DEFAULT false`);
-      await writer.run(`ALTER TABLE ${MAIN_TABLE} ADD COLUMN visitor_first BOOLEAN DEFAULT false`);
-      await writer.run(`ALTER TABLE ${MAIN_TABLE} ADD COLUMN parent_ts BIGINT`);
-    }
+    // The view over the tables is made again after the migration.
+    if (!singleTable) await writer.run('DROP VIEW IF EXISTS events');
+    const rewrites = singleTable ? [{ from: 'events', to: MAIN_TABLE }] : [];
     for (const table of [MAIN_TABLE, FRESH_TABLE]) {
-      if ((await tableExists(writer, table)) && !(await columnExists(writer, table, 'registration'))) await addRegistrations(writer, table, registrationsOf);
+      if ((await tableExists(writer, table)) && !(await columnExists(writer, table, 'registration'))) rewrites.push({ from: table, to: table });
     }
+    for (const { from, to } of rewrites) await rewriteWithRegistrations(writer, from, to, registrationsOf);
     if (singleTable) await flagAll(writer);
     await writer.run(`DELETE FROM ${SCHEMA_TABLE}`);
     await writer.run(`INSERT INTO ${SCHEMA_TABLE} VALUES (${SCHEMA_VERSION})`);
@@ -679,24 +677,42 @@ async function migrate(writer: DuckDBConnection, registrationsOf: RegistrationsO
   }
 }
 
-/** Rewrites `table` in the current layout (column order included), each row with its hostname's current registration. */
-async function addRegistrations(writer: DuckDBConnection, table: string, registrationsOf: RegistrationsOf): Promise<void> {
-  const sites = (await writer.runAndReadAll(`SELECT DISTINCT site FROM ${table}`)).getRowObjectsJS().map((r) => String(r.site));
+/** What an older table lacks reads as: no registration, no flags (flagAll sets them for a single-table file). */
+const MISSING_COLUMN: Record<string, string> = {
+  registration: `'${NO_REGISTRATION}'`,
+  replay: 'false',
+  visitor_first: 'false',
+  parent_ts: 'NULL',
+};
+
+/**
+ * Copies `from` into `to` in the current layout (column order included; a
+ * table is rewritten rather than altered, as DuckDB refuses to change a table
+ * altered earlier in the same transaction), each row with its hostname's
+ * current registration.
+ */
+async function rewriteWithRegistrations(writer: DuckDBConnection, from: string, to: string, registrationsOf: RegistrationsOf): Promise<void> {
+  const sites = (await writer.runAndReadAll(`SELECT DISTINCT site FROM ${from}`)).getRowObjectsJS().map((r) => String(r.site));
   const current = sites.length > 0 ? await registrationsOf(sites) : new Map<string, string>();
-  await writer.run('CREATE OR REPLACE TEMP TABLE registration_of (site VARCHAR, registration VARCHAR)');
   const known = sites.filter((site) => current.has(site));
+  await writer.run('CREATE OR REPLACE TEMP TABLE registration_of (site VARCHAR, registration VARCHAR)');
   if (known.length > 0) {
     await writer.run(`INSERT INTO registration_of SELECT unnest($sites::VARCHAR[]), unnest($keys::VARCHAR[])`, {
       sites: listValue(known),
       keys: listValue(known.map((site) => current.get(site) as string)),
     });
   }
-  const columns = STORED_COLUMNS.split(', ').map((c) => (c === '"registration"' ? `coalesce(m.registration, '${NO_REGISTRATION}')` : `e.${c}`));
-  await writer.run('DROP VIEW IF EXISTS events');
-  await writer.run(`CREATE TABLE ${table}_next (${STORED_DEFS})`);
-  await writer.run(`INSERT INTO ${table}_next SELECT ${columns.join(', ')} FROM ${table} e LEFT JOIN registration_of m ON m.site = e.site ORDER BY e.site, e.ts`);
-  await writer.run(`DROP TABLE ${table}`);
-  await writer.run(`ALTER TABLE ${table}_next RENAME TO ${table}`);
+  const columns = [];
+  for (const quoted of STORED_COLUMNS.split(', ')) {
+    const name = quoted.replaceAll('"', '');
+    if (name === 'registration') columns.push(`coalesce(m.registration, ${MISSING_COLUMN.registration})`);
+    else columns.push((await columnExists(writer, from, name)) ? `e.${quoted}` : (MISSING_COLUMN[name] as string));
+  }
+  const target = from === to ? `${to}_next` : to;
+  await writer.run(`CREATE TABLE ${target} (${STORED_DEFS})`);
+  await writer.run(`INSERT INTO ${target} SELECT ${columns.join(', ')} FROM ${from} e LEFT JOIN registration_of m ON m.site = e.site ORDER BY e.site, e.ts`);
+  await writer.run(`DROP TABLE ${from}`);
+  if (target !== to) await writer.run(`ALTER TABLE ${target} RENAME TO ${to}`);
   await writer.run('DROP TABLE registration_of');
 }
 
