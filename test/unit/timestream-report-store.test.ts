@@ -128,7 +128,7 @@ describe('TimestreamReportStore queries', () => {
     expect(counts.filter((s) => s.includes('CAST(NULL AS INTEGER) AS "bucket"'))).toHaveLength(1);
     const engagement = all.find((s) => s.includes('array_sort'))!;
     // Appends by original_id since `from` (no upper bound), pages with their own duration and scroll.
-    expect(engagement).toMatch(/measure_name IN \('append'\) AND "site" IN \([^)]*\) AND time >= from_milliseconds\(\d+\)\) AS e\s+WHERE "original_id" IS NOT NULL/);
+    expect(engagement).toMatch(/measure_name IN \('append'\) AND "site" IN \([^)]*\) AND "registration" IN \([^)]*\) AND time >= from_milliseconds\(\d+\)\) AS e\s+WHERE "original_id" IS NOT NULL/);
     expect(engagement).toContain('GROUP BY "site", "original_id"');
     expect(engagement).toContain('"id" IN (SELECT "id" FROM ap)');
     expect(engagement).toContain('coalesce(pv."own_duration", 0) + coalesce(ap."duration", 0)');
@@ -378,7 +378,7 @@ describe('TimestreamReportStore missing columns', () => {
   const describeAnswer = (columns: string[]) =>
     answer({ Column: 'VARCHAR', Type: 'VARCHAR', 'Timestream attribute type': 'VARCHAR' }, columns.map((Column) => ({ Column, Type: 'varchar', 'Timestream attribute type': 'MULTI' })));
   const refused = () => new ValidationException({ ...meta, message: "Column 'utm_term' does not exist", Message: "Column 'utm_term' does not exist" });
-  const present = ['site', 'id', 'kind', 'path', 'visitor', 'unique', 'bot', 'time', 'measure_name'];
+  const present = ['site', 'registration', 'id', 'kind', 'path', 'visitor', 'unique', 'bot', 'time', 'measure_name'];
 
   it('describes the table after a refusal and reads the columns it lacks as typed NULLs', async () => {
     const missing = ['utm_term', 'utm_content'];
@@ -401,6 +401,16 @@ describe('TimestreamReportStore missing columns', () => {
     await store.breakdown(scope([{ dim: 'utm_content', op: 'eq', value: 'c' }]), 'pages', 10);
     expect(sqls()).toHaveLength(4);
     expect(sqls()[3]).toContain('"utm_content" AS "utm_content"');
+  });
+
+  it('reads a table whose records carry no registration yet (written before registrations) as no registration\'s rows', async () => {
+    timestream.on(QueryCommand).callsFake((input: { QueryString: string }) => {
+      if (input.QueryString.startsWith('DESCRIBE')) return describeAnswer(present.filter((c) => c !== 'registration'));
+      if (input.QueryString.includes('"registration" IN')) throw refused();
+      return answer({}, []);
+    });
+    expect(await newStore().breakdown(scope(), 'pages', 10)).toEqual([]);
+    expect(sqls().at(-1)).toContain(`"site" IN ('a.example') AND CAST(NULL AS VARCHAR) IN ('reg-a')`);
   });
 
   it('shares one DESCRIBE between queries refused together', async () => {
