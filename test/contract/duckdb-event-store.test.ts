@@ -224,9 +224,9 @@ describe('DuckDbEventStore', () => {
               await viaBatches.saveEvents(rows);
               if (rows.length === 0) continue;
               const values = rows.map((r, n) => `('${r.site}', '${r.registration}', ${r.ts}, '${r.kind}', '${r.id}', ${r.visitor === null ? 'NULL' : `'${r.visitor}'`}, ${r.bot}, false, ${n})`);
-              // The first of rows sharing (site, id, ts) stays, as saveEvents keeps it.
+              // The first of rows sharing (site, registration, id, ts) stays, as saveEvents keeps it.
               await viaSelect.saveSelected(
-                `SELECT * EXCLUDE (n) FROM (SELECT DISTINCT ON (site, id, ts) * FROM (VALUES ${values.join(', ')}) t(site, registration, ts, kind, id, visitor, bot, imported, n) ORDER BY site, id, ts, n)`,
+                `SELECT * EXCLUDE (n) FROM (SELECT DISTINCT ON (site, registration, id, ts) * FROM (VALUES ${values.join(', ')}) t(site, registration, ts, kind, id, visitor, bot, imported, n) ORDER BY site, registration, id, ts, n)`,
               );
             }
             const read = (store: DuckDbEventStore) =>

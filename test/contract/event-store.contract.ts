@@ -160,6 +160,15 @@ export function eventStoreContract(name: string, open: () => Promise<EventStoreH
       expect(await h.countRows(b)).toBe(1);
     });
 
+    it('treats the same id and ts of another registration of the site as a different row, and redeliveries of each as nothing new', async () => {
+      const site = newSite();
+      const row = eventRow({ site, registration: 'reg-first-owner' });
+      const other = { ...row, registration: 'reg-next-owner' };
+      await h.store.saveEvents([row, other]);
+      await h.store.saveEvents([other, row]);
+      expect(await h.countRows(site)).toBe(2);
+    });
+
     it('stores rows with every field set and rows with every optional field empty', async () => {
       const site = newSite();
       await h.store.saveEvents([fullEventRow({ site }), eventRow({ site }), eventRow({ site, kind: 'append', original_id: randomUUID() })]);
