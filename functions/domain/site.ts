@@ -26,6 +26,15 @@ export function newSiteRecord(hostname: string, kind: SiteKind, ownerUid: string
 
 export const isVerified = (site: SiteRecord): boolean => site.verified_at !== null;
 
+/** How long an unverified registration holds its hostname against other accounts. */
+export const UNVERIFIED_HOLD_MS = 7 * 86_400_000;
+
+/** Registrations created before this instant, and still unverified, no longer hold their hostname. */
+export const unverifiedHoldCutoff = (now: Date): string => new Date(now.getTime() - UNVERIFIED_HOLD_MS).toISOString();
+
+/** Whether another account registering `site`'s hostname takes it over (created_at and the cutoff are ISO 8601 UTC, so they compare as text). */
+export const isLapsedRegistration = (site: SiteRecord, cutoff: string): boolean => !isVerified(site) && site.created_at < cutoff;
+
 export function ownerView(site: SiteRecord) {
   return {
     hostname: site.hostname,

@@ -6,6 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { normalizeHostname } from '#domain/hostname.ts';
 import { memoize } from '#domain/memo.ts';
+import { registrationOf } from '#domain/registration.ts';
 import { isVerified } from '#domain/site.ts';
 import { utcDay } from '#domain/collector/enrich.ts';
 import { buildEventRow, type DailySalt, type DropReason } from '#domain/collector/event-row.ts';
@@ -75,6 +76,7 @@ async function enqueue(services: Services, site: SiteRecord, beacon: Beacon): Pr
   const now = services.clock.now().getTime();
   const built = buildEventRow(beacon.payload, {
     site: site.hostname,
+    registration: registrationOf(site),
     append: beacon.append,
     now,
     ip: beacon.ip,

@@ -18,6 +18,7 @@ import { OWNER_DIR, ownDataDir } from '#local/data-dir.ts';
 import { openStoreDoor, readStoreAddress, storeClient } from '#local/store-socket.ts';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, LOCAL_JWKS_URI, issuerJwks, loadIssuerKey } from '#local/local-issuer.ts';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
+import { currentRegistrations } from '#domain/registration.ts';
 import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
 import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { createEventWriter } from '#workers/event-writer.ts';
@@ -124,7 +125,8 @@ export interface LocalRuntimeOptions {
 export async function startLocalRuntime(config: Readonly<Config>, { background = true, clock = systemClock }: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const dataDir = ownDataDir(config.dataDir);
   const store = await startLocalStore(config);
-  const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'));
+  const registry = new DynamoRegistry(store.client, config.tableName);
+  const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { registrationsOf: (hostnames) => currentRegistrations(registry, hostnames) });
   // Opened even when receipt is not durable, so rows an earlier durable run left are still written.
   const { journal, recovered } = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'events'));
   const eventQueue = createEventQueue(events, dataDir, journal, config.durableReceipt);
@@ -167,7 +169,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   const adapters: Adapters = {
     config,
     clock,
-    registry: new DynamoRegistry(store.client, config.tableName),
+    registry,
     tokens,
     pageChecker: new HttpPageChecker({ urlTemplate: config.verifyUrlTemplate, allowPrivateAddresses: config.verifyAllowPrivateAddresses }),
     publicOrigins: config.publicUrls ?? [],

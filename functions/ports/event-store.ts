@@ -9,6 +9,11 @@ export type EventKind = 'pageview' | 'event' | 'append';
 
 export interface EventRow {
   site: string;
+  /**
+   * The registration that collected or imported the row (domain/registration.ts):
+   * reports of a site read only its current registration's rows.
+   */
+  registration: string;
   /** Arrival time, Unix milliseconds (assigned by the collector, never by the client). */
   ts: number;
   kind: EventKind;
@@ -58,21 +63,21 @@ export interface EventRow {
 
 export interface EventStore {
   /**
-   * Appends rows. Idempotent: a row whose (site, id, ts) is already stored is
-   * skipped, so a redelivered batch adds nothing.
+   * Appends rows. Idempotent: a row whose (site, registration, id, ts) is
+   * already stored is skipped, so a redelivered batch adds nothing.
    */
   saveEvents(rows: readonly EventRow[]): Promise<void>;
   close(): Promise<void>;
 }
 
-/** The identity every adapter de-duplicates on: a redelivered row carries the same site, id and ts. */
-export function eventKey(row: Pick<EventRow, 'site' | 'id' | 'ts'>): string {
-  return `${row.site}\u0000${row.id}\u0000${row.ts}`;
+/** The identity every adapter de-duplicates on: a redelivered row carries the same site, registration, id and ts. */
+export function eventKey(row: Pick<EventRow, 'site' | 'registration' | 'id' | 'ts'>): string {
+  return `${row.site}\u0000${row.registration}\u0000${row.id}\u0000${row.ts}`;
 }
 
-/** The batch with later copies of an already-seen (site, id, ts) removed, first occurrence kept. */
+/** The batch with later copies of an already-seen (site, registration, id, ts) removed, first occurrence kept. */
 export function uniqueEvents(rows: readonly EventRow[]): EventRow[] {
-  const seen = new RowKeyMap<EventRow, true>((r) => r.id, (a, b) => a.site === b.site && a.ts === b.ts, eventKey);
+  const seen = new RowKeyMap<EventRow, true>((r) => r.id, (a, b) => a.site === b.site && a.registration === b.registration && a.ts === b.ts, eventKey);
   const out: EventRow[] = [];
   for (const row of rows) {
     if (seen.get(row)) continue;

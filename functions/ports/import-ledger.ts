@@ -5,13 +5,17 @@
  * that stored them (functions/domain/imports/export-row.ts), so the ledger
  * can never disagree with the stored rows and needs no second write.
  */
+import type { SiteRef } from './report-store.ts';
+
 export interface ImportLedger {
   /**
+   * The site is named by its hostname and registration: another account's
+   * earlier import of the same source data does not count as imported here.
    * For those of `sourceIds` already stored for `site`: source id → the id of
    * the stored row. A source id's row always has the same timestamp, so the
    * search is bounded to [fromMs, toMs] (inclusive), the batch's own span.
    */
-  findImported(site: string, sourceIds: readonly string[], fromMs: number, toMs: number): Promise<Map<string, string>>;
+  findImported(site: SiteRef, sourceIds: readonly string[], fromMs: number, toMs: number): Promise<Map<string, string>>;
   /** Whether any imported row of `site` lies in [fromMs, toMs] (inclusive): when none does, a chunk needs no lookups. */
-  hasImported(site: string, fromMs: number, toMs: number): Promise<boolean>;
+  hasImported(site: SiteRef, fromMs: number, toMs: number): Promise<boolean>;
 }

@@ -49,8 +49,13 @@ export interface ManagementKeyRecord {
 
 export interface Registry {
   getSite(hostname: string): Promise<SiteRecord | null>;
-  /** Registers atomically: global uniqueness and the per-account limit hold under concurrency. */
-  createSite(site: SiteRecord, maxSitesPerAccount: number): Promise<CreateSiteResult>;
+  /**
+   * Registers atomically: global uniqueness and the per-account limit hold
+   * under concurrency. Another account's registration that is still
+   * unverified and was created before `lapsedBefore` (ISO 8601) is removed
+   * first, as a delete would, and this one takes its place.
+   */
+  createSite(site: SiteRecord, maxSitesPerAccount: number, lapsedBefore: string): Promise<CreateSiteResult>;
   listSites(ownerUid: string): Promise<SiteRecord[]>;
   countSites(ownerUid: string): Promise<number>;
   /** Null when the site does not exist or belongs to someone else. */

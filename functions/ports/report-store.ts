@@ -10,8 +10,18 @@ import type { BreakdownDim } from '#domain/reports/query.ts';
 /** Breakdowns that group canonical pageviews by a label of their own (not events, not entry pages). */
 export type LabelDim = Exclude<BreakdownDim, 'events' | 'entry_pages'>;
 
+/**
+ * A site as reports read it: its hostname and its current registration
+ * (domain/registration.ts). Rows of any other registration of the hostname
+ * are never counted.
+ */
+export interface SiteRef {
+  site: string;
+  registration: string;
+}
+
 export interface TrafficScope {
-  sites: readonly string[];
+  sites: readonly SiteRef[];
   /** Bucket boundaries b0 < b1 < … < bn: bucket i is [b_i, b_{i+1}). Totals are one bucket [from, to]. */
   boundaries: readonly number[];
   filters: readonly FilterClause[];
@@ -29,8 +39,7 @@ export interface TrafficRow {
   scrolled: number | null;
 }
 
-export interface ReportScope {
-  site: string;
+export interface ReportScope extends SiteRef {
   from: number;
   to: number;
   filters: readonly FilterClause[];
@@ -61,7 +70,7 @@ export interface ReportStore {
    */
   traffic(scope: TrafficScope): Promise<TrafficRow[]>;
   /** Distinct visitor hashes with a non-bot pageview or event since `since`. */
-  liveVisitors(sites: readonly string[], since: number): Promise<Map<string, number>>;
+  liveVisitors(sites: readonly SiteRef[], since: number): Promise<Map<string, number>>;
   breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]>;
   /** Several label breakdowns of one scope (the summary's tech lists), each as `breakdown` answers it; a store may read them in one pass. */
   breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>>;

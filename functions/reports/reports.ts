@@ -19,10 +19,10 @@ import {
 import type { FilterClause } from '#domain/reports/filter.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import type { Range } from '#domain/reports/time.ts';
-import type { ReportScope, ReportStore } from '#ports/report-store.ts';
+import type { ReportScope, ReportStore, SiteRef } from '#ports/report-store.ts';
 
-export interface ReportRequest {
-  site: string;
+/** The site is its hostname and current registration: only that registration's rows are read. */
+export interface ReportRequest extends SiteRef {
   range: Range;
   tz: string;
   filters: readonly FilterClause[];
@@ -30,8 +30,9 @@ export interface ReportRequest {
   now: number;
 }
 
-const scopeOf = (site: string, range: Range, filters: readonly FilterClause[]): ReportScope => ({
+const scopeOf = ({ site, registration }: SiteRef, range: Range, filters: readonly FilterClause[]): ReportScope => ({
   site,
+  registration,
   from: range.from * 1000,
   to: range.to * 1000,
   filters,
@@ -39,7 +40,7 @@ const scopeOf = (site: string, range: Range, filters: readonly FilterClause[]): 
 
 export async function getOverview(store: ReportStore, q: ReportRequest) {
   const plan = planOverview(q.range, q.tz);
-  const sites = [q.site];
+  const sites = [{ site: q.site, registration: q.registration }];
   const [current, previous, live] = await Promise.all([
     store.traffic({ sites, boundaries: plan.boundaries, filters: q.filters }),
     store.traffic({ sites, boundaries: [plan.previous.from * 1000, plan.previous.to * 1000], filters: q.filters }),
@@ -59,14 +60,14 @@ export async function getOverview(store: ReportStore, q: ReportRequest) {
 
 export async function getOverviewSummary(store: ReportStore, q: ReportRequest, limit: number) {
   const previous = planOverview(q.range, q.tz).previous;
-  const scope = scopeOf(q.site, q.range, q.filters);
+  const scope = scopeOf(q, q.range, q.filters);
   const since = (q.now - LIVE_PAGES_WINDOW_SECONDS) * 1000;
   const [totals, before, top, { devices, browsers, os }, livePages] = await Promise.all([
     store.eventTotals(scope),
-    store.eventTotals(scopeOf(q.site, previous, q.filters)),
+    store.eventTotals(scopeOf(q, previous, q.filters)),
     store.breakdown(scope, 'events', limit),
     store.breakdowns(scope, ['devices', 'browsers', 'os'] as const, limit),
-    store.livePages({ site: q.site, filters: q.filters, since }, limit),
+    store.livePages({ site: q.site, registration: q.registration, filters: q.filters, since }, limit),
   ]);
   const list = (rows: typeof top) => rows.map(({ name, value, visitors }) => ({ name, value, visitors }));
   return {
@@ -77,12 +78,12 @@ export async function getOverviewSummary(store: ReportStore, q: ReportRequest, l
 }
 
 export async function getBreakdown(store: ReportStore, q: Omit<ReportRequest, 'tz' | 'now'>, dim: BreakdownDim, limit: number) {
-  const rows = await store.breakdown(scopeOf(q.site, q.range, q.filters), dim, limit);
+  const rows = await store.breakdown(scopeOf(q, q.range, q.filters), dim, limit);
   return { rows: rows.map((r) => (r.last_seen === undefined ? r : { ...r, last_seen: new Date(r.last_seen).toISOString() })) };
 }
 
 export async function getRetention(store: ReportStore, q: Omit<ReportRequest, 'tz' | 'now'>) {
-  const e = await store.engagement(scopeOf(q.site, q.range, q.filters), RETENTION_DURATIONS, RETENTION_SCROLLS);
+  const e = await store.engagement(scopeOf(q, q.range, q.filters), RETENTION_DURATIONS, RETENTION_SCROLLS);
   return {
     duration: RETENTION_DURATIONS.map((s) => ({ s, share: share(e.durationAtLeast[s] ?? 0, e.measured) })),
     scroll: RETENTION_SCROLLS.map((pct) => ({ pct, share: share(e.scrollAtLeast[pct] ?? 0, e.scrollMeasured) })),
@@ -92,6 +93,7 @@ export async function getRetention(store: ReportStore, q: Omit<ReportRequest, 't
 
 export interface SummarySite {
   hostname: string;
+  registration: string;
   pinned_at: string | null;
   kind: 'web' | 'api';
   /** Website traffic is only counted for verified sites. */
@@ -100,7 +102,7 @@ export interface SummarySite {
 
 /** Sparse daily rollups from the rolling cutoff and live counts, in the order given. */
 export async function getSitesSummary(store: ReportStore, sites: readonly SummarySite[], tz: string, now: number) {
-  const withTraffic = sites.filter((s) => s.verified).map((s) => s.hostname);
+  const withTraffic = sites.filter((s) => s.verified).map((s) => ({ site: s.hostname, registration: s.registration }));
   const plan = planSummaryDays(now, tz);
   const [rows, live] = withTraffic.length
     ? await Promise.all([

@@ -31,6 +31,7 @@ import { chunkAt, unfinishedChunks, type ImportChunk } from '#domain/imports/pla
 import { dateRangeMs } from '#domain/imports/dates.ts';
 import { SIMPLE_ANALYTICS } from '#domain/imports/source.ts';
 import { log } from '#platform/log.ts';
+import { registrationKey } from '#domain/registration.ts';
 
 export interface ImportWorkerDeps {
   jobs: ImportJobs;
@@ -146,7 +147,10 @@ export function createImportWorker(deps: ImportWorkerDeps): ImportWorker {
    * chunk holds each source id once.
    */
   async function importChunk(job: ImportJobRecord, chunk: ImportChunk, credentials: { user_id: string; api_key: string }, signal: AbortSignal): Promise<ChunkCounts> {
-    const ctx = { site: job.site, jobId: job.id, type: chunk.type, sourceHostname: job.config.source_hostname ?? job.site };
+    // The rows belong to the registration that started the job; written after a delete, they never reach another account's.
+    const registration = registrationKey(job.owner_uid, job.site);
+    const site = { site: job.site, registration };
+    const ctx = { site: job.site, registration, jobId: job.id, type: chunk.type, sourceHostname: job.config.source_hostname ?? job.site };
     let columns: readonly string[] | null = null;
     let map: ((values: readonly string[]) => MappedRecord) | null = null;
     const seen = new Set<string>();
@@ -164,7 +168,7 @@ export function createImportWorker(deps: ImportWorkerDeps): ImportWorker {
     // The window has a day of slack each side for rows the source files under a neighbouring day.
     const { from, to } = dateRangeMs(chunk.start, chunk.end);
     const window = { from: from - DAY_MS, to: to + DAY_MS };
-    const anyStored = await ledger.hasImported(job.site, window.from, window.to);
+    const anyStored = await ledger.hasImported(site, window.from, window.to);
     try {
       for await (const batch of source.exportBatches({ credentials, hostname: ctx.sourceHostname, start: chunk.start, end: chunk.end, type: chunk.type, signal })) {
         if (batch.columns !== columns || !map) {
@@ -192,7 +196,7 @@ export function createImportWorker(deps: ImportWorkerDeps): ImportWorker {
         }
         if (rows.length === 0) continue;
         const lookup = anyStored || min < window.from || max > window.to;
-        const stored = lookup ? await ledger.findImported(job.site, rows.map((r) => r.source_id as string), min, max) : NOTHING_STORED;
+        const stored = lookup ? await ledger.findImported(site, rows.map((r) => r.source_id as string), min, max) : NOTHING_STORED;
         for (const row of rows) {
           const holder = stored.get(row.source_id as string);
           if (holder === undefined) {

@@ -76,7 +76,7 @@ async function importRun(saUrl: string, verifyTemplate: string, start: string, e
     const created = await fetch(`${url}/api/sites/${site}/imports`, {
       method: 'POST',
       headers: auth,
-      body: JSON.stringify({ source: 'simpleanalytics', range_start: start, range_end: end, config: { user_id: 'sa_user', api_key: 'sa_key', source_hostname: SOURCE } }),
+      body: JSON.stringify({ source: 'simpleanalytics', range_start: start, range_end: end, config: { user_id: 'sa_user', api_key: 'sa_api_key_import_bench', source_hostname: SOURCE } }),
     });
     if (created.status !== 201) throw new Error(`import not created: ${created.status} ${await created.text()}`);
     const { id } = (await created.json()) as { id: string };

@@ -16,6 +16,7 @@ import { build } from 'esbuild';
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
 import { buildTracker } from '#tracker/build.ts';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
+import { registrationKey } from '#domain/registration.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { routes } from '#http/routes.ts';
 import { createEventQueue, EVENT_BATCH_SIZE, EVENT_WRITES_IN_FLIGHT } from '#platform/local.ts';
@@ -47,8 +48,10 @@ async function load(url: string, options: Partial<autocannon.Options> = {}) {
 
 const rps = (r: autocannon.Result) => `${fmt(r.requests.average)} req/s (p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms)`;
 
+const BENCH_OWNER = 'bench-owner';
+
 async function ownerSession(server: Server, pages: string) {
-  const token = await mintIdToken(loadIssuerKey(server.dataDir), 'bench-owner');
+  const token = await mintIdToken(loadIssuerKey(server.dataDir), BENCH_OWNER);
   const auth = { authorization: `Bearer ${token}` };
   const register = async (hostname: string) => {
     await fetch(`${server.url}/api/sites`, { method: 'POST', headers: auth, body: JSON.stringify({ hostname }) });
@@ -145,7 +148,7 @@ async function registryBench(server: Server, pages: string): Promise<BenchRow[]>
 
 function syntheticRow(i: number, site: string, ts: number): EventRow {
   return {
-    site, ts, kind: 'pageview', id: `bench-${i}-${randomUUID()}`, original_id: null, event: null, visitor: `v${i % 5000}`, unique: i % 3 === 0,
+    site, registration: 'reg-bench', ts, kind: 'pageview', id: `bench-${i}-${randomUUID()}`, original_id: null, event: null, visitor: `v${i % 5000}`, unique: i % 3 === 0,
     page_id: null, session_id: null, path: `/page/${i % 200}`, query: null, referrer: null, referrer_host: i % 4 ? 'google.com' : null,
     utm_source: null, utm_medium: null, utm_campaign: null, utm_term: null, utm_content: null, source: i % 4 ? 'google.com' : null,
     country: 'DE', browser: 'Chrome', os: 'Windows', device: 'desktop', language: 'de', viewport_width: 1280, viewport_height: 720,
@@ -243,11 +246,13 @@ export async function seedReports(dataDir: string, total: number): Promise<void>
   let cumulative = 0;
   const cuts = weights.map((w) => (cumulative += w / sum));
   const siteCase = cuts.map((c, i) => `WHEN r < ${c.toFixed(6)} THEN 'site-${i}.example'`).join(' ');
+  // The rows of the bench owner's registrations, which the reports bench registers again (bench-owner, see ownerSession).
+  const registrationCase = weights.map((_, i) => `WHEN 'site-${i}.example' THEN '${registrationKey(BENCH_OWNER, `site-${i}.example`)}'`).join(' ');
   const seed = join(dataDir, 'seed.duckdb');
   await store.query(`ATTACH '${seed}' AS seed`);
   await store.query(`
     CREATE TABLE seed.rows AS
-    SELECT * EXCLUDE (r, page), row_number() OVER (ORDER BY ts) AS n FROM (SELECT CASE ${siteCase} ELSE 'site-${SEED_SITES - 1}.example' END AS site,
+    SELECT * EXCLUDE (r, page), CASE site ${registrationCase} END AS registration, row_number() OVER (ORDER BY ts) AS n FROM (SELECT CASE ${siteCase} ELSE 'site-${SEED_SITES - 1}.example' END AS site,
       ${start} + (page * 7919 % ${end - start}) + CASE WHEN i % 10 = 1 THEN (i % 120) * 1000 ELSE 0 END AS ts,
       CASE WHEN i % 10 = 0 THEN 'event' WHEN i % 10 = 1 THEN 'append' ELSE 'pageview' END AS kind,
       'e' || i AS id,

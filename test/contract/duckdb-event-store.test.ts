@@ -69,7 +69,7 @@ describe('DuckDbEventStore', () => {
     try {
       const site = 'bulk.example';
       const batch = (b: number) => Array.from({ length: 200 }, (_, i) => eventRow({ site, id: `b${b}-${i}`, ts: 1_750_000_000_000 + b * 1000 + i }));
-      const select = `SELECT '${site}' AS site, 1750000500000 + i AS ts, 'pageview' AS kind, 'sel-' || i AS id, false AS bot, false AS imported FROM range(300) t(i)`;
+      const select = `SELECT '${site}' AS site, 'reg-bulk' AS registration, 1750000500000 + i AS ts, 'pageview' AS kind, 'sel-' || i AS id, false AS bot, false AS imported FROM range(300) t(i)`;
       await Promise.all([store.saveSelected(select), store.saveEvents(batch(1)), store.saveEvents(batch(2))]);
       expect(await countRows(store, site)).toBe(700);
     } finally {
@@ -209,6 +209,8 @@ describe('DuckDbEventStore', () => {
         visitor: fc.option(fc.constantFrom('v1', 'v2', 'v3'), { nil: null }),
         bot: fc.boolean(),
         site: fc.constantFrom('s1.example', 's2.example'),
+        // Two registrations of one hostname share nothing: ids, visitors and firsts are each their own.
+        registration: fc.constantFrom('r1', 'r2'),
       });
       await fc.assert(
         fc.asyncProperty(fc.array(fc.array(arbRow, { maxLength: 12 }), { maxLength: 4 }), async (batches) => {
@@ -216,17 +218,19 @@ describe('DuckDbEventStore', () => {
           const viaSelect = await DuckDbEventStore.open(':memory:');
           try {
             for (const spec of batches) {
-              const rows = spec.map((r) => eventRow({ site: r.site, id: r.id, ts: T + r.offset, kind: r.kind as 'pageview', visitor: r.visitor, bot: r.bot }));
+              const rows = spec.map((r) =>
+                eventRow({ site: r.site, registration: r.registration, id: r.id, ts: T + r.offset, kind: r.kind as 'pageview', visitor: r.visitor, bot: r.bot }),
+              );
               await viaBatches.saveEvents(rows);
               if (rows.length === 0) continue;
-              const values = rows.map((r, n) => `('${r.site}', ${r.ts}, '${r.kind}', '${r.id}', ${r.visitor === null ? 'NULL' : `'${r.visitor}'`}, ${r.bot}, false, ${n})`);
-              // The first of rows sharing (site, id, ts) stays, as saveEvents keeps it.
+              const values = rows.map((r, n) => `('${r.site}', '${r.registration}', ${r.ts}, '${r.kind}', '${r.id}', ${r.visitor === null ? 'NULL' : `'${r.visitor}'`}, ${r.bot}, false, ${n})`);
+              // The first of rows sharing (site, registration, id, ts) stays, as saveEvents keeps it.
               await viaSelect.saveSelected(
-                `SELECT * EXCLUDE (n) FROM (SELECT DISTINCT ON (site, id, ts) * FROM (VALUES ${values.join(', ')}) t(site, ts, kind, id, visitor, bot, imported, n) ORDER BY site, id, ts, n)`,
+                `SELECT * EXCLUDE (n) FROM (SELECT DISTINCT ON (site, registration, id, ts) * FROM (VALUES ${values.join(', ')}) t(site, registration, ts, kind, id, visitor, bot, imported, n) ORDER BY site, registration, id, ts, n)`,
               );
             }
             const read = (store: DuckDbEventStore) =>
-              store.query('SELECT site, id, ts, kind, replay, visitor_first FROM events ORDER BY site, id, ts, kind');
+              store.query('SELECT site, registration, id, ts, kind, replay, visitor_first FROM events ORDER BY site, registration, id, ts, kind');
             expect(await read(viaSelect)).toEqual(await read(viaBatches));
           } finally {
             await viaBatches.close();
@@ -291,6 +295,57 @@ describe('DuckDbEventStore', () => {
       }
     });
 
+    it('gives the rows of a file from before registrations to their hostname\'s current registration, once, or to none', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'tt-duckdb-registrations-'));
+      try {
+        const path = join(dir, 'events.duckdb');
+        const first = await DuckDbEventStore.open(path, { compactAtRows: 2 });
+        await first.saveEvents([
+          eventRow({ site: 'kept.example', id: 'a', ts: 1000, visitor: 'v' }),
+          eventRow({ site: 'kept.example', id: 'a', ts: 2000, visitor: 'v' }),
+          eventRow({ site: 'gone.example', id: 'b', ts: 3000 }),
+        ]);
+        await first.compact();
+        await first.saveEvents([eventRow({ site: 'kept.example', id: 'c', ts: 4000, kind: 'append', original_id: 'a' })]);
+        await first.close();
+        // The two-table layout as it was before registrations: no registration column, no schema version.
+        const db = await DuckDBInstance.create(path);
+        const c = await db.connect();
+        await c.run(`DROP VIEW events; DROP TABLE tinytrack_schema`);
+        for (const table of [MAIN_TABLE, 'events_fresh']) await c.run(`ALTER TABLE ${table} DROP COLUMN registration`);
+        c.closeSync();
+        db.closeSync();
+
+        const asked: string[][] = [];
+        const registrationsOf = async (hostnames: readonly string[]) => {
+          asked.push([...hostnames].sort());
+          return new Map([['kept.example', 'reg-kept']]);
+        };
+        const read = (store: DuckDbEventStore) =>
+          store.query('SELECT site, registration, id, ts::INT AS ts, replay, visitor_first, parent_ts::INT AS parent_ts FROM events ORDER BY ts');
+        const migrated = await DuckDbEventStore.open(path, { registrationsOf });
+        const rows = await read(migrated);
+        expect(rows).toEqual([
+          { site: 'kept.example', registration: 'reg-kept', id: 'a', ts: 1000, replay: false, visitor_first: true, parent_ts: null },
+          { site: 'kept.example', registration: 'reg-kept', id: 'a', ts: 2000, replay: true, visitor_first: false, parent_ts: null },
+          { site: 'gone.example', registration: '', id: 'b', ts: 3000, replay: false, visitor_first: false, parent_ts: null },
+          { site: 'kept.example', registration: 'reg-kept', id: 'c', ts: 4000, replay: false, visitor_first: false, parent_ts: 1000 },
+        ]);
+        // The writer goes on with the migrated tables: a redelivery is still recognised.
+        await migrated.saveEvents([eventRow({ site: 'kept.example', registration: 'reg-kept', id: 'a', ts: 1000, visitor: 'v' })]);
+        expect(await countRows(migrated, 'kept.example')).toBe(3);
+        await migrated.close();
+        expect(asked).toEqual([['gone.example', 'kept.example'], ['kept.example']]);
+
+        const again = await DuckDbEventStore.open(path, { registrationsOf });
+        expect(await read(again)).toEqual(rows);
+        await again.close();
+        expect(asked).toHaveLength(2);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it('opens a file of the single-table layout, computing the flags of its rows', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'tt-duckdb-migrate-'));
       try {
@@ -301,8 +356,9 @@ describe('DuckDbEventStore', () => {
         await fresh.close();
         const db = await DuckDBInstance.create(path);
         const c = await db.connect();
-        await c.run(`CREATE TABLE events_old AS SELECT * EXCLUDE (replay, visitor_first, parent_ts) FROM ${MAIN_TABLE} UNION ALL SELECT * EXCLUDE (replay, visitor_first, parent_ts) FROM events_fresh`);
-        await c.run(`DROP VIEW events; DROP TABLE ${MAIN_TABLE}; DROP TABLE events_fresh; ALTER TABLE events_old RENAME TO events`);
+        const old = 'EXCLUDE (registration, replay, visitor_first, parent_ts)';
+        await c.run(`CREATE TABLE events_old AS SELECT * ${old} FROM ${MAIN_TABLE} UNION ALL SELECT * ${old} FROM events_fresh`);
+        await c.run(`DROP VIEW events; DROP TABLE ${MAIN_TABLE}; DROP TABLE events_fresh; DROP TABLE tinytrack_schema; ALTER TABLE events_old RENAME TO events`);
         c.closeSync();
         db.closeSync();
         const store = await DuckDbEventStore.open(path);

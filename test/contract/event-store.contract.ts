@@ -19,6 +19,7 @@ export interface EventStoreHarness {
 export function eventRow(overrides: Partial<EventRow> = {}): EventRow {
   return {
     site: 'contract.example',
+    registration: 'reg-contract',
     // Recent, so that Timestream's memory store accepts it.
     ts: Date.now() - 60_000,
     kind: 'pageview',
@@ -157,6 +158,15 @@ export function eventStoreContract(name: string, open: () => Promise<EventStoreH
       await h.store.saveEvents([row, { ...row, site: b }]);
       expect(await h.countRows(a)).toBe(1);
       expect(await h.countRows(b)).toBe(1);
+    });
+
+    it('treats the same id and ts of another registration of the site as a different row, and redeliveries of each as nothing new', async () => {
+      const site = newSite();
+      const row = eventRow({ site, registration: 'reg-first-owner' });
+      const other = { ...row, registration: 'reg-next-owner' };
+      await h.store.saveEvents([row, other]);
+      await h.store.saveEvents([other, row]);
+      expect(await h.countRows(site)).toBe(2);
     });
 
     it('stores rows with every field set and rows with every optional field empty', async () => {

@@ -11,7 +11,7 @@ import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import { getBreakdown, getOverview } from '#reports/reports.ts';
-import { row } from './report-store.contract.ts';
+import { REGISTRATION, row } from './report-store.contract.ts';
 
 const T0 = Date.UTC(2024, 2, 25) / 1000;
 const SPAN = 10 * 86400;
@@ -64,7 +64,7 @@ describe('report properties', () => {
           });
         });
         await events.saveEvents(rows);
-        const q = { site, range, tz, filters, now: T0 + SPAN * 3 };
+        const q = { site, registration: REGISTRATION, range, tz, filters, now: T0 + SPAN * 3 };
         const o = await getOverview(reports, q);
         expect(o.series.reduce((n, b) => n + b.pageviews, 0)).toBe(o.totals.pageviews);
         for (const dim of ['pages', 'referrers'] as const) {
@@ -113,7 +113,7 @@ describe('report properties', () => {
           };
         });
         for (let b = 3; b >= 0; b--) await events.saveEvents(rows.filter((r) => r.batch === b).map((r) => r.row));
-        const q = { site, range, tz, filters: [], now: T0 + 30 * 86400 };
+        const q = { site, registration: REGISTRATION, range, tz, filters: [], now: T0 + 30 * 86400 };
         // `contains ''` keeps every row but takes the filtered (distinct-count) path.
         const everything: FilterClause[] = [{ dim: 'page', op: 'contains', value: '' }];
         const [plain, filtered] = await Promise.all([getOverview(reports, q), getOverview(reports, { ...q, filters: everything })]);

@@ -9,6 +9,7 @@ import type { EventRow, EventStore } from '#ports/event-store.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import { zonedToUnix } from '#domain/reports/time.ts';
+import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import { getBreakdown, getOverview, getOverviewSummary, getRetention, getSitesSummary } from '#reports/reports.ts';
 
 export interface ReportAdapter {
@@ -21,10 +22,13 @@ const T0 = Date.UTC(2024, 4, 1) / 1000; // 2024-05-01T00:00Z
 const H = 3600;
 const D = 86400;
 
+/** The registration the contract's reports read; rows carry it unless told otherwise. */
+export const REGISTRATION = 'reg-current';
+
 /** A canonical human pageview unless told otherwise. */
 export function row(site: string, ts: number, over: Partial<EventRow> = {}): EventRow {
   return {
-    site, ts: ts * 1000, kind: 'pageview', id: randomUUID(), original_id: null, event: null, visitor: null, unique: null, page_id: null,
+    site, registration: REGISTRATION, ts: ts * 1000, kind: 'pageview', id: randomUUID(), original_id: null, event: null, visitor: null, unique: null, page_id: null,
     session_id: null, path: '/', query: null, referrer: null, referrer_host: null, utm_source: null, utm_medium: null, utm_campaign: null,
     utm_term: null, utm_content: null, source: null, country: null, browser: null, os: null, device: null, language: null,
     viewport_width: null, viewport_height: null, screen_width: null, screen_height: null, duration: null, scrolled: null, bot: false,
@@ -35,7 +39,14 @@ const append = (site: string, ts: number, parent: string, over: Partial<EventRow
 const event = (site: string, ts: number, name: string, over: Partial<EventRow> = {}) => row(site, ts, { kind: 'event', event: name, ...over });
 
 const site = (name: string) => `${name}-${randomUUID().slice(0, 8)}.example`;
-const q = (s: string, from: number, to: number, tz = 'UTC', filters: FilterClause[] = [], now = to + 10 * D) => ({ site: s, range: { from, to }, tz, filters, now });
+const q = (s: string, from: number, to: number, tz = 'UTC', filters: FilterClause[] = [], now = to + 10 * D, registration = REGISTRATION) => ({
+  site: s,
+  registration,
+  range: { from, to },
+  tz,
+  filters,
+  now,
+});
 
 export function reportContract(name: string, open: () => Promise<ReportAdapter>): void {
   describe(`report contract: ${name}`, () => {
@@ -295,8 +306,8 @@ export function reportContract(name: string, open: () => Promise<ReportAdapter>)
       const r = await getSitesSummary(
         a.reports,
         [
-          { hostname: s2, pinned_at: null, kind: 'api', verified: false },
-          { hostname: s1, pinned_at: null, kind: 'web', verified: true },
+          { hostname: s2, registration: REGISTRATION, pinned_at: null, kind: 'api', verified: false },
+          { hostname: s1, registration: REGISTRATION, pinned_at: null, kind: 'web', verified: true },
         ],
         'UTC',
         now,
@@ -306,6 +317,58 @@ export function reportContract(name: string, open: () => Promise<ReportAdapter>)
         { hostname: s2, pinned_at: null, live: 0, days: [], api_days: [] },
         { hostname: s1, pinned_at: null, live: 1, days: [{ day: day(now - 2 * D), pageviews: 2, visitors: 1 }, { day: day(now - 60), pageviews: 1, visitors: 1 }] },
       ]);
+    });
+    it('never counts the rows of another registration of the hostname, in any report', async () => {
+      const now = T0 + 3 * D;
+      /** Two days of traffic up to `now`: every kind, label and engagement the reports read. */
+      const history = (host: string, registration: string, shift: number): EventRow[] => {
+        const at = (t: number) => now - t + shift;
+        const r = (t: number, id: string, over: Partial<EventRow>) => row(host, at(t), { registration, id, ...over });
+        return [
+          r(2 * D - H, 'p1', { visitor: 'v1', path: '/a', referrer_host: 'google.com', source: 'google.com', country: 'DE', browser: 'Firefox', os: 'Linux', device: 'desktop', language: 'de', screen_width: 1400, unique: true, duration: 12 }),
+          r(2 * D - 2 * H, 'p2', { visitor: 'v1', path: '/b', utm_source: 'mail', utm_medium: 'email', utm_campaign: 'spring', utm_term: 't', utm_content: 'c', source: 'mail' }),
+          r(2 * D - 3 * H, 'p2', { visitor: 'v1', path: '/b' }), // a replay of p2
+          r(D + H, 'p3', { visitor: 'v2', path: '/a', country: 'FR', browser: 'Safari', os: 'iOS', device: 'mobile', screen_width: 400, scrolled: 40 }),
+          r(D + H - 30, 'a3', { kind: 'append', original_id: 'p3', duration: 45, scrolled: 90 }),
+          r(D, 'p4', { path: '/imported', unique: true, imported: true, source_id: 'sa-1' }),
+          r(D - 60, 'p5', { visitor: 'v3', bot: true, path: '/bot' }),
+          r(H, 'e1', { kind: 'event', event: 'signup', visitor: 'v2', path: '/a' }),
+          r(H - 5, 'e2', { kind: 'event', event: 'signup', visitor: 'v4' }),
+          r(10 * 60, 'p6', { visitor: 'v5', path: '/live', browser: 'Chrome' }),
+          r(60, 'p7', { visitor: 'v5', path: '/now' }),
+          r(30, 'a7', { kind: 'append', original_id: 'p7', duration: 8 }),
+        ];
+      };
+      const host = site('reregistered');
+      const alone = site('alone');
+      const OTHER = 'reg-earlier-owner';
+      // The other registration's rows share ids, visitors and times, and arrive before and after (older) ours.
+      await seed(history(host, OTHER, 0));
+      await seed([...history(host, REGISTRATION, 0), ...history(alone, REGISTRATION, 0)]);
+      await seed(history(host, OTHER, -5 * 60));
+
+      const from = now - 2 * D - 6 * H;
+      const reads = async (hostname: string, registration: string) => {
+        const request = { ...q(hostname, from, now + H, 'UTC', [], now), registration };
+        const filtered = { ...request, filters: [{ dim: 'page' as const, op: 'contains' as const, value: '' }] };
+        return {
+          overview: await getOverview(a.reports, request),
+          filtered: await getOverview(a.reports, filtered),
+          summary: await getOverviewSummary(a.reports, request, 20),
+          breakdowns: await Promise.all(BREAKDOWN_DIMS.map(async (dim) => [dim, await getBreakdown(a.reports, request, dim, 100)])),
+          retention: await getRetention(a.reports, request),
+          days: (await getSitesSummary(a.reports, [{ hostname, registration, pinned_at: null, kind: 'web', verified: true }], 'UTC', now)).sites.map(
+            ({ live, days }) => ({ live, days }),
+          ),
+        };
+      };
+      const mine = await reads(host, REGISTRATION);
+      expect(mine).toEqual(await reads(alone, REGISTRATION));
+      expect(mine.overview.totals).toMatchObject({ pageviews: 6, visitors: 4 });
+      expect(mine.overview.live).toBe(1);
+      // The other registration's rows are there, and they are its own.
+      expect((await reads(host, OTHER)).overview.totals.pageviews).toBe(6);
+      expect((await reads(host, 'reg-nobody')).overview.totals).toEqual({ pageviews: 0, visitors: 0, avg_duration_s: null, avg_scroll: null });
     });
   });
 }

@@ -13,7 +13,7 @@ import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
 import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
 import { newImportJob, uuidv7 } from '#domain/imports/job.ts';
 import { SIMPLE_ANALYTICS } from '#domain/imports/source.ts';
-import { newSiteRecord } from '#domain/site.ts';
+import { newSiteRecord, unverifiedHoldCutoff } from '#domain/site.ts';
 import type { ImportJobRecord } from '#ports/import-jobs.ts';
 
 let dir: string;
@@ -30,7 +30,7 @@ function job(hostname: string, now = new Date(), over: Partial<ImportJobRecord> 
     source: SIMPLE_ANALYTICS,
     range_start: '2025-01-15',
     range_end: '2025-03-10',
-    credentials: { user_id: 'sa_user', api_key: 'secret' },
+    credentials: { user_id: 'sa_user', api_key: 'sa_api_key_job_store_secret' },
     source_hostname: 'old.example',
   }, now);
   return { ...record, ...over };
@@ -161,7 +161,7 @@ describe('jobs', () => {
   it('goes with its site: deleting the site removes jobs, credentials and the lock', async () => {
     const h = site();
     const now = new Date();
-    await registry.createSite(newSiteRecord(h, 'web', 'owner-1', now), 50);
+    await registry.createSite(newSiteRecord(h, 'web', 'owner-1', now), 50, unverifiedHoldCutoff(now));
     const j = job(h);
     await jobs.createJob(j, 'sealed');
     await jobs.acquireActiveLock(h, j.id, now);
@@ -169,5 +169,22 @@ describe('jobs', () => {
     expect(await jobs.listJobs(h, 50)).toEqual([]);
     expect(await jobs.getCredentials(h, j.id, now)).toBeNull();
     expect(await jobs.listActiveJobs()).not.toContainEqual({ site: h, id: j.id });
+  });
+
+  it('goes with a lapsed registration another account takes over, and the new site stays whole', async () => {
+    const h = site();
+    const then = new Date(Date.now() - 8 * 86_400_000);
+    await registry.createSite(newSiteRecord(h, 'web', 'squatter', then), 50, unverifiedHoldCutoff(then));
+    const j = job(h, then);
+    await jobs.createJob(j, 'sealed');
+    await jobs.acquireActiveLock(h, j.id, then);
+    const now = new Date();
+    const taken = await registry.createSite(newSiteRecord(h, 'web', 'owner-2', now), 50, unverifiedHoldCutoff(now));
+    expect(taken.outcome).toBe('created');
+    expect(await registry.getSite(h)).toMatchObject({ owner_uid: 'owner-2', verified_at: null, created_at: now.toISOString() });
+    expect(await jobs.listJobs(h, 50)).toEqual([]);
+    expect(await jobs.getCredentials(h, j.id, now)).toBeNull();
+    expect(await jobs.listActiveJobs()).not.toContainEqual({ site: h, id: j.id });
+    expect(await registry.countSites('squatter')).toBe(0);
   });
 });

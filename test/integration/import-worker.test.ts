@@ -17,6 +17,7 @@ import { LocalSecretBox } from '#adapters/local-secret-box/local-secret-box.ts';
 import { newImportJob, uuidv7 } from '#domain/imports/job.ts';
 import { planChunks } from '#domain/imports/planner.ts';
 import { SIMPLE_ANALYTICS } from '#domain/imports/source.ts';
+import { registrationKey } from '#domain/registration.ts';
 import { EXPORT_FIELDS } from '#domain/imports/export-row.ts';
 import { ImportSourceError, type ExportBatch, type ExportRequest, type ImportSourceClient } from '#ports/import-source.ts';
 import type { ImportJobRecord, ImportJobs } from '#ports/import-jobs.ts';
@@ -66,7 +67,7 @@ async function newJob(range: [string, string] = [START, END]): Promise<ImportJob
     source: SIMPLE_ANALYTICS,
     range_start: range[0],
     range_end: range[1],
-    credentials: { user_id: 'u', api_key: 'k' },
+    credentials: { user_id: 'u', api_key: 'sa_api_key_worker_test' },
     source_hostname: 'old.example',
   }, now);
   await jobs.createJob(job, await secrets.seal('k', { site, job_id: job.id }));
@@ -114,6 +115,13 @@ describe('import worker', () => {
     expect(await jobs.getJob(job.site, job.id)).toMatchObject({ status: 'succeeded', chunks_done: 4, rows_imported: TOTAL, rows_skipped: 0 });
     expect(await jobs.getCredentials(job.site, job.id, new Date())).toBeNull();
     expect(await stored(job.site)).toEqual({ rows: TOTAL, distinct: TOTAL });
+  });
+
+  it('writes every row under the registration that started the job (its owner and site), whoever holds the site later', async () => {
+    const job = await newJob();
+    await runAll(worker(memorySource(data)), job);
+    const registrations = await events.query<{ registration: string }>('SELECT DISTINCT registration FROM events WHERE site = $site', { site: job.site });
+    expect(registrations).toEqual([{ registration: registrationKey('owner', job.site) }]);
   });
 
   it('survives a crash after writing a chunk and before recording it: the redelivery counts each row once', async () => {
@@ -167,7 +175,7 @@ describe('import worker', () => {
     const first = await newJob(['2025-01-01', '2025-01-31']);
     await runAll(worker(memorySource(data)), first);
     const job = newImportJob(uuidv7(new Date()), first.site, 'owner', {
-      source: SIMPLE_ANALYTICS, range_start: START, range_end: END, credentials: { user_id: 'u', api_key: 'k' }, source_hostname: 'old.example',
+      source: SIMPLE_ANALYTICS, range_start: START, range_end: END, credentials: { user_id: 'u', api_key: 'sa_api_key_worker_test' }, source_hostname: 'old.example',
     }, new Date());
     await jobs.createJob(job, await secrets.seal('k', { site: job.site, job_id: job.id }));
     const doubled: SaDataset = { pageviews: [...data.pageviews, data.pageviews[0]!], events: data.events };

@@ -7,8 +7,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { planChunks } from '#domain/imports/planner.ts';
+import { MAX_SOURCE_ERROR_BODY } from '#domain/imports/source.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
-import { generateDataset, isCredentialTest, startFakeSimpleAnalytics, type FakeSimpleAnalytics, type SaAnswer, type SaDataset, type SaRequest } from '../support/fake-simpleanalytics.ts';
+import {
+  PLAUSIBLE_API_KEY,
+  echoAt,
+  generateDataset,
+  isCredentialTest,
+  leakedPart,
+  startFakeSimpleAnalytics,
+  type FakeSimpleAnalytics,
+  type SaAnswer,
+  type SaDataset,
+  type SaRequest,
+} from '../support/fake-simpleanalytics.ts';
 
 const DAY_MS = 86_400_000;
 const UNVERIFIED = 'Install your tracking script to verify this site first';
@@ -135,6 +147,8 @@ describe('POST /api/sites/{hostname}/imports: the checks in order', () => {
     await expectError(post(h, importBody({ user_id: '' }, { source: 'matomo' })), 400, 'unknown import source');
     await expectError(post(h, importBody({ user_id: undefined, api_key: undefined })), 400, 'User ID is required');
     await expectError(post(h, importBody({ api_key: '  ', source_hostname: '1.2.3.4' })), 400, 'API key is required');
+    await expectError(post(h, importBody({ api_key: 'sa_api_key <b>', source_hostname: '1.2.3.4' })), 400, 'API key is invalid');
+    await expectError(post(h, importBody({ api_key: 'short' })), 400, 'API key is invalid');
     await expectError(post(h, importBody({ source_hostname: undefined })), 400, 'Source hostname is required');
     await expectError(post(h, importBody({ source_hostname: 'https://1.2.3.4/' })), 400, 'Source hostname is invalid');
     await expectError(post(h, importBody({ source_hostname: 'old.example:8080' })), 400, 'Source hostname is invalid');
@@ -471,6 +485,57 @@ describe('cancel and retry', () => {
     const { key } = await svc.key(owner, ['read', 'manage']);
     expect((await svc.req('POST', `/api/sites/${h}/imports/x/retry`, { token: key })).json.error).toBe('management keys cannot call this endpoint');
     expect((await svc.req('POST', `/api/sites/${h}/imports/x/retry`, { token: await svc.token('other') })).json.error).toBe('unknown site');
+  });
+});
+
+describe('an API key echoed by the source', () => {
+  const key = PLAUSIBLE_API_KEY;
+  /** Where an echo starts so that the key straddles the 200-character cut, and a little either side. */
+  const aroundTheCut = Array.from({ length: key.length + 5 }, (_, i) => MAX_SOURCE_ERROR_BODY - key.length - 2 + i);
+
+  it('never reaches the 400 of a failed credential test, whatever its offset', async () => {
+    const owner = await svc.token('echo-400-owner');
+    const h = await svc.site(owner, { prefix: 'echo-400' });
+    for (const offset of aroundTheCut) {
+      sa.on((r) => (isCredentialTest(r) ? { status: 401, body: echoAt(key, offset) } : undefined));
+      const r = await svc.req('POST', `/api/sites/${h}/imports`, { token: owner, body: importBody({ api_key: key }) });
+      sa.on(null);
+      expect(r.status, r.text).toBe(400);
+      expect(r.json.error).toMatch(/^SimpleAnalytics returned 401: \./);
+      expect(leakedPart(r.text, key), `offset ${offset}: ${r.text}`).toBeNull();
+    }
+  });
+
+  it('never reaches a failed job\'s error, whatever its offset', { timeout: 60_000 }, async () => {
+    const owner = await svc.token('echo-job-owner');
+    const h = await svc.site(owner, { prefix: 'echo-job' });
+    // A job each (at most 20 a day): both ends of the straddle, and between.
+    const offsets = [...new Set([0, ...aroundTheCut.filter((_, i) => i % 6 === 0), MAX_SOURCE_ERROR_BODY - key.length, MAX_SOURCE_ERROR_BODY - 8, MAX_SOURCE_ERROR_BODY - 1])];
+    for (const offset of offsets) {
+      sa.on((r) => (isCredentialTest(r) ? undefined : { status: 403, body: echoAt(key, offset) }));
+      const created = await svc.req('POST', `/api/sites/${h}/imports`, { token: owner, body: importBody({ api_key: key }) });
+      expect(created.status, created.text).toBe(201);
+      const job = await waitJob(owner, h, created.json.id, settled);
+      sa.on(null);
+      expect(job.status).toBe('failed');
+      expect(job.error).toMatch(/^SimpleAnalytics returned 403: /);
+      expect(leakedPart(JSON.stringify(job), key), `offset ${offset}: ${job.error}`).toBeNull();
+    }
+  });
+
+  it('is refused before any request when it cannot be a key, on retry too', async () => {
+    const owner = await svc.token('echo-retry-owner');
+    const h = await svc.site(owner, { prefix: 'echo-retry' });
+    const before = sa.requests.length;
+    const r = await svc.req('POST', `/api/sites/${h}/imports`, { token: owner, body: importBody({ api_key: `${key}\r\nX-Injected: 1` }) });
+    expect([r.status, r.json.error]).toEqual([400, 'API key is invalid']);
+    expect(sa.requests.length).toBe(before);
+    sa.on((req) => (isCredentialTest(req) ? undefined : { status: 401, body: 'revoked' }));
+    const created = await svc.req('POST', `/api/sites/${h}/imports`, { token: owner, body: importBody({ api_key: key }) });
+    await waitJob(owner, h, created.json.id, settled);
+    sa.on(null);
+    const retry = await svc.req('POST', `/api/sites/${h}/imports/${created.json.id}/retry`, { token: owner, body: { config: { api_key: 'not a key' } } });
+    expect([retry.status, retry.json.error]).toEqual([400, 'API key is invalid']);
   });
 });
 

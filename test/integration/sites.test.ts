@@ -215,6 +215,83 @@ describe('DELETE /api/sites/{hostname}', () => {
   });
 });
 
+describe('an unverified registration holds its hostname for 7 days', () => {
+  const DAY_MS = 86_400_000;
+  /** Runs `fn` with the service's clock moved `days` ahead. */
+  async function daysLater<T>(days: number, fn: () => Promise<T>): Promise<T> {
+    const services = svc.node.services;
+    const clock = services.clock;
+    services.clock = { now: () => new Date(clock.now().getTime() + days * DAY_MS) };
+    try {
+      return await fn();
+    } finally {
+      services.clock = clock;
+    }
+  }
+  const siteCount = async (token: string) => (await svc.req('GET', '/api/me', { token })).json.site_count as number;
+  const listed = async (token: string) => ((await svc.req('GET', '/api/sites', { token })).json.sites as { hostname: string }[]).map((s) => s.hostname);
+
+  it('goes to another account registering it after 8 days unverified; the first account loses it and its slot', async () => {
+    const squatter = await svc.token('squatter-8');
+    const owner = await svc.token('owner-8');
+    const h = await svc.site(squatter, { prefix: 'lapsed', verify: false });
+    const first = (await svc.req('GET', `/api/sites/${h}`, { token: squatter })).json;
+    const slots = await siteCount(squatter);
+
+    const taken = await daysLater(8, () => register(owner, h));
+    expect(taken.status, taken.text).toBe(201);
+    expect(taken.json).toEqual({ hostname: h, verified_at: null, verify_token: expect.any(String), kind: 'web' });
+    expect(taken.json.verify_token).not.toBe(first.verify_token);
+    const now = (await svc.req('GET', `/api/sites/${h}`, { token: owner })).json;
+    expect(now.verify_token).toBe(taken.json.verify_token);
+    expect(Date.parse(now.created_at) - Date.parse(first.created_at)).toBeGreaterThanOrEqual(8 * DAY_MS - 60_000);
+
+    expect(await siteCount(squatter)).toBe(slots - 1);
+    expect(await listed(squatter)).not.toContain(h);
+    expect(await listed(owner)).toContain(h);
+    expect((await svc.req('GET', `/api/sites/${h}`, { token: squatter })).json).toEqual({ error: 'unknown site' });
+    // The new registration holds the hostname in turn: the first account cannot take it back.
+    const back = await daysLater(8, () => register(squatter, h));
+    expect([back.status, back.json]).toEqual([409, { error: 'hostname is registered to another account' }]);
+    // Verifying installs the real owner's token, not the squatter's.
+    svc.setPage(h, `<meta name="tinytrack-verification" content="${first.verify_token}">`);
+    expect((await svc.req('POST', `/api/sites/${h}/verify`, { token: owner })).json.verified_at).toBeNull();
+  });
+
+  it('still holds after 6 days: another account gets 409 and the registration stays', async () => {
+    const squatter = await svc.token('squatter-6');
+    const h = await svc.site(squatter, { prefix: 'pending', verify: false });
+    const r = await daysLater(6, () => register(bob, h));
+    expect([r.status, r.json]).toEqual([409, { error: 'hostname is registered to another account' }]);
+    expect(await listed(squatter)).toContain(h);
+    expect((await svc.req('GET', `/api/sites/${h}`, { token: squatter })).status).toBe(200);
+  });
+
+  it('never lapses once verified', async () => {
+    const owner = await svc.token('verified-owner');
+    const h = await svc.site(owner, { prefix: 'verified' });
+    for (const days of [8, 400]) {
+      const r = await daysLater(days, () => register(bob, h));
+      expect([r.status, r.json]).toEqual([409, { error: 'hostname is registered to another account' }]);
+    }
+    expect(await listed(owner)).toContain(h);
+  });
+
+  it("goes to exactly one of two accounts claiming it at once, and the first account's slot is given back once", async () => {
+    const squatter = await svc.token('squatter-race');
+    const [b, c] = [await svc.token('claimant-b'), await svc.token('claimant-c')];
+    for (let round = 0; round < 3; round++) {
+      const h = await svc.site(squatter, { prefix: `race-lapsed-${round}`, verify: false });
+      const slots = await siteCount(squatter);
+      const results = await daysLater(8, () => Promise.all([register(b, h), register(c, h)]));
+      expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
+      expect(await siteCount(squatter)).toBe(slots - 1);
+      const winner = results[0]?.status === 201 ? b : c;
+      expect(await listed(winner)).toContain(h);
+    }
+  });
+});
+
 describe('verification', () => {
   it('POST …/verify verifies a site whose page has the script tag, and keeps the first time', async () => {
     const h = await svc.site(alice, { verify: false });

@@ -88,6 +88,21 @@ export function toCsv(fields: readonly string[], rows: readonly SaDatapoint[]): 
   return `${lines.join('\n')}\n`;
 }
 
+/** A key shaped like Simple Analytics' own: `sa_api_key_` and 36 alphanumerics. */
+export const PLAUSIBLE_API_KEY = 'sa_api_key_4Fq9ZkT2mWc8RbN1xLp7VdJ3sHy6GtA0uEo5';
+
+/** An answer that echoes `key` after `offset` characters (of a filler no key contains), with more text after it. */
+export const echoAt = (key: string, offset: number): string => `${'.'.repeat(offset)}${key}${' ...'.repeat(60)}`;
+
+/** The first piece of `key` of `min` or more characters that `text` contains, or null. */
+export function leakedPart(text: string, key: string, min = 8): string | null {
+  for (let i = 0; i + min <= key.length; i++) {
+    const piece = key.slice(i, i + min);
+    if (text.includes(piece)) return piece;
+  }
+  return null;
+}
+
 /** tinytrack's credential test asks for two fields of one day. */
 export const isCredentialTest = (r: SaRequest): boolean => r.query.fields === 'added_unix,uuid';
 

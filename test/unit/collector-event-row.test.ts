@@ -9,6 +9,7 @@ const payload = () => {
 };
 const context = (now: string, saltDay: string) => ({
   site: 'row.example',
+  registration: 'reg-1',
   append: false,
   now: Date.parse(now),
   ip: '203.0.113.9',

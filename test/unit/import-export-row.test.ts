@@ -4,6 +4,7 @@ import { EXPORT_FIELDS, createRecordMapper, importJobOfRowId, importedRowId, typ
 
 const ctx = (over: Partial<ImportRowContext> = {}): ImportRowContext => ({
   site: 'shop.example',
+  registration: 'reg-shop',
   jobId: '0190f3a0-0000-7000-8000-000000000001',
   type: 'pageviews',
   sourceHostname: 'old-shop.example',
@@ -47,6 +48,7 @@ describe('createRecordMapper: page views', () => {
       ok: true,
       row: {
         site: 'shop.example',
+        registration: 'reg-shop',
         ts: 1735689600000,
         kind: 'pageview',
         id: 'import:0190f3a0-0000-7000-8000-000000000001:c6f3a2de-1111-4222-8333-444455556666',

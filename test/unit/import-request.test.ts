@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { MAX_IMPORT_RANGE_DAYS, parseImportRequest, parseRetryCredentials } from '#domain/imports/create-request.ts';
-import { IMPORT_SOURCES, SIMPLE_ANALYTICS, publicConfig, sourceNetworkError, sourceStatusError, sourceView } from '#domain/imports/source.ts';
+import { IMPORT_SOURCES, MAX_SOURCE_ERROR_BODY, SIMPLE_ANALYTICS, publicConfig, sourceFormatError, sourceNetworkError, sourceStatusError, sourceView } from '#domain/imports/source.ts';
+import { PLAUSIBLE_API_KEY, echoAt, leakedPart } from '../support/fake-simpleanalytics.ts';
 
 const now = new Date('2026-03-15T12:00:00Z');
 const body = (over: Record<string, unknown> = {}, config: Record<string, unknown> = {}) => ({
@@ -65,6 +66,12 @@ describe('parseImportRequest (create checks 3 and 4, in order)', () => {
     ['User ID is required', body({}, { user_id: 42 })],
     ['User ID is required', body({ config: 'x' })],
     ['API key is required', body({}, { api_key: '', source_hostname: '' })],
+    ['API key is invalid', body({}, { api_key: 'sa_api_key_1234', source_hostname: '' })],
+    ['API key is invalid', body({}, { api_key: `sa_api_key_${'a'.repeat(118)}` })],
+    ['API key is invalid', body({}, { api_key: 'sa_api_key_with space' })],
+    ['API key is invalid', body({}, { api_key: 'sa_api_key_"quoted"_x' })],
+    ['API key is invalid', body({}, { api_key: 'sa_api_key_ünïcödé_x' })],
+    ['API key is invalid', body({}, { api_key: 'sa_api_key/../../x' })],
     ['Source hostname is required', body({}, { source_hostname: undefined })],
     ['Source hostname is required', body({}, { source_hostname: ' ' })],
     ['Source hostname is invalid', body({}, { source_hostname: '127.0.0.1' })],
@@ -84,11 +91,24 @@ describe('parseImportRequest (create checks 3 and 4, in order)', () => {
   });
 });
 
+describe('the API key check', () => {
+  it('accepts keys shaped like real ones: 16 to 128 characters of letters, digits, _ and -', () => {
+    for (const key of [PLAUSIBLE_API_KEY, 'sa_api_key_12345', `sa_api_key_${'Z'.repeat(117)}`, '0123456789abcdef', 'a-b_c-d_e-f_g-h_']) {
+      expect(error(body({}, { api_key: key })), key).toBeNull();
+    }
+  });
+});
+
 describe('parseRetryCredentials', () => {
   it('takes a new API key, ignores the rest', () => {
-    expect(parseRetryCredentials({ config: { api_key: ' k2 ', user_id: 'u' } })).toEqual({ api_key: 'k2' });
+    expect(parseRetryCredentials({ config: { api_key: ` ${PLAUSIBLE_API_KEY} `, user_id: 'u' } })).toEqual({ api_key: PLAUSIBLE_API_KEY });
     expect(parseRetryCredentials(undefined)).toEqual({});
     expect(parseRetryCredentials({ config: { api_key: '' } })).toEqual({});
+  });
+
+  it('refuses a key that cannot be one', () => {
+    expect(parseRetryCredentials({ config: { api_key: 'k2' } })).toEqual({ error: 'API key is invalid' });
+    expect(parseRetryCredentials({ config: { api_key: 'sa_api_key_<script>' } })).toEqual({ error: 'API key is invalid' });
   });
 });
 
@@ -113,6 +133,22 @@ describe('the Simple Analytics source', () => {
     const long = sourceStatusError(SIMPLE_ANALYTICS, 500, 'x'.repeat(500));
     expect(long).toBe(`SimpleAnalytics returned 500: ${'x'.repeat(200)}`);
     expect(sourceNetworkError(SIMPLE_ANALYTICS, 'connect ECONNREFUSED 127.0.0.1:9')).toBe('SimpleAnalytics error: connect ECONNREFUSED 127.0.0.1:9');
+  });
+
+  it('never lets 8 or more characters of the key through, wherever the answer echoes it around the cut', () => {
+    const key = PLAUSIBLE_API_KEY;
+    const texts = [
+      (offset: number) => sourceStatusError(SIMPLE_ANALYTICS, 401, echoAt(key, offset), [key]),
+      (offset: number) => sourceNetworkError(SIMPLE_ANALYTICS, echoAt(key, offset), [key]),
+      (offset: number) => sourceFormatError(SIMPLE_ANALYTICS, echoAt(key, offset), [key]),
+    ];
+    for (const text of texts) {
+      for (let offset = 0; offset <= MAX_SOURCE_ERROR_BODY + 10; offset++) {
+        const error = text(offset);
+        expect(leakedPart(error, key), `offset ${offset}: ${error}`).toBeNull();
+        expect(error.length).toBeLessThanOrEqual(error.indexOf(': ') + 2 + MAX_SOURCE_ERROR_BODY);
+      }
+    }
   });
 
   it('never repeats the API key in an error text', () => {

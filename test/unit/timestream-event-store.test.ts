@@ -44,10 +44,11 @@ describe('TimestreamEventStore record shape', () => {
     expect(record.Time).toBe('1750000000123');
   });
 
-  it('puts site, id, kind and the low-cardinality labels in dimensions, the rest in typed measures', () => {
-    const { record } = toRecord(fullEventRow({ site: 'shape.example', id: 'row-1' }));
+  it('puts site, registration, id, kind and the low-cardinality labels in dimensions, the rest in typed measures', () => {
+    const { record } = toRecord(fullEventRow({ site: 'shape.example', registration: 'reg-shape', id: 'row-1' }));
     expect(Object.fromEntries(record.Dimensions!.map((d) => [d.Name, d.Value]))).toEqual({
       site: 'shape.example',
+      registration: 'reg-shape',
       id: 'row-1',
       kind: 'event',
       country: 'DE',
@@ -73,7 +74,7 @@ describe('TimestreamEventStore record shape', () => {
   });
 
   it('omits nulls (and empty strings) from dimensions and measures', () => {
-    const { record } = toRecord(eventRow({ site: 's.example', id: 'x', path: '' }));
+    const { record } = toRecord(eventRow({ site: 's.example', registration: '', id: 'x', path: '' }));
     expect(record.Dimensions!.map((d) => d.Name)).toEqual(['site', 'id', 'kind']);
     expect(record.MeasureValues!.map((m) => m.Name).sort()).toEqual(['bot', 'imported']);
   });

@@ -36,7 +36,8 @@ const outsideLiterals = (sql: string) => sql.replace(/'(?:[^']|'')*'/g, "''");
 
 const H = 3_600_000;
 const T0 = Date.UTC(2024, 4, 1);
-const scope = (filters: FilterClause[] = []) => ({ site: 'a.example', from: T0, to: T0 + 24 * H, filters });
+const A = { site: 'a.example', registration: 'reg-a' };
+const scope = (filters: FilterClause[] = []) => ({ ...A, from: T0, to: T0 + 24 * H, filters });
 
 afterEach(() => {
   timestream.reset();
@@ -104,7 +105,7 @@ describe('TimestreamReportStore queries', () => {
         { site: 'a.example', bucket: null, pageviews: 5, visitors: 4 },
       ])],
     ]);
-    const rows = await newStore().traffic({ sites: ['a.example', "b'.example"], boundaries: [T0, T0 + H, T0 + 2 * H], filters: [] });
+    const rows = await newStore().traffic({ sites: [A, { site: "b'.example", registration: "reg-'b" }], boundaries: [T0, T0 + H, T0 + 2 * H], filters: [] });
     expect(rows).toEqual([
       { site: 'a.example', bucket: 0, pageviews: 2, visitors: 1, duration: null, scrolled: null },
       { site: 'a.example', bucket: 1, pageviews: 3, visitors: 3, duration: 7, scrolled: 60 },
@@ -127,7 +128,7 @@ describe('TimestreamReportStore queries', () => {
     expect(counts.filter((s) => s.includes('CAST(NULL AS INTEGER) AS "bucket"'))).toHaveLength(1);
     const engagement = all.find((s) => s.includes('array_sort'))!;
     // Appends by original_id since `from` (no upper bound), pages with their own duration and scroll.
-    expect(engagement).toMatch(/measure_name IN \('append'\) AND "site" IN \([^)]*\) AND time >= from_milliseconds\(\d+\)\) AS e\s+WHERE "original_id" IS NOT NULL/);
+    expect(engagement).toMatch(/measure_name IN \('append'\) AND "site" IN \([^)]*\) AND "registration" IN \([^)]*\) AND time >= from_milliseconds\(\d+\)\) AS e\s+WHERE "original_id" IS NOT NULL/);
     expect(engagement).toContain('GROUP BY "site", "original_id"');
     expect(engagement).toContain('"id" IN (SELECT "id" FROM ap)');
     expect(engagement).toContain('coalesce(pv."own_duration", 0) + coalesce(ap."duration", 0)');
@@ -148,7 +149,7 @@ describe('TimestreamReportStore queries', () => {
         { site: 'a.example', bucket: null, pageviews: 3, visitors: 2 },
       ])],
     ]);
-    const rows = await newStore().traffic({ sites: ['a.example'], boundaries: [T0, T0 + H], filters: [] });
+    const rows = await newStore().traffic({ sites: [A], boundaries: [T0, T0 + H], filters: [] });
     expect(rows).toEqual([
       { site: 'a.example', bucket: null, pageviews: 3, visitors: 2, duration: 9.5, scrolled: null },
       { site: 'a.example', bucket: 0, pageviews: 3, visitors: 2, duration: 9.5, scrolled: null },
@@ -165,7 +166,7 @@ describe('TimestreamReportStore queries', () => {
 
   it('counts live visitors by hash over pageviews and events since a time', async () => {
     answerBy([[/"visitors"/, answer({ site: 'VARCHAR', visitors: 'BIGINT' }, [{ site: 'a.example', visitors: 2 }])]]);
-    expect(await newStore().liveVisitors(['a.example'], T0)).toEqual(new Map([['a.example', 2]]));
+    expect(await newStore().liveVisitors([A], T0)).toEqual(new Map([['a.example', 2]]));
     const [sql] = sqls();
     expect(sql).toContain(`measure_name IN ('pageview', 'event')`);
     expect(sql).toContain(`time >= from_milliseconds(${T0}))`);
@@ -198,7 +199,9 @@ describe('TimestreamReportStore queries', () => {
     expect(screens).toContain(`CASE WHEN "screen_width" IS NULL OR "screen_width" <= 0 THEN NULL WHEN "screen_width" < 576 THEN 'Mobile'`);
     expect(screens).toContain(`ELSE 'Desktop' END`);
     for (const sql of sqls()) {
-      expect(sql).toContain(`measure_name IN ('pageview') AND "site" IN ('a.example') AND time >= from_milliseconds(${T0}) AND time < from_milliseconds(${T0 + 24 * H})`);
+      expect(sql).toContain(
+        `measure_name IN ('pageview') AND "site" IN ('a.example') AND "registration" IN ('reg-a') AND time >= from_milliseconds(${T0}) AND time < from_milliseconds(${T0 + 24 * H})`,
+      );
     }
   });
 
@@ -225,7 +228,7 @@ describe('TimestreamReportStore queries', () => {
 
   it('lists live pages by distinct visitor hashes', async () => {
     answerBy([[/"path"/, answer({ name: 'VARCHAR', visitors: 'BIGINT' }, [{ name: null, visitors: 1 }, { name: '/now', visitors: 1 }])]]);
-    expect(await newStore().livePages({ site: 'a.example', since: T0, filters: [] }, 5)).toEqual([
+    expect(await newStore().livePages({ ...A, since: T0, filters: [] }, 5)).toEqual([
       { name: '', visitors: 1 },
       { name: '/now', visitors: 1 },
     ]);
@@ -256,7 +259,7 @@ describe('TimestreamReportStore queries', () => {
     const store = newStore();
     await expect(store.breakdown(scope(), 'pages', 1.5)).rejects.toThrow(RangeError);
     await expect(store.breakdown({ ...scope(), from: Number.NaN }, 'pages', 10)).rejects.toThrow(RangeError);
-    await expect(store.livePages({ site: 'a.example', since: T0, filters: [] }, -1)).rejects.toThrow(RangeError);
+    await expect(store.livePages({ ...A, since: T0, filters: [] }, -1)).rejects.toThrow(RangeError);
     expect(sent()).toHaveLength(0);
   });
 });
@@ -281,11 +284,11 @@ describe('TimestreamReportStore filters', () => {
         { dim: 'referrer', op: 'neq', value },
         { dim: 'utm_campaign', op: 'contains', value },
       ];
-      await store.traffic({ sites: ['a.example'], boundaries: [T0, T0 + H, T0 + 2 * H], filters });
+      await store.traffic({ sites: [A], boundaries: [T0, T0 + H, T0 + 2 * H], filters });
       await store.breakdown(scope(filters), 'pages', 10);
       await store.breakdown(scope(filters), 'events', 10);
       await store.eventTotals(scope(filters));
-      await store.livePages({ site: 'a.example', since: T0, filters }, 10);
+      await store.livePages({ ...A, since: T0, filters }, 10);
       await store.engagement(scope(filters), [5], [25]);
       const literal = `'${value.replaceAll("'", "''")}'`;
       for (const sql of sqls()) {
@@ -375,7 +378,7 @@ describe('TimestreamReportStore missing columns', () => {
   const describeAnswer = (columns: string[]) =>
     answer({ Column: 'VARCHAR', Type: 'VARCHAR', 'Timestream attribute type': 'VARCHAR' }, columns.map((Column) => ({ Column, Type: 'varchar', 'Timestream attribute type': 'MULTI' })));
   const refused = () => new ValidationException({ ...meta, message: "Column 'utm_term' does not exist", Message: "Column 'utm_term' does not exist" });
-  const present = ['site', 'id', 'kind', 'path', 'visitor', 'unique', 'bot', 'time', 'measure_name'];
+  const present = ['site', 'registration', 'id', 'kind', 'path', 'visitor', 'unique', 'bot', 'time', 'measure_name'];
 
   it('describes the table after a refusal and reads the columns it lacks as typed NULLs', async () => {
     const missing = ['utm_term', 'utm_content'];
@@ -400,13 +403,23 @@ describe('TimestreamReportStore missing columns', () => {
     expect(sqls()[3]).toContain('"utm_content" AS "utm_content"');
   });
 
+  it('reads a table whose records carry no registration yet (written before registrations) as no registration\'s rows', async () => {
+    timestream.on(QueryCommand).callsFake((input: { QueryString: string }) => {
+      if (input.QueryString.startsWith('DESCRIBE')) return describeAnswer(present.filter((c) => c !== 'registration'));
+      if (input.QueryString.includes('"registration" IN')) throw refused();
+      return answer({}, []);
+    });
+    expect(await newStore().breakdown(scope(), 'pages', 10)).toEqual([]);
+    expect(sqls().at(-1)).toContain(`"site" IN ('a.example') AND CAST(NULL AS VARCHAR) IN ('reg-a')`);
+  });
+
   it('shares one DESCRIBE between queries refused together', async () => {
     timestream.on(QueryCommand).callsFake(async (input: { QueryString: string }) => {
       if (input.QueryString.startsWith('DESCRIBE')) return describeAnswer(present.filter((c) => c !== 'bot'));
       if (input.QueryString.includes('"bot" AS')) throw refused();
       return answer({}, []);
     });
-    await newStore().traffic({ sites: ['a.example'], boundaries: [T0, T0 + H, T0 + 2 * H], filters: [] });
+    await newStore().traffic({ sites: [A], boundaries: [T0, T0 + H, T0 + 2 * H], filters: [] });
     expect(sqls().filter((s) => s.startsWith('DESCRIBE'))).toHaveLength(1);
     expect(sqls().filter((s) => s.includes('CAST(NULL AS BOOLEAN) AS "bot"'))).toHaveLength(3);
   });

@@ -11,6 +11,7 @@ import { appendChunks, STAGE_SQL, type StageColumn } from './chunk-stager.ts';
 import { uniqueEvents, type EventRow, type EventStore } from '#ports/event-store.ts';
 import { RowKeyMap } from '#domain/row-key-map.ts';
 import { log } from '#platform/log.ts';
+import { NO_REGISTRATION } from '#domain/registration.ts';
 
 interface Column extends StageColumn<EventRow> {
   name: keyof EventRow;
@@ -29,6 +30,7 @@ interface Column extends StageColumn<EventRow> {
  */
 const COLUMNS: readonly Column[] = [
   { name: 'site', sql: 'VARCHAR NOT NULL', kind: 'coded', value: (r) => r.site },
+  { name: 'registration', sql: 'VARCHAR NOT NULL', kind: 'coded', value: (r) => r.registration },
   { name: 'ts', sql: 'BIGINT NOT NULL', kind: 'bigint', value: (r) => r.ts },
   { name: 'kind', sql: 'VARCHAR NOT NULL', kind: 'coded', value: (r) => r.kind },
   { name: 'id', sql: 'VARCHAR NOT NULL', kind: 'text', value: (r) => r.id },
@@ -141,8 +143,8 @@ const BATCH_CANDIDATE = `kind = 'pageview' AND NOT bot AND visitor IS NOT NULL A
 const batchFlagsSql = (slot: string) => `
   UPDATE ${slot} SET batch_replay = f.batch_replay, batch_first = f.batch_first
   FROM (
-    SELECT rid, batch_replay, ${BATCH_CANDIDATE} AND row_number() OVER (PARTITION BY site, visitor, ts // 86400000, ${BATCH_CANDIDATE} ORDER BY ts) = 1 AS batch_first
-    FROM (SELECT rowid AS rid, site, kind, visitor, bot, ts, row_number() OVER (PARTITION BY site, kind, id ORDER BY ts) > 1 AS batch_replay FROM ${slot})
+    SELECT rid, batch_replay, ${BATCH_CANDIDATE} AND row_number() OVER (PARTITION BY site, registration, visitor, ts // 86400000, ${BATCH_CANDIDATE} ORDER BY ts) = 1 AS batch_first
+    FROM (SELECT rowid AS rid, site, registration, kind, visitor, bot, ts, row_number() OVER (PARTITION BY site, registration, kind, id ORDER BY ts) > 1 AS batch_replay FROM ${slot})
   ) f
   WHERE ${slot}.rowid = f.rid`;
 
@@ -152,8 +154,8 @@ const visitorPageview = (r: EventRow) => r.kind === 'pageview' && !r.bot && r.vi
 export function batchFlags(batch: readonly EventRow[]): { replay: boolean[]; first: boolean[] } {
   const earliest = new RowKeyMap<EventRow, number>(
     (r) => r.id,
-    (a, b) => a.site === b.site && a.kind === b.kind,
-    (r) => `${r.site}\u0000${r.kind}\u0000${r.id}`,
+    (a, b) => a.site === b.site && a.registration === b.registration && a.kind === b.kind,
+    (r) => `${r.site}\u0000${r.registration}\u0000${r.kind}\u0000${r.id}`,
   );
   for (const r of batch) {
     const ts = earliest.get(r);
@@ -163,8 +165,8 @@ export function batchFlags(batch: readonly EventRow[]): { replay: boolean[]; fir
   const day = (r: EventRow) => Math.floor(r.ts / 86_400_000);
   const firstOf = new RowKeyMap<EventRow, number>(
     (r) => r.visitor as string,
-    (a, b) => a.site === b.site && day(a) === day(b),
-    (r) => `${r.site}\u0000${r.visitor}\u0000${day(r)}`,
+    (a, b) => a.site === b.site && a.registration === b.registration && day(a) === day(b),
+    (r) => `${r.site}\u0000${r.registration}\u0000${r.visitor}\u0000${day(r)}`,
   );
   batch.forEach((r, i) => {
     if (!visitorPageview(r) || replay[i]) return;
@@ -221,8 +223,10 @@ const codesSource = (slot: number) =>
 
 const HUMAN_PAGEVIEW = (t: string) => `${t}.kind = 'pageview' AND NOT ${t}.bot AND NOT ${t}.replay`;
 const CANONICAL_PAGEVIEW = (t: string) => `${HUMAN_PAGEVIEW(t)} AND ${t}.visitor_key IS NOT NULL`;
-const PARENT_OF = (p: string, a: string) => `${p}.site = ${a}.site AND ${p}.id_key = ${a}.parent_key AND ${HUMAN_PAGEVIEW(p)}`;
-const SAME_VISITOR_DAY = (a: string, b: string) => `${a}.site = ${b}.site AND ${a}.visitor_key = ${b}.visitor_key AND ${a}.ts // 86400000 = ${b}.ts // 86400000`;
+/** One registration's rows (domain/registration.ts): ids, visitors and pages never link across registrations of a hostname. */
+const SAME_REGISTRATION = (a: string, b: string) => `${a}.site = ${b}.site AND ${a}.registration = ${b}.registration`;
+const PARENT_OF = (p: string, a: string) => `${SAME_REGISTRATION(p, a)} AND ${p}.id_key = ${a}.parent_key AND ${HUMAN_PAGEVIEW(p)}`;
+const SAME_VISITOR_DAY = (a: string, b: string) => `${SAME_REGISTRATION(a, b)} AND ${a}.visitor_key = ${b}.visitor_key AND ${a}.ts // 86400000 = ${b}.ts // 86400000`;
 
 /** What a batch holds, so the statement leaves out look-ups it cannot need. */
 interface BatchShape {
@@ -247,13 +251,13 @@ function insertNewSql(source: string, min: bigint, max: bigint, { hasAppends, ha
   const window = BigInt(REPLAY_WINDOW_MS);
   const dayStart = (min / DAY_MS) * DAY_MS;
   // A stored row (within the replay window) with the row's site, kind and id: the row is stored already or repeats it.
-  const storedId = (t: string) => `EXISTS (SELECT 1 FROM seen e WHERE e.site = ${t}.site AND e.kind = ${t}.kind AND e.id_key = hash(${t}.id))`;
+  const storedId = (t: string) => `EXISTS (SELECT 1 FROM seen e WHERE ${SAME_REGISTRATION('e', t)} AND e.kind = ${t}.kind AND e.id_key = hash(${t}.id))`;
   // A staged human pageview that is neither a batch replay nor a repeat of a stored row.
   const newHumanPageview = (t: string) => `${t}.kind = 'pageview' AND NOT ${t}.bot AND NOT ${t}.batch_replay AND NOT ${storedId(t)}`;
   // Looked up only when the batch holds appends: the look-back reads a day of rows.
   const pages = hasAppends
     ? `, pages AS (
-        SELECT s.site, hash(s.id) AS id_key, s.ts FROM ${source} s WHERE ${newHumanPageview('s')}
+        SELECT s.site, s.registration, hash(s.id) AS id_key, s.ts FROM ${source} s WHERE ${newHumanPageview('s')}
       )`
     : '';
   // Looked up only when the batch holds pageviews that may be first of their visitor-day.
@@ -263,12 +267,12 @@ function insertNewSql(source: string, min: bigint, max: bigint, { hasAppends, ha
           -- A visitor-day whose batch_first row is stored already or repeats a stored id: its earliest
           -- canonical pageview in the batch is the first instead. Empty unless the batch repeats stored ids.
           lost AS (
-            SELECT DISTINCT s.site, s.visitor, s.ts // 86400000 AS day FROM ${source} s WHERE s.batch_first AND ${storedId('s')}
+            SELECT DISTINCT s.site, s.registration, s.visitor, s.ts // 86400000 AS day FROM ${source} s WHERE s.batch_first AND ${storedId('s')}
           ),
           rescued AS (
             SELECT rid FROM (
-              SELECT s.rid, row_number() OVER (PARTITION BY s.site, s.visitor, s.ts // 86400000 ORDER BY s.ts) AS n
-              FROM ${source} s JOIN lost l ON l.site = s.site AND l.visitor = s.visitor AND l.day = s.ts // 86400000
+              SELECT s.rid, row_number() OVER (PARTITION BY s.site, s.registration, s.visitor, s.ts // 86400000 ORDER BY s.ts) AS n
+              FROM ${source} s JOIN lost l ON ${SAME_REGISTRATION('l', 's')} AND l.visitor = s.visitor AND l.day = s.ts // 86400000
               WHERE ${newHumanPageview('s')}
             ) WHERE n = 1
           )`,
@@ -282,7 +286,7 @@ function insertNewSql(source: string, min: bigint, max: bigint, { hasAppends, ha
     : { ctes: '', flag: 'false' };
   const parentTs = hasAppends
     ? `CASE WHEN r.kind = 'append' THEN coalesce(
-        (SELECT min(p.ts) FROM pages p WHERE p.site = r.site AND p.id_key = r.parent_key),
+        (SELECT min(p.ts) FROM pages p WHERE ${SAME_REGISTRATION('p', 'r')} AND p.id_key = r.parent_key),
         (SELECT min(p.ts) FROM events p WHERE ${PARENT_OF('p', 'r')} AND p.ts BETWEEN ${min - BigInt(APPEND_WINDOW_MS)} AND ${max} AND p.ts >= r.ts - ${APPEND_WINDOW_MS})
       ) END`
     : 'NULL';
@@ -294,7 +298,7 @@ function insertNewSql(source: string, min: bigint, max: bigint, { hasAppends, ha
     -- selective on either side, and then builds its hash table on the batch rather than on
     -- every stored row of the window (measured 1 ms against 28 ms per 20,000 rows).
     WITH seen AS (
-      SELECT e.site, e.kind, e.id_key FROM events e
+      SELECT e.site, e.registration, e.kind, e.id_key FROM events e
       WHERE e.ts BETWEEN ${min - window} AND ${max + window} AND e.id_key IN (SELECT hash(id) FROM ${source} WHERE ts BETWEEN ${min} AND ${max})
     )${firsts.ctes}${pages}
     SELECT ${COLUMNS.map((c) => `r."${c.name}"`).join(', ')}, ${KEY_LIST}, r.replay, ${firsts.flag} AS visitor_first, ${parentTs} AS parent_ts
@@ -303,7 +307,7 @@ function insertNewSql(source: string, min: bigint, max: bigint, { hasAppends, ha
       FROM ${source} s
       WHERE NOT EXISTS (
         SELECT 1 FROM events e
-        WHERE e.site = s.site AND e.id = s.id AND e.ts = s.ts AND e.ts BETWEEN ${min} AND ${max}
+        WHERE ${SAME_REGISTRATION('e', 's')} AND e.id = s.id AND e.ts = s.ts AND e.ts BETWEEN ${min} AND ${max}
       )
     ) r`;
 }
@@ -377,8 +381,12 @@ export class DuckDbEventStore implements EventStore {
     private readonly compactAtRows: number,
   ) {}
 
-  /** Opens (creating when missing) the store at `path`, a file in DATA_DIR or ':memory:'. */
-  static async open(path: string, options: { compactAtRows?: number } = {}): Promise<DuckDbEventStore> {
+  /**
+   * Opens (creating when missing) the store at `path`, a file in DATA_DIR or
+   * ':memory:'. `registrationsOf` names the hostnames' current registrations
+   * for an older file's migration (none: its rows belong to no registration).
+   */
+  static async open(path: string, options: { compactAtRows?: number; registrationsOf?: RegistrationsOf } = {}): Promise<DuckDbEventStore> {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     // DuckDB checkpoints inside the commit that crosses the WAL threshold; at the default
     // 16 MB that stalled a batch every ~80k rows and re-compressed the same row groups
@@ -388,7 +396,7 @@ export class DuckDbEventStore implements EventStore {
     const writer = await instance.connect();
     // No primary key: an ART index over (site, id, ts) costs too much memory at 10 M rows;
     // idempotency comes from the anti-join in insertNewSql instead.
-    await migrateSingleTable(writer);
+    await migrate(writer, options.registrationsOf ?? (async () => new Map()));
     await writer.run(`CREATE TABLE IF NOT EXISTS ${MAIN_TABLE} (${STORED_DEFS})`);
     await writer.run(`CREATE TABLE IF NOT EXISTS ${FRESH_TABLE} (${STORED_DEFS})`);
     await writer.run(`CREATE OR REPLACE VIEW events AS SELECT * FROM ${MAIN_TABLE} UNION ALL SELECT * FROM ${FRESH_TABLE}`);
@@ -401,7 +409,7 @@ export class DuckDbEventStore implements EventStore {
     return new DuckDbEventStore(instance, writer, stager, compactor, Number(state?.fresh ?? 0), Number(state?.newest ?? 0), options.compactAtRows ?? COMPACT_AT_ROWS);
   }
 
-  /** Idempotent on (site, id, ts); one batch is one transaction, so a failed call stores nothing. */
+  /** Idempotent on (site, registration, id, ts); one batch is one transaction, so a failed call stores nothing. */
   async saveEvents(rows: readonly EventRow[]): Promise<void> {
     if (this.closed) throw new Error('event store is closed');
     const batch = uniqueEvents(rows);
@@ -618,24 +626,106 @@ export class DuckDbEventStore implements EventStore {
   }
 }
 
+/** The hostnames' current registration keys; a hostname nobody holds is absent (its rows get NO_REGISTRATION). */
+export type RegistrationsOf = (hostnames: readonly string[]) => Promise<ReadonlyMap<string, string>>;
+
 /**
- * Files written before the two-table layout hold one `events` table: it
- * becomes the main table, its flags computed once over all its rows.
+ * The layout's version, kept in a table of its own. 1: the two tables behind
+ * the `events` view. 2: every row carries its registration key.
  */
-async function migrateSingleTable(writer: DuckDBConnection): Promise<void> {
-  const found = await writer.runAndReadAll(`SELECT 1 FROM duckdb_tables() WHERE table_name = 'events' AND schema_name = 'main'`);
-  if (found.currentRowCount === 0) return;
-  await writer.run(`ALTER TABLE events RENAME TO ${MAIN_TABLE}`);
-  await writer.run(`ALTER TABLE ${MAIN_TABLE} ADD COLUMN replay BOOLEAN DEFAULT false`);
-  await writer.run(`ALTER TABLE ${MAIN_TABLE} ADD COLUMN visitor_first BOOLEAN DEFAULT false`);
-  await writer.run(`ALTER TABLE ${MAIN_TABLE} ADD COLUMN parent_ts BIGINT`);
+export const SCHEMA_VERSION = 2;
+const SCHEMA_TABLE = 'tinytrack_schema';
+
+const tableExists = async (writer: DuckDBConnection, table: string) =>
+  (await writer.runAndReadAll(`SELECT 1 FROM duckdb_tables() WHERE table_name = '${table}' AND schema_name = 'main'`)).currentRowCount > 0;
+const columnExists = async (writer: DuckDBConnection, table: string, column: string) =>
+  (await writer.runAndReadAll(`SELECT 1 FROM duckdb_columns() WHERE table_name = '${table}' AND column_name = '${column}' AND schema_name = 'main'`))
+    .currentRowCount > 0;
+
+/**
+ * Brings an older file to SCHEMA_VERSION in one transaction, so a crash
+ * leaves it as it was and the next start runs it again; a file at the
+ * version is left alone. Steps:
+ * - before the two-table layout (one `events` table): it becomes the main
+ *   table, its flags computed once over all its rows;
+ * - before registrations: each table is rewritten with a registration per
+ *   row, the hostname's current registration if it has one, else none
+ *   (NO_REGISTRATION, shown to no one). A hostname registered again since by
+ *   another account cannot be told apart from one registered all along, so
+ *   rows go to whoever holds the hostname when the migration runs.
+ */
+async function migrate(writer: DuckDBConnection, registrationsOf: RegistrationsOf): Promise<void> {
+  await writer.run(`CREATE TABLE IF NOT EXISTS ${SCHEMA_TABLE} (version INTEGER NOT NULL)`);
+  const [stored] = (await writer.runAndReadAll(`SELECT max(version) AS version FROM ${SCHEMA_TABLE}`)).getRowObjectsJS();
+  if (Number(stored?.version ?? 0) >= SCHEMA_VERSION) return;
+  await writer.run('BEGIN TRANSACTION');
+  try {
+    const singleTable = await tableExists(writer, 'events');
+    // The view over the tables is made again after the migration.
+    if (!singleTable) await writer.run('DROP VIEW IF EXISTS events');
+    const rewrites = singleTable ? [{ from: 'events', to: MAIN_TABLE }] : [];
+    for (const table of [MAIN_TABLE, FRESH_TABLE]) {
+      if ((await tableExists(writer, table)) && !(await columnExists(writer, table, 'registration'))) rewrites.push({ from: table, to: table });
+    }
+    for (const { from, to } of rewrites) await rewriteWithRegistrations(writer, from, to, registrationsOf);
+    if (singleTable) await flagAll(writer);
+    await writer.run(`DELETE FROM ${SCHEMA_TABLE}`);
+    await writer.run(`INSERT INTO ${SCHEMA_TABLE} VALUES (${SCHEMA_VERSION})`);
+    await writer.run('COMMIT');
+  } catch (e) {
+    await writer.run('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}
+
+/** What an older table lacks reads as: no registration, no flags (flagAll sets them for a single-table file). */
+const MISSING_COLUMN: Record<string, string> = {
+  registration: `'${NO_REGISTRATION}'`,
+  replay: 'false',
+  visitor_first: 'false',
+  parent_ts: 'NULL',
+};
+
+/**
+ * Copies `from` into `to` in the current layout (column order included; a
+ * table is rewritten rather than altered, as DuckDB refuses to change a table
+ * altered earlier in the same transaction), each row with its hostname's
+ * current registration.
+ */
+async function rewriteWithRegistrations(writer: DuckDBConnection, from: string, to: string, registrationsOf: RegistrationsOf): Promise<void> {
+  const sites = (await writer.runAndReadAll(`SELECT DISTINCT site FROM ${from}`)).getRowObjectsJS().map((r) => String(r.site));
+  const current = sites.length > 0 ? await registrationsOf(sites) : new Map<string, string>();
+  const known = sites.filter((site) => current.has(site));
+  await writer.run('CREATE OR REPLACE TEMP TABLE registration_of (site VARCHAR, registration VARCHAR)');
+  if (known.length > 0) {
+    await writer.run(`INSERT INTO registration_of SELECT unnest($sites::VARCHAR[]), unnest($keys::VARCHAR[])`, {
+      sites: listValue(known),
+      keys: listValue(known.map((site) => current.get(site) as string)),
+    });
+  }
+  const columns = [];
+  for (const quoted of STORED_COLUMNS.split(', ')) {
+    const name = quoted.replaceAll('"', '');
+    if (name === 'registration') columns.push(`coalesce(m.registration, ${MISSING_COLUMN.registration})`);
+    else columns.push((await columnExists(writer, from, name)) ? `e.${quoted}` : (MISSING_COLUMN[name] as string));
+  }
+  const target = from === to ? `${to}_next` : to;
+  await writer.run(`CREATE TABLE ${target} (${STORED_DEFS})`);
+  await writer.run(`INSERT INTO ${target} SELECT ${columns.join(', ')} FROM ${from} e LEFT JOIN registration_of m ON m.site = e.site ORDER BY e.site, e.ts`);
+  await writer.run(`DROP TABLE ${from}`);
+  if (target !== to) await writer.run(`ALTER TABLE ${target} RENAME TO ${to}`);
+  await writer.run('DROP TABLE registration_of');
+}
+
+/** The writer's flags computed once over every row of the main table (a file from before the two-table layout). */
+async function flagAll(writer: DuckDBConnection): Promise<void> {
   await writer.run(`
     UPDATE ${MAIN_TABLE} SET replay = true WHERE rowid IN (
-      SELECT rowid FROM (SELECT rowid, row_number() OVER (PARTITION BY site, kind, id_key ORDER BY ts, rowid) AS n FROM ${MAIN_TABLE}) WHERE n > 1)`);
+      SELECT rowid FROM (SELECT rowid, row_number() OVER (PARTITION BY site, registration, kind, id_key ORDER BY ts, rowid) AS n FROM ${MAIN_TABLE}) WHERE n > 1)`);
   await writer.run(`
     UPDATE ${MAIN_TABLE} SET visitor_first = true WHERE rowid IN (
       SELECT rowid FROM (
-        SELECT rowid, row_number() OVER (PARTITION BY site, visitor_key, ts // 86400000 ORDER BY ts, rowid) AS n
+        SELECT rowid, row_number() OVER (PARTITION BY site, registration, visitor_key, ts // 86400000 ORDER BY ts, rowid) AS n
         FROM ${MAIN_TABLE} x WHERE ${CANONICAL_PAGEVIEW('x')}
       ) WHERE n = 1)`);
   await writer.run(`

@@ -7,7 +7,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { FILTER_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
 import { BREAKDOWN_COLUMNS, SCREEN_CLASSES, type BreakdownDim } from '#domain/reports/query.ts';
-import type { BreakdownRow, Engagement, LabelDim, ReportScope, ReportStore, TrafficRow, TrafficScope } from '#ports/report-store.ts';
+import type { BreakdownRow, Engagement, LabelDim, ReportScope, ReportStore, SiteRef, TrafficRow, TrafficScope } from '#ports/report-store.ts';
 
 export interface SqlRunner {
   query<T = Record<string, unknown>>(sql: string, params?: Record<string, DuckDBValue>): Promise<T[]>;
@@ -28,7 +28,7 @@ class Params {
 }
 
 /** Rows of `sites` in [from, to) that pass the filters. */
-function scopeSql(p: Params, sites: readonly string[], from: number, to: number, filters: readonly FilterClause[]): string {
+function scopeSql(p: Params, sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]): string {
   return `${siteList(sites, p)} AND ts >= ${p.add(from)} AND ts < ${p.add(to)}${filterSql(filters, p)}`;
 }
 
@@ -45,8 +45,18 @@ function filterSql(filters: readonly FilterClause[], params: Params): string {
 }
 
 /** Plain comparisons with constants, which the scan turns into zone-map filters (a subquery would not be). */
-const siteList = (sites: readonly string[], params: Params) =>
-  sites.length === 0 ? 'false' : sites.length === 1 ? `site = ${params.add(sites[0]!)}` : `site IN (${sites.map((s) => params.add(s)).join(', ')})`;
+const inList = (column: string, values: readonly string[], params: Params) =>
+  values.length === 1 ? `${column} = ${params.add(values[0]!)}` : `${column} IN (${values.map((v) => params.add(v)).join(', ')})`;
+
+/**
+ * The rows of the sites' current registrations. A registration key belongs to
+ * one hostname (domain/registration.ts), so the two lists pick exactly each
+ * site's own rows; every other registration's rows are never counted.
+ */
+const siteList = (sites: readonly SiteRef[], params: Params) =>
+  sites.length === 0
+    ? 'false'
+    : `${inList('site', sites.map((s) => s.site), params)} AND ${inList('registration', sites.map((s) => s.registration), params)}`;
 
 /**
  * Canonical pageviews in [from, to) matching the filters that have
@@ -56,7 +66,7 @@ const siteList = (sites: readonly string[], params: Params) =>
  * filters every such append's page qualifies and only pages with engagement
  * of their own are read besides; with filters the pages are matched first.
  */
-function pagesSql(p: Params, sites: readonly string[], from: number, to: number, filters: readonly FilterClause[]): string {
+function pagesSql(p: Params, sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]): string {
   const site = siteList(sites, p);
   const [start, end] = [p.add(from), p.add(to)];
   const own = `${CANONICAL} AND ${site} AND ts >= ${start} AND ts < ${end}${filterSql(filters, p)}`;
@@ -204,7 +214,7 @@ export class DuckDbReportStore implements ReportStore {
     );
   }
 
-  async liveVisitors(sites: readonly string[], since: number): Promise<Map<string, number>> {
+  async liveVisitors(sites: readonly SiteRef[], since: number): Promise<Map<string, number>> {
     const p = new Params();
     const rows = await this.db.query(
       `SELECT site, count(DISTINCT visitor_key) AS visitors FROM events
@@ -218,7 +228,7 @@ export class DuckDbReportStore implements ReportStore {
   async breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]> {
     if (dim === 'events') return this.eventBreakdown(scope, limit);
     const p = new Params();
-    const where = scopeSql(p, [scope.site], scope.from, scope.to, scope.filters);
+    const where = scopeSql(p, [scope], scope.from, scope.to, scope.filters);
     const entryOnly = dim === 'entry_pages' ? ' AND coalesce("unique", false)' : '';
     const keep = keepsEmptyLabels(dim) ? '' : ` AND coalesce(name, '') <> ''`;
     const sql = `
@@ -233,7 +243,7 @@ export class DuckDbReportStore implements ReportStore {
   /** One scan: the lists are grouping sets of one aggregate, ranked and cut here. */
   async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
     const p = new Params();
-    const where = scopeSql(p, [scope.site], scope.from, scope.to, scope.filters);
+    const where = scopeSql(p, [scope], scope.from, scope.to, scope.filters);
     const labels = dims.map((dim, i) => `${labelExpression(dim)} AS l${i}`).join(', ');
     const columns = dims.map((_, i) => `l${i}`);
     const rows = await this.db.query(
@@ -255,7 +265,7 @@ export class DuckDbReportStore implements ReportStore {
   }
 
   private eventScope(scope: ReportScope, p: Params): string {
-    return `kind = 'event' AND NOT bot AND NOT replay AND ${scopeSql(p, [scope.site], scope.from, scope.to, scope.filters)}`;
+    return `kind = 'event' AND NOT bot AND NOT replay AND ${scopeSql(p, [scope], scope.from, scope.to, scope.filters)}`;
   }
 
   private async eventBreakdown(scope: ReportScope, limit: number): Promise<BreakdownRow[]> {
@@ -282,7 +292,7 @@ export class DuckDbReportStore implements ReportStore {
     const p = new Params();
     const rows = await this.db.query(
       `SELECT path AS name, count(DISTINCT visitor_key) AS visitors FROM events
-       WHERE ${CANONICAL} AND visitor_key IS NOT NULL AND ${siteList([scope.site], p)} AND ts >= ${p.add(scope.since)}${filterSql(scope.filters, p)}
+       WHERE ${CANONICAL} AND visitor_key IS NOT NULL AND ${siteList([scope], p)} AND ts >= ${p.add(scope.since)}${filterSql(scope.filters, p)}
        GROUP BY path ORDER BY visitors DESC, name ASC LIMIT ${p.add(limit)}`,
       p.values,
     );
@@ -294,7 +304,7 @@ export class DuckDbReportStore implements ReportStore {
     const d = durations.map((s, i) => `count(*) FILTER (WHERE total_duration >= ${Number(s)}) AS d${i}`);
     const s = scrolls.map((pct, i) => `count(*) FILTER (WHERE scroll >= ${Number(pct)}) AS s${i}`);
     const [r] = await this.db.query(
-      `WITH ${pagesSql(p, [scope.site], scope.from, scope.to, scope.filters)}
+      `WITH ${pagesSql(p, [scope], scope.from, scope.to, scope.filters)}
        SELECT count(*) FILTER (WHERE total_duration IS NOT NULL) AS measured,
               count(*) FILTER (WHERE scroll IS NOT NULL) AS scroll_measured, ${[...d, ...s].join(', ')}
        FROM page`,

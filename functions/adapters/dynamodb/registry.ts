@@ -16,6 +16,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { CreateSiteResult, ManagementKeyRecord, Registry, SitePatch, SiteRecord } from '#ports/registry.ts';
 import type { SiteCheck } from '#domain/site-verification.ts';
+import { isLapsedRegistration } from '#domain/site.ts';
 import { GSI1, keys } from './table.ts';
 
 const isConditionFailure = (e: unknown) =>
@@ -60,11 +61,16 @@ export class DynamoRegistry implements Registry {
     return toSite(r.Item);
   }
 
-  async createSite(site: SiteRecord, maxSitesPerAccount: number): Promise<CreateSiteResult> {
+  async createSite(site: SiteRecord, maxSitesPerAccount: number, lapsedBefore: string): Promise<CreateSiteResult> {
     const existing = await this.getSite(site.hostname);
-    if (existing) return existing.owner_uid === site.owner_uid ? { outcome: 'exists', site: existing } : { outcome: 'taken' };
+    if (existing) {
+      if (existing.owner_uid === site.owner_uid) return { outcome: 'exists', site: existing };
+      if (!isLapsedRegistration(existing, lapsedBefore)) return { outcome: 'taken' };
+    }
     if (!(await this.reserve(site.owner_uid, 'site_count', maxSitesPerAccount))) return { outcome: 'limit' };
     try {
+      // Losing this race (verified or removed meanwhile) is fine: the conditional put decides.
+      if (existing) await this.removeLapsed(existing);
       await this.doc.send(
         new PutCommand({
           TableName: this.table,
@@ -81,6 +87,29 @@ export class DynamoRegistry implements Registry {
       if (winner && winner.owner_uid === site.owner_uid) return { outcome: 'exists', site: winner };
       return { outcome: 'taken' };
     }
+  }
+
+  /**
+   * Removes a lapsed registration as its owner's delete would, only if it is
+   * still that very registration (its verify token is new for each one) and
+   * still unverified: a verification or a fresh registration in between wins.
+   */
+  private async removeLapsed(site: SiteRecord): Promise<void> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.table,
+          Key: keys.site(site.hostname),
+          ConditionExpression: 'owner_uid = :owner AND verify_token = :token AND (attribute_not_exists(verified_at) OR verified_at = :null)',
+          ExpressionAttributeValues: { ':owner': site.owner_uid, ':token': site.verify_token, ':null': null },
+        }),
+      );
+    } catch (e) {
+      if (isConditionFailure(e)) return;
+      throw e;
+    }
+    await this.release(site.owner_uid, 'site_count');
+    await this.deletePartition(keys.site(site.hostname).pk);
   }
 
   async listSites(ownerUid: string): Promise<SiteRecord[]> {
@@ -183,7 +212,11 @@ export class DynamoRegistry implements Registry {
     return true;
   }
 
-  /** Everything stored under the site (jobs, goals, alert rules, key pointers…) goes with it. */
+  /**
+   * Everything stored under the site (jobs, goals, alert rules, key pointers…)
+   * goes with it. The site item itself is left to its conditional delete: a
+   * registration made meanwhile by someone else must not be swept away.
+   */
   private async deletePartition(pk: string): Promise<void> {
     let start: Record<string, unknown> | undefined;
     do {
@@ -196,7 +229,8 @@ export class DynamoRegistry implements Registry {
           ExclusiveStartKey: start,
         }),
       );
-      const items = page.Items ?? [];
+      // (A filter expression may not name the sort key.)
+      const items = (page.Items ?? []).filter((it) => it.sk !== keys.site('').sk);
       for (let i = 0; i < items.length; i += 25) {
         const batch = items.slice(i, i + 25).map((it) => ({ DeleteRequest: { Key: { pk: it.pk, sk: it.sk } } }));
         let pending: typeof batch | undefined = batch;

@@ -13,7 +13,7 @@
 import { CsvFormatError, CsvParseWorkers, csvBatchesInline } from './csv-batches.ts';
 import { addDays, todayUtc } from '#domain/imports/dates.ts';
 import { EXPORT_FIELDS } from '#domain/imports/export-row.ts';
-import { SIMPLE_ANALYTICS, sourceNetworkError, sourceStatusError } from '#domain/imports/source.ts';
+import { SIMPLE_ANALYTICS, sourceFormatError, sourceNetworkError, sourceStatusError } from '#domain/imports/source.ts';
 import type { ImportCredentials } from '#domain/imports/create-request.ts';
 import type { ChunkType } from '#domain/imports/planner.ts';
 import { backoffDelay, type BackoffPolicy } from '#ports/queue.ts';
@@ -221,7 +221,7 @@ export class SimpleAnalyticsClient implements ImportSourceClient {
       }
     } catch (e) {
       if (request.signal?.aborted) throw request.signal.reason;
-      if (e instanceof CsvFormatError) throw new ImportSourceError(`${SIMPLE_ANALYTICS.label} returned malformed CSV: ${e.message.slice(0, 200)}`, true);
+      if (e instanceof CsvFormatError) throw new ImportSourceError(sourceFormatError(SIMPLE_ANALYTICS, e.message, [request.credentials.api_key]), true);
       const message = signal.aborted ? `export not finished within ${this.exportTimeoutMs / 1000} seconds` : networkMessage(e);
       throw new ImportSourceError(sourceNetworkError(SIMPLE_ANALYTICS, message, [request.credentials.api_key]), false);
     }

@@ -15,7 +15,7 @@
  * and stands a typed NULL in for any the table does not have (yet).
  */
 import type { EventRow } from '#ports/event-store.ts';
-import type { ReportScope, TrafficScope } from '#ports/report-store.ts';
+import type { ReportScope, SiteRef, TrafficScope } from '#ports/report-store.ts';
 import { badRequestError } from '#domain/errors.ts';
 import { FILTER_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
 import { BREAKDOWN_COLUMNS, SCREEN_CLASSES, type BreakdownDim } from '#domain/reports/query.ts';
@@ -25,7 +25,7 @@ export type ColumnName = Exclude<keyof EventRow, 'ts'>;
 
 /** Every column the event store may write, with its type (timestream-event-store.ts). */
 export const COLUMN_TYPES: Readonly<Record<ColumnName, SqlType>> = {
-  site: 'VARCHAR', id: 'VARCHAR', kind: 'VARCHAR', country: 'VARCHAR', browser: 'VARCHAR', os: 'VARCHAR', device: 'VARCHAR', language: 'VARCHAR',
+  site: 'VARCHAR', registration: 'VARCHAR', id: 'VARCHAR', kind: 'VARCHAR', country: 'VARCHAR', browser: 'VARCHAR', os: 'VARCHAR', device: 'VARCHAR', language: 'VARCHAR',
   original_id: 'VARCHAR', event: 'VARCHAR', visitor: 'VARCHAR', page_id: 'VARCHAR', session_id: 'VARCHAR', path: 'VARCHAR', query: 'VARCHAR',
   referrer: 'VARCHAR', referrer_host: 'VARCHAR', utm_source: 'VARCHAR', utm_medium: 'VARCHAR', utm_campaign: 'VARCHAR', utm_term: 'VARCHAR',
   utm_content: 'VARCHAR', source: 'VARCHAR', metadata: 'VARCHAR', source_id: 'VARCHAR',
@@ -109,7 +109,7 @@ const filterColumns = (filters: readonly FilterClause[]) => filters.map((f) => F
 
 interface ScanRange {
   kinds: readonly ('pageview' | 'event' | 'append')[];
-  sites: readonly string[];
+  sites: readonly SiteRef[];
   /** Inclusive, Unix ms. */
   from: number;
   /** Exclusive, Unix ms; none for "since". */
@@ -118,8 +118,8 @@ interface ScanRange {
 
 /**
  * The records of some kinds, sites and time range as a derived table with
- * `ts` (Unix ms) and the named columns. The range is on `time` and the site
- * on the partition key, so Timestream prunes before anything else runs.
+ * `ts` (Unix ms) and the named columns, of the sites' current registrations
+ * only. The range is on `time` and the site on the partition key, so Timestream prunes before anything else runs.
  */
 export function scan(ctx: SqlContext, range: ScanRange, columns: readonly string[]): string {
   const wanted = [...new Set(columns)];
@@ -130,7 +130,10 @@ export function scan(ctx: SqlContext, range: ScanRange, columns: readonly string
   const projection = ['to_milliseconds(time) AS "ts"', ...wanted.map((name) => `${column(name)} AS ${sqlIdentifier(name)}`)];
   const where = [
     `measure_name IN (${range.kinds.map(sqlString).join(', ')})`,
-    `${column('site')} IN (${range.sites.map(sqlString).join(', ')})`,
+    `${column('site')} IN (${range.sites.map((s) => sqlString(s.site)).join(', ')})`,
+    // A registration key belongs to one hostname (domain/registration.ts), so the two lists pick exactly the sites' own
+    // rows. Records written before registrations existed have none and are shown to no one.
+    `${column('registration')} IN (${range.sites.map((s) => sqlString(s.registration)).join(', ')})`,
     `time >= ${ms(range.from)}`,
     ...(range.to === undefined ? [] : [`time < ${ms(range.to)}`]),
   ];
@@ -143,7 +146,7 @@ export function scan(ctx: SqlContext, range: ScanRange, columns: readonly string
  * arrive after `to`, so theirs is a "since" range. (`greatest` is NULL when
  * any argument is: the coalesces make it skip a missing side.)
  */
-function pagesSql(ctx: SqlContext, sites: readonly string[], from: number, to: number, filters: readonly FilterClause[]): string {
+function pagesSql(ctx: SqlContext, sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]): string {
   const appends = scan(ctx, { kinds: ['append'], sites, from }, ['site', 'original_id', 'duration', 'scrolled']);
   const pageviews = scan(ctx, { kinds: ['pageview'], sites, from, to }, ['site', 'id', 'duration', 'scrolled', 'bot', ...filterColumns(filters)]);
   return `
@@ -216,7 +219,7 @@ export function trafficEngagementSql(ctx: SqlContext, scope: TrafficScope): stri
     FROM g`;
 }
 
-export function liveVisitorsSql(ctx: SqlContext, sites: readonly string[], since: number): string {
+export function liveVisitorsSql(ctx: SqlContext, sites: readonly SiteRef[], since: number): string {
   const rows = scan(ctx, { kinds: ['pageview', 'event'], sites, from: since }, ['site', 'visitor', 'bot']);
   return `
     SELECT "site", count(DISTINCT "visitor") AS "visitors"
@@ -242,7 +245,7 @@ const keepsEmptyLabels = (dim: BreakdownDim) => dim === 'pages' || dim === 'refe
 
 /** A pageview breakdown (not `events`): one row per canonical pageview, then grouped by label. */
 export function breakdownSql(ctx: SqlContext, scope: ReportScope, dim: Exclude<BreakdownDim, 'events'>, limit: number): string {
-  const rows = scan(ctx, { kinds: ['pageview'], sites: [scope.site], from: scope.from, to: scope.to }, [
+  const rows = scan(ctx, { kinds: ['pageview'], sites: [scope], from: scope.from, to: scope.to }, [
     'id', 'visitor', 'unique', 'bot', BREAKDOWN_COLUMNS[dim], ...filterColumns(scope.filters),
   ]);
   const conditions = [...(dim === 'entry_pages' ? ['"uniq"'] : []), ...(keepsEmptyLabels(dim) ? [] : [`coalesce("label", '') <> ''`])];
@@ -262,7 +265,7 @@ export function breakdownSql(ctx: SqlContext, scope: ReportScope, dim: Exclude<B
 }
 
 function eventRows(ctx: SqlContext, scope: ReportScope): string {
-  const rows = scan(ctx, { kinds: ['event'], sites: [scope.site], from: scope.from, to: scope.to }, [
+  const rows = scan(ctx, { kinds: ['event'], sites: [scope], from: scope.from, to: scope.to }, [
     'id', 'visitor', 'event', 'bot', ...filterColumns(scope.filters),
   ]);
   return `${rows} AS e WHERE ${NOT_BOT}${filterSql(scope.filters)} AND coalesce("event", '') <> ''`;
@@ -284,8 +287,8 @@ export function eventTotalsSql(ctx: SqlContext, scope: ReportScope): string {
     FROM ${eventRows(ctx, scope)}`;
 }
 
-export function livePagesSql(ctx: SqlContext, scope: { site: string; since: number; filters: readonly FilterClause[] }, limit: number): string {
-  const rows = scan(ctx, { kinds: ['pageview'], sites: [scope.site], from: scope.since }, ['path', 'visitor', 'bot', ...filterColumns(scope.filters)]);
+export function livePagesSql(ctx: SqlContext, scope: SiteRef & { since: number; filters: readonly FilterClause[] }, limit: number): string {
+  const rows = scan(ctx, { kinds: ['pageview'], sites: [scope], from: scope.since }, ['path', 'visitor', 'bot', ...filterColumns(scope.filters)]);
   return `
     SELECT "path" AS "name", count(DISTINCT "visitor") AS "visitors"
     FROM ${rows} AS e
@@ -300,7 +303,7 @@ export function engagementSql(ctx: SqlContext, scope: ReportScope, durations: re
   const d = durations.map((s, i) => `count(CASE WHEN "total_duration" >= ${sqlNumber(s)} THEN 1 END) AS "d${i}"`);
   const s = scrolls.map((pct, i) => `count(CASE WHEN "scroll" >= ${sqlNumber(pct)} THEN 1 END) AS "s${i}"`);
   return `
-    WITH ${pagesSql(ctx, [scope.site], scope.from, scope.to, scope.filters)}
+    WITH ${pagesSql(ctx, [scope], scope.from, scope.to, scope.filters)}
     SELECT ${[
       'count(CASE WHEN "total_duration" IS NOT NULL THEN 1 END) AS "measured"',
       'count(CASE WHEN "scroll" IS NOT NULL THEN 1 END) AS "scroll_measured"',

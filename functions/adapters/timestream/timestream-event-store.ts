@@ -1,7 +1,8 @@
 /**
  * Event store on Amazon Timestream for LiveAnalytics (write side). One
  * multi-measure record per row, named by its kind, identified by the
- * dimensions (site, id, kind, low-cardinality labels) and the arrival time.
+ * dimensions (site, registration, id, kind, low-cardinality labels) and the
+ * arrival time.
  * Every record has Version 1, so writing the same row again is a no-op:
  * that is what makes saveEvents idempotent here.
  */
@@ -26,7 +27,7 @@ const RECORD_BUDGET = MAX_RECORD_BYTES - 128;
 type Field<V> = { [K in keyof EventRow]: EventRow[K] extends V ? K : never }[keyof EventRow];
 
 /** Few distinct values: cheap as dimensions, and part of the series a record belongs to. */
-const DIMENSIONS = ['site', 'id', 'kind', 'country', 'browser', 'os', 'device', 'language'] as const satisfies readonly Field<string | null>[];
+const DIMENSIONS = ['site', 'registration', 'id', 'kind', 'country', 'browser', 'os', 'device', 'language'] as const satisfies readonly Field<string | null>[];
 /** High-cardinality or long text: VARCHAR measures. */
 const TEXT_MEASURES = [
   'original_id', 'event', 'visitor', 'page_id', 'session_id', 'path', 'query', 'referrer', 'referrer_host',

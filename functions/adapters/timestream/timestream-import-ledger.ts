@@ -1,12 +1,13 @@
 /**
  * The import ledger over Timestream (AWS): imported rows are looked up by
- * site, time span and source id in the event table itself, as on DuckDB
+ * site and registration, time span and source id in the event table itself, as on DuckDB
  * (functions/ports/import-ledger.ts). The time predicate keeps each query to
  * the batch's partitions; source ids go in IN lists of bounded length so a
  * statement stays far below Timestream's query size limit.
  */
 import { QueryCommand, type TimestreamQueryClient } from '@aws-sdk/client-timestream-query';
 import type { ImportLedger } from '#ports/import-ledger.ts';
+import type { SiteRef } from '#ports/report-store.ts';
 import { sqlIdentifier, sqlInteger, sqlString } from './report-sql.ts';
 import { parseRow, type PlainRow } from './timestream-report-store.ts';
 
@@ -16,7 +17,7 @@ const IDS_PER_QUERY = 500;
 /** A table that never stored an imported row has no `source_id` / `imported` columns yet: nothing is imported. */
 const isMissingColumn = (e: unknown) => {
   const err = e as { name?: string; message?: string } | null;
-  return err?.name === 'ValidationException' && /source_id|imported/.test(err.message ?? '');
+  return err?.name === 'ValidationException' && /source_id|imported|registration/.test(err.message ?? '');
 };
 
 export class TimestreamImportLedger implements ImportLedger {
@@ -42,11 +43,12 @@ export class TimestreamImportLedger implements ImportLedger {
     return rows;
   }
 
-  private where(site: string, fromMs: number, toMs: number): string {
-    return `site = ${sqlString(site)} AND time BETWEEN from_milliseconds(${sqlInteger(Math.trunc(fromMs))}) AND from_milliseconds(${sqlInteger(Math.trunc(toMs))}) AND imported = true`;
+  /** A table whose records never carried a registration has no such column: the query fails as for source_id, and nothing is imported. */
+  private where({ site, registration }: SiteRef, fromMs: number, toMs: number): string {
+    return `site = ${sqlString(site)} AND registration = ${sqlString(registration)} AND time BETWEEN from_milliseconds(${sqlInteger(Math.trunc(fromMs))}) AND from_milliseconds(${sqlInteger(Math.trunc(toMs))}) AND imported = true`;
   }
 
-  async findImported(site: string, sourceIds: readonly string[], fromMs: number, toMs: number): Promise<Map<string, string>> {
+  async findImported(site: SiteRef, sourceIds: readonly string[], fromMs: number, toMs: number): Promise<Map<string, string>> {
     const found = new Map<string, string>();
     const table = `${sqlIdentifier(this.database)}.${sqlIdentifier(this.table)}`;
     for (let i = 0; i < sourceIds.length; i += IDS_PER_QUERY) {
@@ -59,7 +61,7 @@ export class TimestreamImportLedger implements ImportLedger {
     return found;
   }
 
-  async hasImported(site: string, fromMs: number, toMs: number): Promise<boolean> {
+  async hasImported(site: SiteRef, fromMs: number, toMs: number): Promise<boolean> {
     const table = `${sqlIdentifier(this.database)}.${sqlIdentifier(this.table)}`;
     return (await this.query(`SELECT 1 AS found FROM ${table} WHERE ${this.where(site, fromMs, toMs)} LIMIT 1`)).length > 0;
   }

@@ -19,7 +19,7 @@ import {
   type Type,
 } from '@aws-sdk/client-timestream-query';
 import type { BreakdownDim } from '#domain/reports/query.ts';
-import type { BreakdownRow, Engagement, ReportScope, ReportStore, TrafficRow, TrafficScope, LabelDim } from '#ports/report-store.ts';
+import type { BreakdownRow, Engagement, LabelDim, ReportScope, ReportStore, SiteRef, TrafficRow, TrafficScope } from '#ports/report-store.ts';
 import {
   breakdownSql,
   describeSql,
@@ -170,7 +170,7 @@ export class TimestreamReportStore implements ReportStore {
     });
   }
 
-  async liveVisitors(sites: readonly string[], since: number): Promise<Map<string, number>> {
+  async liveVisitors(sites: readonly SiteRef[], since: number): Promise<Map<string, number>> {
     if (sites.length === 0) return new Map();
     const rows = await this.run((ctx) => liveVisitorsSql(ctx, sites, since));
     return new Map(rows.map((r) => [String(r.site), num(r.visitors)]));

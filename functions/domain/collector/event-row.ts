@@ -38,6 +38,8 @@ export interface DailySalt {
 export interface RowContext {
   /** The normalized, registered hostname. */
   site: string;
+  /** Its registration's key (domain/registration.ts). */
+  registration: string;
   /** `/append` records an append whatever `type` says. */
   append: boolean;
   now: number;
@@ -65,6 +67,7 @@ export function buildEventRow(p: CollectorPayload, ctx: RowContext): { row: Even
   return {
     row: {
       site: ctx.site,
+      registration: ctx.registration,
       ts: ctx.now,
       kind,
       id: p.id ?? ctx.newId(),

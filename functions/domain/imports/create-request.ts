@@ -15,6 +15,7 @@ export const INVALID_DATE_RANGE = 'invalid date range';
 export const UNKNOWN_IMPORT_SOURCE = 'unknown import source';
 export const USER_ID_REQUIRED = 'User ID is required';
 export const API_KEY_REQUIRED = 'API key is required';
+export const API_KEY_INVALID = 'API key is invalid';
 export const SOURCE_HOSTNAME_REQUIRED = 'Source hostname is required';
 export const SOURCE_HOSTNAME_INVALID = 'Source hostname is invalid';
 
@@ -36,6 +37,14 @@ export type ParsedImportRequest = { ok: true; request: ImportRequest } | { ok: f
 
 const asObject = (value: unknown): Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+
+/**
+ * A key that could be one: Simple Analytics keys are `sa_api_key_` and
+ * alphanumerics; the range is loose for other forms. Anything else is refused
+ * before it is sent anywhere, and a key of this alphabet reads the same
+ * URL-encoded or JSON-escaped, so an echo of it is always found and redacted.
+ */
+const PLAUSIBLE_API_KEY = /^[A-Za-z0-9_-]{16,128}$/;
 
 /** A nonblank string, trimmed; anything else counts as missing. */
 function text(value: unknown): string | null {
@@ -73,6 +82,7 @@ export function checkImportConfig(
   // The key is used exactly as given: surrounding spaces are never part of one, inner ones would be.
   const apiKey = text(config.api_key);
   if (!apiKey) return { ok: false, error: API_KEY_REQUIRED };
+  if (!PLAUSIBLE_API_KEY.test(apiKey)) return { ok: false, error: API_KEY_INVALID };
   const rawHost = text(config.source_hostname);
   if (!rawHost) return { ok: false, error: SOURCE_HOSTNAME_REQUIRED };
   const host = normalizeHostname(rawHost, 'web');
@@ -95,9 +105,10 @@ export function parseImportRequest(body: unknown, now: Date): ParsedImportReques
 /**
  * The optional body of `POST …/retry`: `{config: {api_key}}` replaces the
  * kept API key (after it was rotated, or once the kept one expired). A blank
- * or missing key keeps what is stored.
+ * or missing key keeps what is stored; an implausible one is refused.
  */
-export function parseRetryCredentials(body: unknown): { api_key?: string } {
+export function parseRetryCredentials(body: unknown): { api_key?: string } | { error: string } {
   const apiKey = text(asObject(asObject(body).config).api_key);
-  return apiKey ? { api_key: apiKey } : {};
+  if (!apiKey) return {};
+  return PLAUSIBLE_API_KEY.test(apiKey) ? { api_key: apiKey } : { error: API_KEY_INVALID };
 }

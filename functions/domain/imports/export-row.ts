@@ -30,6 +30,8 @@ export type MappedRecord = { ok: true; row: EventRow } | { ok: false; reason: Sk
 export interface ImportRowContext {
   /** The tinytrack site the rows are stored under. */
   site: string;
+  /** The registration that started the job (domain/registration.ts): the rows are its own. */
+  registration: string;
   jobId: string;
   type: ChunkType;
   /** The site's name in Simple Analytics: its own pages are internal referrers too. */
@@ -162,6 +164,7 @@ export function createRecordMapper(columns: readonly string[], ctx: ImportRowCon
       ok: true,
       row: {
         site: ctx.site,
+        registration: ctx.registration,
         ts,
         kind: pageviews ? 'pageview' : 'event',
         id: importedRowId(ctx.jobId, sourceId),

@@ -84,12 +84,26 @@ function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
+/**
+ * At most 200 characters of what the source said, secrets redacted first: a
+ * key straddling the cut would otherwise keep its head, which no longer
+ * matches the whole key.
+ */
+function quote(text: string, secrets: readonly string[]): string {
+  return redact(text, secrets).slice(0, MAX_SOURCE_ERROR_BODY);
+}
+
 /** `SimpleAnalytics returned <status>: ` + at most 200 characters of the response body. */
 export function sourceStatusError(source: ImportSource, status: number, body: string, secrets: readonly string[] = []): string {
-  return `${source.label} returned ${status}: ${redact(body.slice(0, MAX_SOURCE_ERROR_BODY), secrets)}`;
+  return `${source.label} returned ${status}: ${quote(body, secrets)}`;
 }
 
 /** `SimpleAnalytics error: ` + the network error. */
 export function sourceNetworkError(source: ImportSource, message: string, secrets: readonly string[] = []): string {
-  return `${source.label} error: ${redact(message.slice(0, MAX_SOURCE_ERROR_BODY), secrets)}`;
+  return `${source.label} error: ${quote(message, secrets)}`;
+}
+
+/** `SimpleAnalytics returned malformed CSV: ` + the parser's complaint (which may quote the export). */
+export function sourceFormatError(source: ImportSource, message: string, secrets: readonly string[] = []): string {
+  return `${source.label} returned malformed CSV: ${quote(message, secrets)}`;
 }

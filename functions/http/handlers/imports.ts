@@ -131,6 +131,7 @@ async function retryImport(req: ApiRequest) {
   if (!transitionFrom('retry').includes(job.status)) throw new ApiError(409, NOT_RETRYABLE);
   const at = services.clock.now();
   const replacement = parseRetryCredentials(jsonBody(req));
+  if ('error' in replacement) throw badRequestError(replacement.error);
   const kept = await services.importJobs.getCredentials(job.site, job.id, at);
   if (!kept && !replacement.api_key) throw badRequestError(API_KEY_REQUIRED);
   if (!(await services.importJobs.acquireActiveLock(job.site, job.id, at))) throw new ApiError(409, IMPORT_ALREADY_ACTIVE);

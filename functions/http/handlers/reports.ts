@@ -5,6 +5,7 @@
  */
 import { ApiError, badRequestError } from '#domain/errors.ts';
 import { compareSites, isVerified } from '#domain/site.ts';
+import { registrationOf } from '#domain/registration.ts';
 import { parseBreakdownDim, parseBreakdownLimit, parseReportQuery, parseSummaryLimit } from '#domain/reports/query.ts';
 import { parseTimezone } from '#domain/reports/time.ts';
 import type { SiteRecord } from '#ports/registry.ts';
@@ -32,7 +33,7 @@ async function reportRequest(req: ApiRequest, options: { ignoreTz?: boolean } = 
   const now = nowSeconds(req);
   const parsed = parseReportQuery(req.query, now, options);
   if (!parsed.ok) throw badRequestError(parsed.error);
-  return { q: { site: site.hostname, range: parsed.range, tz: parsed.tz, filters: parsed.filters, now }, owner };
+  return { q: { site: site.hostname, registration: registrationOf(site), range: parsed.range, tz: parsed.tz, filters: parsed.filters, now }, owner };
 }
 
 async function overview(req: ApiRequest) {
@@ -64,7 +65,7 @@ async function sitesSummary(req: ApiRequest) {
   const tz = parseTimezone(req.query.tz);
   if (!tz) throw new ApiError(400, 'invalid timezone');
   const sites = (await req.services.registry.listSites(principal.uid)).filter((s) => isVerified(s) || s.kind === 'api').sort(compareSites);
-  const listed = sites.map((s) => ({ hostname: s.hostname, pinned_at: s.pinned_at, kind: s.kind, verified: isVerified(s) }));
+  const listed = sites.map((s) => ({ hostname: s.hostname, registration: registrationOf(s), pinned_at: s.pinned_at, kind: s.kind, verified: isVerified(s) }));
   return json(200, await getSitesSummary(req.services.reports, listed, tz, nowSeconds(req)));
 }
 

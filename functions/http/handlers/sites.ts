@@ -8,6 +8,7 @@ import {
   isVerified,
   newSiteRecord,
   ownerView,
+  unverifiedHoldCutoff,
   parseSiteSettings,
   publicView,
   settingsToPatch,
@@ -33,8 +34,9 @@ async function createSite(req: ApiRequest) {
   if (kind !== 'web' && kind !== 'api') throw badRequestError('kind must be web or api');
   const normalized = normalizeHostname(fields.hostname, kind as SiteKind);
   if (!normalized.ok) throw badRequestError(normalized.error);
-  const record = newSiteRecord(normalized.hostname, kind, principal.uid, req.services.clock.now());
-  const result = await req.services.registry.createSite(record, MAX_SITES_PER_ACCOUNT);
+  const now = req.services.clock.now();
+  const record = newSiteRecord(normalized.hostname, kind, principal.uid, now);
+  const result = await req.services.registry.createSite(record, MAX_SITES_PER_ACCOUNT, unverifiedHoldCutoff(now));
   switch (result.outcome) {
     case 'created':
       siteChanged(req.services, record.hostname, result.site);
