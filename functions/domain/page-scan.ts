@@ -49,7 +49,7 @@ function parseHttpUrl(input: string, base?: string): URL | null {
 }
 
 /** The URL of latest.js on a public origin; the origin may carry a path prefix. */
-function publicScriptUrl(origin: string): URL | null {
+export function publicScriptUrl(origin: string): URL | null {
   const url = parseHttpUrl(origin);
   if (!url) return null;
   url.pathname = `${url.pathname.replace(/\/+$/, '')}/latest.js`;

@@ -4,6 +4,7 @@
  * `#/components/schemas/<id>`.
  */
 import { z } from 'zod';
+import { DROP_REASONS } from '#domain/collector/event-row.ts';
 
 export const ErrorBody = z.object({ error: z.string() }).meta({ id: 'Error' });
 const Timestamp = z.iso.datetime();
@@ -76,6 +77,17 @@ export const SiteCheck = Verification.extend({
 
 export const VerifiedSite = Site.extend({ verification: Verification }).meta({ id: 'VerifiedSite' });
 
+export const SetupDrop = z
+  .object({
+    hostname: z.string().describe('As the beacons sent it, lowercased'),
+    reason: z.enum(DROP_REASONS),
+    count: z.number().int().min(1),
+    first_at: Timestamp.describe('The first drop counted; a count restarts once this is a day old'),
+    last_at: Timestamp,
+    advice: z.string().describe('What to change so that such beacons count'),
+  })
+  .meta({ id: 'SetupDrop' });
+
 export const SiteSetup = z
   .object({
     verified: z.boolean(),
@@ -84,6 +96,21 @@ export const SiteSetup = z
     last_seen_at: Timestamp.nullable(),
     verification: Verification.describe('The page as read now (DNS is read only by POST …/verify)'),
     last_check: SiteCheck.nullable().describe('The last verification attempt that was recorded'),
+    snippet: z.string().nullable().describe('The script tag for the site\'s pages, from the first PUBLIC_URL origin; null for kind api'),
+    local_snippet: z
+      .string()
+      .nullable()
+      .describe('The same tag with data-hostname, for trying it on a page elsewhere (localhost, a staging host); null for kind api'),
+    recent_drops: z
+      .array(SetupDrop)
+      .nullable()
+      .describe(
+        'Beacons of the last day that stored nothing, counted by this instance, for the hostname, its www./apex twin and their forms with a port; null where the collector runs in other instances (AWS)',
+      ),
+    local_drops: z
+      .array(SetupDrop)
+      .nullable()
+      .describe('Beacons of the last hour from pages on localhost or a loopback address that stored nothing (anyone\'s on this instance); null as recent_drops'),
   })
   .meta({ id: 'SiteSetup' });
 

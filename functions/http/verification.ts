@@ -17,7 +17,8 @@ export interface CheckOptions {
   servedOrigin?: string | undefined;
 }
 
-function originsFor(services: Services, { servedOrigin }: CheckOptions): readonly string[] {
+/** The origins that serve latest.js, PUBLIC_URL's first. */
+export function originsFor(services: Services, { servedOrigin }: CheckOptions): readonly string[] {
   return servedOrigin && !services.publicOrigins.includes(servedOrigin) ? [...services.publicOrigins, servedOrigin] : services.publicOrigins;
 }
 

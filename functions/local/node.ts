@@ -19,7 +19,7 @@ export interface LocalNode {
 export async function startLocalNode(config: Readonly<Config>, options: LocalRuntimeOptions = {}): Promise<LocalNode> {
   await assertDataDirFree(config.dataDir);
   const runtime = await startLocalRuntime(config, options);
-  const services = withInstanceState(runtime.adapters);
+  const services = withInstanceState(runtime.adapters, { collectorInProcess: true });
   setServices(services);
   const stopRotation = scheduleSaltRotation(services.registry, () => services.clock.now());
   const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies });

@@ -15,6 +15,7 @@ import type { ImportSourceClient } from '#ports/import-source.ts';
 import type { SecretBox } from '#ports/secret-box.ts';
 import { TtlCache } from '#domain/ttl-cache.ts';
 import { TokenBucketLimiter } from '#domain/rate-limit.ts';
+import { DropCounts } from '#domain/recent-drops.ts';
 
 export interface Adapters {
   config: Readonly<Config>;
@@ -61,12 +62,23 @@ export interface Services extends Adapters {
   verifyAttempts: TtlCache<string, true>;
   /** Sites whose last_seen_at this instance wrote lately. */
   siteSeen: TtlCache<string, true>;
+  /**
+   * Collector drops by hostname as sent, for GET …/setup. Null where the collector runs in
+   * other instances than the setup route (AWS: one Lambda per route group), so setup never
+   * shows an empty list that only means "not here".
+   */
+  recentDrops: DropCounts | null;
+}
+
+export interface InstanceOptions {
+  /** The collector and the product API share this process (the local node). */
+  collectorInProcess?: boolean;
 }
 
 export const KEY_CACHE_TTL_MS = 30_000;
 const MiB = 1024 * 1024;
 
-export function withInstanceState(adapters: Adapters): Services {
+export function withInstanceState(adapters: Adapters, { collectorInProcess = false }: InstanceOptions = {}): Services {
   const now = () => adapters.clock.now().getTime();
   return {
     ...adapters,
@@ -79,6 +91,7 @@ export function withInstanceState(adapters: Adapters): Services {
     salts: new TtlCache(4, now),
     verifyAttempts: new TtlCache(10_000, now),
     siteSeen: new TtlCache(50_000, now),
+    recentDrops: collectorInProcess ? new DropCounts(10_000, now, 4 * MiB) : null,
   };
 }
 

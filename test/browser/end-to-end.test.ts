@@ -119,6 +119,23 @@ describe('latest.js served by the local service', () => {
   }, 60_000);
 });
 
+describe('trying it on localhost (README "Try it locally")', () => {
+  it("stores nothing from the plain snippet and says why in setup; setup's local_snippet stores the pageview", async () => {
+    const site = await svc.site(owner, { prefix: 'e2e-local' });
+    const setup = async () => (await svc.req('GET', `/api/sites/${site}/setup`, { token: owner })).json;
+    const { snippet, local_snippet } = await setup();
+    const { context, page } = await newPage();
+    await page.goto(servePage('/plain', snippet));
+    await page.waitForFunction(() => typeof window.tt_event === 'function');
+    const seen = await until(setup, (s) => s.local_drops.length > 0);
+    expect(seen.local_drops).toEqual([expect.objectContaining({ hostname: 'localhost', reason: 'invalid_hostname', advice: expect.stringContaining(`data-hostname="${site}"`) })]);
+    await page.goto(servePage('/named', local_snippet));
+    await page.waitForFunction(() => typeof window.tt_event === 'function');
+    await context.close();
+    expect((await storedRows(site, 1)).filter((r) => r.kind === 'pageview').map((r) => r.path)).toEqual(['/named']);
+  }, 60_000);
+});
+
 describe('the tracker suite\'s beacons through the real collector', () => {
   const transports: [string, (() => void) | undefined][] = [
     ['sendBeacon to /events and /append', undefined],

@@ -323,6 +323,10 @@ describe('verification', () => {
       last_seen_at: null,
       verification: { ok: true, method: 'script', reason: null, detail: expect.any(String) },
       last_check: null,
+      snippet: `<script async src="${svc.url}/latest.js"></script>`,
+      local_snippet: `<script async src="${svc.url}/latest.js" data-hostname="${h}"></script>`,
+      recent_drops: [],
+      local_drops: [],
     });
     expect((await svc.req('GET', `/api/sites/${h}/setup`, { token: bob })).json).toEqual({ error: 'unknown site' });
   });
@@ -499,5 +503,20 @@ describe('PUBLIC_URL', () => {
     const r = await other.req('POST', `/api/sites/${h}/verify`, { token: owner });
     expect(r.json.verification.reason).toBe('foreign_script');
     expect(r.json.verification.detail).toContain('https://cdn.tinytrack.test/latest.js or https://t.example.test/tt/latest.js');
+  });
+
+  it('gives in GET …/setup the script tag from the first origin, its path prefix kept', async () => {
+    const owner = await other.token('dave');
+    const h = await other.site(owner, { verify: false });
+    const setup = await other.req('GET', `/api/sites/${h}/setup`, { token: owner });
+    expect(setup.json.snippet).toBe('<script async src="https://cdn.tinytrack.test/latest.js"></script>');
+    const prefixed = await startTestService({ PUBLIC_URL: 'https://t.example.test/tt/' });
+    try {
+      const token = await prefixed.token('erin');
+      const p = await prefixed.site(token, { verify: false });
+      expect((await prefixed.req('GET', `/api/sites/${p}/setup`, { token })).json.snippet).toBe('<script async src="https://t.example.test/tt/latest.js"></script>');
+    } finally {
+      await prefixed.stop();
+    }
   });
 });

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi } from '#http/openapi.ts';
+import { VERIFICATION_ATTRIBUTE } from '#domain/page-scan.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' })
@@ -29,6 +30,23 @@ describe('documentation', () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it("has a README section 'Track your site' naming every data- attribute and global of the tracker source, and the verification attribute", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const start = readme.indexOf('\n## Track your site\n');
+    expect(start).toBeGreaterThan(-1);
+    const end = readme.indexOf('\n## ', start + 1);
+    const section = readme.slice(start, end === -1 ? undefined : end);
+    const tracker = readFileSync(join(ROOT, 'functions/tracker/latest.ts'), 'utf8');
+    const attributes = [...tracker.matchAll(/\battr\('([a-z-]+)'\)/g)].map((m) => `data-${m[1]}`);
+    const globals = [...tracker.matchAll(/\bglobal\('([a-z_]+)'\)/g)].map((m) => `tt_${m[1]}`);
+    expect(attributes).toEqual(expect.arrayContaining(['data-hostname', 'data-namespace', 'data-metadata-collector']));
+    expect(globals).toEqual(expect.arrayContaining(['tt_event', 'tt_pageview', 'tt_metadata', 'tt_settings']));
+    const missing = [...new Set([...attributes, VERIFICATION_ATTRIBUTE, ...globals])].filter((name) => !section.includes(`\`${name}`));
+    expect(missing).toEqual([]);
+    expect(section).toContain('<script async src="http://127.0.0.1:8787/latest.js"></script>');
+    expect(section).toMatch(/data-hostname="[a-z.]+"><\/script>/);
   });
 
   it('lists in docs/api.md every method and path of the OpenAPI document, and nothing else', () => {

@@ -14,20 +14,24 @@ import {
   visitorHash,
 } from './enrich.ts';
 
-/** Every reason the collector stores nothing (STYLE.md: no silent drops). */
-export type DropReason =
-  | 'dnt'
-  | 'invalid'
-  | 'invalid_hostname'
-  | 'unknown_site'
-  | 'unverified'
-  | 'lookup_failed'
-  | 'empty_event_name'
-  | 'replay'
-  | 'queue_full'
-  | 'enqueue_failed'
-  /** A `type: "error"` beacon: a script reporting its own failure, counted, never a traffic row. */
-  | 'client_error';
+/**
+ * Every reason the collector stores nothing (STYLE.md: no silent drops). `client_error`: a
+ * `type: "error"` beacon, a script reporting its own failure, counted, never a traffic row.
+ */
+export const DROP_REASONS = [
+  'dnt',
+  'invalid',
+  'invalid_hostname',
+  'unknown_site',
+  'unverified',
+  'lookup_failed',
+  'empty_event_name',
+  'replay',
+  'queue_full',
+  'enqueue_failed',
+  'client_error',
+] as const;
+export type DropReason = (typeof DROP_REASONS)[number];
 
 export interface DailySalt {
   /** The UTC day (YYYY-MM-DD) it belongs to. */

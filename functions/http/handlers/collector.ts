@@ -48,7 +48,10 @@ async function record(req: ApiRequest, parsed: ParseResult & { ok: true }, appen
     headerUa: req.headers['user-agent'] ?? '',
     servedOrigin: req.servedOrigin,
   });
-  if (!outcome.stored) logDrop(outcome.reason);
+  if (!outcome.stored) {
+    logDrop(outcome.reason);
+    req.services.recentDrops?.record(parsed.payload.hostname, outcome.reason);
+  }
   return outcome;
 }
 

@@ -14,9 +14,12 @@ import {
   settingsToPatch,
   updatedView,
 } from '#domain/site.ts';
+import { hostTwins } from '#domain/page-scan.ts';
+import { setupDrops } from '#domain/recent-drops.ts';
+import { trackerSnippet } from '#domain/snippet.ts';
 import { createGroupHandler, json, jsonBody, type ApiRequest } from '../api.ts';
-import { readableSite, requireOwnedSite, requireOwnedSiteByIdToken, requirePrincipal, siteChanged } from '../auth.ts';
-import { checkSite, runVerification } from '../verification.ts';
+import { findSite, readableSite, requireOwnedSite, requireOwnedSiteByIdToken, requirePrincipal, siteChanged } from '../auth.ts';
+import { checkSite, originsFor, runVerification } from '../verification.ts';
 
 const hostnameParam = (req: ApiRequest) => req.params.hostname ?? '';
 
@@ -81,12 +84,23 @@ async function verifySite(req: ApiRequest) {
   return json(200, { ...ownerView(after), verification });
 }
 
+/** The site's www./apex twin when the caller may see its drops: unregistered, or the caller's own. */
+async function visibleTwin(req: ApiRequest, hostname: string, uid: string): Promise<string[]> {
+  const twin = hostTwins(hostname)[1] as string;
+  const registered = await findSite(req.services, twin);
+  return !registered || registered.owner_uid === uid ? [twin] : [];
+}
+
 async function siteSetup(req: ApiRequest) {
-  const { site: owned } = await requireOwnedSite(req, hostnameParam(req), 'read');
+  const { principal, site: owned } = await requireOwnedSite(req, hostnameParam(req), 'read');
   // last_seen_at moves with every beacon, so read it fresh rather than from the site cache.
   const site = (await req.services.registry.getSite(owned.hostname)) ?? owned;
   // A read does not change the registration; POST …/verify does.
-  const { page, verification } = await checkSite(req.services, site, { servedOrigin: req.servedOrigin });
+  const options = { servedOrigin: req.servedOrigin };
+  const { page, verification } = await checkSite(req.services, site, options);
+  const origin = site.kind === 'web' ? originsFor(req.services, options)[0] : undefined;
+  const counts = req.services.recentDrops;
+  const drops = counts ? setupDrops(counts, site.hostname, [site.hostname, ...(await visibleTwin(req, site.hostname, principal.uid))]) : null;
   return json(200, {
     verified: isVerified(site),
     verified_at: site.verified_at,
@@ -94,6 +108,10 @@ async function siteSetup(req: ApiRequest) {
     last_seen_at: site.last_seen_at,
     verification,
     last_check: site.last_check,
+    snippet: origin ? trackerSnippet(origin) : null,
+    local_snippet: origin ? trackerSnippet(origin, site.hostname) : null,
+    recent_drops: drops?.recent_drops ?? null,
+    local_drops: drops?.local_drops ?? null,
   });
 }
 
