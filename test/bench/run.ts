@@ -18,6 +18,8 @@ import { buildTracker } from '#tracker/build.ts';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { registrationKey } from '#domain/registration.ts';
 import type { EventRow } from '#ports/event-store.ts';
+import { QueueFullError } from '#ports/queue.ts';
+import type { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { routes } from '#http/routes.ts';
 import { createEventQueue, EVENT_BATCH_SIZE, EVENT_WRITES_IN_FLIGHT } from '#platform/local.ts';
 import { listeningUrl, startServer, type Server } from './service.ts';
@@ -177,6 +179,20 @@ async function writerBench(): Promise<BenchRow[]> {
   ];
 }
 
+/** Sends rows a batch at a time as producers would, waiting while the queue is at its bound (rows or bytes). */
+async function sendAll(queue: MemoryQueue<EventRow>, rows: readonly EventRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; ) {
+    const batch = rows.slice(i, i + EVENT_BATCH_SIZE);
+    try {
+      await queue.sendBatch(batch);
+      i += batch.length;
+    } catch (e) {
+      if (!(e instanceof QueueFullError)) throw e;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+}
+
 async function writerRun(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'tt-bench-writer-'));
   const store = await DuckDbEventStore.open(join(dir, 'events.duckdb'));
@@ -184,11 +200,11 @@ async function writerRun(): Promise<number> {
   try {
     const now = Date.now();
     const warm = Array.from({ length: 200_000 }, (_, i) => syntheticRow(i, 'warm.example', now - 86_400_000 + i));
-    await queue.sendBatch(warm);
+    await sendAll(queue, warm);
     await queue.drain();
     const rows = Array.from({ length: 500_000 }, (_, i) => syntheticRow(i, 'writer.example', now + i));
     const started = performance.now();
-    await queue.sendBatch(rows);
+    await sendAll(queue, rows);
     await queue.drain();
     const perSecond = rows.length / ((performance.now() - started) / 1000);
     if (queue.deadLettered > 0) throw new Error(`writer bench: ${queue.deadLettered} rows dead-lettered`);
