@@ -4,7 +4,7 @@
  * server itself on start. Each row is stored once.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -56,5 +56,36 @@ describe('dead letters of an earlier run', () => {
     restarted = null;
     expect((await storedIds('dead-start.example')).sort()).toEqual(onStart.map((r) => r.id).sort());
     expect(await storedIds('dead-admin.example')).toHaveLength(20);
+  });
+
+  it("are written when an earlier version wrote them without a registration: to the hostname's current one, or to none", { timeout: 90_000 }, async () => {
+    const setup = await startTestService();
+    const dir = setup.dataDir;
+    const owner = await setup.token('legacy-owner');
+    const site = await setup.site(owner, { prefix: 'legacy' });
+    await setup.stop({ keepData: true });
+    // Dead letters as the previous version wrote them: rows with no registration field.
+    const legacy = (hostname: string, n: number) =>
+      Array.from({ length: n }, (_, i) => {
+        const { registration: _dropped, ...row } = eventRow({ site: hostname, path: `/legacy/${i}`, visitor: `v${i}` });
+        return row;
+      });
+    mkdirSync(join(dir, 'dead-letter'), { recursive: true });
+    writeFileSync(join(dir, 'dead-letter', 'events.jsonl'), [...legacy(site, 6), ...legacy('nobody-holds.example', 3)].map((r) => `${JSON.stringify(r)}\n`).join(''));
+
+    const again = await startTestService({ DATA_DIR: dir });
+    try {
+      const token = await again.token('legacy-owner');
+      const pageviews = async () => (await again.req('GET', `/api/sites/${site}/overview?from=${Math.floor(Date.now() / 1000) - 3600}`, { token })).json?.totals?.pageviews;
+      await expect.poll(pageviews, { timeout: 15_000 }).toBe(6);
+      const rows = await again.node.runtime.events.query<{ site: string; registration: string }>(
+        "SELECT site, registration FROM events WHERE site IN ($a, 'nobody-holds.example') ORDER BY site",
+        { a: site },
+      );
+      expect(rows.filter((r) => r.site === 'nobody-holds.example').map((r) => r.registration)).toEqual(['', '', '']);
+      expect(existsSync(join(dir, 'dead-letter', 'events.jsonl'))).toBe(false);
+    } finally {
+      await again.stop();
+    }
   });
 });

@@ -379,6 +379,8 @@ export class DuckDbEventStore implements EventStore {
     private newestTs: number,
     /** Fresh rows that start a compaction. */
     private readonly compactAtRows: number,
+    /** The hostnames' current registrations, for rows an earlier version wrote without one. */
+    private readonly registrationsOf: RegistrationsOf,
   ) {}
 
   /**
@@ -396,7 +398,8 @@ export class DuckDbEventStore implements EventStore {
     const writer = await instance.connect();
     // No primary key: an ART index over (site, id, ts) costs too much memory at 10 M rows;
     // idempotency comes from the anti-join in insertNewSql instead.
-    await migrate(writer, options.registrationsOf ?? (async () => new Map()));
+    const registrationsOf = options.registrationsOf ?? (async () => new Map<string, string>());
+    await migrate(writer, registrationsOf);
     await writer.run(`CREATE TABLE IF NOT EXISTS ${MAIN_TABLE} (${STORED_DEFS})`);
     await writer.run(`CREATE TABLE IF NOT EXISTS ${FRESH_TABLE} (${STORED_DEFS})`);
     await writer.run(`CREATE OR REPLACE VIEW events AS SELECT * FROM ${MAIN_TABLE} UNION ALL SELECT * FROM ${FRESH_TABLE}`);
@@ -406,13 +409,22 @@ export class DuckDbEventStore implements EventStore {
       await writer.runAndReadAll(`SELECT (SELECT count(*) FROM ${FRESH_TABLE}) AS fresh, (SELECT coalesce(max(ts), 0) FROM events) AS newest`)
     ).getRowObjectsJS();
     const [stager, compactor] = [await instance.connect(), await instance.connect()];
-    return new DuckDbEventStore(instance, writer, stager, compactor, Number(state?.fresh ?? 0), Number(state?.newest ?? 0), options.compactAtRows ?? COMPACT_AT_ROWS);
+    return new DuckDbEventStore(
+      instance,
+      writer,
+      stager,
+      compactor,
+      Number(state?.fresh ?? 0),
+      Number(state?.newest ?? 0),
+      options.compactAtRows ?? COMPACT_AT_ROWS,
+      registrationsOf,
+    );
   }
 
   /** Idempotent on (site, registration, id, ts); one batch is one transaction, so a failed call stores nothing. */
   async saveEvents(rows: readonly EventRow[]): Promise<void> {
     if (this.closed) throw new Error('event store is closed');
-    const batch = uniqueEvents(rows);
+    const batch = uniqueEvents(await this.withRegistrations(rows));
     if (batch.length === 0) return;
     const { min, max } = tsRange(batch);
     await this.throughSlot(
@@ -423,6 +435,19 @@ export class DuckDbEventStore implements EventStore {
         return this.insert(codesSource(slot), min, max, late, { hasAppends: batch.some((r) => r.kind === 'append'), hasVisitors });
       },
     );
+  }
+
+  /**
+   * Rows an earlier version collected carry no registration (its dead letters,
+   * replayed after an upgrade): like the migration's, each gets its hostname's
+   * current registration, or none (shown to no one). Without this they would
+   * fail the batch they are in on every replay.
+   */
+  private async withRegistrations(rows: readonly EventRow[]): Promise<readonly EventRow[]> {
+    if (rows.every((r) => typeof r.registration === 'string')) return rows;
+    const sites = [...new Set(rows.filter((r) => typeof r.registration !== 'string').map((r) => r.site))];
+    const current = await this.registrationsOf(sites);
+    return rows.map((r) => (typeof r.registration === 'string' ? r : { ...r, registration: current.get(r.site) ?? NO_REGISTRATION }));
   }
 
   /**
