@@ -8,6 +8,7 @@ import type { Server } from 'node:http';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import type { Config } from './config.ts';
+import { log } from './log.ts';
 import type { Adapters } from './services.ts';
 import { systemClock, type Clock } from '#ports/clock.ts';
 import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
@@ -132,7 +133,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   const eventQueue = createEventQueue(events, dataDir, journal, config.durableReceipt);
   // Rows a crash left in the journal go to the store before anything collected from now on.
   const restored = eventQueue.restore(recovered);
-  if (restored > 0) console.log(JSON.stringify({ level: 'info', msg: 'journal recovered', rows: restored }));
+  if (restored > 0) log.info('journal recovered', { rows: restored });
   const tokens = config.auth
     ? new JwtTokenVerifier(config.auth)
     : new JwtTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: LOCAL_JWKS_URI, jwks: issuerJwks(loadIssuerKey(config.dataDir)) });
@@ -182,15 +183,10 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   // Chunks queued before a stop or crash were only in memory: queue the unfinished ones again.
   if (background) {
     void importWorker.resume(importQueue).catch((e: unknown) => {
-      console.error(JSON.stringify({ level: 'error', msg: 'resuming imports failed', message: (e as Error).message }));
+      log.error('resuming imports failed', { message: (e as Error).message });
     });
   }
-  const stopReplays = (background ? [eventQueue, importQueue] : []).map((queue) => {
-    void queue.replayDeadLetters().catch((e: unknown) => {
-      console.error(JSON.stringify({ level: 'error', msg: 'dead-letter replay failed', message: (e as Error).message }));
-    });
-    return queue.replayDeadLettersEvery(DEAD_LETTER_REPLAY_MS);
-  });
+  const stopReplays = (background ? [eventQueue, importQueue] : []).map((queue) => queue.replayDeadLettersEvery(DEAD_LETTER_REPLAY_MS));
   return {
     adapters,
     events,

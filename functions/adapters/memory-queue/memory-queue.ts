@@ -250,19 +250,22 @@ export class MemoryQueue<T> implements Queue<T> {
   }
 
   /**
-   * Replays dead letters every `everyMs` once the consumer has gone that long
-   * without a failure (the replayed messages are themselves the probe: if the
-   * store is still down they fail and come back here). Returns the stop function.
+   * Replays dead letters now and then every `everyMs` once the consumer has
+   * gone that long without a failure (the replayed messages are themselves the
+   * probe: if the store is still down they fail and come back here). Returns
+   * the stop function.
    */
   replayDeadLettersEvery(everyMs: number): () => void {
-    const timer = setInterval(() => {
+    const replay = () => {
       if (this.stopped || performance.now() - this.lastFailureAt < everyMs) return;
       this.replayDeadLetters()
-        .then((n) => {
-          if (n > 0) console.log(JSON.stringify({ level: 'info', msg: 'dead letters replayed', count: n, path: this.deadLetterPath }));
+        .then((count) => {
+          if (count > 0) log.info('dead letters replayed', { count, path: this.deadLetterPath });
         })
-        .catch((e: unknown) => console.error(JSON.stringify({ level: 'error', msg: 'dead-letter replay failed', message: (e as Error).message })));
-    }, everyMs).unref();
+        .catch((e: unknown) => log.error('dead-letter replay failed', { message: (e as Error).message }));
+    };
+    replay();
+    const timer = setInterval(replay, everyMs).unref();
     return () => clearInterval(timer);
   }
 

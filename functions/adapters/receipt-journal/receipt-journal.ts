@@ -11,6 +11,7 @@
  */
 import { mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { log } from '#platform/log.ts';
 
 export interface ReceiptJournalOptions {
   /** A segment is closed (and a new one opened) past this size. Default 16 MiB. */
@@ -168,7 +169,7 @@ export class ReceiptJournal<T> {
 }
 
 function logJournalError(e: unknown): void {
-  console.error(JSON.stringify({ level: 'error', msg: 'receipt journal', message: (e as Error).message }));
+  log.error('receipt journal', { message: (e as Error).message });
 }
 
 /**
