@@ -3,64 +3,42 @@
  * Every value through the appender is one call into the native module
  * (~70 ns, and texts pay a UTF-8 conversion on top): 36 of them made staging
  * the largest cost of a collected row on the event loop. Here numbers, flags,
- * nulls and the codes of repeated texts are written into typed arrays and
- * copied into the chunk with one call per column and chunk; only texts that
- * differ row by row (ids, visitor hashes, referrers…) still cost one call
- * each. Repeated texts (site, path, country…) are staged as codes into the
- * batch's dictionary, and the caller turns them back into text in SQL
- * (`$dict[code]`), where a list look-up costs nanoseconds.
+ * nulls and 64-bit keys are written into typed arrays and copied into the
+ * chunk with one call per column and chunk; only texts cost one call each.
  */
 import duckdb from '@duckdb/node-bindings';
-import { BIGINT, BOOLEAN, DOUBLE, DuckDBDataChunk, INTEGER, VARCHAR, type DuckDBAppender, type DuckDBType } from '@duckdb/node-api';
+import { BIGINT, BOOLEAN, DOUBLE, DuckDBDataChunk, INTEGER, UBIGINT, VARCHAR, type DuckDBAppender, type DuckDBType } from '@duckdb/node-api';
 
 /**
- * How a column is staged: `text` string by string, `coded` as a 1-based code
- * into the batch's dictionary, `int` rounded to a 32-bit integer (a stray
- * fraction or an out-of-range number is null rather than a failed batch),
- * `bigint` an integral number, `double` a finite number, `bool` a boolean.
+ * How a column is written: `text` string by string, `int` rounded to a
+ * 32-bit integer (a stray fraction or an out-of-range number is null rather
+ * than a failed batch), `bigint` an integral number, `double` a finite
+ * number, `bool` a boolean, `key` an unsigned 64-bit key from `keys`
+ * (lanes low, high per row; null where `present` is 0).
  */
-export type StageKind = 'text' | 'coded' | 'int' | 'bigint' | 'double' | 'bool';
+export type StageKind = 'text' | 'int' | 'bigint' | 'double' | 'bool' | 'key';
 
 export interface StageColumn<R> {
   kind: StageKind;
   value: (row: R, index: number) => string | number | boolean | null | undefined;
+  keys?: Uint32Array;
+  present?: Uint8Array;
 }
 
-const TYPES: Record<StageKind, DuckDBType> = { text: VARCHAR, coded: INTEGER, int: INTEGER, bigint: BIGINT, double: DOUBLE, bool: BOOLEAN };
-/** The staging table's SQL type for each kind. */
-export const STAGE_SQL: Record<StageKind, string> = { text: 'VARCHAR', coded: 'INTEGER', int: 'INTEGER', bigint: 'BIGINT', double: 'DOUBLE', bool: 'BOOLEAN' };
+const TYPES: Record<StageKind, DuckDBType> = { text: VARCHAR, int: INTEGER, bigint: BIGINT, double: DOUBLE, bool: BOOLEAN, key: UBIGINT };
 
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 const TWO_32 = 2 ** 32;
 
-/** The batch's distinct repeated texts, numbered from 1 in order of first use. */
-class Dictionary {
-  readonly values: string[] = [];
-  private readonly codes = new Map<string, number>();
+const wide = (kind: StageKind) => kind === 'bigint' || kind === 'key';
 
-  code(value: string): number {
-    let code = this.codes.get(value);
-    if (code === undefined) {
-      this.values.push(value);
-      code = this.values.length;
-      this.codes.set(value, code);
-    }
-    return code;
-  }
-}
-
-/**
- * Appends `rows` through `appender`, whose table has one column per entry of
- * `columns` in that order, and returns the dictionary the `coded` columns
- * point into (code n is `values[n - 1]`).
- */
-export function appendChunks<R>(appender: DuckDBAppender, columns: readonly StageColumn<R>[], rows: readonly R[]): string[] {
+/** Appends `rows` through `appender`, whose table has one column per entry of `columns` in that order. */
+export function appendChunks<R>(appender: DuckDBAppender, columns: readonly StageColumn<R>[], rows: readonly R[]): void {
   const size = duckdb.vector_size();
   const types = columns.map((c) => TYPES[c.kind]);
-  const dictionary = new Dictionary();
-  // Reused for every chunk: fixed-width values (8 bytes for BIGINT and DOUBLE), validity bits.
-  const data = columns.map((c) => (c.kind === 'bool' ? new Uint8Array(size) : c.kind === 'bigint' ? new Int32Array(size * 2) : c.kind === 'double' ? new Float64Array(size) : new Int32Array(size)));
+  // Reused for every chunk: fixed-width values (8 bytes for BIGINT, UBIGINT and DOUBLE), validity bits.
+  const data = columns.map((c) => (c.kind === 'bool' ? new Uint8Array(size) : wide(c.kind) ? new Int32Array(size * 2) : c.kind === 'double' ? new Float64Array(size) : new Int32Array(size)));
   const validity = columns.map(() => new Uint8Array(size / 8));
   for (let start = 0; start < rows.length; start += size) {
     const count = Math.min(size, rows.length - start);
@@ -72,7 +50,18 @@ export function appendChunks<R>(appender: DuckDBAppender, columns: readonly Stag
       let nulls = false;
       const values = data[c] as Int32Array | Uint8Array | Float64Array;
       const read = column.value;
-      for (let i = 0; i < count; i++) {
+      if (column.kind === 'key') {
+        const keys = column.keys as Uint32Array;
+        const present = column.present as Uint8Array;
+        (values as Int32Array).set(new Int32Array(keys.buffer, keys.byteOffset + start * 8, count * 2));
+        for (let i = 0; i < count; i++) {
+          if (present[start + i] === 0) {
+            mask[i >> 3] = (mask[i >> 3] as number) & ~(1 << (i & 7));
+            nulls = true;
+          }
+        }
+      }
+      for (let i = 0; column.kind !== 'key' && i < count; i++) {
         const v = read(rows[start + i] as R, start + i);
         let valid = v !== null && v !== undefined;
         if (valid) {
@@ -80,9 +69,6 @@ export function appendChunks<R>(appender: DuckDBAppender, columns: readonly Stag
             case 'text':
               // The binding passes the text's byte length: a NUL inside stays (tested).
               duckdb.vector_assign_string_element(vector, i, v as string);
-              break;
-            case 'coded':
-              values[i] = dictionary.code(v as string);
               break;
             case 'int': {
               const n = Math.round(v as number);
@@ -111,7 +97,7 @@ export function appendChunks<R>(appender: DuckDBAppender, columns: readonly Stag
           nulls = true;
         }
       }
-      if (column.kind !== 'text') duckdb.copy_data_to_vector(vector, 0, values.buffer as ArrayBuffer, 0, count * values.BYTES_PER_ELEMENT * (column.kind === 'bigint' ? 2 : 1));
+      if (column.kind !== 'text') duckdb.copy_data_to_vector(vector, 0, values.buffer as ArrayBuffer, 0, count * values.BYTES_PER_ELEMENT * (wide(column.kind) ? 2 : 1));
       if (nulls) {
         duckdb.vector_ensure_validity_writable(vector);
         duckdb.copy_data_to_vector_validity(vector, 0, mask.buffer as ArrayBuffer, 0, mask.byteLength);
@@ -120,5 +106,4 @@ export function appendChunks<R>(appender: DuckDBAppender, columns: readonly Stag
     duckdb.data_chunk_set_size(chunk.chunk, count);
     appender.appendDataChunk(chunk);
   }
-  return dictionary.values;
 }
