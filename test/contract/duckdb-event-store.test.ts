@@ -228,9 +228,9 @@ describe('DuckDbEventStore', () => {
               await store.close();
             }
           }),
-          { numRuns: indexBytes === undefined ? 60 : 25 },
+          { numRuns: indexBytes === undefined ? 40 : 20 },
         );
-      });
+      }, 180_000);
     }
 
     it('decides from the stored rows after a reopen: replays, firsts and pages of rows written before it', async () => {

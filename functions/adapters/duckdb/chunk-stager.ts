@@ -33,12 +33,41 @@ const TWO_32 = 2 ** 32;
 
 const wide = (kind: StageKind) => kind === 'bigint' || kind === 'key';
 
+/** DuckDB's string_t: a 4-byte length, then up to 12 bytes inline (zero-padded) or a prefix and a heap pointer. */
+const STRING_BYTES = 16;
+const INLINE_BYTES = 12;
+
+/**
+ * Writes `text` as an inline string_t at `at` when it is ASCII and short
+ * enough (most repeated texts: kinds, paths, countries, browsers…), so the
+ * whole column goes over in one copy; false for the rest, which the caller
+ * assigns one by one.
+ */
+function inlineInto(text: string, bytes: Uint8Array, at: number): boolean {
+  const n = text.length;
+  if (n > INLINE_BYTES) return false;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80 || c === 0) return false;
+    bytes[at + 4 + i] = c;
+  }
+  bytes.fill(0, at + 4 + n, at + STRING_BYTES);
+  bytes[at] = n;
+  bytes[at + 1] = 0;
+  bytes[at + 2] = 0;
+  bytes[at + 3] = 0;
+  return true;
+}
+
 /** Appends `rows` through `appender`, whose table has one column per entry of `columns` in that order. */
 export function appendChunks<R>(appender: DuckDBAppender, columns: readonly StageColumn<R>[], rows: readonly R[]): void {
   const size = duckdb.vector_size();
   const types = columns.map((c) => TYPES[c.kind]);
   // Reused for every chunk: fixed-width values (8 bytes for BIGINT, UBIGINT and DOUBLE), validity bits.
-  const data = columns.map((c) => (c.kind === 'bool' ? new Uint8Array(size) : wide(c.kind) ? new Int32Array(size * 2) : c.kind === 'double' ? new Float64Array(size) : new Int32Array(size)));
+  const data = columns.map((c) =>
+    c.kind === 'bool' || c.kind === 'text' ? new Uint8Array(c.kind === 'text' ? size * STRING_BYTES : size) : wide(c.kind) ? new Int32Array(size * 2) : c.kind === 'double' ? new Float64Array(size) : new Int32Array(size),
+  );
+  const long: number[] = [];
   const validity = columns.map(() => new Uint8Array(size / 8));
   for (let start = 0; start < rows.length; start += size) {
     const count = Math.min(size, rows.length - start);
@@ -67,8 +96,10 @@ export function appendChunks<R>(appender: DuckDBAppender, columns: readonly Stag
         if (valid) {
           switch (column.kind) {
             case 'text':
-              // The binding passes the text's byte length: a NUL inside stays (tested).
-              duckdb.vector_assign_string_element(vector, i, v as string);
+              if (!inlineInto(v as string, values as Uint8Array, i * STRING_BYTES)) {
+                (values as Uint8Array).fill(0, i * STRING_BYTES, (i + 1) * STRING_BYTES);
+                long.push(i);
+              }
               break;
             case 'int': {
               const n = Math.round(v as number);
@@ -95,9 +126,14 @@ export function appendChunks<R>(appender: DuckDBAppender, columns: readonly Stag
         if (!valid) {
           mask[i >> 3] = (mask[i >> 3] as number) & ~(1 << (i & 7));
           nulls = true;
+          if (column.kind === 'text') (values as Uint8Array).fill(0, i * STRING_BYTES, (i + 1) * STRING_BYTES);
         }
       }
-      if (column.kind !== 'text') duckdb.copy_data_to_vector(vector, 0, values.buffer as ArrayBuffer, 0, count * values.BYTES_PER_ELEMENT * (wide(column.kind) ? 2 : 1));
+      const width = column.kind === 'text' ? STRING_BYTES : values.BYTES_PER_ELEMENT * (wide(column.kind) ? 2 : 1);
+      duckdb.copy_data_to_vector(vector, 0, values.buffer as ArrayBuffer, 0, count * width);
+      // The binding passes the text's byte length: a NUL inside stays (tested).
+      for (const i of long) duckdb.vector_assign_string_element(vector, i, read(rows[start + i] as R, start + i) as string);
+      long.length = 0;
       if (nulls) {
         duckdb.vector_ensure_validity_writable(vector);
         duckdb.copy_data_to_vector_validity(vector, 0, mask.buffer as ArrayBuffer, 0, mask.byteLength);
