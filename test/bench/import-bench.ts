@@ -11,9 +11,8 @@ import { join } from 'node:path';
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
 import { planChunks } from '#domain/imports/planner.ts';
 import { generateDataset, startFakeSimpleAnalytics } from '../support/fake-simpleanalytics.ts';
-import type { BenchRow } from './run.ts';
 import { startServer, type Server } from './service.ts';
-import { median, RUNS } from './stats.ts';
+import { fmt, median, RUNS, type BenchRow } from './stats.ts';
 
 interface BenchJob {
   id: string;
@@ -26,7 +25,6 @@ interface BenchJob {
   rows_skipped: number;
 }
 
-const fmt = (n: number) => Math.round(n).toLocaleString('en');
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
 /** Median of RUNS imports, each into a fresh service and data directory, from the same fake export. */

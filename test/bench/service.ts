@@ -1,10 +1,15 @@
 /** `npm start`'s service in a process of its own, for the benchmarks that load it over HTTP. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
+import { fmt } from './stats.ts';
 
 export interface Server {
   url: string;
   dataDir: string;
+  /** The server's own process, for reads of /proc/<pid>. */
+  pid: number;
   rssMb(): number;
   stop(): Promise<void>;
 }
@@ -32,6 +37,7 @@ export async function startServer(dataDir: string, verifyTemplate: string, env: 
   return {
     url,
     dataDir,
+    pid: child.pid as number,
     rssMb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
     stop: () =>
       new Promise((ok) => {
@@ -40,3 +46,40 @@ export async function startServer(dataDir: string, verifyTemplate: string, env: 
       }),
   };
 }
+
+let clockTicks: number | null = null;
+
+/**
+ * CPU seconds process `pid` has used so far, user and system, summed over all
+ * its threads (DuckDB's and libuv's too): utime and stime of /proc/<pid>/stat,
+ * in clock ticks of `getconf CLK_TCK`.
+ */
+export function cpuSeconds(pid: number): number {
+  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces: count from the `)` that closes it; field 3 is then index 0.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+}
+
+export const BENCH_OWNER = 'bench-owner';
+
+/** The bench owner's ID token, and registration (verified) of a hostname under it. */
+export async function ownerSession(server: Server) {
+  const token = await mintIdToken(loadIssuerKey(server.dataDir), BENCH_OWNER);
+  const auth = { authorization: `Bearer ${token}` };
+  const register = async (hostname: string) => {
+    await fetch(`${server.url}/api/sites`, { method: 'POST', headers: auth, body: JSON.stringify({ hostname }) });
+    await fetch(`${server.url}/api/sites/${hostname}/verify`, { method: 'POST', headers: auth });
+  };
+  return { auth, register };
+}
+
+/** An autocannon run (20 connections, 5 s unless told); any non-2xx answer or error fails it. */
+export async function load(url: string, options: Partial<autocannon.Options> = {}) {
+  const result = await autocannon({ url, connections: 20, duration: 5, ...options });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return result;
+}
+
+export const rps = (r: autocannon.Result) => `${fmt(r.requests.average)} req/s (p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms)`;
