@@ -18,6 +18,8 @@ const Env = z.object({
   // Proxies in front whose X-Forwarded-For entries are believed; 0: the socket address.
   TRUST_PROXY: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 0),
   DURABLE_RECEIPT: z._default(z.enum(['0', '1']), '1'),
+  // Memory the event store's flag index may take, MiB (past it a day's flags are decided in SQL: slower, never wrong).
+  EVENT_INDEX_MB: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 1024),
   SIMPLEANALYTICS_BASE_URL: z._default(z.string(), 'https://simpleanalytics.com'),
   EVENT_QUEUE_URL: z.optional(z.string()),
   // Imports (issue 5): the chunk queue and KMS key in AWS; the credential test's timeout (20 s).
@@ -45,6 +47,7 @@ export interface Config {
   trustedProxies: number;
   /** Locally, a beacon is journaled (on disk) before its 200; off, a crash may lose the last half second. */
   durableReceipt: boolean;
+  eventIndexBytes: number;
   simpleAnalyticsBaseUrl: string;
   /** AWS: the SQS queue between collector and writer. */
   eventQueueUrl: string | null;
@@ -106,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     publicUrls: e.PUBLIC_URL === undefined ? null : parsePublicUrls(e.PUBLIC_URL),
     trustedProxies: e.TRUST_PROXY,
     durableReceipt: e.DURABLE_RECEIPT === '1',
+    eventIndexBytes: e.EVENT_INDEX_MB * 2 ** 20,
     simpleAnalyticsBaseUrl: e.SIMPLEANALYTICS_BASE_URL,
     eventQueueUrl: e.EVENT_QUEUE_URL ?? null,
     importQueueUrl: e.IMPORT_QUEUE_URL ?? null,

@@ -127,7 +127,10 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   const dataDir = ownDataDir(config.dataDir);
   const store = await startLocalStore(config);
   const registry = new DynamoRegistry(store.client, config.tableName);
-  const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { registrationsOf: (hostnames) => currentRegistrations(registry, hostnames) });
+  const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), {
+    registrationsOf: (hostnames) => currentRegistrations(registry, hostnames),
+    indexBytes: config.eventIndexBytes,
+  });
   // Opened even when receipt is not durable, so rows an earlier durable run left are still written.
   const { journal, recovered } = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'events'));
   const eventQueue = createEventQueue(events, dataDir, journal, config.durableReceipt);
