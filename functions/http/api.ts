@@ -10,7 +10,7 @@ import { ApiError, INTERNAL_ERROR, NOT_FOUND } from '#domain/errors.ts';
 import type { Caller } from '#domain/auth.ts';
 import { getServices, type Services } from '#platform/services.ts';
 import { log, logEnabled, type LogLevel } from '#platform/log.ts';
-import { matchRouteKey } from './route-match.ts';
+import { createRouteMatcher, parseRouteKey } from './route-match.ts';
 
 export type ApiResponse = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
 
@@ -135,18 +135,20 @@ function apiErrors(): middy.MiddlewareObj<APIGatewayProxyEventV2, ApiResponse> {
 
 /**
  * One Lambda handler for a route group, dispatching on the API Gateway route
- * key; `$default` and any key it does not know answer 404 `not found`.
+ * key; `$default` (a Function URL event, or no route matched) by path, with the
+ * same matcher as the local edge; no route, or a key it does not know, answers 404 `not found`.
  */
 export function createGroupHandler(routeHandlers: Record<string, RouteHandler>, options: GroupOptions = {}): GroupHandler {
-  const keys = Object.keys(routeHandlers);
+  const match = createRouteMatcher(Object.keys(routeHandlers).map((key) => ({ key, ...parseRouteKey(key) })));
   const requestLogLevel = options.requestLogLevel ?? 'info';
   /** The key of the route that answers: its own, or for Function URLs (the collector, no route key) the group route its path matches. */
   const resolve = (req: ApiRequest, routeKey: string): string | null => {
     if (routeHandlers[routeKey]) return routeKey;
-    const matched = routeKey === '$default' ? matchRouteKey(keys, req.method, req.path) : null;
-    if (!matched) return null;
+    if (routeKey !== '$default') return null;
+    const matched = match(req.method, req.path);
+    if (!matched.route) return null;
     req.params = matched.params;
-    return matched.key;
+    return matched.route.key;
   };
   const serve = async (req: ApiRequest, routeKey: string): Promise<ApiResponse> => {
     const started = performance.now();

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import * as s from './schemas.ts';
-import { matchPath } from './route-match.ts';
+import { createRouteMatcher, matchPath, type RoutePattern } from './route-match.ts';
 
 export { matchPath };
 
@@ -45,7 +45,7 @@ export interface RouteDef {
   responses: Record<number, ResponseDef>;
 }
 
-export const routeKey = (r: Pick<RouteDef, 'method' | 'path'>): string => `${r.method} ${r.path}`;
+export const routeKey = (r: RoutePattern): string => `${r.method} ${r.path}`;
 
 /** A JSON error answer with these exact texts (spec part 7). */
 const err = (...errors: string[]): ResponseDef => ({ description: errors.join('; '), schema: s.ErrorBody, errors });
@@ -405,28 +405,9 @@ const importRoutes: RouteDef[] = [
 
 export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes, ...importRoutes];
 
-/** Routes without parameters, by path: most requests (collector, health) resolve with one lookup. */
-const literalRoutes = new Map<string, RouteDef[]>();
-for (const route of routes) {
-  if (!route.path.includes('{')) literalRoutes.set(route.path, [...(literalRoutes.get(route.path) ?? []), route]);
-}
-
 /**
  * The route for a request, preferring literal segments over parameters the way
- * API Gateway does (`/api/management-keys/self` before `/{id}`).
+ * API Gateway does (`/api/management-keys/self` before `/{id}`); the same
+ * matcher the group handlers use for Function URL events.
  */
-export function findRoute(method: string, path: string): { route: RouteDef; params: Record<string, string> } | { route: null; pathMatched: boolean } {
-  const literal = literalRoutes.get(path)?.find((r) => r.method === method || r.method === 'ANY');
-  if (literal) return { route: literal, params: {} };
-  let best: { route: RouteDef; params: Record<string, string>; literal: number } | null = null;
-  let pathMatched = false;
-  for (const route of routes) {
-    const params = matchPath(route.path, path);
-    if (!params) continue;
-    pathMatched = true;
-    if (route.method !== method && route.method !== 'ANY') continue;
-    const literal = route.path.split('/').filter((seg) => !seg.startsWith('{')).length;
-    if (!best || literal > best.literal) best = { route, params, literal };
-  }
-  return best ? { route: best.route, params: best.params } : { route: null, pathMatched };
-}
+export const findRoute = createRouteMatcher(routes);

@@ -4,7 +4,8 @@
  * handlers' own dispatch (GroupHandler.serve) rather than an API Gateway event.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { findRoute, routeKey, type RouteGroup } from '#http/routes.ts';
+import { routeKey, routes, type RouteGroup } from '#http/routes.ts';
+import { createRouteMatcher, type RouteMatch, type RoutePattern } from '#http/route-match.ts';
 import type { ApiRequest, ApiResponse, GroupHandler } from '#http/api.ts';
 import { getServices, type Services } from '#platform/services.ts';
 import { clientIp } from '#domain/client-ip.ts';
@@ -16,7 +17,12 @@ export interface LocalServerOptions {
   groups: Record<RouteGroup, GroupHandler>;
   /** Proxies in front whose X-Forwarded-For entries are believed (TRUST_PROXY). */
   trustedProxies: number;
+  /** The routes the edge dispatches: the route table unless given (tests hand it their own). */
+  routes?: readonly EdgeRoute[];
 }
+
+type EdgeRoute = RoutePattern & { group: RouteGroup };
+type EdgeMatcher = (method: string, path: string) => RouteMatch<EdgeRoute>;
 
 function sourceIp(req: IncomingMessage, trustedProxies: number): string {
   const forwarded = req.headers['x-forwarded-for'];
@@ -67,7 +73,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   });
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, options: LocalServerOptions): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, options: LocalServerOptions, findRoute: EdgeMatcher): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
   const url = new URL(req.url ?? '/', 'http://local');
   const match = findRoute(method, url.pathname);
@@ -92,8 +98,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
 }
 
 export function createLocalServer(options: LocalServerOptions): Server {
+  const findRoute = createRouteMatcher(options.routes ?? routes);
   return createServer((req, res) => {
-    handle(req, res, options).catch((e: unknown) => {
+    handle(req, res, options, findRoute).catch((e: unknown) => {
       if (e instanceof ClientGone) {
         console.debug(JSON.stringify({ level: 'debug', msg: 'client disconnected mid-request', method: req.method, message: e.message }));
         return;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestService, type TestService } from '../support/local-node.ts';
 import { FRESH_TABLE } from '#adapters/duckdb/duckdb-event-store.ts';
+import { httpApiEvent } from '../support/lambda-events.ts';
 
 const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.7000.0 Safari/537.36';
 
@@ -46,11 +47,7 @@ describe('on Lambda', () => {
     const { handler } = await import('#http/handlers/collector.ts');
     const site = await svc.site(owner, { prefix: 'lambda-ip' });
     const event = (sourceIp: string, headers: Record<string, string>) =>
-      ({
-        version: '2.0', routeKey: '$default', rawPath: '/events', rawQueryString: '', headers: { 'user-agent': UA, ...headers },
-        requestContext: { http: { method: 'POST', path: '/events', protocol: 'HTTP/1.1', sourceIp, userAgent: UA }, routeKey: '$default', stage: '$default' },
-        body: beacon(site), isBase64Encoded: false,
-      }) as never;
+      httpApiEvent('POST /events', { method: 'POST', url: '/events', sourceIp, headers: { 'user-agent': UA, ...headers }, body: beacon(site) });
     for (const e of [event('203.0.113.9', {}), event('203.0.113.9', { 'x-forwarded-for': '1.1.1.1, 2.2.2.2' }), event('203.0.113.10', { 'x-forwarded-for': '203.0.113.9' })]) {
       expect((await handler(e, {} as never)).statusCode).toBe(200);
     }

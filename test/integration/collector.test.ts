@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { PLAIN_PAGE, scriptPage, startTestService, type TestService } from '../support/local-node.ts';
 import { FRESH_TABLE } from '#adapters/duckdb/duckdb-event-store.ts';
 import { getServices } from '#platform/services.ts';
+import { functionUrlEvent } from '../support/lambda-events.ts';
 
 const CHROME = (n: number) => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.${n}.0 Safari/537.36`;
 let uaCounter = 0;
@@ -314,15 +315,8 @@ describe('bots, replays and visitors', () => {
 });
 
 describe('Lambda Function URL', () => {
-  const event = (method: string, rawPath: string, payload?: string, domainName?: string) =>
-    ({
-      version: '2.0', routeKey: '$default', rawPath, rawQueryString: '', headers: { 'user-agent': 'Mozilla/5.0 Firefox/125.0' },
-      requestContext: {
-        http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'x' }, routeKey: '$default', stage: '$default',
-        ...(domainName ? { domainName } : {}),
-      },
-      body: payload, isBase64Encoded: false,
-    }) as never;
+  const event = (method: string, url: string, body?: string, domainName?: string) =>
+    functionUrlEvent({ method, url, body, sourceIp: '203.0.113.9', headers: { 'user-agent': 'Mozilla/5.0 Firefox/125.0' }, ...(domainName ? { domainName } : {}) });
 
   it('dispatches events that carry no route key by path, as a Function URL sends them', async () => {
     const { handler } = await import('#http/handlers/collector.ts');

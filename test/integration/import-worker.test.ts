@@ -26,6 +26,7 @@ import { systemClock } from '#ports/clock.ts';
 import { CREDENTIALS_GONE, chunkMessages, createImportWorker, type ImportWorker } from '#workers/import-worker.ts';
 import { createSqsImportWorkerHandler } from '#workers/sqs-import-worker.ts';
 import { generateDataset, type SaDataset } from '../support/fake-simpleanalytics.ts';
+import { sqsEvent } from '../support/lambda-events.ts';
 
 let dir: string;
 let store: LocalStore;
@@ -246,9 +247,16 @@ describe('SQS import worker handler', () => {
       return m.chunk === 2 ? ({ outcome: 'aborted' } as const) : ({ outcome: 'recorded', counts: { imported: 1, skipped: 0 } } as const);
     });
     const handler = createSqsImportWorkerHandler({ processChunk });
-    const record = (messageId: string, body: string) => ({ messageId, body }) as never;
     const msg = (chunk: number) => JSON.stringify({ site: 's.example', job_id: 'j', chunk, attempt: 1 });
-    const r = await handler({ Records: [record('a', msg(0)), record('b', msg(1)), record('c', 'not json'), record('d', JSON.stringify({ site: 1 })), record('e', msg(2))] });
+    const r = await handler(
+      sqsEvent(
+        { messageId: 'a', body: msg(0) },
+        { messageId: 'b', body: msg(1) },
+        { messageId: 'c', body: 'not json' },
+        { messageId: 'd', body: JSON.stringify({ site: 1 }) },
+        { messageId: 'e', body: msg(2) },
+      ),
+    );
     expect(r).toEqual({ batchItemFailures: [{ itemIdentifier: 'b' }, { itemIdentifier: 'e' }] });
     expect(processChunk).toHaveBeenCalledTimes(3);
   });

@@ -2,7 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../support/local-node.ts';
-import { rotateSalts } from '#workers/rotate-salts.ts';
+import type { ScheduledEvent } from 'aws-lambda';
+import { handler as rotateSaltsHandler, rotateSalts } from '#workers/rotate-salts.ts';
+import { scheduledEvent } from '../support/lambda-events.ts';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -28,6 +30,14 @@ describe('daily salts', () => {
     expect(await registry.getOrCreateDailySalt('2030-12-31', 'new', 1)).toBe('new');
     expect(await registry.getOrCreateDailySalt('2031-01-01', 'x', 1)).toBe('salt-a');
     expect(await registry.getOrCreateDailySalt('2031-01-02', 'x', 1)).toBe('future');
+  });
+  it("deletes the ended days' salts when the EventBridge schedule invokes the function", async () => {
+    const registry = svc.node.services.registry;
+    await registry.getOrCreateDailySalt('2020-02-02', 'long-ended', 1);
+    // The entry point as the stack wires it: the rule's scheduled event in, the count out.
+    const onSchedule: (event: ScheduledEvent) => Promise<{ deleted: number }> = rotateSaltsHandler;
+    expect(await onSchedule(scheduledEvent(svc.node.services.clock.now()))).toEqual({ deleted: 1 });
+    expect(await registry.getOrCreateDailySalt('2020-02-02', 'new', 1)).toBe('new');
   });
 });
 

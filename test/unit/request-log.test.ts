@@ -4,9 +4,10 @@
  * read when the logger loads, so each case loads the modules afresh.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import type { ApiRequest } from '#http/api.ts';
 import type { Services } from '#platform/services.ts';
+import { functionUrlEvent, httpApiEvent } from '../support/lambda-events.ts';
 
 const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.secret-token.signature';
 
@@ -68,10 +69,9 @@ describe('request log', () => {
 
   it('writes the same line on the Lambda path, and for a Function URL the matched route', async () => {
     const { product, collector, logged } = await load('debug');
-    const event = (method: string, path: string, routeKey: string) =>
-      ({ routeKey, rawPath: path, rawQueryString: 'token=x', headers: { authorization: `Bearer ${TOKEN}` }, requestContext: { http: { method, sourceIp: '127.0.0.1' } }, isBase64Encoded: false }) as unknown as APIGatewayProxyEventV2;
-    await product(event('GET', '/api/things/abc', 'GET /api/things/{id}'), {} as Context);
-    await collector(event('POST', '/events', '$default'), {} as Context);
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    await product(httpApiEvent('GET /api/things/{id}', { method: 'GET', url: '/api/things/abc?token=x', headers }), {} as Context);
+    await collector(functionUrlEvent({ method: 'POST', url: '/events?token=x', headers }), {} as Context);
     expect(logged().map(({ level, method, route, status }) => ({ level, method, route, status }))).toEqual([
       { level: 'info', method: 'GET', route: '/api/things/{id}', status: 200 },
       { level: 'debug', method: 'POST', route: '/events', status: 200 },

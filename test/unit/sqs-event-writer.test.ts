@@ -1,30 +1,11 @@
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSqsEventWriterHandler, parseRecord } from '#workers/sqs-event-writer.ts';
 import type { EventRow, EventStore } from '#ports/event-store.ts';
 import { eventRow } from '../contract/event-store.contract.ts';
+import { sqsEvent } from '../support/lambda-events.ts';
 
-/** Shaped like a record the SQS event source mapping delivers. */
-function sqsRecord(messageId: string, body: string): SQSRecord {
-  return {
-    messageId,
-    receiptHandle: `AQEB${messageId}`,
-    body,
-    attributes: {
-      ApproximateReceiveCount: '1',
-      SentTimestamp: '1750000000000',
-      SenderId: 'AIDAEXAMPLE',
-      ApproximateFirstReceiveTimestamp: '1750000000001',
-    },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:eu-central-1:123456789012:tt-events',
-    awsRegion: 'eu-central-1',
-  };
-}
-
-const sqsEvent = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
+/** One message of the batch: `sqsEvent(record('m1', body), …)`. */
+const record = (messageId: string, body: string) => ({ messageId, body });
 
 /** An in-memory store that fails the batches `fail` picks. */
 function fakeStore(fail: (rows: readonly EventRow[]) => boolean = () => false) {
@@ -63,7 +44,7 @@ describe('createSqsEventWriterHandler', () => {
   it('writes every row of the batch with one saveEvents and reports no failures', async () => {
     const { store, calls } = fakeStore();
     const [a, b, c] = [eventRow(), eventRow(), eventRow()];
-    const result = await createSqsEventWriterHandler(store)(sqsEvent(sqsRecord('m1', JSON.stringify(a)), sqsRecord('m2', JSON.stringify([b, c]))));
+    const result = await createSqsEventWriterHandler(store)(sqsEvent(record('m1', JSON.stringify(a)), record('m2', JSON.stringify([b, c]))));
     expect(result).toEqual({ batchItemFailures: [] });
     expect(calls).toEqual([[a, b, c]]);
   });
@@ -71,7 +52,7 @@ describe('createSqsEventWriterHandler', () => {
   it('drops malformed bodies, counting them, without failing them (they would fail forever)', async () => {
     const { store, calls } = fakeStore();
     const row = eventRow();
-    const result = await createSqsEventWriterHandler(store)(sqsEvent(sqsRecord('bad', '{oops'), sqsRecord('ok', JSON.stringify(row))));
+    const result = await createSqsEventWriterHandler(store)(sqsEvent(record('bad', '{oops'), record('ok', JSON.stringify(row))));
     expect(result.batchItemFailures).toEqual([]);
     expect(calls).toEqual([[row]]);
     const summary = vi.mocked(console.log).mock.calls.map((c) => JSON.parse(String(c[0]))).find((l) => l.msg === 'event writer batch');
@@ -83,14 +64,14 @@ describe('createSqsEventWriterHandler', () => {
     const poison = eventRow({ site: 'poison.example' });
     const { store } = fakeStore((rows) => rows.some((r) => r.site === 'poison.example'));
     const result = await createSqsEventWriterHandler(store)(
-      sqsEvent(sqsRecord('m1', JSON.stringify(eventRow())), sqsRecord('m2', JSON.stringify(poison)), sqsRecord('m3', JSON.stringify(eventRow()))),
+      sqsEvent(record('m1', JSON.stringify(eventRow())), record('m2', JSON.stringify(poison)), record('m3', JSON.stringify(eventRow()))),
     );
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'm2' }] });
   });
 
   it('reports every record when the store is down, without trying each one at length', async () => {
     const { store, calls } = fakeStore(() => true);
-    const records = Array.from({ length: 10 }, (_, i) => sqsRecord(`m${i}`, JSON.stringify(eventRow())));
+    const records = Array.from({ length: 10 }, (_, i) => record(`m${i}`, JSON.stringify(eventRow())));
     const result = await createSqsEventWriterHandler(store)(sqsEvent(...records));
     expect(result.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(records.map((r) => r.messageId));
     expect(calls.length).toBeLessThanOrEqual(4);
@@ -99,7 +80,7 @@ describe('createSqsEventWriterHandler', () => {
   it('answers an empty batch, or one with only malformed bodies, without calling the store', async () => {
     const { store, calls } = fakeStore();
     expect(await createSqsEventWriterHandler(store)(sqsEvent())).toEqual({ batchItemFailures: [] });
-    expect(await createSqsEventWriterHandler(store)(sqsEvent(sqsRecord('x', '')))).toEqual({ batchItemFailures: [] });
+    expect(await createSqsEventWriterHandler(store)(sqsEvent(record('x', '')))).toEqual({ batchItemFailures: [] });
     expect(calls).toEqual([]);
   });
 });
