@@ -177,16 +177,20 @@ function render(rows: BenchRow[]): string {
 const PARTS = ['tracker', 'bundles', 'writer', 'http', 'long', 'imports', 'reports'];
 
 /** What docs/benchmarks.md says above the table: how each part was run. */
-function header(total: number): string {
+function header(total: number, only: ReadonlySet<string>): string {
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
   const long = longRunSettings();
   const writer = writerSettings();
   return [
     `Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)} (${machine}).`,
     `HTTP load: autocannon, 20 connections, 5 s per run, against \`npm start\` in its own process (and the bare baseline in its own process). Throughput budgets (writer, collector share, import) are judged on the median of ${RUNS} runs, every run listed: this machine varies ±10–15 % from run to run. Reports: 25 sequential requests each, the first (cold) one dropped; ${fmt(total)} events seeded over 90 days.`,
-    `Long collector run: \`npm start\` (durable receipt) loaded over ${long.connections} connections for ${fmt(long.seconds)} s or until ${fmt(long.max)} beacons are answered, each beacon a new pageview, on one UTC day (the run waits for 00:00 UTC rather than cross it); read every ${fmt(long.minute)} s: throughput as a share of the bare server's (mean of ${fmt(long.minute)} s before and after the long run, same load) and the server process's CPU time (utime + stime over all its threads, /proc/<pid>/stat) per beacon answered, against the bare server's per request. The CPU the writer spends draining the queue after the last reading is not counted. Afterwards the server is stopped and its DuckDB file must hold every beacon answered 2xx exactly once.`,
-    `Writer: ${fmt(writer.rows)} rows through the local queue into an empty store and onto a store already holding ${fmt(writer.prefill)} rows of the same UTC day (made with SQL, stored through saveSelected, the store closed and reopened), ${RUNS} alternating rounds, each in a process of its own; the reopen's time and the RSS it adds are listed.`,
-  ].join('\n');
+    only.has('long') &&
+      `Long collector run: \`npm start\` (durable receipt) loaded over ${long.connections} connections for ${fmt(long.seconds)} s or until ${fmt(long.max)} beacons are answered, each beacon a new pageview, on one UTC day (the run waits for 00:00 UTC rather than cross it); read every ${fmt(long.minute)} s: throughput as a share of the bare server's (mean of ${fmt(long.minute)} s before and after the long run, same load) and the server process's CPU time (utime + stime over all its threads, /proc/<pid>/stat) per beacon answered, against the bare server's per request. The CPU the writer spends draining the queue after the last reading is not counted. Afterwards the server is stopped and its DuckDB file must hold every beacon answered 2xx exactly once.`,
+    only.has('writer') &&
+      `Writer: ${fmt(writer.rows)} rows through the local queue into an empty store and onto a store already holding ${fmt(writer.prefill)} rows of the same UTC day (made with SQL, stored through saveSelected, the store closed and reopened), ${RUNS} alternating rounds, each in a process of its own; the reopen's time and the RSS it adds are listed.`,
+  ]
+    .filter(Boolean)
+    .join('\n');
 }
 
 export async function runBenchmarks(): Promise<void> {
@@ -223,5 +227,5 @@ export async function runBenchmarks(): Promise<void> {
   }
   const table = render(rows);
   console.log(table);
-  writeFileSync('docs/benchmarks.md', `# Benchmarks\n\n${header(total)}\n\n${table}\n`);
+  writeFileSync('docs/benchmarks.md', `# Benchmarks\n\n${header(total, only)}\n\n${table}\n`);
 }
