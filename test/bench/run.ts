@@ -23,6 +23,7 @@ import { collectorBench, longCollectorBench, longRunSettings } from './collector
 import { writerBench, writerSettings } from './writer-bench.ts';
 import { importBench } from './import-bench.ts';
 import { envNumber, fmt, RUNS, type BenchRow } from './stats.ts';
+import { dimensionColumns } from './seed-columns.ts';
 
 /** A page for the verifier: every hostname serves the script tag (a tracker proxied on the site, which verifies). */
 async function startPageServer(): Promise<{ server: HttpServer; template: string }> {
@@ -99,13 +100,7 @@ export async function seedReports(dataDir: string, total: number): Promise<void>
       CASE WHEN i % 10 = 1 THEN 'e' || page END AS original_id,
       CASE WHEN i % 10 = 0 THEN 'event_' || (i % 30) END AS event,
       'v' || (i % 200000) AS visitor, i % 5 = 0 AS "unique", NULL AS page_id, NULL AS session_id,
-      '/page/' || (i % 500) AS path, NULL AS query, NULL AS referrer,
-      CASE WHEN i % 3 = 0 THEN 'google.com' WHEN i % 3 = 1 THEN 'news.example' END AS referrer_host,
-      CASE WHEN i % 17 = 0 THEN 'newsletter' END AS utm_source, NULL AS utm_medium, NULL AS utm_campaign, NULL AS utm_term, NULL AS utm_content,
-      CASE WHEN i % 17 = 0 THEN 'newsletter' WHEN i % 3 = 0 THEN 'google.com' WHEN i % 3 = 1 THEN 'news.example' END AS source,
-      ['DE','US','FR','JP','IN'][1 + i % 5] AS country, ['Chrome','Firefox','Safari'][1 + i % 3] AS browser,
-      ['Windows','macOS','iOS','Android'][1 + i % 4] AS os, ['desktop','mobile'][1 + i % 2] AS device, 'en' AS language,
-      1280 AS viewport_width, 720 AS viewport_height, 1920 AS screen_width, 1080 AS screen_height,
+      '/page/' || (i % 500) AS path, NULL AS query, NULL AS referrer,${dimensionColumns('i')}
       CASE WHEN i % 10 = 1 THEN i % 120 END AS duration, CASE WHEN i % 10 = 1 THEN i % 101 END AS scrolled,
       i % 50 = 0 AS bot, NULL AS metadata, true AS https, false AS imported, NULL AS source_id, r, page
     -- An append (i % 10 = 1) belongs to the pageview two rows before it: same site, seconds later.

@@ -34,6 +34,7 @@ import { QueueFullError } from '#ports/queue.ts';
 import type { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { createEventQueue, EVENT_BATCH_SIZE, EVENT_WRITES_IN_FLIGHT } from '#platform/local.ts';
 import { envNumber, fmt, median, percent, RUNS, type BenchRow } from './stats.ts';
+import { dimensionColumns } from './seed-columns.ts';
 
 const SITE = 'writer.example';
 /** Rows handed to saveSelected at once while prefilling. */
@@ -68,13 +69,7 @@ export function dayRowsSql(day: Day, part: Part, from: number, to: number): stri
       'd' || j AS id, CASE WHEN kind = 'append' THEN 'd' || page END AS original_id,
       CASE WHEN kind = 'event' THEN 'event_' || (h % 20) END AS event,
       'v' || (${visitor}) AS visitor, i % 5 = 0 AS "unique", NULL AS page_id, NULL AS session_id,
-      '/page/' || (h % 300) AS path, NULL AS query, NULL AS referrer,
-      CASE WHEN h % 3 = 0 THEN 'google.com' WHEN h % 3 = 1 THEN 'news.example' END AS referrer_host,
-      CASE WHEN h % 17 = 0 THEN 'newsletter' END AS utm_source, NULL AS utm_medium, NULL AS utm_campaign, NULL AS utm_term, NULL AS utm_content,
-      CASE WHEN h % 17 = 0 THEN 'newsletter' WHEN h % 3 = 0 THEN 'google.com' WHEN h % 3 = 1 THEN 'news.example' END AS source,
-      ['DE','US','FR','JP','IN'][1 + h % 5] AS country, ['Chrome','Firefox','Safari'][1 + h % 3] AS browser,
-      ['Windows','macOS','iOS','Android'][1 + h % 4] AS os, ['desktop','mobile'][1 + h % 2] AS device, 'en' AS language,
-      1280 AS viewport_width, 720 AS viewport_height, 1920 AS screen_width, 1080 AS screen_height,
+      '/page/' || (h % 300) AS path, NULL AS query, NULL AS referrer,${dimensionColumns('h')}
       CASE WHEN kind = 'append' THEN (i % 120)::INTEGER END AS duration, CASE WHEN kind = 'append' THEN (i % 101)::INTEGER END AS scrolled,
       h % 50 = 0 AS bot, NULL AS metadata, true AS https, false AS imported, NULL AS source_id
     FROM (SELECT *, (hash(page) >> 1)::BIGINT AS h FROM (

@@ -307,7 +307,8 @@ export class FlagIndex {
       d.repairIdentity.fill(1);
       d.repairVisitorDay.fill(1);
       d.repairParent.fill(1);
-      this.forget(d.days.flatMap((x) => [x - NEEDED_BEFORE, x, x + NEEDED_AFTER + 1]));
+      // Its rows change the tables of these days only (their own, and the day before's orphans).
+      this.forget(d.days);
       return d;
     }
     const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => (b.rows[x] as EventRow).ts - (b.rows[y] as EventRow).ts || x - y);
