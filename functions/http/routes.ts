@@ -411,6 +411,9 @@ for (const route of routes) {
   if (!route.path.includes('{')) literalRoutes.set(route.path, [...(literalRoutes.get(route.path) ?? []), route]);
 }
 
+/** Whether `path` is exactly the path of a route without parameters. */
+export const isLiteralRoutePath = (path: string): boolean => literalRoutes.has(path);
+
 /**
  * The route for a request, preferring literal segments over parameters the way
  * API Gateway does (`/api/management-keys/self` before `/{id}`).

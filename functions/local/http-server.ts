@@ -4,9 +4,10 @@
  * handlers' own dispatch (GroupHandler.serve) rather than an API Gateway event.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { findRoute, routeKey, type RouteGroup } from '#http/routes.ts';
+import { findRoute, isLiteralRoutePath, routeKey, routes, type RouteDef, type RouteGroup } from '#http/routes.ts';
 import type { ApiRequest, ApiResponse, GroupHandler } from '#http/api.ts';
-import { getServices, type Services } from '#platform/services.ts';
+import { parseQueryString } from '#http/query-string.ts';
+import type { Services } from '#platform/services.ts';
 import { clientIp } from '#domain/client-ip.ts';
 
 /** Product request bodies above this are refused before they reach a handler. */
@@ -16,7 +17,11 @@ export interface LocalServerOptions {
   groups: Record<RouteGroup, GroupHandler>;
   /** Proxies in front whose X-Forwarded-For entries are believed (TRUST_PROXY). */
   trustedProxies: number;
+  /** The instance's services, handed to every request. */
+  services: Services;
 }
+
+const ROUTE_KEYS = new Map<RouteDef, string>(routes.map((r) => [r, routeKey(r)]));
 
 function sourceIp(req: IncomingMessage, trustedProxies: number): string {
   const forwarded = req.headers['x-forwarded-for'];
@@ -24,18 +29,43 @@ function sourceIp(req: IncomingMessage, trustedProxies: number): string {
 }
 
 /**
+ * The path and the query string (without `?`) of a request target. A path
+ * that is exactly a literal route's (every collector and health request) is
+ * taken as it is: the WHATWG URL parser would return it unchanged, and the
+ * query decodes the same either way. Anything else goes through the parser
+ * (dot segments, percent-escapes in the path, `//`, a fragment).
+ */
+function splitTarget(target: string): { path: string; search: string } {
+  const q = target.indexOf('?');
+  const path = q < 0 ? target : target.slice(0, q);
+  if (isLiteralRoutePath(path) && !target.includes('#')) return { path, search: q < 0 ? '' : target.slice(q + 1) };
+  const url = new URL(target, 'http://local');
+  return { path: url.pathname, search: url.search.slice(1) };
+}
+
+/**
+ * Header values by lowercased name, as API Gateway gives them. Node already
+ * lowercases names and joins repeated headers with commas, all but
+ * `set-cookie`, which it keeps as a list: only then is a copy needed.
+ */
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const headers = req.headers;
+  if (headers['set-cookie'] === undefined) return headers as Record<string, string>;
+  const joined: Record<string, string> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined) joined[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return joined;
+}
+
+/**
  * The request as a route function reads it, built from node:http directly:
  * the same fields an API Gateway v2 event gives on Lambda (functions/http/api.ts
- * toApiRequest). Node already lowercases header names; repeated headers it
- * keeps as a list are joined with commas, as API Gateway joins them.
+ * toApiRequest).
  */
-function requestFromNode(req: IncomingMessage, method: string, url: URL, body: Buffer, params: Record<string, string>, sourceIp: string, services: Services): ApiRequest {
-  const headers: Record<string, string> = {};
-  for (const name in req.headers) {
-    const value = req.headers[name];
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
-  }
-  return { method, path: url.pathname, params, query: url.search ? Object.fromEntries(url.searchParams) : {}, headers, body, sourceIp, services };
+function requestFromNode(req: IncomingMessage, method: string, path: string, search: string, body: Buffer, params: Record<string, string>, sourceIp: string, services: Services): ApiRequest {
+  return { method, path, params, query: parseQueryString(search), headers: headersOf(req), body, sourceIp, services };
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -69,15 +99,15 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
 
 async function handle(req: IncomingMessage, res: ServerResponse, options: LocalServerOptions): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
-  const url = new URL(req.url ?? '/', 'http://local');
-  const match = findRoute(method, url.pathname);
+  const { path, search } = splitTarget(req.url ?? '/');
+  const match = findRoute(method, path);
   const group: RouteGroup = match.route ? match.route.group : 'meta';
-  const key = match.route ? routeKey(match.route) : '$default';
+  const key = match.route ? (ROUTE_KEYS.get(match.route) as string) : '$default';
   const body = await readBody(req, MAX_BODY_BYTES);
   const handler = options.groups[group];
   let result: ApiResponse;
   if (body) {
-    result = await handler.serve(requestFromNode(req, method, url, body, match.route ? match.params : {}, sourceIp(req, options.trustedProxies), await getServices()), key);
+    result = await handler.serve(requestFromNode(req, method, path, search, body, match.route ? match.params : {}, sourceIp(req, options.trustedProxies), options.services), key);
   } else {
     // In the route group's own form: the collector's errors are plain text.
     result = handler.tooLarge();

@@ -22,7 +22,7 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
   const services = withInstanceState(runtime.adapters, { collectorInProcess: true });
   setServices(services);
   const stopRotation = scheduleSaltRotation(services.registry, () => services.clock.now());
-  const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies });
+  const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies, services });
   try {
     await new Promise<void>((ok, fail) => {
       server.once('error', fail);

@@ -3,7 +3,7 @@
  * script and the beacon routes. Answers are plain text or a GIF, never JSON,
  * and never a 5xx for anything a client sends.
  */
-import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload, type ParseResult } from '#domain/collector/payload.ts';
+import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload, type ParseResult, type QueryParams } from '#domain/collector/payload.ts';
 import { createGroupHandler, type ApiRequest, type ApiResponse } from '../api.ts';
 import { collect, logDrop, type Outcome } from '../collect.ts';
 
@@ -90,7 +90,7 @@ function jsonBeacon(append: boolean) {
  * hostname, path, https and query, never the acquisition referrer. Explicit
  * parameters win even when empty.
  */
-function withRefererPage(params: URLSearchParams, referer: string | undefined): URLSearchParams {
+function withRefererPage(params: QueryParams, referer: string | undefined): QueryParams {
   if (!referer) return params;
   let page: URL;
   try {
@@ -98,9 +98,9 @@ function withRefererPage(params: URLSearchParams, referer: string | undefined): 
   } catch {
     return params;
   }
-  const derived = new URLSearchParams(params);
+  const derived: Record<string, string> = { ...params };
   const fill = (name: string, value: string) => {
-    if (!derived.has(name)) derived.set(name, value);
+    if (!Object.hasOwn(derived, name)) derived[name] = value;
   };
   fill('hostname', page.hostname);
   fill('path', page.pathname);
@@ -112,7 +112,7 @@ function withRefererPage(params: URLSearchParams, referer: string | undefined): 
 function imageBeacon(fromReferer: boolean) {
   return async (req: ApiRequest): Promise<ApiResponse> => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(400, 'method not allowed');
-    let params = new URLSearchParams(req.query);
+    let params: QueryParams = req.query;
     // DNT before validation on image routes, unless the page opted in.
     if (doNotTrack(req) && !collectDntQuery(params)) return gif();
     if (fromReferer) params = withRefererPage(params, req.headers.referer);
