@@ -3,12 +3,14 @@
  * sender is answered, so a `kill -9` loses nothing that was acknowledged.
  *
  * Appends are group-committed: everything that arrives while a write is on
- * disk goes out in the next single write + fdatasync, so the cost per message
+ * disk goes out in the next single synchronized write (O_DSYNC: durable when
+ * it returns, as a write + fdatasync, in one system call), so the cost per message
  * falls as load rises. Messages live in numbered segment files; a segment is
  * deleted once it is closed and every message in it has been released (stored
  * or durably dead-lettered), which is how the journal is truncated as batches
  * commit. On open, what earlier runs left is handed back, oldest first.
  */
+import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { log } from '#platform/log.ts';
@@ -57,6 +59,13 @@ interface Waiter {
 }
 
 const SEGMENT_FILE = /^segment-(\d+)\.jsonl$/;
+/**
+ * Segments are opened for synchronized writes where the platform has them: one system call and one
+ * thread-pool round trip per commit instead of two (a write, then an fdatasync), which measured about
+ * half the event loop's CPU per commit. Elsewhere (Windows) each write is followed by a datasync.
+ */
+const DSYNC: number | undefined = constants.O_DSYNC;
+const SEGMENT_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | (DSYNC ?? 0);
 const segmentName = (id: number) => `segment-${String(id).padStart(12, '0')}.jsonl`;
 
 export class ReceiptJournal<T> {
@@ -145,7 +154,7 @@ export class ReceiptJournal<T> {
         const segment = await this.segmentForWrite();
         const data = Buffer.from(`${lines.join('\n')}\n`);
         await segment.file!.write(data);
-        await segment.file!.datasync();
+        if (DSYNC === undefined) await segment.file!.datasync();
         segment.bytes += data.length;
         segment.outstanding += lines.length;
         for (const w of waiters) w.resolve(segment.id);
@@ -161,7 +170,7 @@ export class ReceiptJournal<T> {
     if (s && s.bytes < this.segmentBytes && performance.now() - s.openedAt < this.segmentMs) return s;
     if (s) await this.closeSegment(s);
     const id = this.nextId++;
-    const file = await open(join(this.dir, segmentName(id)), 'a', 0o600);
+    const file = await open(join(this.dir, segmentName(id)), SEGMENT_FLAGS, 0o600);
     const fresh: Segment = { id, file, bytes: 0, openedAt: performance.now(), outstanding: 0 };
     this.segments.set(id, fresh);
     this.current = fresh;
