@@ -5,7 +5,9 @@ import { keyBytes } from './ttl-cache.ts';
  * entries and approximate key bytes (cleared when full), for hot paths whose
  * keys a client may choose.
  */
-export function memoize<T>(fn: (key: string) => T, maxEntries = 5000, maxBytes = 4 * 1024 * 1024): ((key: string) => T) & { readonly size: number; readonly bytes: number } {
+export type Memoized<T> = ((key: string) => T) & { readonly size: number; readonly bytes: number; readonly maxEntries: number; readonly maxBytes: number };
+
+export function memoize<T>(fn: (key: string) => T, maxEntries = 5000, maxBytes = 4 * 1024 * 1024): Memoized<T> {
   const cache = new Map<string, T>();
   let bytes = 0;
   const memoized = (key: string): T => {
@@ -26,5 +28,7 @@ export function memoize<T>(fn: (key: string) => T, maxEntries = 5000, maxBytes =
   return Object.defineProperties(memoized, {
     size: { get: () => cache.size },
     bytes: { get: () => bytes },
-  }) as typeof memoized & { readonly size: number; readonly bytes: number };
+    maxEntries: { value: maxEntries },
+    maxBytes: { value: maxBytes },
+  }) as Memoized<T>;
 }

@@ -29,13 +29,28 @@ export class TtlCache<K, V> {
   }
 
   get(key: K): { value: V } | undefined {
+    const e = this.live(key);
+    return e ? { value: e.value } : undefined;
+  }
+
+  /** Whether a live entry is held: no answer object made (hot paths). */
+  has(key: K): boolean {
+    return this.live(key) !== undefined;
+  }
+
+  /** The live entry's value, or undefined: only for caches whose values are never undefined (hot paths). */
+  value(key: K): V | undefined {
+    return this.live(key)?.value;
+  }
+
+  private live(key: K): { value: V; expires: number; bytes: number } | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
     if (e.expires <= this.now()) {
       this.delete(key);
       return undefined;
     }
-    return { value: e.value };
+    return e;
   }
 
   set(key: K, value: V, ttlMs: number): void {

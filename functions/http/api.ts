@@ -11,6 +11,7 @@ import type { Caller } from '#domain/auth.ts';
 import { getServices, type Services } from '#platform/services.ts';
 import { log, logEnabled, type LogLevel } from '#platform/log.ts';
 import { createRouteMatcher, parseRouteKey } from './route-match.ts';
+import { parseQueryString } from './query-string.ts';
 
 export type ApiResponse = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
 
@@ -18,6 +19,7 @@ export interface ApiRequest {
   method: string;
   path: string;
   params: Record<string, string>;
+  /** The query string's names and values, the last of a repeated name winning (http/query-string.ts). */
   query: Record<string, string>;
   /** Lowercased names. */
   headers: Record<string, string>;
@@ -78,7 +80,7 @@ export function toApiRequest(event: APIGatewayProxyEventV2, services: Services):
     method: event.requestContext.http.method.toUpperCase(),
     path: event.rawPath,
     params: (event.pathParameters ?? {}) as Record<string, string>,
-    query: event.rawQueryString ? Object.fromEntries(new URLSearchParams(event.rawQueryString)) : {},
+    query: parseQueryString(event.rawQueryString ?? ''),
     headers: lowerHeaders(event.headers),
     body: Buffer.from(raw, event.isBase64Encoded ? 'base64' : 'utf8'),
     sourceIp: event.requestContext.http.sourceIp,

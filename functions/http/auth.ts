@@ -92,11 +92,17 @@ function cacheSite(services: Services, hostname: string, site: SiteRecord | null
   }
 }
 
+/** The site as the per-instance caches know it: the record, null when known to be missing, undefined when not cached. */
+export function cachedSite(services: Services, hostname: string): SiteRecord | null | undefined {
+  const site = services.siteCache.value(hostname);
+  if (site) return site;
+  return services.missingSites.has(hostname) ? null : undefined;
+}
+
 /** Through the per-instance caches; `fresh` when the registry was read just now. */
 async function lookupSite(services: Services, hostname: string): Promise<{ site: SiteRecord | null; fresh: boolean }> {
-  const cached = services.siteCache.get(hostname);
-  if (cached) return { site: cached.value, fresh: false };
-  if (services.missingSites.get(hostname)) return { site: null, fresh: false };
+  const cached = cachedSite(services, hostname);
+  if (cached !== undefined) return { site: cached, fresh: false };
   // Sites are registered under their normalized name and path values are not normalized (spec part 4), so any
   // other name is unknown without asking; an overlong one would fail on the store's key size limit instead.
   if (!isNormalizedHostname(hostname)) return { site: null, fresh: true };

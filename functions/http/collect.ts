@@ -1,21 +1,24 @@
 /**
- * Ingestion as a list of named steps (STYLE.md): DNT, validation, hostname,
- * site lookup (with automatic verification), replay suppression, row, queue.
- * Every request that stores nothing says why, in one log field.
+ * The collector's steps after parse, DNT and validation, in order: normalize
+ * hostname → look up site → verify → enrich (bot flag included) → replay →
+ * enqueue. Pure steps live in functions/domain/collector/; the ones that read
+ * or write the registry and the queue are here. Each returns what it made or
+ * a Drop; each answers from the instance's caches without a promise when it
+ * can, so a beacon for a known site awaits only its queue.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { normalizeHostname } from '#domain/hostname.ts';
-import { memoize } from '#domain/memo.ts';
 import { registrationOf } from '#domain/registration.ts';
 import { isVerified } from '#domain/site.ts';
-import { utcDay } from '#domain/collector/enrich.ts';
-import { buildEventRow, type DailySalt, type DropReason } from '#domain/collector/event-row.ts';
+import type { CollectorCaches } from '#domain/collector/caches.ts';
+import { drop, isDrop, type Drop } from '#domain/collector/drop.ts';
+import { buildEventRow, type DailySalt } from '#domain/collector/event-row.ts';
 import type { CollectorPayload } from '#domain/collector/payload.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { QueueFullError } from '#ports/queue.ts';
 import type { SiteRecord } from '#ports/registry.ts';
+import { log } from '#platform/log.ts';
 import type { Services } from '#platform/services.ts';
-import { findSite } from './auth.ts';
+import { cachedSite, findSite } from './auth.ts';
 import { runVerification } from './verification.ts';
 
 /** Automatic verification runs at most this often per hostname and instance (a pending site is cached 15 s). */
@@ -32,124 +35,126 @@ export interface Beacon {
   servedOrigin?: string | undefined;
 }
 
-export type Outcome = { stored: true } | { stored: false; reason: DropReason };
-
-const DROP_LOG_INTERVAL_MS = 10_000;
-const drops = new Map<DropReason, number>();
-let dropTimer: NodeJS.Timeout | null = null;
-
-/** Writes the drop counts since the last flush as one log line: `{"msg":"collector drops","counts":{"dnt":3,…}}`. */
-export function flushDrops(): void {
-  if (dropTimer) clearTimeout(dropTimer);
-  dropTimer = null;
-  if (drops.size === 0) return;
-  console.log(JSON.stringify({ level: 'info', msg: 'collector drops', counts: Object.fromEntries(drops) }));
-  drops.clear();
+/** Normalize hostname: the registry's form of the name the beacon sent (IDNA and all), cached per name. */
+function normalizedHostname(caches: CollectorCaches, sent: string): string | Drop {
+  const normalized = caches.hostnames(sent);
+  return normalized.ok ? normalized.hostname : drop('invalid_hostname');
 }
 
-/**
- * Counts a request that stores nothing, by reason. Counts are logged in one
- * line every 10 s rather than a line per request: a flood of replays or DNT
- * beacons must not turn into a flood of log writes.
- */
-export function logDrop(reason: DropReason): void {
-  drops.set(reason, (drops.get(reason) ?? 0) + 1);
-  dropTimer ??= setTimeout(flushDrops, DROP_LOG_INTERVAL_MS).unref();
-}
+const siteOrUnknown = (site: SiteRecord | null): SiteRecord | Drop => site ?? drop('unknown_site');
 
-async function dailySalt(services: Services, now: number): Promise<DailySalt | null> {
-  const day = utcDay(now);
-  const cached = services.salts.get(day);
-  if (cached) return { day, value: cached.value };
-  try {
-    const endOfDay = Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + 86_400;
-    const salt = await services.registry.getOrCreateDailySalt(day, randomBytes(32).toString('hex'), endOfDay);
-    services.salts.set(day, salt, Math.max(1, endOfDay * 1000 - now));
-    return { day, value: salt };
-  } catch (e) {
-    console.error(JSON.stringify({ level: 'error', msg: 'salt store failed', message: (e as Error).message }));
-    return null;
-  }
-}
-
-async function enqueue(services: Services, site: SiteRecord, beacon: Beacon): Promise<Outcome> {
-  const now = services.clock.now().getTime();
-  const built = buildEventRow(beacon.payload, {
-    site: site.hostname,
-    registration: registrationOf(site),
-    append: beacon.append,
-    now,
-    ip: beacon.ip,
-    headerUa: beacon.headerUa,
-    salt: await dailySalt(services, now),
-    newId: randomUUID,
-  });
-  if ('drop' in built) return { stored: false, reason: built.drop };
-  if (beacon.payload.id && isReplay(services, built.row)) return { stored: false, reason: 'replay' };
-  try {
-    await services.eventQueue.send(built.row);
-  } catch (e) {
-    // A full queue is counted with the drops; anything else (a journal write failing) is worth a line each.
-    if (e instanceof QueueFullError) return { stored: false, reason: 'queue_full' };
-    console.error(JSON.stringify({ level: 'error', msg: 'event queue refused', message: (e as Error).message }));
-    return { stored: false, reason: 'enqueue_failed' };
-  }
-  await markSeen(services, site.hostname, now);
-  return { stored: true };
-}
-
-/**
- * Bounded, per instance: the same (site, id) within the window is a replay.
- * Only ids a client sent are remembered: a server-assigned id never repeats,
- * and remembering one per id-less beacon filled the cache with keys that can
- * never match (a full cache also evicts the client ids it is there for).
- */
-function isReplay(services: Services, row: EventRow): boolean {
-  const key = `${row.site}\n${row.id}`;
-  if (services.replays.get(key)) return true;
-  services.replays.set(key, true, REPLAY_WINDOW_MS);
-  return false;
-}
-
-async function markSeen(services: Services, hostname: string, now: number): Promise<void> {
-  if (services.siteSeen.get(hostname)) return;
-  services.siteSeen.set(hostname, true, SEEN_INTERVAL_MS);
-  await services.registry.recordSiteSeen(hostname, new Date(now).toISOString()).catch((e: unknown) => {
-    console.error(JSON.stringify({ level: 'error', msg: 'recording last_seen_at failed', message: (e as Error).message }));
+/** Look up site: from the instance's caches, else the registry. Fail-closed: an unreadable registry stores nothing. */
+function lookUpSite(services: Services, hostname: string): SiteRecord | Drop | Promise<SiteRecord | Drop> {
+  const cached = cachedSite(services, hostname);
+  if (cached !== undefined) return siteOrUnknown(cached);
+  return findSite(services, hostname).then(siteOrUnknown, (e: unknown) => {
+    log.error('site lookup failed', { message: (e as Error).message });
+    return drop('lookup_failed');
   });
 }
 
 /**
- * An unverified site gets one page check per interval and instance, inline so
- * that it also completes on Lambda. When it passes, the site is verified and
- * the beacon that triggered it is stored.
+ * Verify: an unverified site gets one page check per interval and instance,
+ * inline so that it also completes on Lambda. When it passes, the site is
+ * verified and the beacon that triggered it is stored.
  */
-async function verifyNow(services: Services, site: SiteRecord, servedOrigin: string | undefined): Promise<SiteRecord | null> {
-  if (services.verifyAttempts.get(site.hostname)) return null;
+async function verified(services: Services, site: SiteRecord, servedOrigin: string | undefined): Promise<SiteRecord | Drop> {
+  if (services.verifyAttempts.has(site.hostname)) return drop('unverified');
   services.verifyAttempts.set(site.hostname, true, AUTO_VERIFY_INTERVAL_MS);
-  const { site: after } = await runVerification(services, site, 'collect', { servedOrigin });
-  return isVerified(after) ? after : null;
+  try {
+    const { site: after } = await runVerification(services, site, 'collect', { servedOrigin });
+    return isVerified(after) ? after : drop('unverified');
+  } catch {
+    return drop('unverified');
+  }
 }
 
-/** Beacons repeat a handful of hostnames; normalization (IDNA) is worth remembering. */
-const normalizeBeaconHostname = memoize((hostname: string) => normalizeHostname(hostname));
+/** Today's salt, asked of the registry once a day per instance; null when the salt store fails (the row then has no visitor hash). */
+function dailySalt(services: Services, now: number): DailySalt | null | Promise<DailySalt | null> {
+  const day = services.collectorCaches.utcDay(now);
+  const cached = services.salts.value(day);
+  if (cached !== undefined) return { day, value: cached };
+  const endOfDay = Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + 86_400;
+  return services.registry.getOrCreateDailySalt(day, randomBytes(32).toString('hex'), endOfDay).then(
+    (salt) => {
+      services.salts.set(day, salt, Math.max(1, endOfDay * 1000 - now));
+      return { day, value: salt };
+    },
+    (e: unknown) => {
+      log.error('salt store failed', { message: (e as Error).message });
+      return null;
+    },
+  );
+}
 
-/** Runs every step after validation. Fail-closed: unknown, unverified or unreadable sites store nothing. */
-export async function collect(services: Services, beacon: Beacon): Promise<Outcome> {
-  const normalized = normalizeBeaconHostname(beacon.payload.hostname);
-  if (!normalized.ok) return { stored: false, reason: 'invalid_hostname' };
-  let site: SiteRecord | null;
+/**
+ * Replay: bounded, per instance, the same (site, id) within the window is a
+ * replay. Only ids a client sent are remembered: a server-assigned id never
+ * repeats, and remembering one per id-less beacon filled the cache with keys
+ * that can never match (a full cache also evicts the client ids it is there for).
+ */
+function unlessReplay(services: Services, row: EventRow, clientId: boolean): EventRow | Drop {
+  if (!clientId) return row;
+  const key = `${row.site}\n${row.id}`;
+  if (services.replays.has(key)) return drop('replay');
+  services.replays.set(key, true, REPLAY_WINDOW_MS);
+  return row;
+}
+
+/** Enqueue: a full queue is counted with the drops; anything else (a journal write failing) is worth a line each. */
+async function enqueue(services: Services, row: EventRow): Promise<Drop | null> {
   try {
-    site = await findSite(services, normalized.hostname);
+    await services.eventQueue.send(row);
+    return null;
   } catch (e) {
-    console.error(JSON.stringify({ level: 'error', msg: 'site lookup failed', message: (e as Error).message }));
-    return { stored: false, reason: 'lookup_failed' };
+    if (e instanceof QueueFullError) return drop('queue_full');
+    log.error('event queue refused', { message: (e as Error).message });
+    return drop('enqueue_failed');
   }
-  if (!site) return { stored: false, reason: 'unknown_site' };
+}
+
+/** last_seen_at, written at most once a minute per site and instance. */
+function markSeen(services: Services, hostname: string, now: number): Promise<void> | null {
+  if (services.siteSeen.has(hostname)) return null;
+  services.siteSeen.set(hostname, true, SEEN_INTERVAL_MS);
+  return services.registry.recordSiteSeen(hostname, new Date(now).toISOString()).catch((e: unknown) => {
+    log.error('recording last_seen_at failed', { message: (e as Error).message });
+  });
+}
+
+/** Runs every step after validation: null when the row was taken, else why nothing was stored. */
+export async function collect(services: Services, beacon: Beacon): Promise<Drop | null> {
+  const hostname = normalizedHostname(services.collectorCaches, beacon.payload.hostname);
+  if (isDrop(hostname)) return hostname;
+  const lookedUp = lookUpSite(services, hostname);
+  let site = lookedUp instanceof Promise ? await lookedUp : lookedUp;
+  if (isDrop(site)) return site;
   if (!isVerified(site)) {
-    const verified = await verifyNow(services, site, beacon.servedOrigin).catch(() => null);
-    if (!verified) return { stored: false, reason: 'unverified' };
-    site = verified;
+    site = await verified(services, site, beacon.servedOrigin);
+    if (isDrop(site)) return site;
   }
-  return enqueue(services, site, beacon);
+  const now = services.clock.now().getTime();
+  const salt = dailySalt(services, now);
+  const built = buildEventRow(
+    beacon.payload,
+    {
+      site: site.hostname,
+      registration: registrationOf(site),
+      append: beacon.append,
+      now,
+      ip: beacon.ip,
+      headerUa: beacon.headerUa,
+      salt: salt instanceof Promise ? await salt : salt,
+      newId: randomUUID,
+    },
+    services.collectorCaches,
+  );
+  if (isDrop(built)) return built;
+  const row = unlessReplay(services, built, beacon.payload.id !== null);
+  if (isDrop(row)) return row;
+  const refused = await enqueue(services, row);
+  if (refused) return refused;
+  const seen = markSeen(services, site.hostname, now);
+  if (seen) await seen;
+  return null;
 }

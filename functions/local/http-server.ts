@@ -7,7 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { routeKey, routes, type RouteGroup } from '#http/routes.ts';
 import { createRouteMatcher, type RouteMatch, type RoutePattern } from '#http/route-match.ts';
 import type { ApiRequest, ApiResponse, GroupHandler } from '#http/api.ts';
-import { getServices, type Services } from '#platform/services.ts';
+import { parseQueryString } from '#http/query-string.ts';
+import type { Services } from '#platform/services.ts';
 import { clientIp } from '#domain/client-ip.ts';
 
 /** Product request bodies above this are refused before they reach a handler. */
@@ -19,10 +20,26 @@ export interface LocalServerOptions {
   trustedProxies: number;
   /** The routes the edge dispatches: the route table unless given (tests hand it their own). */
   routes?: readonly EdgeRoute[];
+  /** The instance's services, handed to every request. */
+  services: Services;
 }
 
 type EdgeRoute = RoutePattern & { group: RouteGroup };
-type EdgeMatcher = (method: string, path: string) => RouteMatch<EdgeRoute>;
+
+/** The edge's view of its routes: the matcher, each route's key, and the paths without parameters. */
+interface EdgeTable {
+  find: (method: string, path: string) => RouteMatch<EdgeRoute>;
+  keys: Map<EdgeRoute, string>;
+  literalPaths: Set<string>;
+}
+
+function edgeTable(edgeRoutes: readonly EdgeRoute[]): EdgeTable {
+  return {
+    find: createRouteMatcher(edgeRoutes),
+    keys: new Map(edgeRoutes.map((r) => [r, routeKey(r)])),
+    literalPaths: new Set(edgeRoutes.filter((r) => !r.path.includes('{')).map((r) => r.path)),
+  };
+}
 
 function sourceIp(req: IncomingMessage, trustedProxies: number): string {
   const forwarded = req.headers['x-forwarded-for'];
@@ -30,18 +47,43 @@ function sourceIp(req: IncomingMessage, trustedProxies: number): string {
 }
 
 /**
+ * The path and the query string (without `?`) of a request target. A path
+ * that is exactly a literal route's (every collector and health request) is
+ * taken as it is: the WHATWG URL parser would return it unchanged, and the
+ * query decodes the same either way. Anything else goes through the parser
+ * (dot segments, percent-escapes in the path, `//`, a fragment).
+ */
+function splitTarget(target: string, literalPaths: Set<string>): { path: string; search: string } {
+  const q = target.indexOf('?');
+  const path = q < 0 ? target : target.slice(0, q);
+  if (literalPaths.has(path) && !target.includes('#')) return { path, search: q < 0 ? '' : target.slice(q + 1) };
+  const url = new URL(target, 'http://local');
+  return { path: url.pathname, search: url.search.slice(1) };
+}
+
+/**
+ * Header values by lowercased name, as API Gateway gives them. Node already
+ * lowercases names and joins repeated headers with commas, all but
+ * `set-cookie`, which it keeps as a list: only then is a copy needed.
+ */
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const headers = req.headers;
+  if (headers['set-cookie'] === undefined) return headers as Record<string, string>;
+  const joined: Record<string, string> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined) joined[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return joined;
+}
+
+/**
  * The request as a route function reads it, built from node:http directly:
  * the same fields an API Gateway v2 event gives on Lambda (functions/http/api.ts
- * toApiRequest). Node already lowercases header names; repeated headers it
- * keeps as a list are joined with commas, as API Gateway joins them.
+ * toApiRequest).
  */
-function requestFromNode(req: IncomingMessage, method: string, url: URL, body: Buffer, params: Record<string, string>, sourceIp: string, services: Services): ApiRequest {
-  const headers: Record<string, string> = {};
-  for (const name in req.headers) {
-    const value = req.headers[name];
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
-  }
-  return { method, path: url.pathname, params, query: url.search ? Object.fromEntries(url.searchParams) : {}, headers, body, sourceIp, services };
+function requestFromNode(req: IncomingMessage, method: string, path: string, search: string, body: Buffer, params: Record<string, string>, sourceIp: string, services: Services): ApiRequest {
+  return { method, path, params, query: parseQueryString(search), headers: headersOf(req), body, sourceIp, services };
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -73,17 +115,17 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   });
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, options: LocalServerOptions, findRoute: EdgeMatcher): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, options: LocalServerOptions, table: EdgeTable): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
-  const url = new URL(req.url ?? '/', 'http://local');
-  const match = findRoute(method, url.pathname);
+  const { path, search } = splitTarget(req.url ?? '/', table.literalPaths);
+  const match = table.find(method, path);
   const group: RouteGroup = match.route ? match.route.group : 'meta';
-  const key = match.route ? routeKey(match.route) : '$default';
+  const key = match.route ? (table.keys.get(match.route) as string) : '$default';
   const body = await readBody(req, MAX_BODY_BYTES);
   const handler = options.groups[group];
   let result: ApiResponse;
   if (body) {
-    result = await handler.serve(requestFromNode(req, method, url, body, match.route ? match.params : {}, sourceIp(req, options.trustedProxies), await getServices()), key);
+    result = await handler.serve(requestFromNode(req, method, path, search, body, match.route ? match.params : {}, sourceIp(req, options.trustedProxies), options.services), key);
   } else {
     // In the route group's own form: the collector's errors are plain text.
     result = handler.tooLarge();
@@ -98,9 +140,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
 }
 
 export function createLocalServer(options: LocalServerOptions): Server {
-  const findRoute = createRouteMatcher(options.routes ?? routes);
+  const table = edgeTable(options.routes ?? routes);
   return createServer((req, res) => {
-    handle(req, res, options, findRoute).catch((e: unknown) => {
+    handle(req, res, options, table).catch((e: unknown) => {
       if (e instanceof ClientGone) {
         console.debug(JSON.stringify({ level: 'debug', msg: 'client disconnected mid-request', method: req.method, message: e.message }));
         return;

@@ -6,7 +6,6 @@ import { setServices, withInstanceState, type Services } from '#platform/service
 import { groupHandlers } from '#http/handlers/index.ts';
 import { createLocalServer } from './http-server.ts';
 import { assertDataDirFree } from './startup.ts';
-import { flushDrops } from '#http/collect.ts';
 import { scheduleSaltRotation } from '#workers/rotate-salts.ts';
 
 export interface LocalNode {
@@ -22,7 +21,7 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
   const services = withInstanceState(runtime.adapters, { collectorInProcess: true });
   setServices(services);
   const stopRotation = scheduleSaltRotation(services.registry, () => services.clock.now());
-  const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies });
+  const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies, services });
   try {
     await new Promise<void>((ok, fail) => {
       server.once('error', fail);
@@ -50,7 +49,7 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
       await closed;
       await rotationStopped;
       await runtime.close();
-      flushDrops();
+      services.collectorDrops.flush();
     },
   };
 }

@@ -32,6 +32,7 @@ import { LocalSecretBox } from '#adapters/local-secret-box/local-secret-box.ts';
 import { SimpleAnalyticsClient } from '#adapters/simpleanalytics/simpleanalytics-client.ts';
 import { createImportWorker, type ImportWorker } from '#workers/import-worker.ts';
 import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
+import { eventRowCodec } from '#adapters/receipt-journal/event-row-codec.ts';
 
 export interface LocalStore {
   client: DynamoDBClient;
@@ -132,7 +133,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     indexBytes: config.eventIndexBytes,
   });
   // Opened even when receipt is not durable, so rows an earlier durable run left are still written.
-  const { journal, recovered } = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'events'));
+  const { journal, recovered } = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'events'), { codec: eventRowCodec });
   const eventQueue = createEventQueue(events, dataDir, journal, config.durableReceipt);
   // Rows a crash left in the journal go to the store before anything collected from now on.
   const restored = eventQueue.restore(recovered);

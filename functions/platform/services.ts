@@ -16,6 +16,8 @@ import type { SecretBox } from '#ports/secret-box.ts';
 import { TtlCache } from '#domain/ttl-cache.ts';
 import { TokenBucketLimiter } from '#domain/rate-limit.ts';
 import { DropCounts } from '#domain/recent-drops.ts';
+import { CollectorCaches } from '#domain/collector/caches.ts';
+import { DropLog } from './collector-drops.ts';
 
 export interface Adapters {
   config: Readonly<Config>;
@@ -68,6 +70,10 @@ export interface Services extends Adapters {
    * shows an empty list that only means "not here".
    */
   recentDrops: DropCounts | null;
+  /** The collector's bounded caches of client input (hostnames, user agents, zones, brands). */
+  collectorCaches: CollectorCaches;
+  /** Every beacon that stored nothing, counted by reason (and into recentDrops). */
+  collectorDrops: DropLog;
 }
 
 export interface InstanceOptions {
@@ -80,6 +86,7 @@ const MiB = 1024 * 1024;
 
 export function withInstanceState(adapters: Adapters, { collectorInProcess = false }: InstanceOptions = {}): Services {
   const now = () => adapters.clock.now().getTime();
+  const recentDrops = collectorInProcess ? new DropCounts(10_000, now, 4 * MiB) : null;
   return {
     ...adapters,
     siteCache: new TtlCache(50_000, now, 32 * MiB),
@@ -91,7 +98,9 @@ export function withInstanceState(adapters: Adapters, { collectorInProcess = fal
     salts: new TtlCache(4, now),
     verifyAttempts: new TtlCache(10_000, now),
     siteSeen: new TtlCache(50_000, now),
-    recentDrops: collectorInProcess ? new DropCounts(10_000, now, 4 * MiB) : null,
+    recentDrops,
+    collectorCaches: new CollectorCaches(),
+    collectorDrops: new DropLog(recentDrops),
   };
 }
 

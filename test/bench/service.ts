@@ -29,7 +29,8 @@ export function listeningUrl(child: ChildProcess): Promise<string> {
 
 /** Starts the service over `dataDir`; `env` adds to (or overrides) the bench's settings. */
 export async function startServer(dataDir: string, verifyTemplate: string, env: Record<string, string> = {}): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+  // As `npm start` runs it (package.json), young-generation size included.
+  const child: ChildProcess = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'bin/local.ts'], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_ISSUER: '', VERIFY_URL_TEMPLATE: verifyTemplate, VERIFY_ALLOW_PRIVATE_ADDRESSES: '1', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import type { EventRow } from '#ports/event-store.ts';
-import { flushDrops } from '#http/collect.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
 
 let svc: TestService;
@@ -29,7 +28,7 @@ describe('a full event queue', () => {
     svc.node.services.eventQueue = full;
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
     try {
-      flushDrops();
+      svc.node.services.collectorDrops.flush();
       const beacon = () => svc.req('POST', '/events', { raw: JSON.stringify({ hostname: site, path: '/', ua: UA, id: randomUUID() }), headers: { origin: 'https://x.example' } });
       expect((await beacon()).status).toBe(200);
       const refused = await beacon();
@@ -38,7 +37,7 @@ describe('a full event queue', () => {
       ]);
       const gif = await svc.req('GET', `/simple.gif?${new URLSearchParams({ hostname: site, path: '/img', ua: UA, id: randomUUID() })}`);
       expect([gif.status, gif.headers.get('retry-after')]).toEqual([503, '1']);
-      flushDrops();
+      svc.node.services.collectorDrops.flush();
       const counted = log.mock.calls.map(([line]) => JSON.parse(String(line))).find((l) => l.msg === 'collector drops');
       expect(counted?.counts).toMatchObject({ queue_full: 2 });
     } finally {

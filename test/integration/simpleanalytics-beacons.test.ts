@@ -8,7 +8,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestService, type TestService } from '../support/local-node.ts';
-import { flushDrops } from '#http/collect.ts';
 
 const CHROME_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
 const OPERA_UA = `${CHROME_UA} OPR/110.0.0.0`;
@@ -122,7 +121,7 @@ describe('the script\'s other items', () => {
   it('answers type=error 200 on both routes, counts it as client_error and keeps it out of every report', async () => {
     const site = await svc.site(owner, { prefix: 'sa-error' });
     await jsonPageview(site, {});
-    flushDrops();
+    svc.node.services.collectorDrops.flush();
     const log = vi.spyOn(console, 'log');
     try {
       await imageBeacon({ ...scriptPayload(site), type: 'error', error: 'sa_event is not a function', url: `${site}/checkout` });
@@ -130,7 +129,7 @@ describe('the script\'s other items', () => {
       const json = await svc.req('POST', '/events', { raw: JSON.stringify(body) });
       expect([json.status, json.text]).toEqual([200, 'ok']);
       await svc.node.runtime.eventQueue.drain();
-      flushDrops();
+      svc.node.services.collectorDrops.flush();
       const counts = log.mock.calls.map(([line]) => JSON.parse(String(line))).find((l) => l.msg === 'collector drops')?.counts;
       expect(counts).toEqual({ client_error: 2 });
     } finally {

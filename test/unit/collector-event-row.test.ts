@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildEventRow } from '#domain/collector/event-row.ts';
 import { parseJsonPayload } from '#domain/collector/payload.ts';
+import { CollectorCaches } from '#domain/collector/caches.ts';
+import { isDrop } from '#domain/collector/drop.ts';
 
 const payload = () => {
   const parsed = parseJsonPayload({ hostname: 'row.example', path: '/', ua: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/124.0 Safari/537.36', id: 'p1' });
@@ -17,14 +19,14 @@ const context = (now: string, saltDay: string) => ({
   salt: { day: saltDay, value: 'secret' },
   newId: () => 'server-id',
 });
-const visitorOf = (built: ReturnType<typeof buildEventRow>) => ('row' in built ? built.row.visitor : 'dropped');
+const visitorOf = (built: ReturnType<typeof buildEventRow>) => (isDrop(built) ? 'dropped' : built.visitor);
 
 describe('visitor hash and the salt of its day', () => {
   it('hashes with a salt of the row\'s own UTC day', () => {
-    expect(visitorOf(buildEventRow(payload(), context('2032-03-05T00:00:00.001Z', '2032-03-05')))).toMatch(/^[0-9a-f]{32}$/);
+    expect(visitorOf(buildEventRow(payload(), context('2032-03-05T00:00:00.001Z', '2032-03-05'), new CollectorCaches()))).toMatch(/^[0-9a-f]{32}$/);
   });
 
   it('refuses a salt of another day: the row gets no visitor hash rather than one from yesterday\'s salt', () => {
-    expect(visitorOf(buildEventRow(payload(), context('2032-03-05T00:00:00.001Z', '2032-03-04')))).toBeNull();
+    expect(visitorOf(buildEventRow(payload(), context('2032-03-05T00:00:00.001Z', '2032-03-04'), new CollectorCaches()))).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload, type CollectorPayload } from '#domain/collector/payload.ts';
+import { parseQueryString } from '#http/query-string.ts';
 
 const base = { hostname: 'shop.example', path: '/a' };
 const ok = (body: Record<string, unknown>) => {
@@ -67,7 +68,7 @@ describe('parseJsonPayload', () => {
 });
 
 describe('parseQueryPayload', () => {
-  const q = (s: string) => parseQueryPayload(new URLSearchParams(s));
+  const q = (s: string) => parseQueryPayload(parseQueryString(s));
 
   it('reads typed values from strings', () => {
     const r = q('hostname=a.example&path=%2Fx&unique=true&https=0&viewport_width=800&duration=12.5&metadata=%7B%22plan%22%3A%22pro%22%7D&type=event&event=Sign%20up');
@@ -105,8 +106,8 @@ describe('collect-dnt', () => {
   it('is true only when explicitly set', () => {
     expect(collectDntJson({ 'collect-dnt': true })).toBe(true);
     expect(collectDntJson({ 'collect-dnt': 'true' })).toBe(false);
-    expect(collectDntQuery(new URLSearchParams('collect-dnt=true'))).toBe(true);
-    expect(collectDntQuery(new URLSearchParams('collect-dnt=no'))).toBe(false);
+    expect(collectDntQuery(parseQueryString('collect-dnt=true'))).toBe(true);
+    expect(collectDntQuery(parseQueryString('collect-dnt=no'))).toBe(false);
   });
 });
 
@@ -138,7 +139,7 @@ describe('campaign tags inside query (the Simple Analytics script sends them onl
   });
 
   it('reads them on the image routes too (query URL-encoded inside the parameter)', () => {
-    const r = parseQueryPayload(new URLSearchParams({ hostname: 'a.example', query: 'utm_source=news&ref=hn', utm_medium: 'cpc' }));
+    const r = parseQueryPayload({ hostname: 'a.example', query: 'utm_source=news&ref=hn', utm_medium: 'cpc' });
     expect(r.ok && tags(r.payload)).toEqual({ utm_source: 'news', utm_medium: 'cpc', campaign_ref: 'hn' });
   });
 });
@@ -146,13 +147,13 @@ describe('campaign tags inside query (the Simple Analytics script sends them onl
 describe('Simple Analytics payload items', () => {
   it('accepts type error (counted as a client error, never stored)', () => {
     expect(ok({ type: 'error', error: 'boom', url: 'a.example/x' }).type).toBe('error');
-    const r = parseQueryPayload(new URLSearchParams('hostname=a.example&type=error&error=boom'));
+    const r = parseQueryPayload(parseQueryString('hostname=a.example&type=error&error=boom'));
     expect(r.ok && r.payload.type).toBe('error');
   });
 
   it('reads brave and duck as booleans, "true"/"1" on the image routes', () => {
     expect([ok({ brave: true }).brave, ok({ duck: true }).duck, ok({}).brave, ok({}).duck]).toEqual([true, true, null, null]);
-    const r = parseQueryPayload(new URLSearchParams('hostname=a.example&brave=true&duck=1'));
+    const r = parseQueryPayload(parseQueryString('hostname=a.example&brave=true&duck=1'));
     expect(r.ok && [r.payload.brave, r.payload.duck]).toEqual([true, true]);
     expect(error({ ...base, brave: 'yes' })).toBe('invalid brave');
   });
@@ -167,7 +168,7 @@ describe('Simple Analytics payload items', () => {
 
   it('takes metadata [] (the script\'s "no metadata") as none; other arrays stay invalid', () => {
     expect(ok({ metadata: [] }).metadata).toBeNull();
-    const r = parseQueryPayload(new URLSearchParams('hostname=a.example&metadata=%5B%5D'));
+    const r = parseQueryPayload(parseQueryString('hostname=a.example&metadata=%5B%5D'));
     expect(r.ok && r.payload.metadata).toBeNull();
     expect(error({ ...base, metadata: [1] })).toBe('invalid metadata');
   });

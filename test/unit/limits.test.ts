@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TokenBucketLimiter } from '#domain/rate-limit.ts';
 import { TtlCache, keyBytes } from '#domain/ttl-cache.ts';
-import { memoize } from '#domain/memo.ts';
+import { memoize, type Memoized } from '#domain/memo.ts';
+import { CollectorCaches } from '#domain/collector/caches.ts';
 import { newSiteRecord } from '#domain/site.ts';
 import { parseJsonPayload } from '#domain/collector/payload.ts';
 import type { ApiRequest } from '#http/api.ts';
@@ -108,6 +109,36 @@ describe('memoize', () => {
   });
 });
 
+describe('the collector caches of client input', { timeout: 120_000 }, () => {
+  /** Distinct short keys, then the longest a client can send: within both bounds throughout (cleared when full), every answer still right. */
+  function flood<T>(cache: Memoized<T>, key: (i: number, long: boolean) => string, expected: (key: string) => T) {
+    for (const long of [false, true]) {
+      let cleared = false;
+      for (let i = 0; i < cache.maxEntries + 2_000; i++) {
+        const k = key(i, long);
+        const before = cache.size;
+        expect(cache(k)).toEqual(expected(k));
+        if (cache.size <= before) cleared = true;
+        expect(cache.size).toBeLessThanOrEqual(cache.maxEntries);
+        expect(cache.bytes).toBeLessThanOrEqual(cache.maxBytes);
+      }
+      expect(cleared).toBe(true);
+    }
+  }
+
+  it('keeps hostnames, user agents, zones and brand lists each within its entries and key bytes', () => {
+    const caches = new CollectorCaches();
+    const pad = (i: number, long: boolean, length: number) => `${i}`.padEnd(long ? length : 8, 'x');
+    flood(caches.hostnames, (i, long) => `h${pad(i, long, 60)}${long ? `.${'x'.repeat(60)}.${'y'.repeat(60)}.${'z'.repeat(50)}` : ''}.example`, (k) => ({ ok: true as const, hostname: k }));
+    flood(caches.agents, (i, long) => `Bench/${pad(i, long, 1024)}`, () => expect.objectContaining({ bot: expect.any(Boolean) }));
+    flood(caches.countries, (i, long) => `Zone/${pad(i, long, 64)}`, () => null);
+    flood(caches.brands, (i, long) => `Brand${pad(i, long, 512)};1`, () => null);
+    // Each is a real cache: a repeated value is answered from it.
+    expect(caches.countries('Europe/Berlin')).toBe('DE');
+    expect(caches.countries.size).toBeGreaterThan(0);
+  });
+});
+
 /** A name of `length` characters (at most 253) in canonical form, distinct for each i. */
 const hostname = (i: number, length: number) => {
   const first = `h${i.toString(36)}`;
@@ -181,7 +212,7 @@ describe('a flood of 100,000 distinct callers, replay ids and unregistered hostn
     const longId = (i: number) => `${i}`.padEnd(128, 'i');
     let stored = 0;
     for (let i = 0; i < FLOOD; i++) {
-      if ((await collect(services, beacon({ hostname: site.hostname, id: longId(i) }))).stored) stored++;
+      if ((await collect(services, beacon({ hostname: site.hostname, id: longId(i) }))) === null) stored++;
       await collect(services, beacon({ hostname: hostname(i + 1, 253) }));
     }
     expect(stored).toBe(FLOOD);

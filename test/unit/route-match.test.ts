@@ -69,7 +69,7 @@ runRouteCases('the local edge over HTTP', async (keys) => {
   const table = keys.map((key) => ({ ...parseRouteKey(key), group: routes.find((r) => routeKey(r) === key)?.group ?? ('meta' as RouteGroup) }));
   const byGroup = (group: RouteGroup) => table.filter((r) => r.group === group).map(routeKey);
   const groups = Object.fromEntries((['meta', 'account', 'sites', 'collector', 'reports', 'imports'] as const).map((g) => [g, echoGroup(byGroup(g))])) as Record<RouteGroup, GroupHandler>;
-  const server = createLocalServer({ groups, trustedProxies: 0, routes: table });
+  const server = createLocalServer({ groups, trustedProxies: 0, routes: table, services: {} as Services /* the echo groups read none */ });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

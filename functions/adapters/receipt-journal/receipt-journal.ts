@@ -3,17 +3,34 @@
  * sender is answered, so a `kill -9` loses nothing that was acknowledged.
  *
  * Appends are group-committed: everything that arrives while a write is on
- * disk goes out in the next single write + fdatasync, so the cost per message
+ * disk goes out in the next single synchronized write (O_DSYNC: durable when
+ * it returns, as a write + fdatasync, in one system call), so the cost per message
  * falls as load rises. Messages live in numbered segment files; a segment is
  * deleted once it is closed and every message in it has been released (stored
  * or durably dead-lettered), which is how the journal is truncated as batches
  * commit. On open, what earlier runs left is handed back, oldest first.
  */
+import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { log } from '#platform/log.ts';
 
-export interface ReceiptJournalOptions {
+/**
+ * How a message becomes one journal line and back. The line is JSON (a torn
+ * one is told by JSON.parse failing); `decode` gets the parsed value and must
+ * also read the lines earlier versions wrote.
+ */
+export interface JournalCodec<T> {
+  encode(message: T): string;
+  decode(value: unknown): T;
+}
+
+/** Each message as its own JSON text. */
+export const jsonCodec: JournalCodec<never> = { encode: (message) => JSON.stringify(message), decode: (value) => value as never };
+
+export interface ReceiptJournalOptions<T> {
+  /** Default: each message as its JSON text. */
+  codec?: JournalCodec<T>;
   /** A segment is closed (and a new one opened) past this size. Default 16 MiB. */
   segmentBytes?: number;
   /** ... or once it is this old, so released segments are deleted soon after their batches commit. Default 2 s. */
@@ -42,6 +59,13 @@ interface Waiter {
 }
 
 const SEGMENT_FILE = /^segment-(\d+)\.jsonl$/;
+/**
+ * Segments are opened for synchronized writes where the platform has them: one system call and one
+ * thread-pool round trip per commit instead of two (a write, then an fdatasync), which measured about
+ * half the event loop's CPU per commit. Elsewhere (Windows) each write is followed by a datasync.
+ */
+const DSYNC: number | undefined = constants.O_DSYNC;
+const SEGMENT_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | (DSYNC ?? 0);
 const segmentName = (id: number) => `segment-${String(id).padStart(12, '0')}.jsonl`;
 
 export class ReceiptJournal<T> {
@@ -57,23 +81,25 @@ export class ReceiptJournal<T> {
     private readonly dir: string,
     private readonly segmentBytes: number,
     private readonly segmentMs: number,
+    private readonly codec: JournalCodec<T>,
     firstId: number,
   ) {
     this.nextId = firstId;
   }
 
   /** Opens the journal in `dir` (created owner-only) and returns what earlier runs left unreleased. */
-  static async open<T>(dir: string, options: ReceiptJournalOptions = {}): Promise<{ journal: ReceiptJournal<T>; recovered: RecoveredSegment<T>[] }> {
+  static async open<T>(dir: string, options: ReceiptJournalOptions<T> = {}): Promise<{ journal: ReceiptJournal<T>; recovered: RecoveredSegment<T>[] }> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const ids = (await readdir(dir))
       .map((name) => SEGMENT_FILE.exec(name)?.[1])
       .filter((id): id is string => id !== undefined)
       .map(Number)
       .sort((a, b) => a - b);
-    const journal = new ReceiptJournal<T>(dir, options.segmentBytes ?? 16 * 1024 * 1024, options.segmentMs ?? 2_000, (ids.at(-1) ?? 0) + 1);
+    const codec = options.codec ?? (jsonCodec as JournalCodec<T>);
+    const journal = new ReceiptJournal<T>(dir, options.segmentBytes ?? 16 * 1024 * 1024, options.segmentMs ?? 2_000, codec, (ids.at(-1) ?? 0) + 1);
     const recovered: RecoveredSegment<T>[] = [];
     for (const id of ids) {
-      const messages = parseSegment<T>(await readFile(join(dir, segmentName(id)), 'utf8'));
+      const messages = parseSegment(await readFile(join(dir, segmentName(id)), 'utf8'), codec);
       if (messages.length === 0) {
         await unlink(join(dir, segmentName(id)));
         continue;
@@ -87,7 +113,7 @@ export class ReceiptJournal<T> {
   /** Resolves with each message's segment once all of them are on disk; rejects when the disk write fails. */
   append(messages: readonly T[]): Promise<number> {
     if (this.closed) return Promise.reject(new Error('journal closed'));
-    for (const message of messages) this.pending.push(`${JSON.stringify(message)}\n`);
+    for (const message of messages) this.pending.push(this.codec.encode(message));
     const done = new Promise<number>((resolve, reject) => this.waiters.push({ resolve, reject }));
     // Whatever arrives in this turn of the event loop joins the same write.
     if (!this.writing) this.writing = new Promise<void>((ok) => setImmediate(() => ok(this.commitLoop())));
@@ -126,9 +152,9 @@ export class ReceiptJournal<T> {
       this.waiters = [];
       try {
         const segment = await this.segmentForWrite();
-        const data = Buffer.from(lines.join(''));
+        const data = Buffer.from(`${lines.join('\n')}\n`);
         await segment.file!.write(data);
-        await segment.file!.datasync();
+        if (DSYNC === undefined) await segment.file!.datasync();
         segment.bytes += data.length;
         segment.outstanding += lines.length;
         for (const w of waiters) w.resolve(segment.id);
@@ -144,7 +170,7 @@ export class ReceiptJournal<T> {
     if (s && s.bytes < this.segmentBytes && performance.now() - s.openedAt < this.segmentMs) return s;
     if (s) await this.closeSegment(s);
     const id = this.nextId++;
-    const file = await open(join(this.dir, segmentName(id)), 'a', 0o600);
+    const file = await open(join(this.dir, segmentName(id)), SEGMENT_FLAGS, 0o600);
     const fresh: Segment = { id, file, bytes: 0, openedAt: performance.now(), outstanding: 0 };
     this.segments.set(id, fresh);
     this.current = fresh;
@@ -176,7 +202,7 @@ function logJournalError(e: unknown): void {
  * A segment's messages. A torn last line (the process died mid-write, before
  * its fdatasync returned) was never acknowledged, so it is skipped.
  */
-function parseSegment<T>(text: string): T[] {
+function parseSegment<T>(text: string, codec: JournalCodec<T>): T[] {
   const out: T[] = [];
   const lines = text.split('\n');
   // The last piece is '' after a complete line, or a torn one.
@@ -184,7 +210,7 @@ function parseSegment<T>(text: string): T[] {
     const line = lines[i] as string;
     if (!line) continue;
     try {
-      out.push(JSON.parse(line) as T);
+      out.push(codec.decode(JSON.parse(line)));
     } catch {
       // Only a torn write can produce this; it was not acknowledged.
     }

@@ -9,8 +9,6 @@
  *   `[{"brand":"Chromium","version":"124"},…]`, sometimes URL-encoded once more
  *   on the image routes.
  */
-import { memoize } from '../memo.ts';
-
 /** Known brands, most specific first, as ua-parser-js names the same browsers. `Chromium` says least. */
 const KNOWN_BRANDS: ReadonlyMap<string, string> = new Map([
   ['brave', 'Brave'],
@@ -70,18 +68,16 @@ export function brandNames(brands: string): string[] {
   return names.map((n) => n.trim()).filter((n) => n && !isGreaseBrand(n));
 }
 
-/** Visitors repeat their brands from beacon to beacon: parsed once per distinct value. */
-const knownBrowser = memoize((brands: string): string | null => {
+/** The most specific known browser among the brands, or null when none is known (the user agent decides then). */
+export function browserFromBrands(brands: string | null): string | null {
+  if (!brands) return null;
   let best: string | null = null;
   for (const name of brandNames(brands)) {
     const key = name.toLowerCase();
     if (RANK.has(key) && (best === null || RANK.get(key)! < RANK.get(best)!)) best = key;
   }
   return best === null ? null : KNOWN_BRANDS.get(best)!;
-});
-
-/** The most specific known browser among the brands, or null when none is known (the user agent decides then). */
-export const browserFromBrands = (brands: string | null): string | null => (brands ? knownBrowser(brands) : null);
+}
 
 export interface BrowserHints {
   brands: string | null;
@@ -91,9 +87,9 @@ export interface BrowserHints {
   duck?: boolean | null;
 }
 
-/** The browser client hints name, or null to leave it to the user-agent parse. */
-export function browserFromHints(hints: BrowserHints): string | null {
+/** The browser client hints name, or null to leave it to the user-agent parse; `ofBrands` reads the brands (the collector's is cached). */
+export function browserFromHints(hints: BrowserHints, ofBrands: (brands: string) => string | null = browserFromBrands): string | null {
   if (hints.brave) return 'Brave';
   if (hints.duck) return 'DuckDuckGo';
-  return browserFromBrands(hints.brands);
+  return hints.brands ? ofBrands(hints.brands) : null;
 }

@@ -7,8 +7,7 @@ import { hash } from 'node:crypto';
 import { getCountryForTimezone } from 'countries-and-timezones';
 import { isbot } from 'isbot';
 import UAParser from 'ua-parser-js';
-import { memoize } from '../memo.ts';
-import { browserFromHints, type BrowserHints } from './client-hints.ts';
+import { browserFromBrands, browserFromHints, type BrowserHints } from './client-hints.ts';
 
 export const MAX_EVENT_NAME = 256;
 export const MAX_METADATA_CHARS = 4096;
@@ -27,13 +26,8 @@ export function serializeMetadata(metadata: Record<string, unknown> | null): str
   return JSON.stringify(metadata).slice(0, MAX_METADATA_CHARS);
 }
 
-let lastDay = { number: NaN, text: '' };
-/** YYYY-MM-DD of a Unix ms time in UTC. The last day is remembered: every beacon asks, twice. */
-export function utcDay(ms: number): string {
-  const number = Math.floor(ms / 86_400_000);
-  if (number !== lastDay.number) lastDay = { number, text: new Date(ms).toISOString().slice(0, 10) };
-  return lastDay.text;
-}
+/** YYYY-MM-DD of a Unix ms time in UTC (the collector keeps the last one: caches.ts). */
+export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 /** hash(UTC day, site, IP, UA, daily salt): one visitor per day per site, unlinkable once the salt is gone. */
 export function visitorHash(day: string, site: string, ip: string, ua: string, salt: string): string {
@@ -41,21 +35,18 @@ export function visitorHash(day: string, site: string, ip: string, ua: string, s
   return hash('sha256', `${day}\n${site}\n${ip}\n${ua}\n${salt}`, 'hex').slice(0, 32);
 }
 
-/** Remembered per zone name: a few hundred zones, looked up on every beacon. */
-const countryOfZone = memoize((timezone: string): string | null => {
+/** The country of an IANA zone, or null (the collector caches it per zone: caches.ts). */
+export function countryFromTimezone(timezone: string | null): string | null {
+  if (!timezone) return null;
   try {
     return getCountryForTimezone(timezone)?.id ?? null;
   } catch {
     return null;
   }
-});
-
-export function countryFromTimezone(timezone: string | null): string | null {
-  return timezone ? countryOfZone(timezone) : null;
 }
 
-/** Visitors repeat their user agent from beacon to beacon, so both UA readings are memoized. */
-export const isBotUserAgent = memoize((ua: string): boolean => ua.trim() === '' || isbot(ua));
+/** An empty user agent is a bot too. */
+export const isBotUserAgent = (ua: string): boolean => ua.trim() === '' || isbot(ua);
 
 export interface ClientHints extends BrowserHints {
   mobile: boolean | null;
@@ -68,20 +59,33 @@ export interface Technology {
   device: 'desktop' | 'mobile' | 'tablet' | null;
 }
 
-const parseUserAgent = memoize((ua: string) => new UAParser(ua).getResult());
+/** What one user agent string says, whatever the client hints: its technology and whether it is a bot. */
+export interface Agent extends Technology {
+  bot: boolean;
+}
 
-export function parseTechnology(ua: string, hints: ClientHints): Technology {
-  const r = parseUserAgent(ua);
+/** The user-agent reading of a beacon (the collector caches it per string: caches.ts). */
+export function readAgent(ua: string): Agent {
+  const r = new UAParser(ua).getResult();
   const type = r.device.type;
-  let device: Technology['device'] = type === 'mobile' ? 'mobile' : type === 'tablet' ? 'tablet' : type ? null : 'desktop';
-  // Client hints are more truthful than a frozen UA string.
-  if (hints.mobile === true) device = 'mobile';
   return {
-    browser: browserFromHints(hints) ?? r.browser.name?.replace(/^Mobile /, '') ?? null,
-    os: hints.os_name || r.os.name || null,
-    device,
+    browser: r.browser.name?.replace(/^Mobile /, '') ?? null,
+    os: r.os.name || null,
+    device: type === 'mobile' ? 'mobile' : type === 'tablet' ? 'tablet' : type ? null : 'desktop',
+    bot: isBotUserAgent(ua),
   };
 }
+
+/** The user agent's technology corrected by client hints, which are more truthful than a frozen UA string. */
+export function technology(agent: Technology, hints: ClientHints, ofBrands: (brands: string) => string | null = browserFromBrands): Technology {
+  return {
+    browser: browserFromHints(hints, ofBrands) ?? agent.browser,
+    os: hints.os_name || agent.os,
+    device: hints.mobile === true ? 'mobile' : agent.device,
+  };
+}
+
+export const parseTechnology = (ua: string, hints: ClientHints): Technology => technology(readAgent(ua), hints);
 
 /** Lowercased host of a referrer URL without `www.`, or null when there is none. */
 export function referrerHost(referrer: string | null): string | null {

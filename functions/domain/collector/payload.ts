@@ -10,6 +10,8 @@
 export type PayloadType = 'pageview' | 'event' | 'append' | 'error';
 const PAYLOAD_TYPES: ReadonlySet<string> = new Set<PayloadType>(['pageview', 'event', 'append', 'error']);
 export type Source = Record<string, unknown>;
+/** An image route's query: name → value, the last of a repeated name winning (functions/http/query-string.ts). */
+export type QueryParams = Readonly<Record<string, string>>;
 
 export interface CollectorPayload {
   hostname: string;
@@ -124,10 +126,12 @@ class JsonReader implements Reader {
 }
 
 class QueryReader implements Reader {
-  constructor(private readonly params: URLSearchParams) {}
+  constructor(private readonly params: QueryParams) {}
 
+  /** Field names are never Object.prototype's, and only strings are values: a plain object reads as safely as a Map. */
   raw(field: string): string | undefined {
-    return this.params.get(field) ?? undefined;
+    const v = this.params[field];
+    return typeof v === 'string' ? v : undefined;
   }
 
   string(field: string, max: number): string | null {
@@ -184,33 +188,13 @@ function brands(r: Reader): string | null {
   return text.length > 512 ? invalid('brands') : text;
 }
 
-type CampaignKey = 'utm_source' | 'utm_medium' | 'utm_campaign' | 'utm_term' | 'utm_content' | `campaign_${'source' | 'ref' | 'medium' | 'campaign' | 'term' | 'content'}`;
-/** Campaign tags (spec part 2), UTM and plain form: payload key and wire name. */
-const CAMPAIGN_TAGS: readonly (readonly [CampaignKey, string])[] = [
-  ['utm_source', 'utm_source'],
-  ['utm_medium', 'utm_medium'],
-  ['utm_campaign', 'utm_campaign'],
-  ['utm_term', 'utm_term'],
-  ['utm_content', 'utm_content'],
-  ['campaign_source', 'source'],
-  ['campaign_ref', 'ref'],
-  ['campaign_medium', 'medium'],
-  ['campaign_campaign', 'campaign'],
-  ['campaign_term', 'term'],
-  ['campaign_content', 'content'],
-];
-
 /**
- * Campaign tags from their own fields; a tag whose field is absent is read
- * from `query` (`utm_source=…&ref=…`, with or without a leading `?`), where
- * the Simple Analytics script sends them all. Both are trimmed, blank is none.
+ * A campaign tag (spec part 2), UTM or plain form, from its own field; when
+ * the field is absent, from `query` (`utm_source=…&ref=…`, with or without a
+ * leading `?`), where the Simple Analytics script sends them all. Both are
+ * trimmed, blank is none.
  */
-function campaignTags(r: Reader, query: string | null): Record<CampaignKey, string | null> {
-  const inQuery = query?.includes('=') ? new URLSearchParams(query) : null;
-  const out = {} as Record<CampaignKey, string | null>;
-  for (const [key, wire] of CAMPAIGN_TAGS) out[key] = tag(r, wire) ?? (inQuery?.get(wire)?.trim() || null);
-  return out;
-}
+const campaignTag = (r: Reader, wire: string, inQuery: URLSearchParams | null): string | null => tag(r, wire) ?? (inQuery?.get(wire)?.trim() || null);
 
 function read(r: Reader): CollectorPayload {
   const hostname = r.string('hostname', 253);
@@ -221,6 +205,8 @@ function read(r: Reader): CollectorPayload {
   const path = r.string('path', 2048) || '/';
   if (!path.startsWith('/')) invalid('path');
   const query = r.string('query', 2048);
+  const inQuery = query?.includes('=') ? new URLSearchParams(query) : null;
+  // One literal with every field (no spread): the payload keeps one shape, read on every beacon.
   return {
     hostname: hostname as string,
     type: type as PayloadType,
@@ -252,7 +238,17 @@ function read(r: Reader): CollectorPayload {
     mobile: r.boolean('mobile'),
     brave: r.boolean('brave'),
     duck: r.boolean('duck'),
-    ...campaignTags(r, query),
+    utm_source: campaignTag(r, 'utm_source', inQuery),
+    utm_medium: campaignTag(r, 'utm_medium', inQuery),
+    utm_campaign: campaignTag(r, 'utm_campaign', inQuery),
+    utm_term: campaignTag(r, 'utm_term', inQuery),
+    utm_content: campaignTag(r, 'utm_content', inQuery),
+    campaign_source: campaignTag(r, 'source', inQuery),
+    campaign_ref: campaignTag(r, 'ref', inQuery),
+    campaign_medium: campaignTag(r, 'medium', inQuery),
+    campaign_campaign: campaignTag(r, 'campaign', inQuery),
+    campaign_term: campaignTag(r, 'term', inQuery),
+    campaign_content: campaignTag(r, 'content', inQuery),
   };
 }
 
@@ -289,10 +285,13 @@ export function parseJsonPayload(body: unknown): ParseResult {
   return attempt(new JsonReader(body));
 }
 
-export function parseQueryPayload(params: URLSearchParams): ParseResult {
+export function parseQueryPayload(params: QueryParams): ParseResult {
   return attempt(new QueryReader(params));
 }
 
 /** `collect-dnt: true` opts the visitor back in despite DNT. */
 export const collectDntJson = (body: Source) => body['collect-dnt'] === true;
-export const collectDntQuery = (params: URLSearchParams) => ['true', '1'].includes(params.get('collect-dnt') ?? '');
+export const collectDntQuery = (params: QueryParams): boolean => {
+  const v = params['collect-dnt'];
+  return v === 'true' || v === '1';
+};

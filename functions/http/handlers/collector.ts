@@ -3,9 +3,10 @@
  * script and the beacon routes. Answers are plain text or a GIF, never JSON,
  * and never a 5xx for anything a client sends.
  */
-import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload, type ParseResult } from '#domain/collector/payload.ts';
+import type { Drop, DropReason } from '#domain/collector/drop.ts';
+import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload, type CollectorPayload, type QueryParams } from '#domain/collector/payload.ts';
 import { createGroupHandler, type ApiRequest, type ApiResponse } from '../api.ts';
-import { collect, logDrop, type Outcome } from '../collect.ts';
+import { collect } from '../collect.ts';
 
 export const MAX_COLLECTOR_BODY = 64 * 1024;
 
@@ -25,11 +26,25 @@ const plain = (statusCode: number, body: string, headers: Record<string, string>
   body,
 });
 
+/** The answer to most beacons, written out: no spreads on the hot path (each answer is its own object: the edge adds Content-Length). */
+const ok = (): ApiResponse => ({
+  statusCode: 200,
+  headers: {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+    'Access-Control-Allow-Headers': 'Content-Type',
+    'Access-Control-Max-Age': '86400',
+  },
+  body: 'ok',
+});
+
 const tooLarge = () => plain(413, 'payload too large');
 
 /** The row could not be taken (queue full, journal write failed): never a 200 for it. */
 const unavailable = () => plain(503, 'service unavailable, retry later', { 'Retry-After': '1' });
-const notTaken = (outcome: Outcome) => !outcome.stored && (outcome.reason === 'queue_full' || outcome.reason === 'enqueue_failed');
+const notTaken = (outcome: Drop | null) => outcome !== null && (outcome.drop === 'queue_full' || outcome.drop === 'enqueue_failed');
 
 const gif = (): ApiResponse => ({
   statusCode: 200,
@@ -40,18 +55,19 @@ const gif = (): ApiResponse => ({
 
 const doNotTrack = (req: ApiRequest) => req.headers.dnt === '1' || req.headers['x-do-not-track'] === '1';
 
-async function record(req: ApiRequest, parsed: ParseResult & { ok: true }, append: boolean): Promise<Outcome> {
+/** A beacon refused before its payload was read (DNT, invalid): counted without a hostname. */
+const refused = (req: ApiRequest, reason: DropReason) => req.services.collectorDrops.dropped(reason, null);
+
+/** The steps after validation; a drop is counted with the hostname the payload sent. */
+async function record(req: ApiRequest, payload: CollectorPayload, append: boolean): Promise<Drop | null> {
   const outcome = await collect(req.services, {
-    payload: parsed.payload,
+    payload,
     append,
     ip: req.sourceIp,
     headerUa: req.headers['user-agent'] ?? '',
     servedOrigin: req.servedOrigin,
   });
-  if (!outcome.stored) {
-    logDrop(outcome.reason);
-    req.services.recentDrops?.record(parsed.payload.hostname, outcome.reason);
-  }
+  if (outcome) req.services.collectorDrops.dropped(outcome.drop, payload.hostname);
   return outcome;
 }
 
@@ -71,17 +87,26 @@ async function latestJs(req: ApiRequest): Promise<ApiResponse> {
 /** JSON routes: the body must parse as one object before DNT may skip it (spec rule 5); Content-Type is ignored. */
 function jsonBeacon(append: boolean) {
   return async (req: ApiRequest): Promise<ApiResponse> => {
-    if (req.body.length > MAX_COLLECTOR_BODY) return tooLarge();
+    if (req.body.length > MAX_COLLECTOR_BODY) {
+      refused(req, 'invalid');
+      return tooLarge();
+    }
     const json = parseJsonBody(req.body.toString('utf8'));
-    if (!json.ok) return plain(400, json.error);
+    if (!json.ok) {
+      refused(req, 'invalid');
+      return plain(400, json.error);
+    }
     if (doNotTrack(req) && !collectDntJson(json.body)) {
-      logDrop('dnt');
-      return plain(200, 'ok');
+      refused(req, 'dnt');
+      return ok();
     }
     const parsed = parseJsonPayload(json.body);
-    if (!parsed.ok) return plain(400, parsed.error);
-    if (notTaken(await record(req, parsed, append))) return unavailable();
-    return plain(200, 'ok');
+    if (!parsed.ok) {
+      refused(req, 'invalid');
+      return plain(400, parsed.error);
+    }
+    if (notTaken(await record(req, parsed.payload, append))) return unavailable();
+    return ok();
   };
 }
 
@@ -90,7 +115,7 @@ function jsonBeacon(append: boolean) {
  * hostname, path, https and query, never the acquisition referrer. Explicit
  * parameters win even when empty.
  */
-function withRefererPage(params: URLSearchParams, referer: string | undefined): URLSearchParams {
+function withRefererPage(params: QueryParams, referer: string | undefined): QueryParams {
   if (!referer) return params;
   let page: URL;
   try {
@@ -98,9 +123,9 @@ function withRefererPage(params: URLSearchParams, referer: string | undefined): 
   } catch {
     return params;
   }
-  const derived = new URLSearchParams(params);
+  const derived: Record<string, string> = { ...params };
   const fill = (name: string, value: string) => {
-    if (!derived.has(name)) derived.set(name, value);
+    if (!Object.hasOwn(derived, name)) derived[name] = value;
   };
   fill('hostname', page.hostname);
   fill('path', page.pathname);
@@ -112,13 +137,19 @@ function withRefererPage(params: URLSearchParams, referer: string | undefined): 
 function imageBeacon(fromReferer: boolean) {
   return async (req: ApiRequest): Promise<ApiResponse> => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(400, 'method not allowed');
-    let params = new URLSearchParams(req.query);
-    // DNT before validation on image routes, unless the page opted in.
-    if (doNotTrack(req) && !collectDntQuery(params)) return gif();
+    let params: QueryParams = req.query;
+    // DNT before validation on image routes, unless the page opted in. A HEAD request is no beacon: nothing is counted for it.
+    if (doNotTrack(req) && !collectDntQuery(params)) {
+      if (req.method === 'GET') refused(req, 'dnt');
+      return gif();
+    }
     if (fromReferer) params = withRefererPage(params, req.headers.referer);
     const parsed = parseQueryPayload(params);
-    if (!parsed.ok) return plain(400, parsed.error);
-    if (req.method === 'GET' && notTaken(await record(req, parsed, false))) return unavailable();
+    if (!parsed.ok) {
+      if (req.method === 'GET') refused(req, 'invalid');
+      return plain(400, parsed.error);
+    }
+    if (req.method === 'GET' && notTaken(await record(req, parsed.payload, false))) return unavailable();
     return gif();
   };
 }
