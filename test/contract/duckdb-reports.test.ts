@@ -4,5 +4,5 @@ import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
 
 reportContract('DuckDB', async () => {
   const events = await DuckDbEventStore.open(':memory:');
-  return { events, reports: new DuckDbReportStore(events), close: () => events.close() };
+  return { events, reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }), close: () => events.close() };
 });

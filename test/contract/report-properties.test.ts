@@ -20,7 +20,7 @@ let events: DuckDbEventStore;
 let reports: DuckDbReportStore;
 beforeAll(async () => {
   events = await DuckDbEventStore.open(':memory:');
-  reports = new DuckDbReportStore(events);
+  reports = new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) });
 });
 afterAll(() => events.close());
 

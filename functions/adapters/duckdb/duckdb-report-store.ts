@@ -7,11 +7,9 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { FILTER_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
 import { BREAKDOWN_COLUMNS, SCREEN_CLASSES, type BreakdownDim } from '#domain/reports/query.ts';
+import type { ReadPool } from './read-pool.ts';
 import type { BreakdownRow, Engagement, LabelDim, ReportScope, ReportStore, SiteRef, TrafficRow, TrafficScope } from '#ports/report-store.ts';
 
-export interface SqlRunner {
-  query<T = Record<string, unknown>>(sql: string, params?: Record<string, DuckDBValue>): Promise<T[]>;
-}
 
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -154,7 +152,7 @@ export function visitorsByFirstFlags(bounds: readonly number[]): string {
 const keepsEmptyLabels = (dim: BreakdownDim) => dim === 'pages' || dim === 'referrers';
 
 export class DuckDbReportStore implements ReportStore {
-  constructor(private readonly db: SqlRunner) {}
+  constructor(private readonly db: ReadPool) {}
 
   /**
    * Per-bucket rows and the whole-range row come from separate scans (distinct
