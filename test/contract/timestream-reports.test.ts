@@ -11,7 +11,7 @@ import { TimestreamWriteClient } from '@aws-sdk/client-timestream-write';
 import { describe, vi } from 'vitest';
 import { TimestreamEventStore } from '#adapters/timestream/timestream-event-store.ts';
 import { TimestreamReportStore } from '#adapters/timestream/timestream-report-store.ts';
-import { sqlIdentifier, sqlString } from '#adapters/timestream/report-sql.ts';
+import { sqlIdentifier, sqlString } from '#reports/sql/text.ts';
 import { uniqueEvents, type EventRow, type EventStore } from '#ports/event-store.ts';
 import { reportContract } from './report-store.contract.ts';
 
