@@ -8,7 +8,7 @@ import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
 import type { BreakdownRow, ReportScope } from '#ports/report-store.ts';
 import type { Query, ResultRow } from './dialect.ts';
 import { CANONICAL, VISITORS } from './dialects/duckdb.ts';
-import { NOT_BOT } from './dialects/timestream.ts';
+import { NOT_BOT, VISITORS as TIMESTREAM_VISITORS } from './dialects/timestream.ts';
 import { filterColumns, filterSql, keepsEmptyLabels, label, labelExpression, num } from './text.ts';
 
 export type PageviewDim = Exclude<BreakdownDim, 'events'>;
@@ -24,22 +24,17 @@ export const breakdown: Query<[scope: ReportScope, dim: PageviewDim, limit: numb
       WHERE true${keep}
       GROUP BY 1 ORDER BY value DESC, name ASC LIMIT ${sql.limit(limit)}`;
   },
-  /** One row per canonical pageview, then grouped by label. */
   timestream: (sql, scope, dim, limit) => {
-    const rows = sql.scan({ kinds: ['pageview'], sites: [scope], from: scope.from, to: scope.to }, [
-      'id', 'visitor', 'unique', 'bot', BREAKDOWN_COLUMNS[dim], ...filterColumns(scope.filters),
-    ]);
-    const conditions = [...(dim === 'entry_pages' ? ['"uniq"'] : []), ...(keepsEmptyLabels(dim) ? [] : [`coalesce("label", '') <> ''`])];
+    const rows = sql.canonical('pageview', [scope], scope.from, scope.to, ['visitor', 'unique', 'bot', BREAKDOWN_COLUMNS[dim], ...filterColumns(scope.filters)]);
+    const entryOnly = dim === 'entry_pages' ? ' AND coalesce("unique", false)' : '';
+    const keep = keepsEmptyLabels(dim) ? '' : ` WHERE coalesce("label", '') <> ''`;
     return `
-    WITH pv AS (
-      SELECT "id", arbitrary(${labelExpression(sql, dim)}) AS "label", max("visitor") AS "visitor", bool_or(coalesce("unique", false)) AS "uniq"
+    SELECT coalesce("label", '') AS "name", count(*) AS "value", ${TIMESTREAM_VISITORS} AS "visitors"
+    FROM (
+      SELECT ${labelExpression(sql, dim)} AS "label", "visitor", "unique"
       FROM ${rows} AS e
-      WHERE ${NOT_BOT}${filterSql(sql, scope.filters)}
-      GROUP BY "id"
-    )
-    SELECT coalesce("label", '') AS "name", count(*) AS "value",
-           count(DISTINCT "visitor") + count(CASE WHEN "visitor" IS NULL AND "uniq" THEN 1 END) AS "visitors"
-    FROM pv${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''}
+      WHERE ${NOT_BOT}${filterSql(sql, scope.filters)}${entryOnly}
+    ) AS pv${keep}
     GROUP BY coalesce("label", '')
     ORDER BY "value" DESC, "name" ASC
     LIMIT ${sql.limit(limit)}`;

@@ -11,7 +11,7 @@ export const eventBreakdown: Query<[scope: ReportScope, limit: number]> = {
     FROM events WHERE ${eventRows.duckdb(sql, scope)}
     GROUP BY event ORDER BY value DESC, name ASC LIMIT ${sql.limit(limit)}`,
   timestream: (sql, scope, limit) => `
-    SELECT "event" AS "name", count(DISTINCT "id") AS "value", count(DISTINCT "visitor") AS "visitors", max("ts") AS "last_seen"
+    SELECT "event" AS "name", count(*) AS "value", count(DISTINCT "visitor") AS "visitors", max("ts") AS "last_seen"
     FROM ${eventRows.timestream(sql, scope)}
     GROUP BY "event"
     ORDER BY "value" DESC, "name" ASC

@@ -8,7 +8,7 @@ import { filterColumns, filterSql, num } from './text.ts';
 export const eventRows: Query<[scope: ReportScope]> = {
   duckdb: (sql, scope) => `kind = 'event' AND NOT bot AND NOT replay AND ${sql.scope([scope], scope.from, scope.to, scope.filters)} AND coalesce(event, '') <> ''`,
   timestream: (sql, scope) => {
-    const rows = sql.scan({ kinds: ['event'], sites: [scope], from: scope.from, to: scope.to }, ['id', 'visitor', 'event', 'bot', ...filterColumns(scope.filters)]);
+    const rows = sql.canonical('event', [scope], scope.from, scope.to, ['visitor', 'event', 'bot', ...filterColumns(scope.filters)]);
     return `${rows} AS e WHERE ${NOT_BOT}${filterSql(sql, scope.filters)} AND coalesce("event", '') <> ''`;
   },
 };
@@ -16,7 +16,7 @@ export const eventRows: Query<[scope: ReportScope]> = {
 export const eventTotals: Query<[scope: ReportScope]> = {
   duckdb: (sql, scope) => `SELECT count(*) AS count, count(DISTINCT visitor_key) AS visitors FROM events WHERE ${eventRows.duckdb(sql, scope)}`,
   timestream: (sql, scope) => `
-    SELECT count(DISTINCT "id") AS "count", count(DISTINCT "visitor") AS "visitors"
+    SELECT count(*) AS "count", count(DISTINCT "visitor") AS "visitors"
     FROM ${eventRows.timestream(sql, scope)}`,
 };
 

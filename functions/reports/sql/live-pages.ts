@@ -1,7 +1,11 @@
-/** Live pages: the scope's top pages by distinct visitor hashes since a time (the overview summary's last 30 minutes). */
+/**
+ * Live pages: the scope's top pages by distinct visitor hashes since a time
+ * (the overview summary's last 30 minutes). Like live visitors, it reads every
+ * human pageview: a copy adds no visitor hash, so the look-back a copy test
+ * needs (a day more than the 30 minutes) would buy nothing.
+ */
 import type { ReportScope } from '#ports/report-store.ts';
 import type { Query, ResultRow } from './dialect.ts';
-import { CANONICAL } from './dialects/duckdb.ts';
 import { NOT_BOT } from './dialects/timestream.ts';
 import { filterColumns, filterSql, label, num } from './text.ts';
 
@@ -10,7 +14,7 @@ export type LiveScope = Omit<ReportScope, 'from' | 'to'> & { since: number };
 export const livePages: Query<[scope: LiveScope, limit: number]> = {
   duckdb: (sql, scope, limit) => `
     SELECT path AS name, count(DISTINCT visitor_key) AS visitors FROM events
-    WHERE ${CANONICAL} AND visitor_key IS NOT NULL AND ${sql.sites([scope])} AND ts >= ${sql.bind(scope.since)}${filterSql(sql, scope.filters)}
+    WHERE kind = 'pageview' AND NOT bot AND visitor_key IS NOT NULL AND ${sql.sites([scope])} AND ts >= ${sql.bind(scope.since)}${filterSql(sql, scope.filters)}
     GROUP BY path ORDER BY visitors DESC, name ASC LIMIT ${sql.limit(limit)}`,
   timestream: (sql, scope, limit) => `
     SELECT "path" AS "name", count(DISTINCT "visitor") AS "visitors"

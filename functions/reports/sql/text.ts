@@ -22,10 +22,15 @@ export interface SqlText {
   contains(haystack: string, needle: string): string;
 }
 
-/** A string literal: single quotes doubled (the only escape either dialect needs; backslashes are plain characters), NUL refused. */
+/**
+ * A string literal: single quotes doubled (the only escape either dialect
+ * needs; backslashes are plain characters). A NUL, which no literal may hold,
+ * is spliced in as chr(0), so every string the domain accepts has a literal.
+ */
 export function sqlString(value: string): string {
-  if (value.includes('\u0000')) throw new RangeError('NUL character in an SQL string literal');
-  return `'${value.replaceAll("'", "''")}'`;
+  const quoted = (s: string) => `'${s.replaceAll("'", "''")}'`;
+  if (!value.includes('\u0000')) return quoted(value);
+  return `concat(${value.split('\u0000').map(quoted).join(', chr(0), ')})`;
 }
 
 /** A quoted identifier: double quotes doubled. */

@@ -8,7 +8,7 @@
 import type { TrafficRow, TrafficScope } from '#ports/report-store.ts';
 import type { Query, ResultRow } from './dialect.ts';
 import { CANONICAL, UNIQUE_WITHOUT_HASH, VISITORS as DUCKDB_VISITORS } from './dialects/duckdb.ts';
-import { NOT_BOT } from './dialects/timestream.ts';
+import { NOT_BOT, VISITORS as TIMESTREAM_VISITORS } from './dialects/timestream.ts';
 import { engagedPages } from './engaged-pages.ts';
 import { bucketExpression, filterColumns, filterSql, num, numOrNull } from './text.ts';
 
@@ -47,14 +47,11 @@ export const trafficCounts: Query<[scope: TrafficScope, bounds: readonly number[
        GROUP BY ALL`;
   },
   timestream: (sql, scope, bounds) => {
-    const rows = sql.scan({ kinds: ['pageview'], sites: scope.sites, from: bounds[0]!, to: bounds[bounds.length - 1]! }, [
-      'site', 'id', 'visitor', 'unique', 'bot', ...filterColumns(scope.filters),
-    ]);
+    const rows = sql.canonical('pageview', scope.sites, bounds[0]!, bounds[bounds.length - 1]!, ['visitor', 'unique', 'bot', ...filterColumns(scope.filters)]);
     return `
-    SELECT "site", "bucket", count(DISTINCT "id") AS "pageviews",
-           count(DISTINCT "visitor") + count(DISTINCT CASE WHEN "visitor" IS NULL AND coalesce("unique", false) THEN "id" END) AS "visitors"
+    SELECT "site", "bucket", count(*) AS "pageviews", ${TIMESTREAM_VISITORS} AS "visitors"
     FROM (
-      SELECT "site", "id", "visitor", "unique", ${bucketExpression(sql, bounds)} AS "bucket"
+      SELECT "site", "visitor", "unique", ${bucketExpression(sql, bounds)} AS "bucket"
       FROM ${rows} AS e
       WHERE ${NOT_BOT}${filterSql(sql, scope.filters)}
     ) AS b

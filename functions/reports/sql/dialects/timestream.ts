@@ -10,7 +10,7 @@
  * the columns it needs and stands a typed NULL in for any the table does not
  * have (yet).
  */
-import { badRequestError } from '#domain/errors.ts';
+import { COPY_WINDOW_MS } from '#domain/reports/copies.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import { sqlIdentifier, sqlInteger, sqlLimit, sqlNumber, sqlString, type SqlText } from '../text.ts';
@@ -58,9 +58,7 @@ const ms = (value: number) => `from_milliseconds(${sqlInteger(value)})`;
 export class TimestreamSql implements SqlText {
   constructor(readonly table: SqlContext) {}
 
-  /** A value with NUL (`%00`) cannot be written as a Timestream literal: 400 `invalid filter`. */
   value(value: string): string {
-    if (value.includes('\u0000')) throw badRequestError('invalid filter');
     return sqlString(value);
   }
 
@@ -107,6 +105,22 @@ export class TimestreamSql implements SqlText {
       ...(range.to === undefined ? [] : [`time < ${ms(range.to)}`]),
     ];
     return `(SELECT ${projection.join(', ')} FROM ${sqlIdentifier(this.table.database)}.${sqlIdentifier(this.table.table)} WHERE ${where.join(' AND ')})`;
+  }
+
+  /**
+   * The rows of one kind in [from, to) that are not copies (domain/reports/copies.ts):
+   * no row of the same site and id (and so registration) at most COPY_WINDOW_MS
+   * before. The look-back reads one window more than the range.
+   */
+  canonical(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], from: number, to: number, columns: readonly string[]): string {
+    const wanted = [...new Set(['site', 'id', ...columns])].map(sqlIdentifier);
+    const rows = this.scan({ kinds: [kind], sites, from: from - COPY_WINDOW_MS, to }, ['site', 'id', ...columns]);
+    return `(
+      SELECT "ts", ${wanted.join(', ')} FROM (
+        SELECT "ts", ${wanted.join(', ')}, lag("ts") OVER (PARTITION BY "site", "id" ORDER BY "ts") AS "previous_ts" FROM ${rows} AS r
+      ) AS c
+      WHERE "ts" >= ${sqlInteger(from)} AND ("previous_ts" IS NULL OR "ts" - "previous_ts" > ${sqlInteger(COPY_WINDOW_MS)})
+    )`;
   }
 }
 
