@@ -1,22 +1,18 @@
 /**
  * The report contract: one known dataset per case, hand-computed numbers,
  * asserted through the same builders the API uses. Every ReportStore adapter
- * runs it (DuckDB always; Timestream when AWS credentials are present).
+ * runs it (report-stores.ts: DuckDB always; Timestream when AWS credentials
+ * are present), so stores that answer differently fail here.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import type { EventRow, EventStore } from '#ports/event-store.ts';
-import type { ReportStore } from '#ports/report-store.ts';
+import type { EventRow } from '#ports/event-store.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import { zonedToUnix } from '#domain/reports/time.ts';
 import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import { getBreakdown, getOverview, getOverviewSummary, getRetention, getSitesSummary } from '#reports/reports.ts';
 
-export interface ReportAdapter {
-  events: EventStore;
-  reports: ReportStore;
-  close(): Promise<void>;
-}
+import { titleOf, type ReportAdapter, type StoreUnderTest } from './report-stores.ts';
 
 const T0 = Date.UTC(2024, 4, 1) / 1000; // 2024-05-01T00:00Z
 const H = 3600;
@@ -48,11 +44,12 @@ const q = (s: string, from: number, to: number, tz = 'UTC', filters: FilterClaus
   now,
 });
 
-export function reportContract(name: string, open: () => Promise<ReportAdapter>): void {
-  describe(`report contract: ${name}`, () => {
+export function reportContract(store: StoreUnderTest): void {
+  describe.skipIf(store.skip !== null)(titleOf('report contract', store, store.skip), () => {
+    if (store.testTimeout && store.skip === null) vi.setConfig({ testTimeout: store.testTimeout });
     let a: ReportAdapter;
     beforeAll(async () => {
-      a = await open();
+      a = await store.open();
     });
     afterAll(() => a.close());
     const seed = (rows: EventRow[]) => a.events.saveEvents(rows);
