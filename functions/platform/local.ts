@@ -180,7 +180,8 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     publicOrigins: config.publicUrls ?? [],
     eventQueue,
     trackerScript: (await buildTracker()).code,
-    reports: new DuckDbReportStore(events),
+    // Reports read through the event store's pooled reader connections for now.
+    reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }),
     ...imports,
     importQueue,
   };

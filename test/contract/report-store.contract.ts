@@ -1,22 +1,18 @@
 /**
  * The report contract: one known dataset per case, hand-computed numbers,
  * asserted through the same builders the API uses. Every ReportStore adapter
- * runs it (DuckDB always; Timestream when AWS credentials are present).
+ * runs it (report-stores.ts: DuckDB always; Timestream when AWS credentials
+ * are present), so stores that answer differently fail here.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import type { EventRow, EventStore } from '#ports/event-store.ts';
-import type { ReportStore } from '#ports/report-store.ts';
+import type { EventRow } from '#ports/event-store.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import { zonedToUnix } from '#domain/reports/time.ts';
 import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import { getBreakdown, getOverview, getOverviewSummary, getRetention, getSitesSummary } from '#reports/reports.ts';
 
-export interface ReportAdapter {
-  events: EventStore;
-  reports: ReportStore;
-  close(): Promise<void>;
-}
+import { titleOf, type ReportAdapter, type StoreUnderTest } from './report-stores.ts';
 
 const T0 = Date.UTC(2024, 4, 1) / 1000; // 2024-05-01T00:00Z
 const H = 3600;
@@ -48,11 +44,12 @@ const q = (s: string, from: number, to: number, tz = 'UTC', filters: FilterClaus
   now,
 });
 
-export function reportContract(name: string, open: () => Promise<ReportAdapter>): void {
-  describe(`report contract: ${name}`, () => {
+export function reportContract(store: StoreUnderTest): void {
+  describe.skipIf(store.skip !== null)(titleOf('report contract', store, store.skip), () => {
+    if (store.testTimeout && store.skip === null) vi.setConfig({ testTimeout: store.testTimeout });
     let a: ReportAdapter;
     beforeAll(async () => {
-      a = await open();
+      a = await store.open();
     });
     afterAll(() => a.close());
     const seed = (rows: EventRow[]) => a.events.saveEvents(rows);
@@ -96,6 +93,81 @@ export function reportContract(name: string, open: () => Promise<ReportAdapter>)
       expect(o.series.slice(0, 5).map((b) => [b.pageviews, b.visitors])).toEqual([[1, 1], [1, 1], [2, 2], [0, 0], [2, 1]]);
       expect(o.previous).toEqual({ pageviews: 1, visitors: 1, avg_duration_s: null, avg_scroll: null });
       expect(o.previous_range).toEqual({ from: T0 - D, to: T0 });
+    });
+
+    /** Rows stored one at a time in time order, as the collector's rows arrive (domain/reports/copies.ts). */
+    const seedInOrder = async (rows: EventRow[]) => {
+      for (const r of [...rows].sort((x, y) => x.ts - y.ts)) await seed([r]);
+    };
+
+    it('counts an id once, at its first row, until a day passes without it (domain/reports/copies.ts)', async () => {
+      const s = site('copies');
+      await seedInOrder([
+        row(s, T0 - 2 * H, { id: 'p1', path: '/1' }),
+        row(s, T0 + H, { id: 'p1', path: '/1' }), // a copy: its first row is before the range
+        row(s, T0 + 2 * H, { id: 'p2', path: '/2' }),
+        row(s, T0 + 3 * H, { id: 'p2', path: '/2' }), // a copy in the next bucket
+        row(s, T0 + 4 * H, { id: 'p3', path: '/3' }),
+        row(s, T0 + 29 * H, { id: 'p3', path: '/3' }), // 25 h later: counts again
+        row(s, T0 + 10 * H, { id: 'p4', path: '/4' }),
+        row(s, T0 + 30 * H, { id: 'p4', path: '/4' }), // 20 h after the row before: a copy,
+        row(s, T0 + 50 * H, { id: 'p4', path: '/4' }), // and so is this one, 40 h after the first
+        row(s, T0 + 5 * H, { id: 'p5', path: '/5', bot: true }),
+        row(s, T0 + 6 * H, { id: 'p5', path: '/5' }), // a copy of a bot's row counts neither
+        event(s, T0 + 5 * H, 'signup', { id: 'e1' }),
+        event(s, T0 + 6 * H, 'signup', { id: 'e1' }),
+        event(s, T0 + 5 * H, 'buy', { id: 'e2' }),
+        event(s, T0 + 31 * H, 'buy', { id: 'e2' }),
+        row(s, T0 + 7 * H, { id: 'e2', path: '/e2' }), // another kind with the same id: its own row
+      ]);
+      const day = await getOverview(a.reports, q(s, T0, T0 + D));
+      expect(day.totals.pageviews).toBe(4);
+      expect(day.series.slice(0, 8).map((b) => b.pageviews)).toEqual([0, 0, 1, 0, 1, 0, 0, 1]);
+      expect(day.series[10]!.pageviews).toBe(1);
+      const days = q(s, T0, T0 + 3 * D);
+      expect((await getOverview(a.reports, days)).totals.pageviews).toBe(5);
+      expect((await getBreakdown(a.reports, days, 'pages', 10)).rows.map((r) => [r.name, r.value])).toEqual([['/3', 2], ['/2', 1], ['/4', 1], ['/e2', 1]]);
+      expect((await getBreakdown(a.reports, days, 'events', 10)).rows.map((r) => [r.name, r.value])).toEqual([['buy', 2], ['signup', 1]]);
+      expect((await getOverviewSummary(a.reports, days, 5)).events.totals.count).toBe(3);
+      // Whether a row counts is the row's own: the days add up to the range.
+      const perDay = await Promise.all([0, 1, 2].map(async (d) => (await getOverview(a.reports, q(s, T0 + d * D, T0 + (d + 1) * D))).totals.pageviews));
+      expect(perDay).toEqual([4, 1, 0]);
+    });
+
+    it('adds an append to the page of its id that came at most a day before it, each page of a repeated id its own', async () => {
+      const s = site('append-copies');
+      await seedInOrder([
+        row(s, T0 + H, { id: 'p', visitor: 'v1' }),
+        append(s, T0 + H + 10, 'p', { id: 'a1', duration: 10, scrolled: 40 }),
+        append(s, T0 + H + 20, 'p', { id: 'a1', duration: 10, scrolled: 40 }), // a copy of a1
+        append(s, T0 + 26 * H, 'p', { id: 'a2', duration: 99 }), // 25 h after its page: no page
+        row(s, T0 + 31 * H, { id: 'p', visitor: 'v2' }), // 30 h later: p counts again
+        append(s, T0 + 31 * H + 10, 'p', { id: 'a3', duration: 20, scrolled: 80 }),
+      ]);
+      const o = await getOverview(a.reports, q(s, T0, T0 + 3 * D));
+      expect(o.totals).toEqual({ pageviews: 2, visitors: 2, avg_duration_s: 15, avg_scroll: 60 });
+      expect(o.series.map((b) => b.duration_s)).toEqual([10, 20, null]);
+      const r = await getRetention(a.reports, q(s, T0, T0 + 3 * D));
+      expect(r.pageviews_measured).toBe(2);
+      expect(r.duration.slice(0, 3)).toEqual([{ s: 5, share: 1 }, { s: 10, share: 1 }, { s: 30, share: 0 }]);
+      const filtered = await getOverview(a.reports, q(s, T0, T0 + 3 * D, 'UTC', [{ dim: 'page', op: 'eq', value: '/' }]));
+      expect(filtered.totals).toEqual(o.totals);
+    });
+
+    it('matches every filter value the domain accepts exactly, NUL, quotes, backslashes and wildcards included', async () => {
+      const s = site('values');
+      const paths = ['/a\u0000b', "/it's", '/back\\slash', '/100%_off', '/plain'];
+      await seed(paths.map((path) => row(s, T0 + H, { path })));
+      const total = async (filters: FilterClause[]) => (await getOverview(a.reports, q(s, T0, T0 + D, 'UTC', filters))).totals.pageviews;
+      for (const path of paths) {
+        expect(await total([{ dim: 'page', op: 'eq', value: path }])).toBe(1);
+        expect(await total([{ dim: 'page', op: 'neq', value: path }])).toBe(paths.length - 1);
+      }
+      expect(await total([{ dim: 'page', op: 'contains', value: '\u0000' }])).toBe(1);
+      expect(await total([{ dim: 'page', op: 'contains', value: '%' }])).toBe(1);
+      expect(await total([{ dim: 'page', op: 'contains', value: '_' }])).toBe(1);
+      expect(await total([{ dim: 'page', op: 'contains', value: '\\' }])).toBe(1);
+      expect(await total([{ dim: 'page', op: 'contains', value: "'" }])).toBe(1);
     });
 
     it('takes the median of summed page durations of at least 5 s and the mean of per-page maximum scroll', async () => {

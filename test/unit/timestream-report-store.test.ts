@@ -3,7 +3,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FilterClause } from '#domain/reports/filter.ts';
-import { bucketExpression, filterSql, sqlIdentifier, sqlInteger, sqlLimit, sqlNumber, sqlString } from '#adapters/timestream/report-sql.ts';
+import { bucketExpression, filterSql, sqlIdentifier, sqlInteger, sqlLimit, sqlNumber, sqlString } from '#reports/sql/text.ts';
+import { TimestreamSql } from '#reports/sql/dialects/timestream.ts';
 import { TimestreamReportStore, parseRow } from '#adapters/timestream/timestream-report-store.ts';
 
 const timestream = mockClient(TimestreamQueryClient);
@@ -32,9 +33,15 @@ function answerBy(routes: [RegExp, QueryCommandOutput][]) {
 }
 
 /** The SQL with every string literal removed: what is left must be the query's own text. */
+/** The Timestream dialect over a table with every column. */
+const dialect = new TimestreamSql({ database: 'tt-db', table: 'events', has: () => true });
+
 const outsideLiterals = (sql: string) => sql.replace(/'(?:[^']|'')*'/g, "''");
 
 const H = 3_600_000;
+const DAY = 24 * H;
+/** The copy test of domain/reports/copies.ts: a row counts unless the previous row of its id is at most a day older. */
+const COPY_TEST = `lag("ts") OVER (PARTITION BY "site", "id" ORDER BY "ts") AS "previous_ts"`;
 const T0 = Date.UTC(2024, 4, 1);
 const A = { site: 'a.example', registration: 'reg-a' };
 const scope = (filters: FilterClause[] = []) => ({ ...A, from: T0, to: T0 + 24 * H, filters });
@@ -44,12 +51,13 @@ afterEach(() => {
 });
 
 describe('Timestream SQL literals', () => {
-  it('doubles single quotes, keeps backslashes literal and refuses NUL', () => {
+  it('doubles single quotes, keeps backslashes literal and splices a NUL in as chr(0)', () => {
     expect(sqlString("O'Brien")).toBe("'O''Brien'");
     expect(sqlString("\\'")).toBe("'\\'''");
     expect(sqlString('a\\b')).toBe("'a\\b'");
     expect(sqlString('')).toBe("''");
-    expect(() => sqlString('a\u0000b')).toThrow(RangeError);
+    expect(sqlString('a\u0000b')).toBe("concat('a', chr(0), 'b')");
+    expect(sqlString("\u0000'")).toBe("concat('', chr(0), '''')");
   });
 
   it('round-trips any NUL-free string as exactly one literal', () => {
@@ -73,13 +81,13 @@ describe('Timestream SQL literals', () => {
   });
 
   it('builds the bucket index as a comparison tree over ts', () => {
-    expect(bucketExpression([0, 10])).toBe('0');
-    expect(bucketExpression([0, 10, 20, 30])).toBe('(CASE WHEN "ts" < 10 THEN 0 ELSE (CASE WHEN "ts" < 20 THEN 1 ELSE 2 END) END)');
-    expect(() => bucketExpression([0, Number.NaN, 20])).toThrow(RangeError);
+    expect(bucketExpression(dialect, [0, 10])).toBe('0');
+    expect(bucketExpression(dialect, [0, 10, 20, 30])).toBe('(CASE WHEN "ts" < 10 THEN 0 ELSE (CASE WHEN "ts" < 20 THEN 1 ELSE 2 END) END)');
+    expect(() => bucketExpression(dialect, [0, Number.NaN, 20])).toThrow(RangeError);
   });
 
   it('compares filters on coalesce(column, \'\') and tests contains with strpos', () => {
-    const sql = filterSql([
+    const sql = filterSql(dialect, [
       { dim: 'page', op: 'eq', value: '/a' },
       { dim: 'country', op: 'neq', value: '' },
       { dim: 'referrer', op: 'contains', value: '%_' },
@@ -101,7 +109,7 @@ describe('TimestreamReportStore queries', () => {
         { site: 'a.example', bucket: 1, pageviews: 3, visitors: 3 },
         { site: 'a.example', bucket: 0, pageviews: 2, visitors: 1 },
       ])],
-      [/count\(DISTINCT "id"\)/, answer({ site: 'VARCHAR', bucket: 'INTEGER', pageviews: 'BIGINT', visitors: 'BIGINT' }, [
+      [/"pageviews"/, answer({ site: 'VARCHAR', bucket: 'INTEGER', pageviews: 'BIGINT', visitors: 'BIGINT' }, [
         { site: 'a.example', bucket: null, pageviews: 5, visitors: 4 },
       ])],
     ]);
@@ -117,22 +125,26 @@ describe('TimestreamReportStore queries', () => {
     for (const sql of counts) {
       expect(sql).toContain(`measure_name IN ('pageview')`);
       expect(sql).toContain(`"site" IN ('a.example', 'b''.example')`);
-      expect(sql).toContain(`time >= from_milliseconds(${T0}) AND time < from_milliseconds(${T0 + 2 * H})`);
+      // A day before the range is read to tell copies (domain/reports/copies.ts), and only the range is counted.
+      expect(sql).toContain(`time >= from_milliseconds(${T0 - DAY}) AND time < from_milliseconds(${T0 + 2 * H})`);
+      expect(sql).toContain(COPY_TEST);
+      expect(sql).toContain(`"ts" >= ${T0} AND ("previous_ts" IS NULL OR "ts" - "previous_ts" > ${DAY})`);
       expect(sql).toContain('NOT coalesce("bot", false)');
-      expect(sql).toContain('count(DISTINCT "id") AS "pageviews"');
-      expect(sql).toContain('count(DISTINCT "visitor") + count(DISTINCT CASE WHEN "visitor" IS NULL AND coalesce("unique", false) THEN "id" END)');
+      expect(sql).toContain('count(*) AS "pageviews"');
+      expect(sql).toContain('count(DISTINCT "visitor") + count(CASE WHEN "visitor" IS NULL AND coalesce("unique", false) THEN 1 END)');
       expect(sql).toContain('to_milliseconds(time) AS "ts"');
       expect(sql).toContain('FROM "tt-db"."events"');
     }
     expect(counts.filter((s) => s.includes(`(CASE WHEN "ts" < ${T0 + H} THEN 0 ELSE 1 END) AS "bucket"`))).toHaveLength(1);
-    expect(counts.filter((s) => s.includes('CAST(NULL AS INTEGER) AS "bucket"'))).toHaveLength(1);
+    expect(counts.filter((s) => s.includes('0 AS "bucket"') && !s.includes('CASE WHEN "ts" <'))).toHaveLength(1);
     const engagement = all.find((s) => s.includes('array_sort'))!;
-    // Appends by original_id since `from` (no upper bound), pages with their own duration and scroll.
-    expect(engagement).toMatch(/measure_name IN \('append'\) AND "site" IN \([^)]*\) AND "registration" IN \([^)]*\) AND time >= from_milliseconds\(\d+\)\) AS e\s+WHERE "original_id" IS NOT NULL/);
-    expect(engagement).toContain('GROUP BY "site", "original_id"');
-    expect(engagement).toContain('"id" IN (SELECT "id" FROM ap)');
-    expect(engagement).toContain('coalesce(pv."own_duration", 0) + coalesce(ap."duration", 0)');
-    expect(engagement).toContain('greatest(coalesce(pv."own_scroll", ap."scrolled"), coalesce(ap."scrolled", pv."own_scroll"))');
+    // Canonical appends up to a day after the range, each joined to the canonical page of its original_id at most a day before it.
+    expect(engagement).toContain(`measure_name IN ('append') AND "site" IN ('a.example', 'b''.example') AND "registration" IN ('reg-a', 'reg-''b') AND time >= from_milliseconds(${T0 - DAY}) AND time < from_milliseconds(${T0 + 2 * H + DAY})`);
+    expect(engagement).toContain(`a."original_id" = pv."id" AND a."ts" >= pv."ts" AND a."ts" <= pv."ts" + ${DAY}`);
+    expect(engagement).toContain('GROUP BY pv."site", pv."id", pv."ts"');
+    expect(engagement).toContain('coalesce(pv."duration", 0) + coalesce(ap."duration", 0)');
+    expect(engagement).toContain('greatest(coalesce(pv."scrolled", ap."scrolled"), coalesce(ap."scrolled", pv."scrolled"))');
+    expect(engagement.split(COPY_TEST)).toHaveLength(3); // pageviews and appends
     expect(engagement).toContain('CASE WHEN "total_duration" >= 5 THEN "total_duration" END');
     expect(engagement).toContain('element_at("sorted", "n" / 2 + 1)');
     expect(engagement).toContain('UNION ALL');
@@ -151,8 +163,8 @@ describe('TimestreamReportStore queries', () => {
     ]);
     const rows = await newStore().traffic({ sites: [A], boundaries: [T0, T0 + H], filters: [] });
     expect(rows).toEqual([
-      { site: 'a.example', bucket: null, pageviews: 3, visitors: 2, duration: 9.5, scrolled: null },
       { site: 'a.example', bucket: 0, pageviews: 3, visitors: 2, duration: 9.5, scrolled: null },
+      { site: 'a.example', bucket: null, pageviews: 3, visitors: 2, duration: 9.5, scrolled: null },
     ]);
     expect(sqls()).toHaveLength(2);
   });
@@ -175,7 +187,7 @@ describe('TimestreamReportStore queries', () => {
     expect(sql).toContain('NOT coalesce("bot", false)');
   });
 
-  it('breaks pageviews down by label: de-duplicated by id, value desc then name, limited', async () => {
+  it('breaks canonical pageviews down by label: value desc then name, limited', async () => {
     answerBy([[/"label"/, answer({ name: 'VARCHAR', value: 'BIGINT', visitors: 'BIGINT' }, [
       { name: '/a', value: 2, visitors: 2 },
       { name: '', value: 1, visitors: 1 },
@@ -186,21 +198,21 @@ describe('TimestreamReportStore queries', () => {
     await store.breakdown(scope(), 'entry_pages', 10);
     await store.breakdown(scope(), 'screens', 10);
     const [pages, countries, entry, screens] = sqls();
-    expect(pages).toContain('arbitrary("path") AS "label"');
-    expect(pages).toContain('GROUP BY "id"');
-    expect(pages).toContain('bool_or(coalesce("unique", false)) AS "uniq"');
-    expect(pages).toContain('count(DISTINCT "visitor") + count(CASE WHEN "visitor" IS NULL AND "uniq" THEN 1 END) AS "visitors"');
+    expect(pages).toContain('SELECT "path" AS "label", "visitor", "unique"');
+    expect(pages).toContain(COPY_TEST);
+    expect(pages).toContain('count(DISTINCT "visitor") + count(CASE WHEN "visitor" IS NULL AND coalesce("unique", false) THEN 1 END) AS "visitors"');
     expect(pages).toContain('ORDER BY "value" DESC, "name" ASC');
     expect(pages).toContain('LIMIT 7');
     expect(pages).not.toContain(`<> ''`); // pages keep the empty label
-    expect(countries).toContain('arbitrary("country")');
+    expect(countries).toContain('SELECT "country" AS "label"');
     expect(countries).toContain(`WHERE coalesce("label", '') <> ''`);
-    expect(entry).toContain(`WHERE "uniq" AND coalesce("label", '') <> ''`);
+    expect(entry).toContain(`AND coalesce("unique", false)`);
+    expect(entry).toContain(`WHERE coalesce("label", '') <> ''`);
     expect(screens).toContain(`CASE WHEN "screen_width" IS NULL OR "screen_width" <= 0 THEN NULL WHEN "screen_width" < 576 THEN 'Mobile'`);
     expect(screens).toContain(`ELSE 'Desktop' END`);
     for (const sql of sqls()) {
       expect(sql).toContain(
-        `measure_name IN ('pageview') AND "site" IN ('a.example') AND "registration" IN ('reg-a') AND time >= from_milliseconds(${T0}) AND time < from_milliseconds(${T0 + 24 * H})`,
+        `measure_name IN ('pageview') AND "site" IN ('a.example') AND "registration" IN ('reg-a') AND time >= from_milliseconds(${T0 - DAY}) AND time < from_milliseconds(${T0 + 24 * H})`,
       );
     }
   });
@@ -219,7 +231,8 @@ describe('TimestreamReportStore queries', () => {
     for (const sql of [events!, totals!]) {
       expect(sql).toContain(`measure_name IN ('event')`);
       expect(sql).toContain(`coalesce("event", '') <> ''`);
-      expect(sql).toContain('count(DISTINCT "id")');
+      expect(sql).toContain(COPY_TEST);
+      expect(sql).toMatch(/count\(\*\) AS "(value|count)"/);
       expect(sql).toContain('NOT coalesce("bot", false)');
     }
     expect(events).toContain('max("ts") AS "last_seen"');
@@ -302,13 +315,10 @@ describe('TimestreamReportStore filters', () => {
     }
   });
 
-  it('answers a NUL in a filter value with 400 invalid filter, without sending anything', async () => {
+  it('refuses no filter the domain accepts: a NUL in a value is written as chr(0)', async () => {
     answerBy([]);
-    await expect(newStore().breakdown(scope([{ dim: 'page', op: 'eq', value: 'a\u0000b' }]), 'pages', 10)).rejects.toMatchObject({
-      status: 400,
-      message: 'invalid filter',
-    });
-    expect(sent()).toHaveLength(0);
+    expect(await newStore().breakdown(scope([{ dim: 'page', op: 'eq', value: 'a\u0000b' }]), 'pages', 10)).toEqual([]);
+    expect(sqls()[0]).toContain(`coalesce("path", '') = concat('a', chr(0), 'b')`);
   });
 });
 
@@ -385,7 +395,7 @@ describe('TimestreamReportStore missing columns', () => {
     // Like Timestream: naming a column the table does not have is a ValidationException.
     timestream.on(QueryCommand).callsFake((input: { QueryString: string }) => {
       if (input.QueryString.startsWith('DESCRIBE')) return describeAnswer(present);
-      if (missing.some((c) => input.QueryString.includes(`"${c}" AS`))) throw refused();
+      if (missing.some((c) => input.QueryString.includes(`"${c}" AS "${c}"`))) throw refused();
       return answer({ name: 'VARCHAR', value: 'BIGINT', visitors: 'BIGINT' }, [{ name: 'x', value: 1, visitors: 1 }]);
     });
     const store = newStore();

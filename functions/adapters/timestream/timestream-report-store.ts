@@ -1,14 +1,14 @@
 /**
  * Report aggregates over Amazon Timestream for LiveAnalytics, reading the
- * records of timestream-event-store.ts. The SQL is in report-sql.ts; this
- * runs it (all pages), turns the typed rows into plain objects and shapes
- * them like the DuckDB store does.
+ * records of timestream-event-store.ts: the report queries' Timestream
+ * dialect (functions/reports/sql), run here (all pages), with typed result
+ * rows turned into plain objects.
  *
  * A column exists in Timestream only once a record carried it (a new table
- * has none; utm_term may never come). Queries assume every column exists;
+ * has none; utm_term may never come). Statements assume every column exists;
  * when Timestream refuses one (ValidationException), the table is described
- * and the query rebuilt with typed NULLs for the missing columns. That costs
- * two more round trips, only on queries that name a column the table lacks.
+ * and the statement rebuilt with typed NULLs for the missing columns. That
+ * costs two more round trips, only on statements that name a column the table lacks.
  */
 import {
   QueryCommand,
@@ -18,27 +18,12 @@ import {
   type TimestreamQueryClient,
   type Type,
 } from '@aws-sdk/client-timestream-query';
-import type { BreakdownDim } from '#domain/reports/query.ts';
-import type { BreakdownRow, Engagement, LabelDim, ReportScope, ReportStore, SiteRef, TrafficRow, TrafficScope } from '#ports/report-store.ts';
-import {
-  breakdownSql,
-  describeSql,
-  engagementSql,
-  eventBreakdownSql,
-  eventTotalsSql,
-  livePagesSql,
-  liveVisitorsSql,
-  trafficCountsSql,
-  trafficEngagementSql,
-  type ColumnName,
-  type SqlContext,
-} from './report-sql.ts';
+import type { Query, QueryRunner } from '#reports/sql/dialect.ts';
+import { TimestreamSql, describeSql, type ColumnName, type SqlContext } from '#reports/sql/dialects/timestream.ts';
+import { SqlReportStore } from '#reports/sql/store.ts';
 
 export type Value = string | number | bigint | boolean | null | Value[] | { [name: string]: Value };
 export type PlainRow = Record<string, Value>;
-
-const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 function parseScalar(type: Type | undefined, value: string): Value {
   switch (type?.ScalarType) {
@@ -82,8 +67,8 @@ export function parseRow(columns: readonly ColumnInfo[], row: Row): PlainRow {
 
 const isValidationError = (e: unknown) => (e as { name?: string } | null)?.name === 'ValidationException';
 
-export class TimestreamReportStore implements ReportStore {
-  /** The DESCRIBE in flight, shared by the queries that failed meanwhile. */
+export class TimestreamQueryRunner implements QueryRunner {
+  /** The DESCRIBE in flight, shared by the statements that failed meanwhile. */
   private describing: Promise<ReadonlySet<string>> | null = null;
 
   constructor(
@@ -105,23 +90,24 @@ export class TimestreamReportStore implements ReportStore {
     return rows;
   }
 
-  private context(columns: ReadonlySet<string> | null): SqlContext {
-    return { database: this.database, table: this.table, has: (column: ColumnName) => !columns || columns.has(column) };
+  private context(columns: ReadonlySet<string> | null): TimestreamSql {
+    const table: SqlContext = { database: this.database, table: this.table, has: (column: ColumnName) => !columns || columns.has(column) };
+    return new TimestreamSql(table);
   }
 
   /**
-   * Runs the SQL built for a table with every column. Should Timestream refuse
-   * it, the SQL is built again for the columns the table has now and run once
-   * more; when that changes nothing, the refusal stands. Nothing is cached: a
-   * column missing a minute ago may exist now.
+   * Runs the statement built for a table with every column. Should Timestream
+   * refuse it, the statement is built again for the columns the table has now
+   * and run once more; when that changes nothing, the refusal stands. Nothing
+   * is cached: a column missing a minute ago may exist now.
    */
-  private async run(build: (ctx: SqlContext) => string): Promise<PlainRow[]> {
-    const sql = build(this.context(null));
+  async run<A extends unknown[]>(query: Query<A>, ...args: A): Promise<PlainRow[]> {
+    const sql = query.timestream(this.context(null), ...args);
     try {
       return await this.query(sql);
     } catch (e) {
       if (!isValidationError(e)) throw e;
-      const again = build(this.context(await this.columns()));
+      const again = query.timestream(this.context(await this.columns()), ...args);
       if (again === sql) throw e;
       return this.query(again);
     }
@@ -136,77 +122,19 @@ export class TimestreamReportStore implements ReportStore {
       });
     return this.describing;
   }
+}
 
-  /**
-   * Per-bucket rows and the whole-range row come from separate queries (distinct
-   * counts do not add up across buckets), and engagement from a third; all
-   * run side by side.
-   */
-  async traffic(scope: TrafficScope): Promise<TrafficRow[]> {
-    if (scope.sites.length === 0) return [];
-    const bounds = scope.boundaries;
-    const whole = { ...scope, boundaries: [bounds[0]!, bounds[bounds.length - 1]!] };
-    const perBucket = bounds.length > 2;
-    const [buckets, totals, engagement] = await Promise.all([
-      perBucket ? this.run((ctx) => trafficCountsSql(ctx, scope, true)) : Promise.resolve([]),
-      this.run((ctx) => trafficCountsSql(ctx, whole, false)),
-      this.run((ctx) => trafficEngagementSql(ctx, scope)),
-    ]);
-    const key = (r: PlainRow) => `${String(r.site)}\n${String(r.bucket ?? '')}`;
-    const extra = new Map(engagement.map((r) => [key(r), r]));
-    // Buckets in order (callers list days as they come), then the whole-range rows; with one bucket the whole range is that bucket.
-    const inOrder = (a: PlainRow, b: PlainRow) => (String(a.site) < String(b.site) ? -1 : String(a.site) > String(b.site) ? 1 : num(a.bucket) - num(b.bucket));
-    const rows: PlainRow[] = perBucket ? [...buckets.sort(inOrder), ...totals] : [...totals, ...totals.map((r) => ({ ...r, bucket: 0 }))];
-    return rows.map((r) => {
-      const e = extra.get(key(r));
-      return {
-        site: String(r.site),
-        bucket: r.bucket === null || r.bucket === undefined ? null : num(r.bucket),
-        pageviews: num(r.pageviews),
-        visitors: num(r.visitors),
-        duration: numOrNull(e?.duration),
-        scrolled: numOrNull(e?.scrolled),
-      };
-    });
+export class TimestreamReportStore extends SqlReportStore {
+  private readonly runner: TimestreamQueryRunner;
+
+  constructor(client: TimestreamQueryClient, database: string, table: string) {
+    const runner = new TimestreamQueryRunner(client, database, table);
+    super(runner);
+    this.runner = runner;
   }
 
-  async liveVisitors(sites: readonly SiteRef[], since: number): Promise<Map<string, number>> {
-    if (sites.length === 0) return new Map();
-    const rows = await this.run((ctx) => liveVisitorsSql(ctx, sites, since));
-    return new Map(rows.map((r) => [String(r.site), num(r.visitors)]));
-  }
-
-  async breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]> {
-    if (dim === 'events') {
-      const rows = await this.run((ctx) => eventBreakdownSql(ctx, scope, limit));
-      return rows.map((r) => ({ name: String(r.name), value: num(r.value), visitors: num(r.visitors), last_seen: num(r.last_seen) }));
-    }
-    const rows = await this.run((ctx) => breakdownSql(ctx, scope, dim, limit));
-    return rows.map((r) => ({ name: String(r.name), value: num(r.value), visitors: num(r.visitors) }));
-  }
-
-  async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
-    const lists = await Promise.all(dims.map((dim) => this.breakdown(scope, dim, limit)));
-    return Object.fromEntries(dims.map((dim, i) => [dim, lists[i]])) as Record<D, BreakdownRow[]>;
-  }
-
-  async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {
-    const [r] = await this.run((ctx) => eventTotalsSql(ctx, scope));
-    return { count: num(r?.count), visitors: num(r?.visitors) };
-  }
-
-  async livePages(scope: Omit<ReportScope, 'from' | 'to'> & { since: number }, limit: number) {
-    const rows = await this.run((ctx) => livePagesSql(ctx, scope, limit));
-    return rows.map((r) => ({ name: String(r.name ?? ''), visitors: num(r.visitors) }));
-  }
-
-  async engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
-    const [r] = await this.run((ctx) => engagementSql(ctx, scope, durations, scrolls));
-    return {
-      measured: num(r?.measured),
-      scrollMeasured: num(r?.scroll_measured),
-      durationAtLeast: Object.fromEntries(durations.map((sec, i) => [sec, num(r?.[`d${i}`])])),
-      scrollAtLeast: Object.fromEntries(scrolls.map((pct, i) => [pct, num(r?.[`s${i}`])])),
-    };
+  /** Runs a statement of the caller's (tests read what they seeded) and reads every page. */
+  query(sql: string): Promise<PlainRow[]> {
+    return this.runner.query(sql);
   }
 }

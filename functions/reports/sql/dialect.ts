@@ -1,0 +1,29 @@
+/**
+ * Report queries are written once per store dialect, side by side in one file
+ * per query (this folder, as Umami keeps its Prisma and ClickHouse SQL of a
+ * query together): each file exports a `Query` with an entry per dialect, and
+ * the dialect-independent code that maps its result rows. A dialect is a
+ * statement context (dialects/*.ts: how values enter its SQL, how it reads
+ * the event rows) and a runner in its adapter. Adding a dialect is a name and
+ * context here and one entry per query file; the compiler lists the files
+ * that still lack it.
+ */
+import type { DuckDbSql } from './dialects/duckdb.ts';
+import type { TimestreamSql } from './dialects/timestream.ts';
+
+export interface DialectContexts {
+  duckdb: DuckDbSql;
+  timestream: TimestreamSql;
+}
+
+export type DialectName = keyof DialectContexts;
+
+/** One statement (or fragment) per dialect, each built from its dialect's context and the same arguments. */
+export type Query<A extends unknown[]> = { readonly [D in DialectName]: (sql: DialectContexts[D], ...args: A) => string };
+
+export type ResultRow = Record<string, unknown>;
+
+/** A store's way to run a query: build its dialect's statement in a fresh context and return the rows. */
+export interface QueryRunner {
+  run<A extends unknown[]>(query: Query<A>, ...args: A): Promise<ResultRow[]>;
+}

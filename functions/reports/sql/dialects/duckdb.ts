@@ -1,0 +1,75 @@
+/**
+ * The DuckDB dialect: the `events` view of duckdb-event-store.ts, whose rows
+ * carry 64-bit keys of their id, visitor and original_id (`id_key`,
+ * `visitor_key`, `parent_key`) and flags the writer sets (`replay`,
+ * `visitor_first`, `parent_ts`). Reports compare and count those keys and
+ * never hash a column themselves: the writer computes them. Values are bound
+ * parameters, collected as the statement is built, so they never enter its text.
+ */
+import type { DuckDBValue } from '@duckdb/node-api';
+import type { FilterClause } from '#domain/reports/filter.ts';
+import type { SiteRef } from '#ports/report-store.ts';
+import { filterSql, sqlIdentifier, sqlInteger, sqlNumber, type SqlText } from '../text.ts';
+
+/** Canonical human pageviews: non-bot pageviews that are not copies of an earlier row (the writer's `replay`). */
+export const CANONICAL = `kind = 'pageview' AND NOT bot AND NOT replay`;
+
+/** Distinct daily visitor hashes; pageviews without one count their unique flag. */
+export const UNIQUE_WITHOUT_HASH = 'count(*) FILTER (WHERE visitor_key IS NULL AND coalesce("unique", false))';
+export const VISITORS = `count(DISTINCT visitor_key) + ${UNIQUE_WITHOUT_HASH}`;
+
+export class DuckDbSql implements SqlText {
+  readonly params: Record<string, DuckDBValue> = {};
+  private n = 0;
+
+  bind(value: DuckDBValue): string {
+    const name = `p${this.n++}`;
+    this.params[name] = value;
+    return `$${name}`;
+  }
+
+  value(value: string): string {
+    return this.bind(value);
+  }
+
+  int(value: number): string {
+    return sqlInteger(value);
+  }
+
+  limit(value: number): string {
+    return this.bind(value);
+  }
+
+  number(value: number): string {
+    return sqlNumber(value);
+  }
+
+  column(name: string): string {
+    return sqlIdentifier(name);
+  }
+
+  contains(haystack: string, needle: string): string {
+    return `contains(${haystack}, ${needle})`;
+  }
+
+  /** Plain comparisons with constants, which the scan turns into zone-map filters (a subquery would not be). */
+  private inList(column: string, values: readonly string[]): string {
+    return values.length === 1 ? `${column} = ${this.bind(values[0]!)}` : `${column} IN (${values.map((v) => this.bind(v)).join(', ')})`;
+  }
+
+  /**
+   * The rows of the sites' current registrations. A registration key belongs to
+   * one hostname (domain/registration.ts), so the two lists pick exactly each
+   * site's own rows; every other registration's rows are never counted.
+   */
+  sites(sites: readonly SiteRef[]): string {
+    return sites.length === 0
+      ? 'false'
+      : `${this.inList('site', sites.map((s) => s.site))} AND ${this.inList('registration', sites.map((s) => s.registration))}`;
+  }
+
+  /** Rows of `sites` in [from, to) that pass the filters. */
+  scope(sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]): string {
+    return `${this.sites(sites)} AND ts >= ${this.bind(from)} AND ts < ${this.bind(to)}${filterSql(this, filters)}`;
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * A fragment shared by the traffic engagement and retention queries: the CTEs
+ * ending in `page`, one row per canonical human pageview in [from, to) that
+ * matches the filters and has engagement (domain/reports/copies.ts: its own,
+ * and that of the canonical appends that belong to it), with `site`, `ts`,
+ * `total_duration` (its own duration plus its appends', null when none has
+ * one) and `scroll` (the maximum of its own and its appends').
+ */
+import type { FilterClause } from '#domain/reports/filter.ts';
+import { APPEND_WINDOW_MS } from '#domain/reports/copies.ts';
+import type { SiteRef } from '#ports/report-store.ts';
+import type { Query } from './dialect.ts';
+import { CANONICAL } from './dialects/duckdb.ts';
+import { NOT_BOT } from './dialects/timestream.ts';
+import { filterColumns, filterSql } from './text.ts';
+
+export const engagedPages: Query<[sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]]> = {
+  /**
+   * The writer stamps each append with the ts of its page (`parent_ts`), so
+   * only the appends of the range's pages are read, grouped by the page they
+   * belong to: its key and ts (an id may have a canonical page in the range
+   * more than once). Without filters every such append's page qualifies and
+   * only pages with engagement of their own are read besides; with filters
+   * the pages are matched first.
+   */
+  duckdb: (sql, sites, from, to, filters) => {
+    const site = sql.sites(sites);
+    const [start, end] = [sql.bind(from), sql.bind(to)];
+    const own = `${CANONICAL} AND ${site} AND ts >= ${start} AND ts < ${end}${filterSql(sql, filters)}`;
+    const appends = `
+    ap AS (
+      SELECT site, parent_key AS id, parent_ts AS ts, sum(duration) AS duration, max(scrolled) AS scrolled
+      FROM events
+      WHERE kind = 'append' AND NOT replay AND ${site} AND ts >= ${start} AND parent_ts >= ${start} AND parent_ts < ${end}
+      GROUP BY site, parent_key, parent_ts
+    )`;
+    const totals = (pv: string) => `
+    CASE WHEN ${pv}.duration IS NULL AND ap.duration IS NULL THEN NULL
+         ELSE coalesce(${pv}.duration, 0) + coalesce(ap.duration, 0) END AS total_duration,
+    greatest(${pv}.scrolled, ap.scrolled) AS scroll`;
+    const samePage = (pv: string) => `ap.site = ${pv}.site AND ap.id = ${pv}.id AND ap.ts = ${pv}.ts`;
+    if (filters.length === 0) {
+      return `${appends},
+    own AS (SELECT site, id_key AS id, ts, duration, scrolled FROM events WHERE ${own} AND (duration IS NOT NULL OR scrolled IS NOT NULL)),
+    page AS (
+      SELECT coalesce(own.site, ap.site) AS site, coalesce(own.ts, ap.ts) AS ts, ${totals('own')}
+      FROM own FULL OUTER JOIN ap ON ${samePage('own')}
+    )`;
+    }
+    return `${appends},
+    pv AS (
+      SELECT site, id_key AS id, ts, duration, scrolled FROM events
+      WHERE ${own} AND (duration IS NOT NULL OR scrolled IS NOT NULL OR id_key IN (SELECT id FROM ap))
+    ),
+    page AS (SELECT pv.site, pv.ts, ${totals('pv')} FROM pv LEFT JOIN ap ON ${samePage('pv')})`;
+  },
+  /**
+   * Canonical appends (they may arrive up to a window after `to`) joined to
+   * the canonical page of their original_id at most APPEND_WINDOW_MS before
+   * them. (`greatest` is NULL when any argument is: the coalesces make it
+   * skip a missing side.)
+   */
+  timestream: (sql, sites, from, to, filters) => {
+    const pageviews = sql.canonical('pageview', sites, from, to, ['duration', 'scrolled', 'bot', ...filterColumns(filters)]);
+    const appends = sql.canonical('append', sites, from, to + APPEND_WINDOW_MS, ['original_id', 'duration', 'scrolled']);
+    return `
+    pv AS (
+      SELECT "site", "id", "ts", "duration", "scrolled" FROM ${pageviews} AS e
+      WHERE ${NOT_BOT}${filterSql(sql, filters)}
+    ),
+    ap AS (
+      SELECT pv."site", pv."id", pv."ts", sum(a."duration") AS "duration", max(a."scrolled") AS "scrolled"
+      FROM pv JOIN ${appends} AS a
+        ON a."site" = pv."site" AND a."original_id" = pv."id" AND a."ts" >= pv."ts" AND a."ts" <= pv."ts" + ${sql.int(APPEND_WINDOW_MS)}
+      GROUP BY pv."site", pv."id", pv."ts"
+    ),
+    page AS (
+      SELECT pv."site", pv."ts",
+             CASE WHEN pv."duration" IS NULL AND ap."duration" IS NULL THEN NULL
+                  ELSE coalesce(pv."duration", 0) + coalesce(ap."duration", 0) END AS "total_duration",
+             greatest(coalesce(pv."scrolled", ap."scrolled"), coalesce(ap."scrolled", pv."scrolled")) AS "scroll"
+      FROM pv LEFT JOIN ap ON ap."site" = pv."site" AND ap."id" = pv."id" AND ap."ts" = pv."ts"
+      WHERE pv."duration" IS NOT NULL OR pv."scrolled" IS NOT NULL OR ap."site" IS NOT NULL
+    )`;
+  },
+};

@@ -1,0 +1,21 @@
+/** The `events` breakdown: canonical human custom events by name, with visitors and the newest time (`last_seen`, Unix ms). */
+import type { BreakdownRow, ReportScope } from '#ports/report-store.ts';
+import { breakdownRow } from './breakdown.ts';
+import type { Query, ResultRow } from './dialect.ts';
+import { eventRows } from './event-totals.ts';
+import { num } from './text.ts';
+
+export const eventBreakdown: Query<[scope: ReportScope, limit: number]> = {
+  duckdb: (sql, scope, limit) => `
+    SELECT event AS name, count(*) AS value, count(DISTINCT visitor_key) AS visitors, max(ts) AS last_seen
+    FROM events WHERE ${eventRows.duckdb(sql, scope)}
+    GROUP BY event ORDER BY value DESC, name ASC LIMIT ${sql.limit(limit)}`,
+  timestream: (sql, scope, limit) => `
+    SELECT "event" AS "name", count(*) AS "value", count(DISTINCT "visitor") AS "visitors", max("ts") AS "last_seen"
+    FROM ${eventRows.timestream(sql, scope)}
+    GROUP BY "event"
+    ORDER BY "value" DESC, "name" ASC
+    LIMIT ${sql.limit(limit)}`,
+};
+
+export const eventBreakdownRow = (r: ResultRow): BreakdownRow => ({ ...breakdownRow(r), last_seen: num(r.last_seen) });

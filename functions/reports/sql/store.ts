@@ -1,0 +1,62 @@
+/**
+ * The ReportStore of every SQL store: which queries a report runs and how
+ * their rows become the port's answers, written once. A store adapter only
+ * provides the QueryRunner that builds its dialect's statements and runs them.
+ */
+import type { BreakdownDim } from '#domain/reports/query.ts';
+import type { BreakdownRow, Engagement, LabelDim, ReportScope, ReportStore, SiteRef, TrafficRow, TrafficScope } from '#ports/report-store.ts';
+import { breakdown, breakdownRow } from './breakdown.ts';
+import type { QueryRunner } from './dialect.ts';
+import { eventBreakdown, eventBreakdownRow } from './event-breakdown.ts';
+import { eventTotals, eventTotalsOf } from './event-totals.ts';
+import { livePageRow, livePages, type LiveScope } from './live-pages.ts';
+import { liveVisitors, liveVisitorsBySite } from './live-visitors.ts';
+import { engagementOf, retention } from './retention.ts';
+import { techListRows, techLists } from './tech-lists.ts';
+import { trafficCounts, trafficEngagement, trafficRows } from './traffic.ts';
+
+export class SqlReportStore implements ReportStore {
+  constructor(private readonly db: QueryRunner) {}
+
+  /**
+   * Per-bucket rows and the whole-range row come from separate statements
+   * (distinct counts do not add up across buckets), and engagement from a
+   * third that reads only pages that have any; all run side by side.
+   */
+  async traffic(scope: TrafficScope): Promise<TrafficRow[]> {
+    if (scope.sites.length === 0) return [];
+    const bounds = scope.boundaries;
+    const [perBucket, totals, engagement] = await Promise.all([
+      bounds.length > 2 ? this.db.run(trafficCounts, scope, bounds) : null,
+      this.db.run(trafficCounts, scope, [bounds[0]!, bounds[bounds.length - 1]!]),
+      this.db.run(trafficEngagement, scope),
+    ]);
+    return trafficRows(perBucket, totals, engagement);
+  }
+
+  async liveVisitors(sites: readonly SiteRef[], since: number): Promise<Map<string, number>> {
+    if (sites.length === 0) return new Map();
+    return liveVisitorsBySite(await this.db.run(liveVisitors, sites, since));
+  }
+
+  async breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]> {
+    if (dim === 'events') return (await this.db.run(eventBreakdown, scope, limit)).map(eventBreakdownRow);
+    return (await this.db.run(breakdown, scope, dim, limit)).map(breakdownRow);
+  }
+
+  async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
+    return techListRows(dims, limit, await this.db.run(techLists, scope, dims, limit));
+  }
+
+  async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {
+    return eventTotalsOf(await this.db.run(eventTotals, scope));
+  }
+
+  async livePages(scope: LiveScope, limit: number): Promise<{ name: string; visitors: number }[]> {
+    return (await this.db.run(livePages, scope, limit)).map(livePageRow);
+  }
+
+  async engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
+    return engagementOf(durations, scrolls, await this.db.run(retention, scope, durations, scrolls));
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * What every report dialect writes the same way: literals, the bucket index,
+ * filter conditions, breakdown labels, and the mapping of result values.
+ * A dialect context (dialects/*.ts) says how a value enters its SQL (bound or
+ * inlined) and how it spells a few functions; these builders take it.
+ */
+import { FILTER_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
+import { BREAKDOWN_COLUMNS, SCREEN_CLASSES, type BreakdownDim } from '#domain/reports/query.ts';
+
+export interface SqlText {
+  /** A string value: a bound parameter or a literal, whatever it holds. */
+  value(value: string): string;
+  /** An integer written into the text (bucket edges, timestamps of a dialect without parameters). */
+  int(value: number): string;
+  /** A LIMIT count. */
+  limit(value: number): string;
+  /** A finite number written into the text (thresholds). */
+  number(value: number): string;
+  /** A column of the dialect's event rows, quoted. */
+  column(name: string): string;
+  /** True when `needle` occurs in `haystack` (case-sensitive). */
+  contains(haystack: string, needle: string): string;
+}
+
+/**
+ * A string literal: single quotes doubled (the only escape either dialect
+ * needs; backslashes are plain characters). A NUL, which no literal may hold,
+ * is spliced in as chr(0), so every string the domain accepts has a literal.
+ */
+export function sqlString(value: string): string {
+  const quoted = (s: string) => `'${s.replaceAll("'", "''")}'`;
+  if (!value.includes('\u0000')) return quoted(value);
+  return `concat(${value.split('\u0000').map(quoted).join(', chr(0), ')})`;
+}
+
+/** A quoted identifier: double quotes doubled. */
+export function sqlIdentifier(name: string): string {
+  if (name === '' || name.includes('\u0000')) throw new RangeError('invalid SQL identifier');
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** An integer literal; anything but a safe integer is refused rather than written. */
+export function sqlInteger(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`not a safe integer: ${String(value)}`);
+  return String(value);
+}
+
+/** A LIMIT count: a non-negative safe integer. */
+export function sqlLimit(value: number): string {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`not a valid limit: ${String(value)}`);
+  return String(value);
+}
+
+/** A numeric literal for thresholds: any finite number (JS prints it as digits, '.', '-', 'e' and '+' only). */
+export function sqlNumber(value: number): string {
+  if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${String(value)}`);
+  return String(value);
+}
+
+/**
+ * The bucket index of `ts` as a balanced tree of comparisons over the sorted
+ * boundaries (bucket i is [b_i, b_{i+1})): log2(buckets) comparisons per
+ * row, where a range join would cost a join. Boundaries are integers made by the planner.
+ */
+export function bucketExpression(sql: SqlText, bounds: readonly number[], lo = 0, hi = bounds.length - 2): string {
+  if (lo >= hi) return String(lo);
+  const mid = Math.floor((lo + hi + 1) / 2);
+  return `(CASE WHEN ${sql.column('ts')} < ${sql.int(bounds[mid]!)} THEN ${bucketExpression(sql, bounds, lo, mid - 1)} ELSE ${bucketExpression(sql, bounds, mid, hi)} END)`;
+}
+
+/**
+ * The filter clauses as ` AND …` conditions (domain/reports/filter.ts
+ * `clauseMatches`): a missing label is '', `contains` a case-sensitive
+ * substring test. Clauses come validated from the domain: no value is refused here.
+ */
+export function filterSql(sql: SqlText, filters: readonly FilterClause[]): string {
+  return filters
+    .map((f) => {
+      const column = `coalesce(${sql.column(FILTER_COLUMNS[f.dim])}, '')`;
+      if (f.op === 'eq') return ` AND ${column} = ${sql.value(f.value)}`;
+      if (f.op === 'neq') return ` AND ${column} <> ${sql.value(f.value)}`;
+      // Every string contains the empty one.
+      if (f.value === '') return '';
+      return ` AND ${sql.contains(column, sql.value(f.value))}`;
+    })
+    .join('');
+}
+
+/** The event columns the filters read. */
+export const filterColumns = (filters: readonly FilterClause[]) => filters.map((f) => FILTER_COLUMNS[f.dim]);
+
+/** The label of a pageview in a breakdown; screens are classes of screen_width (domain/reports/query.ts). */
+export function labelExpression(sql: SqlText, dim: BreakdownDim): string {
+  if (dim === 'screens') {
+    const width = sql.column('screen_width');
+    const cases = SCREEN_CLASSES.filter((c) => Number.isFinite(c.below))
+      .map((c) => `WHEN ${width} < ${sql.int(c.below)} THEN ${sqlString(c.name)}`)
+      .join(' ');
+    const last = SCREEN_CLASSES[SCREEN_CLASSES.length - 1]!.name;
+    return `CASE WHEN ${width} IS NULL OR ${width} <= 0 THEN NULL ${cases} ELSE ${sqlString(last)} END`;
+  }
+  return sql.column(BREAKDOWN_COLUMNS[dim]);
+}
+
+/** Pages and referrers keep empty labels (direct traffic); every other list omits them (spec part 4). */
+export const keepsEmptyLabels = (dim: BreakdownDim) => dim === 'pages' || dim === 'referrers';
+
+/** A count or sum from a result row (numbers, bigints or numeric strings); none is 0. */
+export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+/** An average or median from a result row; none stays null. */
+export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+/** A label from a result row; none is ''. */
+export const label = (v: unknown): string => (v === null || v === undefined ? '' : String(v));

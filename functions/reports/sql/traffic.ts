@@ -1,0 +1,118 @@
+/**
+ * Traffic: canonical human pageviews and visitors per site and bucket, and
+ * engagement (median duration of pages of at least 5 s, mean scroll) per site
+ * and bucket and over the whole range. The store runs the counts once per
+ * bucket plan and once for the whole range (distinct counts do not add up
+ * across buckets); `trafficRows` puts the three answers together.
+ */
+import type { TrafficRow, TrafficScope } from '#ports/report-store.ts';
+import type { Query, ResultRow } from './dialect.ts';
+import { CANONICAL, UNIQUE_WITHOUT_HASH, VISITORS as DUCKDB_VISITORS } from './dialects/duckdb.ts';
+import { NOT_BOT, VISITORS as TIMESTREAM_VISITORS } from './dialects/timestream.ts';
+import { engagedPages } from './engaged-pages.ts';
+import { bucketExpression, filterColumns, filterSql, num, numOrNull } from './text.ts';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * DuckDB: visitors per bucket from the `visitor_first` flags (the earliest
+ * canonical pageview of each visitor hash on its site and UTC day, set by the
+ * writer). A visitor seen in a bucket either has its first pageview there (a
+ * flag counts it) or had it earlier on the same UTC day, and then was seen in
+ * the "carried" part of the bucket: from its start to the next UTC midnight.
+ * Only that part needs a distinct count, less the flags it holds, which the
+ * flag count already has. Buckets starting at UTC midnight carry nothing.
+ */
+export function visitorsByFirstFlags(bounds: readonly number[]): string {
+  const carriedUntil = bounds.slice(0, -1).map((start, i) => {
+    const end = Number(bounds[i + 1]);
+    return start % DAY_MS === 0 ? start : Math.min(end, (Math.floor(start / DAY_MS) + 1) * DAY_MS);
+  });
+  const carried = carriedUntil.length === 1 ? `ts < ${carriedUntil[0]}` : `ts < [${carriedUntil.join(', ')}][bucket + 1]`;
+  return `count(*) FILTER (WHERE visitor_first)
+    + count(DISTINCT visitor_key) FILTER (WHERE ${carried})
+    - count(*) FILTER (WHERE visitor_first AND ${carried})
+    + ${UNIQUE_WITHOUT_HASH}`;
+}
+
+/** Pageviews and visitors per site and bucket of `bounds` (the scope's boundaries, or its first and last for the whole range). */
+export const trafficCounts: Query<[scope: TrafficScope, bounds: readonly number[]]> = {
+  duckdb: (sql, scope, bounds) => {
+    const where = sql.scope(scope.sites, bounds[0]!, bounds[bounds.length - 1]!, scope.filters);
+    // Unfiltered counts use the writer's first-of-day flags; a filter may drop a visitor's
+    // first pageview, so filtered counts take the distinct count over every row.
+    const visitors = scope.filters.length === 0 ? visitorsByFirstFlags(bounds) : DUCKDB_VISITORS;
+    return `SELECT site, bucket, count(*) AS pageviews, ${visitors} AS visitors
+       FROM (SELECT *, ${bucketExpression(sql, bounds)} AS bucket FROM events WHERE ${CANONICAL} AND ${where})
+       GROUP BY ALL`;
+  },
+  timestream: (sql, scope, bounds) => {
+    const rows = sql.canonical('pageview', scope.sites, bounds[0]!, bounds[bounds.length - 1]!, ['visitor', 'unique', 'bot', ...filterColumns(scope.filters)]);
+    return `
+    SELECT "site", "bucket", count(*) AS "pageviews", ${TIMESTREAM_VISITORS} AS "visitors"
+    FROM (
+      SELECT "site", "visitor", "unique", ${bucketExpression(sql, bounds)} AS "bucket"
+      FROM ${rows} AS e
+      WHERE ${NOT_BOT}${filterSql(sql, scope.filters)}
+    ) AS b
+    GROUP BY "site", "bucket"`;
+  },
+};
+
+/** Median duration (of totals of at least 5 s) and mean scroll per site and bucket, and per site over the range (bucket NULL). */
+export const trafficEngagement: Query<[scope: TrafficScope]> = {
+  duckdb: (sql, scope) => {
+    const bounds = scope.boundaries;
+    return `WITH ${engagedPages.duckdb(sql, scope.sites, bounds[0]!, bounds[bounds.length - 1]!, scope.filters)}
+       SELECT site, ${bucketExpression(sql, bounds)} AS bucket,
+              median(total_duration) FILTER (WHERE total_duration >= 5) AS duration, avg(scroll) AS scrolled
+       FROM page
+       GROUP BY GROUPING SETS ((site, bucket), (site))`;
+  },
+  /**
+   * The median is exact: the qualifying totals sorted (array_sort puts the
+   * NULLs of the others last), then the middle one or the mean of the middle two.
+   */
+  timestream: (sql, scope) => {
+    const bounds = scope.boundaries;
+    return `
+    WITH ${engagedPages.timestream(sql, scope.sites, bounds[0]!, bounds[bounds.length - 1]!, scope.filters)},
+    b AS (
+      SELECT "site", ${bucketExpression(sql, bounds)} AS "bucket", "total_duration", "scroll" FROM page
+      UNION ALL
+      SELECT "site", CAST(NULL AS INTEGER) AS "bucket", "total_duration", "scroll" FROM page
+    ),
+    g AS (
+      SELECT "site", "bucket", avg("scroll") AS "scrolled",
+             count(CASE WHEN "total_duration" >= 5 THEN 1 END) AS "n",
+             array_sort(array_agg(CASE WHEN "total_duration" >= 5 THEN "total_duration" END)) AS "sorted"
+      FROM b
+      GROUP BY "site", "bucket"
+    )
+    SELECT "site", "bucket", "scrolled",
+           CASE WHEN "n" = 0 THEN NULL
+                WHEN "n" % 2 = 1 THEN element_at("sorted", "n" / 2 + 1)
+                ELSE (element_at("sorted", "n" / 2) + element_at("sorted", "n" / 2 + 1)) / 2 END AS "duration"
+    FROM g`;
+  },
+};
+
+const bucketOf = (r: ResultRow) => (r.bucket === null || r.bucket === undefined ? null : num(r.bucket));
+const keyOf = (site: unknown, bucket: number | null) => `${String(site)}\n${bucket === null ? '' : String(bucket)}`;
+
+/**
+ * The rows of a traffic answer: buckets in order per site (`perBucket` null
+ * when the plan is one bucket: the whole range is then bucket 0), then the
+ * whole-range rows (bucket null), each with its engagement.
+ */
+export function trafficRows(perBucket: readonly ResultRow[] | null, totals: readonly ResultRow[], engagement: readonly ResultRow[]): TrafficRow[] {
+  const extra = new Map(engagement.map((r) => [keyOf(r.site, bucketOf(r)), r]));
+  const row = (r: ResultRow, bucket: number | null): TrafficRow => {
+    const e = extra.get(keyOf(r.site, bucket));
+    return { site: String(r.site), bucket, pageviews: num(r.pageviews), visitors: num(r.visitors), duration: numOrNull(e?.duration), scrolled: numOrNull(e?.scrolled) };
+  };
+  const buckets = (perBucket ?? totals).map((r) => row(r, bucketOf(r) ?? 0));
+  // Stores answer groups in no particular order: callers list days as they come.
+  buckets.sort((a, b) => (a.site < b.site ? -1 : a.site > b.site ? 1 : (a.bucket as number) - (b.bucket as number)));
+  return [...buckets, ...totals.map((r) => row(r, null))];
+}

@@ -1,0 +1,5 @@
+/** The report contract against every report store (report-stores.ts says why a store's run is skipped). */
+import { REPORT_STORES } from './report-stores.ts';
+import { reportContract } from './report-store.contract.ts';
+
+for (const store of REPORT_STORES) reportContract(store);

@@ -1,0 +1,104 @@
+/**
+ * Every ReportStore the report contract and its properties run against, with
+ * the reason a store's suite cannot run here when it cannot. A store added to
+ * the service is added here, and its differences from the others become
+ * failing tests.
+ */
+import { TimestreamQueryClient } from '@aws-sdk/client-timestream-query';
+import { TimestreamWriteClient } from '@aws-sdk/client-timestream-write';
+import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
+import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
+import { TimestreamEventStore } from '#adapters/timestream/timestream-event-store.ts';
+import { TimestreamReportStore } from '#adapters/timestream/timestream-report-store.ts';
+import { sqlIdentifier, sqlString } from '#reports/sql/text.ts';
+import { uniqueEvents, type EventRow, type EventStore } from '#ports/event-store.ts';
+import type { ReportStore } from '#ports/report-store.ts';
+
+export interface ReportAdapter {
+  events: EventStore;
+  reports: ReportStore;
+  close(): Promise<void>;
+}
+
+export interface StoreUnderTest {
+  name: string;
+  /** Why the contract cannot run here; null when it runs. */
+  skip: string | null;
+  /** Why the property tests cannot run here (they seed hundreds of batches); null when they run. */
+  skipProperties: string | null;
+  /** A test's time limit for this store. */
+  testTimeout?: number;
+  open(): Promise<ReportAdapter>;
+}
+
+const duckdb: StoreUnderTest = {
+  name: 'DuckDB',
+  skip: null,
+  skipProperties: null,
+  async open() {
+    const events = await DuckDbEventStore.open(':memory:');
+    return { events, reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }), close: () => events.close() };
+  },
+};
+
+const database = process.env.TT_TIMESTREAM_DATABASE ?? '';
+const table = process.env.TT_TIMESTREAM_TABLE ?? '';
+const awsConfigured = Boolean(process.env.AWS_ACCESS_KEY_ID && database && table);
+/** How long a seeded batch may take to become visible to queries. */
+const VISIBLE_WITHIN_MS = 240_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Real Amazon Timestream. Rows are seeded with TimestreamEventStore; the
+ * table needs magnetic store writes enabled (the contract seeds 2024 dates
+ * and rows 32 days old), as the stack's table has. Each save waits until
+ * Timestream returns the rows, since magnetic store writes land asynchronously.
+ */
+const timestream: StoreUnderTest = {
+  name: 'Timestream',
+  skip: awsConfigured ? null : 'needs AWS credentials (AWS_ACCESS_KEY_ID) and a table (TT_TIMESTREAM_DATABASE, TT_TIMESTREAM_TABLE)',
+  skipProperties: 'each seeded batch takes up to 4 minutes to become queryable on Timestream: the properties seed hundreds of batches',
+  // Seeding waits for asynchronous magnetic store writes: well past the default 30 s.
+  testTimeout: VISIBLE_WITHIN_MS * 20,
+  async open() {
+    const write = new TimestreamWriteClient({});
+    const query = new TimestreamQueryClient({});
+    const store = new TimestreamEventStore(write, database, table);
+    const reports = new TimestreamReportStore(query, database, table);
+    /** Records of these rows that queries see now. */
+    const visible = async (rows: readonly EventRow[]) => {
+      const sites = [...new Set(rows.map((r) => r.site))].map(sqlString).join(', ');
+      const ids = [...new Set(rows.map((r) => r.id))].map(sqlString).join(', ');
+      const out = await reports.query(`SELECT count(*) AS "n" FROM ${sqlIdentifier(database)}.${sqlIdentifier(table)} WHERE site IN (${sites}) AND id IN (${ids})`);
+      return Number(out[0]?.n ?? 0);
+    };
+    const events: EventStore = {
+      async saveEvents(rows) {
+        const before = { ...store.stats.rejected };
+        await store.saveEvents(rows);
+        const rejected = Object.entries(store.stats.rejected).filter(([reason, n]) => n !== (before[reason] ?? 0));
+        if (rejected.length > 0) throw new Error(`Timestream rejected seeded rows: ${JSON.stringify(rejected)}`);
+        const expected = uniqueEvents(rows).length;
+        const deadline = Date.now() + VISIBLE_WITHIN_MS;
+        while ((await visible(rows)) < expected) {
+          if (Date.now() > deadline) throw new Error(`seeded rows not visible after ${VISIBLE_WITHIN_MS} ms`);
+          await sleep(2_000);
+        }
+      },
+      close: () => store.close(),
+    };
+    return {
+      events,
+      reports,
+      close: async () => {
+        write.destroy();
+        query.destroy();
+      },
+    };
+  },
+};
+
+export const REPORT_STORES: readonly StoreUnderTest[] = [duckdb, timestream];
+
+/** The suite's title: the store, and why it is skipped when it is. */
+export const titleOf = (suite: string, store: StoreUnderTest, skip: string | null) => `${suite}: ${store.name}${skip ? ` (skipped: ${skip})` : ''}`;
