@@ -24,7 +24,7 @@ import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
 import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { createEventWriter } from '#workers/event-writer.ts';
 import { buildTracker } from '#tracker/build.ts';
-import type { EventRow, EventStore } from '#ports/event-store.ts';
+import { eventRowBytes, type EventRow, type EventStore } from '#ports/event-store.ts';
 import type { ImportChunkMessage } from '#ports/import-jobs.ts';
 import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
 import { DuckDbImportLedger } from '#adapters/duckdb/duckdb-import-ledger.ts';
@@ -102,6 +102,7 @@ export function createEventQueue(events: EventStore, dataDir: string, journal?: 
     maxWaitMs: EVENT_BATCH_WAIT_MS,
     concurrency: EVENT_WRITES_IN_FLIGHT,
     deadLetterPath: join(dataDir, 'dead-letter', 'events.jsonl'),
+    sizeOf: eventRowBytes,
   });
 }
 

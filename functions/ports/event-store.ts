@@ -61,6 +61,28 @@ export interface EventRow {
   source_id: string | null;
 }
 
+/** A text's rough size in memory: a header and two bytes a character, or a word for null. */
+const textBytes = (text: string | null): number => (text === null ? 8 : 16 + 2 * text.length);
+
+/** The object, a word per field (37), and a word per value that is no text (11 numbers and flags). */
+const EVENT_ROW_BASE_BYTES = 16 + 37 * 8 + 11 * 8;
+
+/**
+ * An event row's rough size in memory, as approxBytes (adapters/memory-queue)
+ * counts it, but written out: walking the row's keys cost the collector's
+ * queue more than a microsecond a row.
+ */
+export function eventRowBytes(r: EventRow): number {
+  return (
+    EVENT_ROW_BASE_BYTES +
+    textBytes(r.site) + textBytes(r.registration) + textBytes(r.kind) + textBytes(r.id) + textBytes(r.original_id) + textBytes(r.event) +
+    textBytes(r.visitor) + textBytes(r.page_id) + textBytes(r.session_id) + textBytes(r.path) + textBytes(r.query) + textBytes(r.referrer) +
+    textBytes(r.referrer_host) + textBytes(r.utm_source) + textBytes(r.utm_medium) + textBytes(r.utm_campaign) + textBytes(r.utm_term) +
+    textBytes(r.utm_content) + textBytes(r.source) + textBytes(r.country) + textBytes(r.browser) + textBytes(r.os) + textBytes(r.device) +
+    textBytes(r.language) + textBytes(r.metadata) + textBytes(r.source_id)
+  );
+}
+
 export interface EventStore {
   /**
    * Appends rows. Idempotent: a row whose (site, registration, id, ts) is

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryQueue, approxBytes, type MemoryQueueOptions } from '#adapters/memory-queue/memory-queue.ts';
+import { EVENT_ROW_COLUMNS } from '#adapters/receipt-journal/event-row-codec.ts';
+import { eventRowBytes, type EventRow } from '#ports/event-store.ts';
 import { backoffDelay, QueueFullError, type BatchConsumer } from '#ports/queue.ts';
 
 /** A consumer that records every batch it receives and answers with `fail(batch, call)`. */
@@ -277,6 +279,25 @@ describe('MemoryQueue', () => {
     const small = approxBytes({ id: 'a', path: '/' });
     expect(approxBytes({ id: 'a', path: '/'.repeat(10_001) }) - small).toBe(20_000);
     expect(approxBytes({ id: 'a', path: '/', n: 1, tags: ['x'] })).toBeGreaterThan(small);
+  });
+
+  it('counts messages with the sizeOf it is given against maxBytes', async () => {
+    const q = new MemoryQueue<number>({ consumer: () => new Promise(() => {}), maxWaitMs: 60_000, maxBytes: 250, sizeOf: () => 100 });
+    try {
+      await q.sendBatch([1, 2]);
+      await expect(q.send(3)).rejects.toBeInstanceOf(QueueFullError);
+      expect(q.bytes()).toBe(200);
+    } finally {
+      q.stop();
+    }
+  });
+
+  it('sizes an event row field by field as approxBytes sizes it by walking it', () => {
+    const texts = Object.fromEntries(EVENT_ROW_COLUMNS.map((c, i) => [c, 'x'.repeat(i + 1)]));
+    const full = { ...texts, ts: 1, unique: true, viewport_width: 1, viewport_height: 2, screen_width: 3, screen_height: 4, duration: 5, scrolled: 6, bot: false, https: true, imported: false } as unknown as EventRow;
+    const sparse = Object.fromEntries(Object.entries(full).map(([k, v]) => [k, typeof v === 'string' && k !== 'site' ? null : v])) as unknown as EventRow;
+    expect(eventRowBytes(full)).toBe(approxBytes(full));
+    expect(eventRowBytes(sparse)).toBe(approxBytes(sparse));
   });
 
   it('replays dead letters: re-sends each line and empties the file', async () => {

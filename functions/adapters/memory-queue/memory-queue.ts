@@ -26,8 +26,10 @@ export interface MemoryQueueOptions<T> {
   deadLetterPath?: string;
   /** Messages held at most (waiting, in flight, or backing off). Default 1,000,000. */
   maxDepth?: number;
-  /** Approximate bytes held at most (see approxBytes), the same way. Default 256 MiB. */
+  /** Approximate bytes held at most (sizeOf), the same way. Default 256 MiB. */
   maxBytes?: number;
+  /** A message's rough size in memory, counted against maxBytes. Default approxBytes, which walks any value. */
+  sizeOf?: (message: T) => number;
   /** Jitter source, injectable for tests. */
   random?: () => number;
   /**
@@ -64,7 +66,7 @@ interface Entry<T> {
   sentAt: number;
   /** The journal segment holding it, when the queue has a journal. */
   segment: number | null;
-  /** approxBytes(message), counted while it is held. */
+  /** sizeOf(message), counted while it is held. */
   bytes: number;
 }
 
@@ -105,6 +107,7 @@ export class MemoryQueue<T> implements Queue<T> {
   private readonly deadLetterPath: string | undefined;
   private readonly maxDepth: number;
   private readonly maxBytes: number;
+  private readonly sizeOf: (message: T) => number;
   private readonly random: () => number;
   private readonly journal: ReceiptJournal<T> | undefined;
   private readonly journalSends: boolean;
@@ -142,6 +145,7 @@ export class MemoryQueue<T> implements Queue<T> {
     this.deadLetterPath = options.deadLetterPath;
     this.maxDepth = options.maxDepth ?? 1_000_000;
     this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
+    this.sizeOf = options.sizeOf ?? approxBytes;
     this.random = options.random ?? Math.random;
     this.journal = options.journal;
     this.journalSends = options.journalSends ?? true;
@@ -158,7 +162,7 @@ export class MemoryQueue<T> implements Queue<T> {
    */
   async sendBatch(messages: readonly T[]): Promise<void> {
     if (this.stopped) throw new Error('queue stopped');
-    const sizes = messages.map(approxBytes);
+    const sizes = messages.map(this.sizeOf);
     let bytes = 0;
     for (const size of sizes) bytes += size;
     if (this.held + this.reserved + messages.length > this.maxDepth || this.heldBytes + this.reservedBytes + bytes > this.maxBytes) {
@@ -182,7 +186,7 @@ export class MemoryQueue<T> implements Queue<T> {
   restore(recovered: readonly RecoveredSegment<T>[]): number {
     let n = 0;
     for (const { segment, messages } of recovered) {
-      this.hold(messages, messages.map(approxBytes), segment);
+      this.hold(messages, messages.map(this.sizeOf), segment);
       n += messages.length;
     }
     return n;
