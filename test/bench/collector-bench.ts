@@ -26,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
-import { cpuSeconds, listeningUrl, load, ownerSession, rps, startServer, type Server } from './service.ts';
+import { cpuSeconds, listeningUrl, load, ownerSession, rps, startServer, threadCpu, type Server, type ThreadCpu } from './service.ts';
 import { envNumber, fmt, median, percent, RUNS, type BenchRow } from './stats.ts';
 
 const BARE_SERVER = `require('node:http').createServer((req, res) => { req.resume(); res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok'); })
@@ -135,8 +135,42 @@ interface Slice {
   rssMb: number | null;
 }
 
+/** CPU seconds a group of threads spent over a timed load: the main thread, or the other threads of one name. */
+interface ThreadGroupCpu {
+  group: string;
+  threads: number;
+  user: number;
+  system: number;
+}
+
+/** What each thread group of process `pid` spent since `before` (threads that ended meanwhile are not counted). */
+function threadGroupsSince(pid: number, before: Map<string, ThreadCpu>): ThreadGroupCpu[] {
+  const groups = new Map<string, ThreadGroupCpu>();
+  for (const [tid, now] of threadCpu(pid)) {
+    const then = before.get(tid);
+    const group = tid === String(pid) ? 'main thread' : now.name;
+    const g = groups.get(group) ?? { group, threads: 0, user: 0, system: 0 };
+    g.threads++;
+    g.user += now.user - (then?.user ?? 0);
+    g.system += now.system - (then?.system ?? 0);
+    groups.set(group, g);
+  }
+  return [...groups.values()].sort((a, b) => b.user + b.system - (a.user + a.system));
+}
+
+/** Thread groups as `main thread 80 µs (user 50, kernel 30); …` per answered request. */
+function perRequestByThread(groups: readonly ThreadGroupCpu[], answered: number): string {
+  const us = (seconds: number) => fmt((seconds / answered) * 1e6);
+  return groups
+    .filter((g) => g.user + g.system > 0)
+    .map((g) => `${g.group}${g.threads > 1 ? ` (${g.threads} threads)` : ''} ${us(g.user + g.system)} µs (user ${us(g.user)}, kernel ${us(g.system)})`)
+    .join('; ');
+}
+
 interface TimedLoad {
   slices: Slice[];
+  /** CPU by thread group over the whole load. */
+  threads: ThreadGroupCpu[];
   /** Every 2xx answer, including those of the requests in flight when the last slice was read. */
   answered: number;
   non2xx: number;
@@ -164,6 +198,8 @@ function timedLoad(url: string, pid: number, body: string, seconds: number, slic
   let draining = false;
   const started = performance.now();
   let mark = { at: started, wall: new Date(), answered: 0, cpu: cpuSeconds(pid) };
+  const threadsBefore = threadCpu(pid);
+  let threads: ThreadGroupCpu[] = [];
   const read = () => {
     const at = performance.now();
     const cpu = cpuSeconds(pid);
@@ -176,6 +212,7 @@ function timedLoad(url: string, pid: number, body: string, seconds: number, slic
     draining = true;
     clearTimeout(timer);
     read();
+    threads = threadGroupsSince(pid, threadsBefore);
   };
   const schedule = () => {
     const due = Math.min((slices.length + 1) * sliceSeconds, seconds) * 1000;
@@ -190,7 +227,7 @@ function timedLoad(url: string, pid: number, body: string, seconds: number, slic
     const instance = autocannon({ url: `${url}/events`, method: 'POST', body, connections: CAPACITY_CONNECTIONS, amount: max }, (error, result) => {
       finish();
       if (error) fail(error);
-      else ok({ slices, answered, non2xx: result.non2xx, errors: result.errors, timeouts: result.timeouts });
+      else ok({ slices, threads, answered, non2xx: result.non2xx, errors: result.errors, timeouts: result.timeouts });
     });
     instance.on('response', (client, statusCode) => {
       responses++;
@@ -274,6 +311,10 @@ export async function longCollectorBench(verifyTemplate: string): Promise<BenchR
       {
         name: `long run: collector POST /events (durable receipt), ${CAPACITY_CONNECTIONS} connections, ${fmt(seconds)} s or ${fmt(max)} beacons`,
         value: `${fmt(long.answered)} beacons answered 2xx in ${fmt(long.slices.reduce((n, s) => n + s.seconds, 0))} s, ${fmt(run.perSecond)}/s, ${percent(run.perSecond / bare.perSecond)} of baseline (${fmt(long.non2xx)} non-2xx, ${fmt(long.errors)} errors, ${fmt(long.timeouts)} timeouts)`,
+      },
+      {
+        name: 'long run: where the CPU per beacon went, by thread (live threads only; the bare server from its run before the long one)',
+        value: `collector: ${perRequestByThread(long.threads, long.answered)}. Bare: ${perRequestByThread(before.threads, totals(before.slices).answered)}`,
       },
       {
         name: 'long run: last full minute\'s throughput against the first\'s',

@@ -1,6 +1,6 @@
 /** `npm start`'s service in a process of its own, for the benchmarks that load it over HTTP. */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
 import { fmt } from './stats.ts';
@@ -30,7 +30,7 @@ export function listeningUrl(child: ChildProcess): Promise<string> {
 /** Starts the service over `dataDir`; `env` adds to (or overrides) the bench's settings. */
 export async function startServer(dataDir: string, verifyTemplate: string, env: Record<string, string> = {}): Promise<Server> {
   // As `npm start` runs it (package.json), young-generation size included.
-  const child: ChildProcess = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'bin/local.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_SERVER_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_SERVER_PROF] : []), '--max-semi-space-size=64', '--import', 'tsx', 'bin/local.ts'], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_ISSUER: '', VERIFY_URL_TEMPLATE: verifyTemplate, VERIFY_ALLOW_PRIVATE_ADDRESSES: '1', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -61,6 +61,33 @@ export function cpuSeconds(pid: number): number {
   // The command name (field 2) may hold spaces: count from the `)` that closes it; field 3 is then index 0.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+}
+
+/** CPU seconds of one thread of a process: user and kernel time, and the thread's name. */
+export interface ThreadCpu {
+  name: string;
+  user: number;
+  system: number;
+}
+
+/**
+ * The CPU time of every live thread of process `pid` by thread id
+ * (/proc/<pid>/task/<tid>/stat). The main thread's id is the process id.
+ * Threads that ended are not listed (their time stays in cpuSeconds).
+ */
+export function threadCpu(pid: number): Map<string, ThreadCpu> {
+  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+  const threads = new Map<string, ThreadCpu>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      threads.set(tid, { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), user: Number(fields[11]) / clockTicks, system: Number(fields[12]) / clockTicks });
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return threads;
 }
 
 export const BENCH_OWNER = 'bench-owner';
