@@ -61,8 +61,8 @@ export interface EventRow {
   source_id: string | null;
 }
 
-/** A text's rough size in memory: a header and two bytes a character, or a word for null. */
-const textBytes = (text: string | null): number => (text === null ? 8 : 16 + 2 * text.length);
+/** A text's rough size in memory: a header and two bytes a character, or a word for null (or a field an older version did not write). */
+const textBytes = (text: string | null | undefined): number => (typeof text === 'string' ? 16 + 2 * text.length : 8);
 
 /** The object, a word per field (37), and a word per value that is no text (11 numbers and flags). */
 const EVENT_ROW_BASE_BYTES = 16 + 37 * 8 + 11 * 8;

@@ -4,11 +4,11 @@
  * wait), failed messages come back with exponential backoff, and messages
  * that keep failing go to a dead-letter file instead of being lost.
  */
-import { appendFile, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { backoffDelay, QueueFullError, type BackoffPolicy, type BatchConsumer, type Queue } from '#ports/queue.ts';
 import type { ReceiptJournal, RecoveredSegment } from '#adapters/receipt-journal/receipt-journal.ts';
 import { log } from '#platform/log.ts';
+import { DeadLetterFile } from './dead-letter-file.ts';
+import { Fifo } from './fifo.ts';
 
 export interface MemoryQueueOptions<T> {
   consumer: BatchConsumer<T>;
@@ -70,41 +70,13 @@ interface Entry<T> {
   bytes: number;
 }
 
-/** FIFO with O(1) amortized shift, so a million waiting messages do not make every batch O(n). */
-class Fifo<T> {
-  private items: T[] = [];
-  private head = 0;
-
-  get length(): number {
-    return this.items.length - this.head;
-  }
-
-  peek(): T | undefined {
-    return this.items[this.head];
-  }
-
-  push(item: T): void {
-    this.items.push(item);
-  }
-
-  take(n: number): T[] {
-    const out = this.items.slice(this.head, this.head + n);
-    this.head += out.length;
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return out;
-  }
-}
-
 export class MemoryQueue<T> implements Queue<T> {
   private readonly consumer: BatchConsumer<T>;
   private readonly batchSize: number;
   private readonly maxWaitMs: number;
   private readonly maxAttempts: number;
   private readonly backoff: BackoffPolicy;
-  private readonly deadLetterPath: string | undefined;
+  private readonly deadLetterFile: DeadLetterFile | null;
   private readonly maxDepth: number;
   private readonly maxBytes: number;
   private readonly sizeOf: (message: T) => number;
@@ -142,7 +114,7 @@ export class MemoryQueue<T> implements Queue<T> {
     this.concurrency = Math.max(1, options.concurrency ?? 1);
     this.maxAttempts = options.maxAttempts ?? 8;
     this.backoff = options.backoff ?? { baseMs: 100, maxMs: 5_000 };
-    this.deadLetterPath = options.deadLetterPath;
+    this.deadLetterFile = options.deadLetterPath ? new DeadLetterFile(options.deadLetterPath) : null;
     this.maxDepth = options.maxDepth ?? 1_000_000;
     this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
     this.sizeOf = options.sizeOf ?? approxBytes;
@@ -248,7 +220,14 @@ export class MemoryQueue<T> implements Queue<T> {
    * JSON are written back to the dead-letter file.
    */
   replayDeadLetters(): Promise<number> {
-    const replay = this.deadLetters.then(() => this.replayFiles());
+    const replay = this.deadLetters.then(() =>
+      this.deadLetterFile
+        ? this.deadLetterFile.replay<T>(this.batchSize, async (chunk) => {
+            await this.whenRoomFor(chunk.length);
+            await this.sendBatch(chunk);
+          })
+        : 0,
+    );
     this.deadLetters = replay.catch(() => undefined);
     return replay;
   }
@@ -264,56 +243,13 @@ export class MemoryQueue<T> implements Queue<T> {
       if (this.stopped || performance.now() - this.lastFailureAt < everyMs) return;
       this.replayDeadLetters()
         .then((count) => {
-          if (count > 0) log.info('dead letters replayed', { count, path: this.deadLetterPath });
+          if (count > 0) log.info('dead letters replayed', { count, path: this.deadLetterFile?.path });
         })
         .catch((e: unknown) => log.error('dead-letter replay failed', { message: (e as Error).message }));
     };
     replay();
     const timer = setInterval(replay, everyMs).unref();
     return () => clearInterval(timer);
-  }
-
-  private async replayFiles(): Promise<number> {
-    const path = this.deadLetterPath;
-    if (!path) return 0;
-    const aside = `${path}.replaying`;
-    let sent = await this.replayAside(aside);
-    try {
-      await rename(path, aside);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return sent;
-      throw e;
-    }
-    sent += await this.replayAside(aside);
-    return sent;
-  }
-
-  private async replayAside(aside: string): Promise<number> {
-    let text: string;
-    try {
-      text = await readFile(aside, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-      throw e;
-    }
-    const messages: T[] = [];
-    const unreadable: string[] = [];
-    for (const line of text.split('\n')) {
-      if (!line.trim()) continue;
-      try {
-        messages.push(JSON.parse(line) as T);
-      } catch {
-        unreadable.push(line);
-      }
-    }
-    for (let i = 0; i < messages.length; i += this.batchSize) {
-      const chunk = messages.slice(i, i + this.batchSize);
-      await this.whenRoomFor(chunk.length);
-      await this.sendBatch(chunk);
-    }
-    if (unreadable.length > 0) await appendFile(this.deadLetterPath as string, unreadable.map((line) => `${line}\n`).join(''), { mode: 0o600 });
-    await unlink(aside);
-    return messages.length;
   }
 
   /** A replay waits for room rather than failing half-way on a busy queue. */
@@ -434,18 +370,12 @@ export class MemoryQueue<T> implements Queue<T> {
   }
 
   private async writeDeadLetters(lines: string, entries: readonly Entry<T>[]): Promise<void> {
-    const path = this.deadLetterPath;
     const count = entries.length;
     try {
-      if (!path) throw new Error('no dead-letter file configured');
-      // Owner-only: the messages are visitors' rows and import chunks.
-      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-      await appendFile(path, lines, { mode: 0o600 });
-      // Durable before the journal lets go of them (they stay journaled when the write fails).
-      const file = await open(path, 'r');
-      await file.datasync().finally(() => file.close());
+      if (!this.deadLetterFile) throw new Error('no dead-letter file configured');
+      await this.deadLetterFile.append(lines);
       this.release(entries);
-      log.error('messages dead-lettered', { count, path });
+      log.error('messages dead-lettered', { count, path: this.deadLetterFile.path });
     } catch (e) {
       // Last resort: the messages themselves go to the log so an operator can still recover them.
       log.error('dead-letter write failed', { count, message: (e as Error).message, lines });
