@@ -14,22 +14,22 @@ import { COLUMNS, FRESH_TABLE, MAIN_TABLE, STORED_DEFS } from './schema.ts';
 import { flagRuleStatements, RECOMPUTED_FIRSTS, TARGETS_DEFS, TARGETS_TABLE } from './flag-rules-sql.ts';
 import { duckDbDayLoader } from './flag-index-loader.ts';
 import { migrate, type RegistrationsOf } from './migrations.ts';
+import { compactOn, Compactor, COMPACT_AT_ROWS } from './compactor.ts';
+import { DuckDbReadPool, type QueryParams } from './read-pool.ts';
 import { uniqueEvents, eventKey, type EventRow, type EventStore } from '#ports/event-store.ts';
-import { DAY_MS, FlagIndex, prepareBatch, visitorDayKey, type Decisions, type PreparedBatch } from '#domain/event-flags/flag-index.ts';
+import { DAY_MS, FlagIndex, type Decisions } from '#domain/event-flags/flag-index.ts';
+import { prepareBatch, visitorDayKey, type PreparedBatch } from '#domain/event-flags/prepared-batch.ts';
 import { keyInto } from '#domain/event-flags/keys.ts';
 import { log } from '#platform/log.ts';
 import { NO_REGISTRATION } from '#domain/registration.ts';
 
 export { FRESH_TABLE, MAIN_TABLE } from './schema.ts';
 export { SCHEMA_VERSION, type RegistrationsOf } from './migrations.ts';
+export { COMPACT_AT_ROWS } from './compactor.ts';
+export type { QueryParams } from './read-pool.ts';
 
-/** Fresh rows that trigger a compaction: several row groups (122,880 rows each) per sorted run. */
-export const COMPACT_AT_ROWS = 500_000;
 /** Memory the flag index may take by default (EVENT_INDEX_MB): about 30 bytes an id and 23 a visitor-day, so some 25 M rows a day. */
 export const DEFAULT_INDEX_BYTES = 1024 * 2 ** 20;
-
-/** Moves the fresh rows into the main table in (site, ts) order. */
-const compactSql = `INSERT INTO ${MAIN_TABLE} SELECT * FROM ${FRESH_TABLE} ORDER BY site, ts`;
 
 /** Runs tasks one after another, each once the one before has settled. */
 class Serial {
@@ -45,8 +45,6 @@ class Serial {
     return this.tail;
   }
 }
-
-export type QueryParams = DuckDBValue[] | Record<string, DuckDBValue>;
 
 /** Quiet time after the last batch before the WAL is checkpointed into the database file. */
 const CHECKPOINT_IDLE_MS = 2_000;
@@ -76,14 +74,12 @@ function lanesOf(key: bigint, out: Uint32Array): void {
 export class DuckDbEventStore implements EventStore {
   /** Writes run one after another on the writer connection. */
   private readonly writes = new Serial();
-  private readonly idleReaders: DuckDBConnection[] = [];
-  private readonly readers = new Set<DuckDBConnection>();
+  /** Connections for report reads, beside the writer. */
+  private readonly reads: DuckDbReadPool;
   private closed = false;
   private checkpointTimer: NodeJS.Timeout | null = null;
-  /** The compaction running on its own connection, if any. */
-  private compacting: Promise<void> | null = null;
-  /** Rows in the fresh table: the writes add theirs, each compaction takes off those it moved. */
-  private freshRows: number;
+  /** Moves fresh rows into the sorted main table, on its own connection. */
+  private readonly compactor: Compactor;
   readonly index: FlagIndex;
 
   private constructor(
@@ -91,16 +87,15 @@ export class DuckDbEventStore implements EventStore {
     readonly instance: DuckDBInstance,
     /** Runs every write statement, one after another. */
     private readonly writer: DuckDBConnection,
-    /** Runs compactions, beside the writer. */
-    private readonly compactor: DuckDBConnection,
+    compactor: DuckDBConnection,
     freshRows: number,
-    /** Fresh rows that start a compaction. */
-    private readonly compactAtRows: number,
+    compactAtRows: number,
     /** The hostnames' current registrations, for rows an earlier version wrote without one. */
     private readonly registrationsOf: RegistrationsOf,
     indexBytes: number,
   ) {
-    this.freshRows = freshRows;
+    this.compactor = new Compactor(compactor, freshRows, compactAtRows);
+    this.reads = new DuckDbReadPool(instance);
     this.index = new FlagIndex({
       budgetBytes: indexBytes,
       load: duckDbDayLoader(() => this.writer),
@@ -179,7 +174,7 @@ export class DuckDbEventStore implements EventStore {
     const decisions = this.index.decide(batch, held);
     const targets = repairTargets(batch, decisions);
     // Recomputing flags updates stored rows, which a running compaction may be moving.
-    if (targets.length > 0) await this.compacting;
+    if (targets.length > 0) await this.compactor.running;
     await this.writer.run('BEGIN TRANSACTION');
     try {
       const appender = await this.writer.createAppender(FRESH_TABLE);
@@ -196,8 +191,7 @@ export class DuckDbEventStore implements EventStore {
       this.index.forget(decisions.days);
       throw e;
     }
-    this.freshRows += batch.rows.length;
-    if (this.freshRows >= this.compactAtRows) this.startCompaction();
+    this.compactor.added(batch.rows.length);
     this.scheduleCheckpoint();
   }
 
@@ -264,63 +258,21 @@ export class DuckDbEventStore implements EventStore {
   compact(): Promise<void> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
     return this.writes.run(async () => {
-      await this.compacting;
-      await this.compactOn(this.writer);
+      await this.compactor.running;
+      this.compactor.moved(await compactOn(this.writer));
     });
   }
 
-  /**
-   * Compacts on the compactor connection while the writer goes on appending:
-   * its transaction moves the fresh rows it sees and deletes just those, so
-   * rows committed meanwhile stay fresh for the next one. Only a batch that
-   * recomputes flags of stored rows waits for it. A failure leaves the rows
-   * fresh; the next batch starts it again.
-   */
-  private startCompaction(): void {
-    if (this.compacting) return;
-    this.compacting = this.compactOn(this.compactor)
-      .catch((e: unknown) => {
-        log.warn('duckdb compaction failed', { message: (e as Error).message });
-      })
-      .finally(() => {
-        this.compacting = null;
-      });
-  }
-
-  /** One transaction: a crash leaves the rows in the fresh table, never in both or neither. */
-  private async compactOn(connection: DuckDBConnection): Promise<void> {
-    await connection.run('BEGIN TRANSACTION');
-    try {
-      await connection.run(compactSql);
-      const moved = await connection.run(`DELETE FROM ${FRESH_TABLE}`);
-      await connection.run('COMMIT');
-      this.freshRows -= Number(moved.rowsChanged);
-    } catch (e) {
-      await connection.run('ROLLBACK').catch(() => undefined);
-      throw e;
-    }
-  }
-
-  /**
-   * Runs a read query on a pooled connection and returns plain JS rows
-   * (BIGINT columns come back as bigint). Pass integer parameters as JS
-   * integers or bigints: they bind as BIGINT, keeping `ts` range filters prunable.
-   */
-  async query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]> {
-    if (this.closed) throw new Error('event store is closed');
-    const connection = this.idleReaders.pop() ?? (await this.newReader());
-    try {
-      const reader = await connection.runAndReadAll(sql, params);
-      return reader.getRowObjectsJS() as T[];
-    } finally {
-      this.idleReaders.push(connection);
-    }
+  /** Runs a read query on a pooled connection (DuckDbReadPool.query); tests and the import ledger read through it too. */
+  query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]> {
+    if (this.closed) return Promise.reject(new Error('event store is closed'));
+    return this.reads.query<T>(sql, params);
   }
 
   /** Recomputes every row's flags from the stored rows (the SQL rules; tests compare it with what the index decided). */
   async recomputeAllFlags(): Promise<void> {
     await this.writes.run(async () => {
-      await this.compacting;
+      await this.compactor.running;
       await this.writer.run('BEGIN TRANSACTION');
       try {
         for (const statement of flagRuleStatements([MAIN_TABLE, FRESH_TABLE], false)) await this.writer.run(statement);
@@ -338,9 +290,9 @@ export class DuckDbEventStore implements EventStore {
     this.closed = true;
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     await this.writes.settled();
-    await this.compacting;
-    for (const connection of this.readers) connection.closeSync();
-    this.compactor.closeSync();
+    await this.compactor.running;
+    this.reads.close();
+    this.compactor.close();
     this.writer.closeSync();
     this.instance.closeSync();
   }
@@ -352,7 +304,7 @@ export class DuckDbEventStore implements EventStore {
       this.checkpointTimer = null;
       void this.writes.run(async () => {
         if (this.closed) return;
-        await this.compacting;
+        await this.compactor.running;
         await this.writer.run('CHECKPOINT').catch((e: unknown) => {
           // Not fatal: a long read may hold the database; the next idle period or the WAL threshold catches up.
           log.warn('duckdb checkpoint skipped', { message: (e as Error).message });
@@ -360,12 +312,6 @@ export class DuckDbEventStore implements EventStore {
       });
     }, CHECKPOINT_IDLE_MS);
     this.checkpointTimer.unref();
-  }
-
-  private async newReader(): Promise<DuckDBConnection> {
-    const connection = await this.instance.connect();
-    this.readers.add(connection);
-    return connection;
   }
 
   /**

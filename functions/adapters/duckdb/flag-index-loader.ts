@@ -6,7 +6,8 @@
  */
 import duckdb from '@duckdb/node-bindings';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { DAY_MS, identityKey, visitorDayKey, type DayLoader, type DayWriter } from '#domain/event-flags/flag-index.ts';
+import { DAY_MS, type DayLoader, type DayWriter } from '#domain/event-flags/flag-index.ts';
+import { identityKey, visitorDayKey } from '#domain/event-flags/prepared-batch.ts';
 import { keyInto } from '#domain/event-flags/keys.ts';
 
 /** The (site, registration) pairs of a ts range, numbered from 0 in a fixed order. */

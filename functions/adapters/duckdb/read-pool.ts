@@ -2,9 +2,11 @@
  * Where the DuckDB report store gets its read connections. The report store
  * only reads, so it takes this small interface instead of the event store:
  * the composition root decides which connections serve reports (today the
- * event store's own pooled readers, `events.query`).
+ * event store's own DuckDbReadPool, through `events.query`).
  */
-import type { DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
+
+export type QueryParams = DuckDBValue[] | Record<string, DuckDBValue>;
 
 export interface ReadPool {
   /**
@@ -12,4 +14,36 @@ export interface ReadPool {
    * JS rows (BIGINT columns as bigint). Integer parameters bind as BIGINT.
    */
   query<T = Record<string, unknown>>(sql: string, params: Record<string, DuckDBValue>): Promise<T[]>;
+}
+
+/** Read connections over one database, opened as needed and reused; each runs one statement at a time. */
+export class DuckDbReadPool implements ReadPool {
+  private readonly idle: DuckDBConnection[] = [];
+  private readonly all = new Set<DuckDBConnection>();
+
+  constructor(private readonly instance: DuckDBInstance) {}
+
+  /**
+   * Plain JS rows (BIGINT columns come back as bigint). Pass integer parameters
+   * as JS integers or bigints: they bind as BIGINT, keeping `ts` range filters prunable.
+   */
+  async query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]> {
+    const connection = this.idle.pop() ?? (await this.open());
+    try {
+      const reader = await connection.runAndReadAll(sql, params);
+      return reader.getRowObjectsJS() as T[];
+    } finally {
+      this.idle.push(connection);
+    }
+  }
+
+  private async open(): Promise<DuckDBConnection> {
+    const connection = await this.instance.connect();
+    this.all.add(connection);
+    return connection;
+  }
+
+  close(): void {
+    for (const connection of this.all) connection.closeSync();
+  }
 }

@@ -110,6 +110,14 @@ function metadataReader(columns: readonly string[]): ((values: readonly string[]
 /** A source id for a row without `uuid`: the same exported values always give the same id. */
 const contentId = (values: readonly string[]): string => `sha256:${createHash('sha256').update(values.join('\u0000')).digest('hex').slice(0, 32)}`;
 
+/** The export's columns the mapping reads. */
+const EXPORT_COLUMNS = [
+  'added_unix', 'added_iso', 'uuid', 'path', 'query', 'is_unique', 'is_robot', 'document_referrer', 'utm_source', 'utm_medium', 'utm_campaign',
+  'utm_term', 'utm_content', 'duration_seconds', 'scrolled_percentage', 'viewport_width', 'viewport_height', 'screen_width', 'screen_height',
+  'device_type', 'country_code', 'browser_name', 'os_name', 'lang_language', 'datapoint',
+] as const;
+type ExportColumn = (typeof EXPORT_COLUMNS)[number];
+
 /** Compiles the mapping for one CSV header; unknown columns are ignored, missing ones read as empty. */
 export function createRecordMapper(columns: readonly string[], ctx: ImportRowContext): (values: readonly string[]) => MappedRecord {
   const index = new Map(columns.map((name, i) => [name.trim(), i]));
@@ -117,33 +125,7 @@ export function createRecordMapper(columns: readonly string[], ctx: ImportRowCon
     const i = index.get(name);
     return i === undefined ? () => '' : (values: readonly string[]) => values[i] ?? '';
   };
-  const c = {
-    added_unix: col('added_unix'),
-    added_iso: col('added_iso'),
-    uuid: col('uuid'),
-    path: col('path'),
-    query: col('query'),
-    is_unique: col('is_unique'),
-    is_robot: col('is_robot'),
-    document_referrer: col('document_referrer'),
-    utm_source: col('utm_source'),
-    utm_medium: col('utm_medium'),
-    utm_campaign: col('utm_campaign'),
-    utm_term: col('utm_term'),
-    utm_content: col('utm_content'),
-    duration_seconds: col('duration_seconds'),
-    scrolled_percentage: col('scrolled_percentage'),
-    viewport_width: col('viewport_width'),
-    viewport_height: col('viewport_height'),
-    screen_width: col('screen_width'),
-    screen_height: col('screen_height'),
-    device_type: col('device_type'),
-    country_code: col('country_code'),
-    browser_name: col('browser_name'),
-    os_name: col('os_name'),
-    lang_language: col('lang_language'),
-    datapoint: col('datapoint'),
-  };
+  const c = Object.fromEntries(EXPORT_COLUMNS.map((name) => [name, col(name)])) as Record<ExportColumn, (values: readonly string[]) => string>;
   const metadata = metadataReader(columns);
   const pageviews = ctx.type === 'pageviews';
 
