@@ -51,6 +51,8 @@ export interface GroupAccess {
   functionUrl: boolean;
   /** Runs site verification, so it needs PUBLIC_URL: where browsers load latest.js. */
   verifiesSites: boolean;
+  /** Authenticates callers (ID tokens, management keys), so it needs the issuer's settings. */
+  callers: boolean;
   /** Function timeout; API Gateway gives up on an HTTP API integration after 30 s. */
   timeoutSeconds: number;
 }
@@ -64,6 +66,7 @@ const NOTHING: GroupAccess = {
   tracker: false,
   functionUrl: false,
   verifiesSites: false,
+  callers: false,
   timeoutSeconds: 10,
 };
 
@@ -80,6 +83,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
       { keys: [account], actions: ['GetItem', 'UpdateItem'] },
       { keys: [managementKeysOf], actions: ['Query'], index: true },
     ],
+    callers: true,
   },
   // A site delete removes its import jobs, lock and sealed credentials with the partition: table only.
   sites: {
@@ -91,6 +95,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
       KEY_LOOKUP_AND_TOUCH,
     ],
     verifiesSites: true,
+    callers: true,
   },
   // Reads sites and keys and queries the event store; changes nothing (issue 4: read-only grants).
   // So a management key's last_used_at cannot be written from here: the handler must treat that
@@ -99,6 +104,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     ...NOTHING,
     table: [{ keys: [site], actions: ['GetItem'] }, { keys: [sitesOf], actions: ['Query'], index: true }, KEY_LOOKUP],
     eventStore: 'read',
+    callers: true,
   },
   // The public function: reads sites and sets last_seen_at and automatic verification on them
   // (never creates or replaces one), creates and reads the daily salt; queues rows. No management
@@ -128,6 +134,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     ],
     importQueue: true,
     importKey: 'seal',
+    callers: true,
     timeoutSeconds: 28,
   },
 };
@@ -190,6 +197,9 @@ const API_METHODS: Readonly<Record<RouteDef['method'], HttpMethod>> = {
 
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
+/** A group's Lambda entry: its composition root, which builds only what the group's routes use. */
+export const httpEntry = (group: RouteGroup) => `functions/http/lambda/${group}.ts`;
+
 export class Api extends Construct {
   readonly httpApi: HttpApi;
   readonly functions: ReadonlyMap<RouteGroup, NodeFunction>;
@@ -207,13 +217,13 @@ export class Api extends Construct {
     for (const group of groups) {
       const access = GROUP_ACCESS[group] as GroupAccess | undefined;
       if (!access) throw new Error(`lib/api.ts has no access settings for route group "${group}"`);
-      const environment: Record<string, string> = { TABLE_NAME: props.table.tableName, ...props.authEnvironment };
+      const environment: Record<string, string> = { TABLE_NAME: props.table.tableName, ...(access.callers ? props.authEnvironment : {}) };
       if (access.eventQueue) environment.EVENT_QUEUE_URL = props.eventQueue.queueUrl;
       if (access.eventStore !== 'none') Object.assign(environment, props.eventStore.environment);
       if (access.importQueue) environment.IMPORT_QUEUE_URL = props.importQueue.queueUrl;
       if (access.importKey !== 'none') environment.IMPORT_KMS_KEY_ID = props.importKey.keyArn;
       const fn = new NodeFunction(this, `${pascal(group)}Function`, {
-        entry: `functions/http/handlers/${group}.ts`,
+        entry: httpEntry(group),
         description: `tinytrack HTTP routes: ${group}`,
         environment,
         timeout: Duration.seconds(access.timeoutSeconds),

@@ -69,7 +69,7 @@ export class TinytrackStack extends Stack {
       throttle: guardRails.apiThrottle,
       publicUrls: publicUrlsFromContext(this),
     });
-    this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, authEnvironment: this.auth.environment });
+    this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table });
 
     const collectorUrl = this.api.functionUrls.get('collector');
     if (!collectorUrl) throw new Error('the collector route group has no Function URL (lib/api.ts GROUP_ACCESS)');
