@@ -17,7 +17,8 @@ import {
 import { isNormalizedHostname } from '#domain/hostname-form.ts';
 import { SITE_CACHE_TTL_PENDING_MS, SITE_CACHE_TTL_VERIFIED_MS, isVerified } from '#domain/site.ts';
 import type { SiteRecord } from '#ports/registry.ts';
-import { KEY_CACHE_TTL_MS, type KeyState, type Services, type SiteCaches } from '#platform/services.ts';
+import { KEY_CACHE_TTL_MS, type KeyState, type SiteCaches } from '#platform/instance-state.ts';
+import type { Services } from '#platform/services.ts';
 import type { ApiRequest as AnyApiRequest } from './api.ts';
 import { log } from '#platform/log.ts';
 

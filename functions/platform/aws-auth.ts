@@ -9,7 +9,7 @@ import { JwtTokenVerifier } from '#adapters/jwt/jwt-token-verifier.ts';
 import type { AuthServices } from '#http/auth.ts';
 import { systemClock } from '#ports/clock.ts';
 import { required, type Config } from './config.ts';
-import { keyState, siteCaches } from './services.ts';
+import { keyState, siteCaches } from './instance-state.ts';
 
 export function authServices(config: Readonly<Config>, dynamo: DynamoDBClient): AuthServices {
   return {

@@ -5,7 +5,7 @@ import { ApiError, badRequestError } from '#domain/errors.ts';
 import type { ManagementKeyRecord } from '#ports/registry.ts';
 import { createGroupHandler, json, jsonBody, type ApiRequest as AnyApiRequest } from '../api.ts';
 import { requireIdToken, requirePrincipal, type AuthServices } from '../auth.ts';
-import { KEY_CACHE_TTL_MS } from '#platform/services.ts';
+import { KEY_CACHE_TTL_MS } from '#platform/instance-state.ts';
 
 /** Callers and their management keys. */
 export type AccountServices = AuthServices;

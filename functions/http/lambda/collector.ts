@@ -13,7 +13,8 @@ import { systemClock } from '#ports/clock.ts';
 import { awsClient } from '#platform/aws-clients.ts';
 import { lambdaEnv, loadConfig, required } from '#platform/config.ts';
 import { pageCheckerFor } from '#platform/page-checker.ts';
-import { collectorState, siteCaches } from '#platform/services.ts';
+import { collectorState } from '#platform/collector-state.ts';
+import { siteCaches } from '#platform/instance-state.ts';
 
 const config = loadConfig(lambdaEnv());
 

@@ -6,7 +6,7 @@ import { awsClient } from '#platform/aws-clients.ts';
 import { authServices } from '#platform/aws-auth.ts';
 import { lambdaEnv, loadConfig } from '#platform/config.ts';
 import { pageCheckerFor } from '#platform/page-checker.ts';
-import { verifyState } from '#platform/services.ts';
+import { verifyState } from '#platform/instance-state.ts';
 
 const config = loadConfig(lambdaEnv());
 
