@@ -47,6 +47,8 @@ export interface GroupAccess {
   importKey: 'none' | 'seal';
   /** Gets the built latest.js inlined at bundling time. */
   tracker: boolean;
+  /** Gets the OpenAPI document inlined at bundling time. */
+  apiDocument: boolean;
   /** Also served on the function's own Lambda Function URL (auth NONE, collector CORS). */
   functionUrl: boolean;
   /** Runs site verification, so it needs PUBLIC_URL: where browsers load latest.js. */
@@ -64,6 +66,7 @@ const NOTHING: GroupAccess = {
   importQueue: false,
   importKey: 'none',
   tracker: false,
+  apiDocument: false,
   functionUrl: false,
   verifiesSites: false,
   callers: false,
@@ -74,7 +77,7 @@ const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysO
 
 export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
   // Liveness, the API description, preflights and 404s: no storage at all.
-  meta: NOTHING,
+  meta: { ...NOTHING, apiDocument: true },
   // Site count and key counters on the account item; creates, lists and revokes management keys.
   account: {
     ...NOTHING,
@@ -169,6 +172,8 @@ export interface ApiProps {
   authEnvironment: Readonly<Record<string, string>>;
   /** The built, minified latest.js (functions/tracker/build.ts). */
   trackerScript: string;
+  /** The OpenAPI document as JSON text (functions/http/openapi.ts). */
+  apiDocument: string;
   /** Reserved concurrency per route group (also each one's cap); none by default. */
   reservedConcurrency?: Partial<Record<RouteGroup, number>>;
   /** The `$default` stage's limits for every route, requests per second. */
@@ -196,6 +201,17 @@ const API_METHODS: Readonly<Record<RouteDef['method'], HttpMethod>> = {
 };
 
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** The texts a group's bundle gets inlined (read through functions/platform/config.ts lambdaEnv). */
+export function groupDefines(access: GroupAccess, texts: { trackerScript: string; apiDocument: string }): Record<string, string> {
+  return {
+    ...(access.tracker ? { 'process.env.TT_TRACKER_JS': JSON.stringify(texts.trackerScript) } : {}),
+    ...(access.apiDocument ? { 'process.env.TT_OPENAPI_JSON': JSON.stringify(texts.apiDocument) } : {}),
+  };
+}
+
+/** HTTP functions start on a request someone waits for: no source maps (measured, docs/decisions.md "Lambda bundles"). */
+export const HTTP_SOURCE_MAPS = false;
 
 /** A group's Lambda entry: its composition root, which builds only what the group's routes use. */
 export const httpEntry = (group: RouteGroup) => `functions/http/lambda/${group}.ts`;
@@ -227,9 +243,10 @@ export class Api extends Construct {
         description: `tinytrack HTTP routes: ${group}`,
         environment,
         timeout: Duration.seconds(access.timeoutSeconds),
-        // Lambda has no esbuild to build the tracker at start, and an env var would be too small for it.
-        ...(access.tracker ? { define: { 'process.env.TT_TRACKER_JS': JSON.stringify(props.trackerScript) } } : {}),
+        // Lambda has no esbuild to build the tracker at start, and an env var would be too small for either text.
+        define: groupDefines(access, props),
         reservedConcurrency: props.reservedConcurrency?.[group],
+        sourceMaps: HTTP_SOURCE_MAPS,
       });
       grantTableRules(props.table, fn, access.table);
       if (access.eventQueue) props.eventQueue.grantSendMessages(fn);

@@ -19,6 +19,7 @@ import { WorkQueue } from './queues.ts';
 import { Schedules } from './schedules.ts';
 import { Storage } from './storage.ts';
 import { Timestream } from './timestream.ts';
+import { buildOpenApi } from '#http/openapi.ts';
 
 export interface TinytrackStackProps extends StackProps {
   /** The built, minified latest.js, inlined into the collector function. */
@@ -65,6 +66,7 @@ export class TinytrackStack extends Stack {
       importKey: this.imports.key,
       authEnvironment: this.auth.environment,
       trackerScript: props.trackerScript,
+      apiDocument: JSON.stringify(buildOpenApi()),
       ...(guardRails.collectorReservedConcurrency !== undefined ? { reservedConcurrency: { collector: guardRails.collectorReservedConcurrency } } : {}),
       throttle: guardRails.apiThrottle,
       publicUrls: publicUrlsFromContext(this),

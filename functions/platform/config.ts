@@ -32,6 +32,8 @@ const Env = z.object({
   TIMESTREAM_TABLE: z.optional(z.string()),
   // AWS: the built latest.js, inlined into the collector's bundle (lambdaEnv).
   TT_TRACKER_JS: z.optional(z.string()),
+  // AWS: the OpenAPI document as JSON, inlined into the meta group's bundle (lambdaEnv).
+  TT_OPENAPI_JSON: z.optional(z.string()),
 });
 
 export interface Config {
@@ -68,6 +70,8 @@ export interface Config {
   timestream: { database: string; table: string } | null;
   /** AWS: the built, minified latest.js (locally it is built at start instead). */
   trackerScript: string | null;
+  /** AWS: the OpenAPI document as JSON text (locally it is built on first use). */
+  openApiJson: string | null;
 }
 
 /** The variables behind the settings an entry may require (`required`), as the operator sets them. */
@@ -78,6 +82,7 @@ const VARIABLES = {
   importKmsKeyId: 'IMPORT_KMS_KEY_ID',
   timestream: 'TIMESTREAM_DATABASE and TIMESTREAM_TABLE',
   trackerScript: 'TT_TRACKER_JS',
+  openApiJson: 'TT_OPENAPI_JSON',
 } as const satisfies Partial<Record<keyof Config, string>>;
 
 /**
@@ -92,12 +97,12 @@ export function required<K extends keyof typeof VARIABLES>(config: Readonly<Conf
 }
 
 /**
- * The environment of a Lambda function: its variables, and the tracker
- * script bundling inlined (esbuild `define` of this very expression; a
- * Lambda environment is too small to carry it).
+ * The environment of a Lambda function: its variables, and the texts
+ * bundling inlined (esbuild `define` of these very expressions; a Lambda
+ * environment is too small to carry them).
  */
 export function lambdaEnv(): NodeJS.ProcessEnv {
-  return { ...process.env, TT_TRACKER_JS: process.env.TT_TRACKER_JS };
+  return { ...process.env, TT_TRACKER_JS: process.env.TT_TRACKER_JS, TT_OPENAPI_JSON: process.env.TT_OPENAPI_JSON };
 }
 
 /** A configuration the service refuses to start with; the message is one line for the operator. */
@@ -160,5 +165,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     importRetryBaseMs: e.IMPORT_RETRY_BASE_MS,
     timestream: e.TIMESTREAM_DATABASE && e.TIMESTREAM_TABLE ? { database: e.TIMESTREAM_DATABASE, table: e.TIMESTREAM_TABLE } : null,
     trackerScript: e.TT_TRACKER_JS ?? null,
+    openApiJson: e.TT_OPENAPI_JSON ?? null,
   });
 }

@@ -25,6 +25,7 @@ import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
 import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { createEventWriter } from '#workers/event-writer.ts';
 import { buildTracker } from '#tracker/build.ts';
+import { buildOpenApi } from '#http/openapi.ts';
 import type { EventRow, EventStore } from '#ports/event-store.ts';
 import type { ImportChunkMessage } from '#ports/import-jobs.ts';
 import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
@@ -166,6 +167,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     backoff: { baseMs: 1_000, maxMs: 30_000 },
     deadLetterPath: join(dataDir, 'dead-letter', 'imports.jsonl'),
   });
+  let apiDocument: string | null = null;
   const adapters: Adapters = {
     config,
     clock,
@@ -175,6 +177,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     publicOrigins: config.publicUrls ?? [],
     eventQueue,
     trackerScript: (await buildTracker()).code,
+    apiDocument: () => (apiDocument ??= JSON.stringify(buildOpenApi())),
     // Reports read through the event store's pooled reader connections for now.
     reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }),
     ...imports,

@@ -32,6 +32,8 @@ export interface Adapters {
   eventQueue: Queue<EventRow>;
   /** The built, minified latest.js. */
   trackerScript: string;
+  /** The OpenAPI document as JSON text. */
+  apiDocument(): string;
   reports: ReportStore;
   /** Import jobs, their progress, the daily limit and the per-site lock. */
   importJobs: ImportJobs;

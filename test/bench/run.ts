@@ -13,15 +13,14 @@ import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 import { buildTracker } from '#tracker/build.ts';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { registrationKey } from '#domain/registration.ts';
-import { routes } from '#http/routes.ts';
 import { BENCH_OWNER, load, ownerSession, rps, startServer, type Server } from './service.ts';
 import { collectorBench, longCollectorBench, longRunSettings } from './collector-bench.ts';
 import { writerBench, writerSettings } from './writer-bench.ts';
 import { importBench } from './import-bench.ts';
+import { bundleBench } from './bundle-bench.ts';
 import { envNumber, fmt, RUNS, type BenchRow } from './stats.ts';
 import { dimensionColumns } from './seed-columns.ts';
 
@@ -47,23 +46,6 @@ async function trackerBench(): Promise<BenchRow[]> {
   const { code } = await buildTracker();
   const gz = gzipSync(code, { level: 9 }).length;
   return [{ name: 'latest.js size', value: `${fmt(Buffer.byteLength(code))} B raw, ${fmt(gz)} B gzip`, budget: '≤ 2,048 B gzip', ok: gz <= 2048 }];
-}
-
-/** Each Lambda entry bundled as the stack bundles it (minified ESM, AWS SDK v3 external). */
-async function bundleBench(): Promise<BenchRow[]> {
-  const groups = [...new Set(routes.map((r) => r.group))];
-  const entries = [...groups.map((g) => [`http/${g}`, `functions/http/handlers/${g}.ts`] as const)];
-  const rows: BenchRow[] = [];
-  for (const [name, entry] of entries) {
-    try {
-      const result = await build({ entryPoints: [entry], bundle: true, minify: true, platform: 'node', target: 'node22', format: 'esm', write: false, external: ['@aws-sdk/*'], logLevel: 'silent' });
-      const bytes = result.outputFiles.reduce((n, f) => n + f.contents.length, 0);
-      rows.push({ name: `Lambda bundle ${name}`, value: `${fmt(bytes / 1024)} KiB`, budget: '≤ 1 MiB', ok: bytes <= 1024 * 1024 });
-    } catch (e) {
-      rows.push({ name: `Lambda bundle ${name}`, value: `build failed: ${(e as Error).message.split('\n')[1] ?? ''}`, budget: '≤ 1 MiB', ok: false });
-    }
-  }
-  return rows;
 }
 
 const SEED_SITES = 50;

@@ -7,7 +7,7 @@
  * permissions stay least privilege. The imports resources (chunk queue,
  * worker, credential key) have their own file, imports.test.ts.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -17,7 +17,7 @@ import type { RouteGroup } from '#http/routes.ts';
 import { buildTracker } from '#tracker/build.ts';
 import { GROUP_ACCESS } from '../../lib/api.ts';
 import { EVENT_WRITER_ENTRY, WRITER_TIMEOUT } from '../../lib/event-writer.ts';
-import { PROJECT_ROOT } from '../../lib/node-function.ts';
+import { LAZY_MODULES, PROJECT_ROOT } from '../../lib/node-function.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
 import { actionsOf, actionsOfFunction, logicalIdOf, refTarget, renderValue, statementsByRole, statementsOfFunction, type Resource } from './template-helpers.ts';
 
@@ -103,7 +103,7 @@ describe('TinytrackStack', () => {
       }
     });
 
-    it('passes the table to the HTTP and scheduled functions, the issuer only to the groups that authenticate callers, and source maps to all', () => {
+    it('passes the table to the HTTP and scheduled functions, the issuer only to the groups that authenticate callers, and source maps to the workers alone', () => {
       const issuer = ['AUTH_ISSUER', 'AUTH_AUDIENCE', 'AUTH_JWKS_URI'];
       for (const [group, id] of fnIdOf) {
         const env = (functions[id] as Resource).Properties.Environment.Variables;
@@ -113,7 +113,9 @@ describe('TinytrackStack', () => {
       expect(['meta', 'collector'].filter((g) => GROUP_ACCESS[g as RouteGroup].callers)).toEqual([]);
       const rotation = (functions[logicalIdOf(stack.schedules.rotateSalts)] as Resource).Properties.Environment.Variables;
       expect(Object.keys(rotation).sort()).toEqual(['NODE_OPTIONS', 'TABLE_NAME']);
-      for (const fn of Object.values(functions)) expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+      for (const [id, fn] of Object.entries(functions)) {
+        expect(fn.Properties.Environment.Variables.NODE_OPTIONS, id).toBe(groupOf(fn) ? undefined : '--enable-source-maps');
+      }
     });
 
     it('gives only the collector the event queue', () => {
@@ -150,14 +152,20 @@ describe('TinytrackStack', () => {
       expect(used.size).toBe(Object.keys(functions).length);
     });
 
-    it('bundles each function as one minified ESM file under 1 MiB', () => {
+    it('bundles each function as one minified ESM file under 1 MiB, each lazily loaded package it names beside it', () => {
       const outdir = app.synth().directory;
       for (const [id, fn] of Object.entries(functions)) {
         const key = fn.Properties.Code.S3Key as string;
-        const bundle = join(outdir, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs');
+        const asset = join(outdir, `asset.${key.replace(/\.zip$/, '')}`);
+        const bundle = join(asset, 'index.mjs');
         expect(existsSync(bundle), id).toBe(true);
         expect(statSync(bundle).size, id).toBeLessThan(1024 * 1024);
+        const code = readFileSync(bundle, 'utf8');
+        for (const name of LAZY_MODULES) expect(existsSync(join(asset, 'node_modules', name, 'index.js')), `${id} ${name}`).toBe(code.includes(`"${name}"`));
       }
+      const collector = functions[fnIdOf.get('collector') as string] as Resource;
+      const collectorAsset = join(outdir, `asset.${(collector.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);
+      for (const name of LAZY_MODULES) expect(existsSync(join(collectorAsset, 'node_modules', name, 'index.js')), name).toBe(true);
     });
   });
 

@@ -1,12 +1,14 @@
 /** Route group `meta`: liveness, the API description, preflights and 404 for unmatched requests. */
 import { createGroupHandler, json, text, type ApiRequest as AnyApiRequest } from '../api.ts';
-import { buildOpenApi } from '../openapi.ts';
 
-/** Liveness and the API description read nothing of the instance. */
-export type MetaServices = Record<never, never>;
+/**
+ * The API description as JSON text, built by the root: at bundling time for
+ * Lambda (so the function carries no schema library), on first use locally.
+ */
+export interface MetaServices {
+  apiDocument(): string;
+}
 type ApiRequest = AnyApiRequest<MetaServices>;
-
-let openApi: string | null = null;
 
 /** No storage or registry query: liveness only. */
 async function healthz(req: ApiRequest) {
@@ -14,9 +16,8 @@ async function healthz(req: ApiRequest) {
   return text(200, 'ok');
 }
 
-async function openApiDocument() {
-  openApi ??= JSON.stringify(buildOpenApi());
-  return { ...json(200, null), body: openApi };
+async function openApiDocument(req: ApiRequest) {
+  return { ...json(200, null), body: req.services.apiDocument() };
 }
 
 export const handler = createGroupHandler<MetaServices>({
