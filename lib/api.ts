@@ -210,7 +210,7 @@ export function groupDefines(access: GroupAccess, texts: { trackerScript: string
   };
 }
 
-/** HTTP functions start on a request someone waits for: no source maps (measured, docs/decisions.md "Lambda bundles"). */
+/** HTTP functions start on a request someone waits for: no source maps (measured, docs/decisions.md "Composition roots and Lambda bundles"). */
 export const HTTP_SOURCE_MAPS = false;
 
 /** A group's Lambda entry: its composition root, which builds only what the group's routes use. */

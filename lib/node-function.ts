@@ -40,8 +40,9 @@ export function lazyModuleBuild(name: string): { entryPoints: string[]; bundle: 
 
 /**
  * Whether the AWS SDK v3 goes into the bundle (true) or is taken from the
- * runtime (false): decided per function by `npm run bench` (docs/decisions.md
- * "Lambda bundles"), which times a fresh import of each bundle both ways.
+ * runtime (false), measured by `npm run bench`, which times a fresh import of
+ * each bundle both ways: bundled was faster for every function that uses the
+ * SDK (docs/decisions.md "Composition roots and Lambda bundles").
  */
 export const SDK_BUNDLED = true;
 
@@ -85,7 +86,7 @@ export interface NodeFunctionProps {
   reservedConcurrency?: number | undefined;
   /**
    * Source maps in the bundle and NODE_OPTIONS=--enable-source-maps: readable stack traces for
-   * 10–50 ms more at each cold start (docs/decisions.md "Lambda bundles"). Default true.
+   * 5–40 ms more at each cold start (docs/decisions.md "Composition roots and Lambda bundles"). Default true.
    */
   sourceMaps?: boolean;
 }
