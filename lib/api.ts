@@ -47,10 +47,14 @@ export interface GroupAccess {
   importKey: 'none' | 'seal';
   /** Gets the built latest.js inlined at bundling time. */
   tracker: boolean;
+  /** Gets the OpenAPI document inlined at bundling time. */
+  apiDocument: boolean;
   /** Also served on the function's own Lambda Function URL (auth NONE, collector CORS). */
   functionUrl: boolean;
   /** Runs site verification, so it needs PUBLIC_URL: where browsers load latest.js. */
   verifiesSites: boolean;
+  /** Authenticates callers (ID tokens, management keys), so it needs the issuer's settings. */
+  callers: boolean;
   /** Function timeout; API Gateway gives up on an HTTP API integration after 30 s. */
   timeoutSeconds: number;
 }
@@ -62,8 +66,10 @@ const NOTHING: GroupAccess = {
   importQueue: false,
   importKey: 'none',
   tracker: false,
+  apiDocument: false,
   functionUrl: false,
   verifiesSites: false,
+  callers: false,
   timeoutSeconds: 10,
 };
 
@@ -71,7 +77,7 @@ const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysO
 
 export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
   // Liveness, the API description, preflights and 404s: no storage at all.
-  meta: NOTHING,
+  meta: { ...NOTHING, apiDocument: true },
   // Site count and key counters on the account item; creates, lists and revokes management keys.
   account: {
     ...NOTHING,
@@ -80,6 +86,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
       { keys: [account], actions: ['GetItem', 'UpdateItem'] },
       { keys: [managementKeysOf], actions: ['Query'], index: true },
     ],
+    callers: true,
   },
   // A site delete removes its import jobs, lock and sealed credentials with the partition: table only.
   sites: {
@@ -91,6 +98,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
       KEY_LOOKUP_AND_TOUCH,
     ],
     verifiesSites: true,
+    callers: true,
   },
   // Reads sites and keys and queries the event store; changes nothing (issue 4: read-only grants).
   // So a management key's last_used_at cannot be written from here: the handler must treat that
@@ -99,6 +107,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     ...NOTHING,
     table: [{ keys: [site], actions: ['GetItem'] }, { keys: [sitesOf], actions: ['Query'], index: true }, KEY_LOOKUP],
     eventStore: 'read',
+    callers: true,
   },
   // The public function: reads sites and sets last_seen_at and automatic verification on them
   // (never creates or replaces one), creates and reads the daily salt; queues rows. No management
@@ -128,6 +137,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     ],
     importQueue: true,
     importKey: 'seal',
+    callers: true,
     timeoutSeconds: 28,
   },
 };
@@ -162,6 +172,8 @@ export interface ApiProps {
   authEnvironment: Readonly<Record<string, string>>;
   /** The built, minified latest.js (functions/tracker/build.ts). */
   trackerScript: string;
+  /** The OpenAPI document as JSON text (functions/http/openapi.ts). */
+  apiDocument: string;
   /** Reserved concurrency per route group (also each one's cap); none by default. */
   reservedConcurrency?: Partial<Record<RouteGroup, number>>;
   /** The `$default` stage's limits for every route, requests per second. */
@@ -190,6 +202,20 @@ const API_METHODS: Readonly<Record<RouteDef['method'], HttpMethod>> = {
 
 const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
+/** The texts a group's bundle gets inlined (read through functions/platform/config.ts lambdaEnv). */
+export function groupDefines(access: GroupAccess, texts: { trackerScript: string; apiDocument: string }): Record<string, string> {
+  return {
+    ...(access.tracker ? { 'process.env.TT_TRACKER_JS': JSON.stringify(texts.trackerScript) } : {}),
+    ...(access.apiDocument ? { 'process.env.TT_OPENAPI_JSON': JSON.stringify(texts.apiDocument) } : {}),
+  };
+}
+
+/** HTTP functions start on a request someone waits for: no source maps (measured, docs/decisions.md "Composition roots and Lambda bundles"). */
+export const HTTP_SOURCE_MAPS = false;
+
+/** A group's Lambda entry: its composition root, which builds only what the group's routes use. */
+export const httpEntry = (group: RouteGroup) => `functions/http/lambda/${group}.ts`;
+
 export class Api extends Construct {
   readonly httpApi: HttpApi;
   readonly functions: ReadonlyMap<RouteGroup, NodeFunction>;
@@ -207,19 +233,20 @@ export class Api extends Construct {
     for (const group of groups) {
       const access = GROUP_ACCESS[group] as GroupAccess | undefined;
       if (!access) throw new Error(`lib/api.ts has no access settings for route group "${group}"`);
-      const environment: Record<string, string> = { TABLE_NAME: props.table.tableName, ...props.authEnvironment };
+      const environment: Record<string, string> = { TABLE_NAME: props.table.tableName, ...(access.callers ? props.authEnvironment : {}) };
       if (access.eventQueue) environment.EVENT_QUEUE_URL = props.eventQueue.queueUrl;
       if (access.eventStore !== 'none') Object.assign(environment, props.eventStore.environment);
       if (access.importQueue) environment.IMPORT_QUEUE_URL = props.importQueue.queueUrl;
       if (access.importKey !== 'none') environment.IMPORT_KMS_KEY_ID = props.importKey.keyArn;
       const fn = new NodeFunction(this, `${pascal(group)}Function`, {
-        entry: `functions/http/handlers/${group}.ts`,
+        entry: httpEntry(group),
         description: `tinytrack HTTP routes: ${group}`,
         environment,
         timeout: Duration.seconds(access.timeoutSeconds),
-        // Lambda has no esbuild to build the tracker at start, and an env var would be too small for it.
-        ...(access.tracker ? { define: { 'process.env.TT_TRACKER_JS': JSON.stringify(props.trackerScript) } } : {}),
+        // Lambda has no esbuild to build the tracker at start, and an env var would be too small for either text.
+        define: groupDefines(access, props),
         reservedConcurrency: props.reservedConcurrency?.[group],
+        sourceMaps: HTTP_SOURCE_MAPS,
       });
       grantTableRules(props.table, fn, access.table);
       if (access.eventQueue) props.eventQueue.grantSendMessages(fn);

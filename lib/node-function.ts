@@ -1,7 +1,10 @@
 /**
  * A Lambda function from a TypeScript entry, with the project's defaults:
- * Node 22 on ARM, esbuild bundling on this machine (ESM, minified, source
- * maps), the AWS SDK v3 taken from the runtime, and its own log group kept a month.
+ * Node 22 on ARM, esbuild bundling on this machine (ESM, minified), the AWS
+ * SDK v3 bundled or taken from the runtime as measured (SDK_BUNDLED), the
+ * lazily loaded packages beside the bundle (LAZY_MODULES), and its own log
+ * group kept a month. `npm run bench` and test/cdk/bundles.test.ts build the
+ * same bundles through lambdaBuildOptions.
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -9,14 +12,66 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
 /** The repository root: entries, package-lock.json and tsconfig.json live here. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+const NODE_TARGET = 'node22';
+
 /** ESM bundles still meet CommonJS dependencies that call require(). */
 const REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/**
+ * Packages the code loads on first use (functions/domain/lazy-module.ts):
+ * left out of the bundle and shipped, each bundled and minified into one
+ * CommonJS file, as node_modules/<name>/index.js beside it, in the functions
+ * whose bundle names them.
+ */
+export const LAZY_MODULES = ['tr46', 'htmlparser2'] as const;
+
+/** The esbuild options of a lazy package's file: its CommonJS entry, dependencies inlined. */
+export function lazyModuleBuild(name: string): { entryPoints: string[]; bundle: true; minify: true; platform: 'node'; target: string; format: 'cjs' } {
+  return { entryPoints: [createRequire(import.meta.url).resolve(name)], bundle: true, minify: true, platform: 'node', target: NODE_TARGET, format: 'cjs' };
+}
+
+
+/**
+ * Whether the AWS SDK v3 goes into the bundle (true) or is taken from the
+ * runtime (false), measured by `npm run bench`, which times a fresh import of
+ * each bundle both ways: bundled was faster for every function that uses the
+ * SDK (docs/decisions.md "Composition roots and Lambda bundles").
+ */
+export const SDK_BUNDLED = true;
+
+
+/** What every function's bundle is built with, as esbuild options (the bench and the budget test build from these). */
+export function lambdaBuildOptions(entry: string, define: Record<string, string> = {}, sdkBundled = SDK_BUNDLED) {
+  return {
+    entryPoints: [join(PROJECT_ROOT, entry)],
+    bundle: true,
+    minify: true,
+    platform: 'node' as const,
+    target: NODE_TARGET,
+    format: 'esm' as const,
+    banner: { js: REQUIRE_BANNER },
+    mainFields: ['module', 'main'],
+    external: [...(sdkBundled ? [] : ['@aws-sdk/*']), ...LAZY_MODULES],
+    define,
+  };
+}
+
+/** Shell commands that put each lazy package a bundle names beside it (run after bundling, on this machine). */
+function lazyModuleCommands(inputDir: string, outputDir: string): string[] {
+  const esbuild = join(inputDir, 'node_modules', '.bin', 'esbuild');
+  return LAZY_MODULES.map((name) => {
+    const o = lazyModuleBuild(name);
+    const out = join(outputDir, 'node_modules', name, 'index.js');
+    return `if grep -q '"${name}"' "${join(outputDir, 'index.mjs')}"; then "${esbuild}" "${o.entryPoints[0]}" --bundle --minify --platform=node --target=${o.target} --format=cjs --log-level=warning --outfile="${out}"; fi`;
+  });
+}
 
 export interface NodeFunctionProps {
   /** Entry path relative to the project root. */
@@ -29,12 +84,18 @@ export interface NodeFunctionProps {
   timeout?: Duration;
   /** Reserved concurrency (also the function's cap); unset: the account's unreserved pool. */
   reservedConcurrency?: number | undefined;
+  /**
+   * Source maps in the bundle and NODE_OPTIONS=--enable-source-maps: readable stack traces for
+   * 5–40 ms more at each cold start (docs/decisions.md "Composition roots and Lambda bundles"). Default true.
+   */
+  sourceMaps?: boolean;
 }
 
 export class NodeFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: NodeFunctionProps) {
     const entry = join(PROJECT_ROOT, props.entry);
     if (!existsSync(entry)) throw new Error(`${props.entry} is missing: it is the Lambda entry of ${scope.node.path}/${id} and must export \`handler\``);
+    const sourceMaps = props.sourceMaps ?? true;
     const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
       retention: logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -51,18 +112,23 @@ export class NodeFunction extends NodejsFunction {
       ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      environment: { ...(sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}), ...props.environment },
       bundling: {
         forceDockerBundling: false,
-        target: 'node22',
+        target: NODE_TARGET,
         format: OutputFormat.ESM,
         banner: REQUIRE_BANNER,
         mainFields: ['module', 'main'],
         minify: true,
-        sourceMap: true,
+        sourceMap: sourceMaps,
         // Stack traces need the mappings, not a second copy of the sources.
         sourcesContent: false,
-        externalModules: ['@aws-sdk/*'],
+        externalModules: [...(SDK_BUNDLED ? [] : ['@aws-sdk/*']), ...LAZY_MODULES],
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: lazyModuleCommands,
+        },
         logLevel: LogLevel.WARNING,
         ...(props.define ? { define: props.define } : {}),
       },

@@ -18,10 +18,11 @@ import { KEY_PATTERNS, grantTableRules } from './table-access.ts';
 /** EventBridge's attempts to invoke the rotation after the first (Lambda then retries a failed run twice itself). */
 export const ROTATION_RETRY_ATTEMPTS = 4;
 
+/** The rotation's Lambda entry: the registry alone. */
+export const ROTATE_SALTS_ENTRY = 'functions/workers/handlers/rotate-salts.ts';
+
 export interface SchedulesProps {
   table: dynamodb.ITable;
-  /** AUTH_ISSUER, AUTH_AUDIENCE, AUTH_JWKS_URI: the workers build the same services as the HTTP handlers. */
-  authEnvironment: Readonly<Record<string, string>>;
 }
 
 export class Schedules extends Construct {
@@ -33,10 +34,10 @@ export class Schedules extends Construct {
   constructor(scope: Construct, id: string, props: SchedulesProps) {
     super(scope, id);
     this.rotateSalts = new NodeFunction(this, 'RotateSaltsFunction', {
-      entry: 'functions/workers/rotate-salts.ts',
+      entry: ROTATE_SALTS_ENTRY,
       description: 'tinytrack worker: delete the visitor salts of past UTC days',
       timeout: Duration.seconds(60),
-      environment: { TABLE_NAME: props.table.tableName, ...props.authEnvironment },
+      environment: { TABLE_NAME: props.table.tableName },
     });
     // Queries the salt items and deletes them one by one; the next collector request creates today's.
     grantTableRules(props.table, this.rotateSalts, [{ keys: [KEY_PATTERNS.salts], actions: ['Query', 'DeleteItem'] }]);

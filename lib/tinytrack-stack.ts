@@ -19,6 +19,7 @@ import { WorkQueue } from './queues.ts';
 import { Schedules } from './schedules.ts';
 import { Storage } from './storage.ts';
 import { Timestream } from './timestream.ts';
+import { buildOpenApi } from '#http/openapi.ts';
 
 export interface TinytrackStackProps extends StackProps {
   /** The built, minified latest.js, inlined into the collector function. */
@@ -65,11 +66,12 @@ export class TinytrackStack extends Stack {
       importKey: this.imports.key,
       authEnvironment: this.auth.environment,
       trackerScript: props.trackerScript,
+      apiDocument: JSON.stringify(buildOpenApi()),
       ...(guardRails.collectorReservedConcurrency !== undefined ? { reservedConcurrency: { collector: guardRails.collectorReservedConcurrency } } : {}),
       throttle: guardRails.apiThrottle,
       publicUrls: publicUrlsFromContext(this),
     });
-    this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, authEnvironment: this.auth.environment });
+    this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table });
 
     const collectorUrl = this.api.functionUrls.get('collector');
     if (!collectorUrl) throw new Error('the collector route group has no Function URL (lib/api.ts GROUP_ACCESS)');

@@ -7,8 +7,9 @@
  * Anything that is not a plain DNS name (ports, IP literals, userinfo) is
  * rejected rather than guessed at, because ownership is verified per name.
  */
-import tr46, { type ToAsciiOptions } from 'tr46';
+import type * as Tr46 from 'tr46';
 import { isNormalizedHostname } from './hostname-form.ts';
+import { lazyModule } from './lazy-module.ts';
 
 export type SiteKind = 'web' | 'api';
 export type NormalizedHostname = { ok: true; hostname: string } | { ok: false; error: string };
@@ -19,7 +20,7 @@ export const API_HOSTNAME_INVALID = 'Enter a valid API hostname, such as api.exa
 // Nontransitional processing matches WHATWG URL, so "faß.de" stays distinct
 // from "fass.de" exactly as browsers resolve it; the strict checks keep out
 // names that DNS or registrars would not accept anyway.
-const IDNA_OPTIONS: ToAsciiOptions = {
+const IDNA_OPTIONS: Tr46.ToAsciiOptions = {
   checkHyphens: true,
   checkBidi: true,
   checkJoiners: true,
@@ -27,6 +28,9 @@ const IDNA_OPTIONS: ToAsciiOptions = {
   transitionalProcessing: false,
   verifyDNSLength: true,
 };
+
+// The IDNA tables: only names that are not already canonical ASCII need them.
+const tr46 = lazyModule<typeof Tr46>('tr46');
 
 // Unicode input can be longer than its ASCII form only through ignored code
 // points; past this bound it is not a hostname and IDNA work is not worth doing.
@@ -64,7 +68,7 @@ export function normalizeHostname(input: unknown, kind: SiteKind = 'web'): Norma
 
   let ascii: string | null;
   try {
-    ascii = tr46.toASCII(host, IDNA_OPTIONS);
+    ascii = tr46().toASCII(host, IDNA_OPTIONS);
   } catch {
     // The contract is "never throw"; a library surprise is just a bad name.
     return invalid;

@@ -2,7 +2,11 @@
  * Site verification page scan (DESIGN §3): does the fetched page prove that its owner chose this
  * service for this registration? Only this service's script or the token in its own places count.
  */
-import { Parser } from 'htmlparser2';
+import type * as Htmlparser2 from 'htmlparser2';
+import { lazyModule } from './lazy-module.ts';
+
+// Only verification runs parse HTML: the parser loads with the first one.
+const htmlparser2 = lazyModule<typeof Htmlparser2>('htmlparser2');
 
 export interface ScanContext {
   /** The page's final URL (after redirects): relative srcs resolve against it. */
@@ -83,7 +87,7 @@ export function scanPage(html: string, ctx: ScanContext): PageScan {
     else scan.tokenMisplaced = true;
   };
   // A real HTML parser, so commented-out tags and look-alikes in text do not count.
-  const parser = new Parser(
+  const parser = new (htmlparser2().Parser)(
     {
       onopentag(name, attribs) {
         if (name === 'body' || !HEAD_ELEMENTS.has(name)) inHead = false;

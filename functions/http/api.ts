@@ -8,14 +8,15 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ApiError, INTERNAL_ERROR, NOT_FOUND } from '#domain/errors.ts';
 import type { Caller } from '#domain/auth.ts';
-import { getServices, type Services } from '#platform/services.ts';
+import type { Services } from '#platform/services.ts';
 import { log, logEnabled, type LogLevel } from '#platform/log.ts';
 import { createRouteMatcher, parseRouteKey } from './route-match.ts';
 import { parseQueryString } from './query-string.ts';
 
 export type ApiResponse = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
 
-export interface ApiRequest {
+/** A request with the services of the group answering it (`S`: what that group's routes read). */
+export interface ApiRequest<S = Services> {
   method: string;
   path: string;
   params: Record<string, string>;
@@ -30,12 +31,12 @@ export interface ApiRequest {
    * e.g. the collector's Function URL). Unset locally, where only a client's Host header would say.
    */
   servedOrigin?: string;
-  services: Services;
+  services: S;
   /** Memo for the resolved caller (functions/http/auth.ts). */
   caller?: Promise<Caller>;
 }
 
-export type RouteHandler = (req: ApiRequest) => Promise<ApiResponse>;
+export type RouteHandler<S = Services> = (req: ApiRequest<S>) => Promise<ApiResponse>;
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
@@ -59,7 +60,7 @@ export function preflight(): ApiResponse {
 }
 
 /** The body parsed as JSON, or undefined when it is missing or not JSON (Content-Type is not consulted). */
-export function jsonBody(req: ApiRequest): unknown {
+export function jsonBody(req: Pick<ApiRequest<unknown>, 'body'>): unknown {
   if (req.body.length === 0) return undefined;
   try {
     return JSON.parse(req.body.toString('utf8'));
@@ -74,7 +75,7 @@ function lowerHeaders(headers: APIGatewayProxyEventV2['headers']): Record<string
   return out;
 }
 
-export function toApiRequest(event: APIGatewayProxyEventV2, services: Services): ApiRequest {
+export function toApiRequest<S>(event: APIGatewayProxyEventV2, services: S): ApiRequest<S> {
   const raw = event.body ?? '';
   return {
     method: event.requestContext.http.method.toUpperCase(),
@@ -89,18 +90,22 @@ export function toApiRequest(event: APIGatewayProxyEventV2, services: Services):
   };
 }
 
-export type GroupHandler = ((event: APIGatewayProxyEventV2, context: Context) => Promise<ApiResponse>) & {
-  routes: Readonly<Record<string, RouteHandler>>;
+export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<ApiResponse>;
+
+export interface GroupHandler<S = Services> {
+  routes: Readonly<Record<string, RouteHandler<S>>>;
   /**
-   * The same dispatch and error answers for a request already in ApiRequest
-   * form, under its route key: the local edge's entry. It builds the request
+   * The dispatch and error answers for a request already in ApiRequest form,
+   * under its route key: the local edge's entry. It builds the request
    * straight from node:http, skipping the API Gateway event and its base64
    * body (measured: a quarter of the collector's time per beacon).
    */
-  serve(req: ApiRequest, routeKey: string): Promise<ApiResponse>;
+  serve(req: ApiRequest<S>, routeKey: string): Promise<ApiResponse>;
   /** The answer to a body over the edge's own cap, which never reaches a route (a new object each call). */
   tooLarge(): ApiResponse;
-};
+  /** The Lambda handler of this group over `services`, which its composition root built once. */
+  lambda(services: S): LambdaHttpHandler;
+}
 
 export interface GroupOptions {
   /** The group's answer to a body over the edge's cap; product routes answer JSON `request body too large`. */
@@ -140,11 +145,11 @@ function apiErrors(): middy.MiddlewareObj<APIGatewayProxyEventV2, ApiResponse> {
  * key; `$default` (a Function URL event, or no route matched) by path, with the
  * same matcher as the local edge; no route, or a key it does not know, answers 404 `not found`.
  */
-export function createGroupHandler(routeHandlers: Record<string, RouteHandler>, options: GroupOptions = {}): GroupHandler {
+export function createGroupHandler<S>(routeHandlers: Record<string, RouteHandler<S>>, options: GroupOptions = {}): GroupHandler<S> {
   const match = createRouteMatcher(Object.keys(routeHandlers).map((key) => ({ key, ...parseRouteKey(key) })));
   const requestLogLevel = options.requestLogLevel ?? 'info';
   /** The key of the route that answers: its own, or for Function URLs (the collector, no route key) the group route its path matches. */
-  const resolve = (req: ApiRequest, routeKey: string): string | null => {
+  const resolve = (req: ApiRequest<S>, routeKey: string): string | null => {
     if (routeHandlers[routeKey]) return routeKey;
     if (routeKey !== '$default') return null;
     const matched = match(req.method, req.path);
@@ -152,25 +157,23 @@ export function createGroupHandler(routeHandlers: Record<string, RouteHandler>, 
     req.params = matched.params;
     return matched.route.key;
   };
-  const serve = async (req: ApiRequest, routeKey: string): Promise<ApiResponse> => {
+  const serve = async (req: ApiRequest<S>, routeKey: string): Promise<ApiResponse> => {
     const started = performance.now();
     const key = resolve(req, routeKey);
     let response: ApiResponse;
     try {
       if (req.method === 'OPTIONS') response = preflight();
       else if (key === null) throw new ApiError(404, NOT_FOUND);
-      else response = await (routeHandlers[key] as RouteHandler)(req);
+      else response = await (routeHandlers[key] as RouteHandler<S>)(req);
     } catch (e) {
       response = errorAnswer(e as Error, routeKey);
     }
     logRequest(requestLogLevel, req.method, key, response.statusCode, started);
     return response;
   };
-  const handler = middy<APIGatewayProxyEventV2, ApiResponse>()
-    .use(apiErrors())
-    .handler(async (event) => serve(toApiRequest(event, await getServices()), event.routeKey)) as unknown as GroupHandler;
-  handler.routes = routeHandlers;
-  handler.tooLarge = options.tooLarge ?? (() => json(413, { error: 'request body too large' }));
-  handler.serve = serve;
-  return handler;
+  const lambda = (services: S): LambdaHttpHandler =>
+    middy<APIGatewayProxyEventV2, ApiResponse>()
+      .use(apiErrors())
+      .handler(async (event) => serve(toApiRequest(event, services), event.routeKey)) as unknown as LambdaHttpHandler;
+  return { routes: routeHandlers, serve, tooLarge: options.tooLarge ?? (() => json(413, { error: 'request body too large' })), lambda };
 }

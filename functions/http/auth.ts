@@ -17,13 +17,20 @@ import {
 import { isNormalizedHostname } from '#domain/hostname-form.ts';
 import { SITE_CACHE_TTL_PENDING_MS, SITE_CACHE_TTL_VERIFIED_MS, isVerified } from '#domain/site.ts';
 import type { SiteRecord } from '#ports/registry.ts';
-import { KEY_CACHE_TTL_MS, type Services } from '#platform/services.ts';
-import type { ApiRequest } from './api.ts';
+import { KEY_CACHE_TTL_MS, type KeyState, type SiteCaches } from '#platform/instance-state.ts';
+import type { Services } from '#platform/services.ts';
+import type { ApiRequest as AnyApiRequest } from './api.ts';
 import { log } from '#platform/log.ts';
 
 const KEY_TOUCH_INTERVAL_MS = 60_000;
 
-async function lookupKey(services: Services, secretHash: string) {
+/** Sites by hostname through the instance's caches. */
+export type SiteLookup = Pick<Services, 'registry'> & SiteCaches;
+/** What resolving a caller and its access reads: every product group has it. */
+export type AuthServices = SiteLookup & KeyState & Pick<Services, 'tokens' | 'clock'>;
+type ApiRequest = AnyApiRequest<AuthServices>;
+
+async function lookupKey(services: AuthServices, secretHash: string) {
   const cached = services.keyCache.get(secretHash);
   if (cached) return cached.value;
   const record = await services.registry.findManagementKey(secretHash);
@@ -82,7 +89,7 @@ export async function requireIdToken(req: ApiRequest): Promise<Principal & { kin
   return c;
 }
 
-function cacheSite(services: Services, hostname: string, site: SiteRecord | null): void {
+function cacheSite(services: SiteLookup, hostname: string, site: SiteRecord | null): void {
   if (site) {
     services.missingSites.delete(hostname);
     services.siteCache.set(hostname, site, isVerified(site) ? SITE_CACHE_TTL_VERIFIED_MS : SITE_CACHE_TTL_PENDING_MS);
@@ -93,14 +100,14 @@ function cacheSite(services: Services, hostname: string, site: SiteRecord | null
 }
 
 /** The site as the per-instance caches know it: the record, null when known to be missing, undefined when not cached. */
-export function cachedSite(services: Services, hostname: string): SiteRecord | null | undefined {
+export function cachedSite(services: SiteLookup, hostname: string): SiteRecord | null | undefined {
   const site = services.siteCache.value(hostname);
   if (site) return site;
   return services.missingSites.has(hostname) ? null : undefined;
 }
 
 /** Through the per-instance caches; `fresh` when the registry was read just now. */
-async function lookupSite(services: Services, hostname: string): Promise<{ site: SiteRecord | null; fresh: boolean }> {
+async function lookupSite(services: SiteLookup, hostname: string): Promise<{ site: SiteRecord | null; fresh: boolean }> {
   const cached = cachedSite(services, hostname);
   if (cached !== undefined) return { site: cached, fresh: false };
   // Sites are registered under their normalized name and path values are not normalized (spec part 4), so any
@@ -112,12 +119,12 @@ async function lookupSite(services: Services, hostname: string): Promise<{ site:
 }
 
 /** Site lookup through the per-instance cache. */
-export async function findSite(services: Services, hostname: string): Promise<SiteRecord | null> {
+export async function findSite(services: SiteLookup, hostname: string): Promise<SiteRecord | null> {
   return (await lookupSite(services, hostname)).site;
 }
 
 /** After a change: this instance forgets (or learns) the registration at once. */
-export function siteChanged(services: Services, hostname: string, site: SiteRecord | null): void {
+export function siteChanged(services: SiteLookup, hostname: string, site: SiteRecord | null): void {
   if (site) cacheSite(services, hostname, site);
   else {
     services.siteCache.delete(hostname);
@@ -130,7 +137,7 @@ export function siteChanged(services: Services, hostname: string, site: SiteReco
  * believed (spec part 4 rule 4), so owners never see a stale "missing",
  * "someone else's" or "unverified"; an entry read just now is not read twice.
  */
-async function findSiteFor(services: Services, hostname: string, uid: string): Promise<SiteRecord | null> {
+async function findSiteFor(services: SiteLookup, hostname: string, uid: string): Promise<SiteRecord | null> {
   const { site, fresh } = await lookupSite(services, hostname);
   if (fresh || (site && site.owner_uid === uid && isVerified(site))) return site;
   const again = await services.registry.getSite(hostname);

@@ -17,9 +17,12 @@ import type { EventRow } from '#ports/event-store.ts';
 import { QueueFullError } from '#ports/queue.ts';
 import type { SiteRecord } from '#ports/registry.ts';
 import { log } from '#platform/log.ts';
-import type { Services } from '#platform/services.ts';
+import type { CollectorState, Services } from '#platform/services.ts';
 import { cachedSite, findSite } from './auth.ts';
-import { runVerification } from './verification.ts';
+import { runVerification, type VerifyServices } from './verification.ts';
+
+/** What the steps read and write: the registry, the queue and the collector's caches. */
+export type CollectServices = VerifyServices & CollectorState & Pick<Services, 'eventQueue'>;
 
 /** Automatic verification runs at most this often per hostname and instance (a pending site is cached 15 s). */
 export const AUTO_VERIFY_INTERVAL_MS = 15_000;
@@ -44,7 +47,7 @@ function normalizedHostname(caches: CollectorCaches, sent: string): string | Dro
 const siteOrUnknown = (site: SiteRecord | null): SiteRecord | Drop => site ?? drop('unknown_site');
 
 /** Look up site: from the instance's caches, else the registry. Fail-closed: an unreadable registry stores nothing. */
-function lookUpSite(services: Services, hostname: string): SiteRecord | Drop | Promise<SiteRecord | Drop> {
+function lookUpSite(services: CollectServices, hostname: string): SiteRecord | Drop | Promise<SiteRecord | Drop> {
   const cached = cachedSite(services, hostname);
   if (cached !== undefined) return siteOrUnknown(cached);
   return findSite(services, hostname).then(siteOrUnknown, (e: unknown) => {
@@ -58,7 +61,7 @@ function lookUpSite(services: Services, hostname: string): SiteRecord | Drop | P
  * inline so that it also completes on Lambda. When it passes, the site is
  * verified and the beacon that triggered it is stored.
  */
-async function verified(services: Services, site: SiteRecord, servedOrigin: string | undefined): Promise<SiteRecord | Drop> {
+async function verified(services: CollectServices, site: SiteRecord, servedOrigin: string | undefined): Promise<SiteRecord | Drop> {
   if (services.verifyAttempts.has(site.hostname)) return drop('unverified');
   services.verifyAttempts.set(site.hostname, true, AUTO_VERIFY_INTERVAL_MS);
   try {
@@ -70,7 +73,7 @@ async function verified(services: Services, site: SiteRecord, servedOrigin: stri
 }
 
 /** Today's salt, asked of the registry once a day per instance; null when the salt store fails (the row then has no visitor hash). */
-function dailySalt(services: Services, now: number): DailySalt | null | Promise<DailySalt | null> {
+function dailySalt(services: CollectServices, now: number): DailySalt | null | Promise<DailySalt | null> {
   const day = services.collectorCaches.utcDay(now);
   const cached = services.salts.value(day);
   if (cached !== undefined) return { day, value: cached };
@@ -93,7 +96,7 @@ function dailySalt(services: Services, now: number): DailySalt | null | Promise<
  * repeats, and remembering one per id-less beacon filled the cache with keys
  * that can never match (a full cache also evicts the client ids it is there for).
  */
-function unlessReplay(services: Services, row: EventRow, clientId: boolean): EventRow | Drop {
+function unlessReplay(services: CollectServices, row: EventRow, clientId: boolean): EventRow | Drop {
   if (!clientId) return row;
   const key = `${row.site}\n${row.id}`;
   if (services.replays.has(key)) return drop('replay');
@@ -102,7 +105,7 @@ function unlessReplay(services: Services, row: EventRow, clientId: boolean): Eve
 }
 
 /** Enqueue: a full queue is counted with the drops; anything else (a journal write failing) is worth a line each. */
-async function enqueue(services: Services, row: EventRow): Promise<Drop | null> {
+async function enqueue(services: CollectServices, row: EventRow): Promise<Drop | null> {
   try {
     await services.eventQueue.send(row);
     return null;
@@ -114,7 +117,7 @@ async function enqueue(services: Services, row: EventRow): Promise<Drop | null> 
 }
 
 /** last_seen_at, written at most once a minute per site and instance. */
-function markSeen(services: Services, hostname: string, now: number): Promise<void> | null {
+function markSeen(services: CollectServices, hostname: string, now: number): Promise<void> | null {
   if (services.siteSeen.has(hostname)) return null;
   services.siteSeen.set(hostname, true, SEEN_INTERVAL_MS);
   return services.registry.recordSiteSeen(hostname, new Date(now).toISOString()).catch((e: unknown) => {
@@ -123,7 +126,7 @@ function markSeen(services: Services, hostname: string, now: number): Promise<vo
 }
 
 /** Runs every step after validation: null when the row was taken, else why nothing was stored. */
-export async function collect(services: Services, beacon: Beacon): Promise<Drop | null> {
+export async function collect(services: CollectServices, beacon: Beacon): Promise<Drop | null> {
   const hostname = normalizedHostname(services.collectorCaches, beacon.payload.hostname);
   if (isDrop(hostname)) return hostname;
   const lookedUp = lookUpSite(services, hostname);

@@ -7,7 +7,10 @@ import { judgeVerification, type SiteCheck, type Verification } from '#domain/si
 import type { PageCheck } from '#ports/page-checker.ts';
 import type { SiteRecord } from '#ports/registry.ts';
 import type { Services } from '#platform/services.ts';
-import { siteChanged } from './auth.ts';
+import { siteChanged, type SiteLookup } from './auth.ts';
+
+/** What a verification run reads: the page checker, the origins that serve latest.js, the registry. */
+export type VerifyServices = SiteLookup & Pick<Services, 'clock' | 'pageChecker' | 'publicOrigins'>;
 
 export interface CheckOptions {
   /**
@@ -18,12 +21,12 @@ export interface CheckOptions {
 }
 
 /** The origins that serve latest.js, PUBLIC_URL's first. */
-export function originsFor(services: Services, { servedOrigin }: CheckOptions): readonly string[] {
+export function originsFor(services: Pick<Services, 'publicOrigins'>, { servedOrigin }: CheckOptions): readonly string[] {
   return servedOrigin && !services.publicOrigins.includes(servedOrigin) ? [...services.publicOrigins, servedOrigin] : services.publicOrigins;
 }
 
 /** Reads the page now and judges it, changing nothing (the setup view). */
-export async function checkSite(services: Services, site: SiteRecord, options: CheckOptions = {}): Promise<{ page: PageCheck; verification: Verification }> {
+export async function checkSite(services: VerifyServices, site: SiteRecord, options: CheckOptions = {}): Promise<{ page: PageCheck; verification: Verification }> {
   const publicOrigins = originsFor(services, options);
   const page = await services.pageChecker.checkPage({ hostname: site.hostname, verifyToken: site.verify_token, publicOrigins });
   return { page, verification: judgeVerification(page, false, publicOrigins) };
@@ -34,7 +37,7 @@ export async function checkSite(services: Services, site: SiteRecord, options: C
  * verified_at is kept). Only an explicit attempt (`verify`) also reads the DNS TXT record.
  */
 export async function runVerification(
-  services: Services,
+  services: VerifyServices,
   site: SiteRecord,
   trigger: SiteCheck['trigger'],
   options: CheckOptions = {},

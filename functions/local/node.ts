@@ -2,7 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Config } from '#platform/config.ts';
 import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#platform/local.ts';
-import { setServices, withInstanceState, type Services } from '#platform/services.ts';
+import { withInstanceState, type Services } from '#platform/services.ts';
 import { groupHandlers } from '#http/handlers/index.ts';
 import { createLocalServer } from './http-server.ts';
 import { assertDataDirFree } from './startup.ts';
@@ -19,7 +19,6 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
   await assertDataDirFree(config.dataDir);
   const runtime = await startLocalRuntime(config, options);
   const services = withInstanceState(runtime.adapters, { collectorInProcess: true });
-  setServices(services);
   const stopRotation = scheduleSaltRotation(services.registry, () => services.clock.now());
   const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies, services });
   try {

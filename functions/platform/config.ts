@@ -27,6 +27,13 @@ const Env = z.object({
   IMPORT_KMS_KEY_ID: z.optional(z.string()),
   IMPORT_CREDENTIAL_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.minimum(1)), 20_000),
   IMPORT_RETRY_BASE_MS: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 1_000),
+  // AWS: the event store (Timestream), set on the functions that read or write it.
+  TIMESTREAM_DATABASE: z.optional(z.string()),
+  TIMESTREAM_TABLE: z.optional(z.string()),
+  // AWS: the built latest.js, inlined into the collector's bundle (lambdaEnv).
+  TT_TRACKER_JS: z.optional(z.string()),
+  // AWS: the OpenAPI document as JSON, inlined into the meta group's bundle (lambdaEnv).
+  TT_OPENAPI_JSON: z.optional(z.string()),
 });
 
 export interface Config {
@@ -59,6 +66,43 @@ export interface Config {
   importCredentialTimeoutMs: number;
   /** First backoff of import export retries (429, 5xx), doubling up to 30 s. */
   importRetryBaseMs: number;
+  /** AWS: the Timestream database and table of the event store. */
+  timestream: { database: string; table: string } | null;
+  /** AWS: the built, minified latest.js (locally it is built at start instead). */
+  trackerScript: string | null;
+  /** AWS: the OpenAPI document as JSON text (locally it is built on first use). */
+  openApiJson: string | null;
+}
+
+/** The variables behind the settings an entry may require (`required`), as the operator sets them. */
+const VARIABLES = {
+  auth: 'AUTH_ISSUER',
+  eventQueueUrl: 'EVENT_QUEUE_URL',
+  importQueueUrl: 'IMPORT_QUEUE_URL',
+  importKmsKeyId: 'IMPORT_KMS_KEY_ID',
+  timestream: 'TIMESTREAM_DATABASE and TIMESTREAM_TABLE',
+  trackerScript: 'TT_TRACKER_JS',
+  openApiJson: 'TT_OPENAPI_JSON',
+} as const satisfies Partial<Record<keyof Config, string>>;
+
+/**
+ * A setting the entry cannot work without, or a ConfigError naming its
+ * variable: each composition root asks for its own at start, so a missing
+ * queue URL stops the function's init rather than its first request.
+ */
+export function required<K extends keyof typeof VARIABLES>(config: Readonly<Config>, key: K): NonNullable<Config[K]> {
+  const value = config[key];
+  if (value === null || value === undefined) throw new ConfigError(`invalid configuration: ${VARIABLES[key]} is required`);
+  return value as NonNullable<Config[K]>;
+}
+
+/**
+ * The environment of a Lambda function: its variables, and the texts
+ * bundling inlined (esbuild `define` of these very expressions; a Lambda
+ * environment is too small to carry them).
+ */
+export function lambdaEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, TT_TRACKER_JS: process.env.TT_TRACKER_JS, TT_OPENAPI_JSON: process.env.TT_OPENAPI_JSON };
 }
 
 /** A configuration the service refuses to start with; the message is one line for the operator. */
@@ -92,6 +136,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const e = parsed.data;
   // Without an audience every client of the issuer could sign in here with its tokens.
   if (e.AUTH_ISSUER && !e.AUTH_AUDIENCE) throw new ConfigError('invalid configuration: AUTH_ISSUER needs AUTH_AUDIENCE (the client id its ID tokens are issued to)');
+  if ((e.TIMESTREAM_DATABASE === undefined) !== (e.TIMESTREAM_TABLE === undefined)) {
+    throw new ConfigError('invalid configuration: TIMESTREAM_DATABASE and TIMESTREAM_TABLE are set together');
+  }
   return Object.freeze({
     host: e.HOST,
     port: e.PORT,
@@ -116,5 +163,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     importKmsKeyId: e.IMPORT_KMS_KEY_ID ?? null,
     importCredentialTimeoutMs: e.IMPORT_CREDENTIAL_TIMEOUT_MS,
     importRetryBaseMs: e.IMPORT_RETRY_BASE_MS,
+    timestream: e.TIMESTREAM_DATABASE && e.TIMESTREAM_TABLE ? { database: e.TIMESTREAM_DATABASE, table: e.TIMESTREAM_TABLE } : null,
+    trackerScript: e.TT_TRACKER_JS ?? null,
+    openApiJson: e.TT_OPENAPI_JSON ?? null,
   });
 }

@@ -8,13 +8,14 @@ import type { Server } from 'node:http';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import type { Config } from './config.ts';
+import { importSourceFor } from './import-source.ts';
+import { pageCheckerFor } from './page-checker.ts';
 import { log } from './log.ts';
 import type { Adapters } from './services.ts';
 import { systemClock, type Clock } from '#ports/clock.ts';
 import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
 import { ensureTable } from '#adapters/dynamodb/table.ts';
 import { JwtTokenVerifier } from '#adapters/jwt/jwt-token-verifier.ts';
-import { HttpPageChecker } from '#adapters/http-page-checker/http-page-checker.ts';
 import { OWNER_DIR, ownDataDir } from '#local/data-dir.ts';
 import { openStoreDoor, readStoreAddress, storeClient } from '#local/store-socket.ts';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, LOCAL_JWKS_URI, issuerJwks, loadIssuerKey } from '#local/local-issuer.ts';
@@ -24,12 +25,12 @@ import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
 import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { createEventWriter } from '#workers/event-writer.ts';
 import { buildTracker } from '#tracker/build.ts';
+import { buildOpenApi } from '#http/openapi.ts';
 import { eventRowBytes, type EventRow, type EventStore } from '#ports/event-store.ts';
 import type { ImportChunkMessage } from '#ports/import-jobs.ts';
 import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
 import { DuckDbImportLedger } from '#adapters/duckdb/duckdb-import-ledger.ts';
 import { LocalSecretBox } from '#adapters/local-secret-box/local-secret-box.ts';
-import { SimpleAnalyticsClient } from '#adapters/simpleanalytics/simpleanalytics-client.ts';
 import { createImportWorker, type ImportWorker } from '#workers/import-worker.ts';
 import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
 import { eventRowCodec } from '#adapters/receipt-journal/event-row-codec.ts';
@@ -146,12 +147,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   const imports = {
     importJobs: new DynamoImportJobs(store.client, config.tableName),
     secrets: LocalSecretBox.open(dataDir),
-    importSource: new SimpleAnalyticsClient({
-      baseUrl: config.simpleAnalyticsBaseUrl,
-      credentialTimeoutMs: config.importCredentialTimeoutMs,
-      backoff: { baseMs: config.importRetryBaseMs, maxMs: 30_000 },
-      parseInWorkers: true,
-    }),
+    importSource: importSourceFor(config, { backoff: { baseMs: config.importRetryBaseMs, maxMs: 30_000 }, parseInWorkers: true }),
   };
   const importWorker = createImportWorker({
     jobs: imports.importJobs,
@@ -172,15 +168,17 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     backoff: { baseMs: 1_000, maxMs: 30_000 },
     deadLetterPath: join(dataDir, 'dead-letter', 'imports.jsonl'),
   });
+  let apiDocument: string | null = null;
   const adapters: Adapters = {
     config,
     clock,
     registry,
     tokens,
-    pageChecker: new HttpPageChecker({ urlTemplate: config.verifyUrlTemplate, allowPrivateAddresses: config.verifyAllowPrivateAddresses }),
+    pageChecker: pageCheckerFor(config),
     publicOrigins: config.publicUrls ?? [],
     eventQueue,
     trackerScript: (await buildTracker()).code,
+    apiDocument: () => (apiDocument ??= JSON.stringify(buildOpenApi())),
     // Reports read through the event store's pooled reader connections for now.
     reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }),
     ...imports,

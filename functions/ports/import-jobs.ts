@@ -10,7 +10,8 @@
  *   write, at most once per chunk, so redelivered or re-run chunks never count twice;
  * - status changes are conditional on the state they leave.
  */
-import type { ImportStatus } from '#domain/imports/job.ts';
+/** A job's status; its transitions are the domain's (functions/domain/imports/job.ts). */
+export type ImportStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
 export interface ImportJobRecord {
   id: string;

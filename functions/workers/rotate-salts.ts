@@ -3,9 +3,9 @@
  * day before today, so yesterday's hashes can never be recomputed. The store's
  * TTL is only a backstop: DynamoDB may take days to expire an item.
  */
-import { utcDay } from '#domain/collector/enrich.ts';
+import { utcDay } from '#domain/utc-day.ts';
+import type { Clock } from '#ports/clock.ts';
 import type { Registry } from '#ports/registry.ts';
-import { getServices } from '#platform/services.ts';
 import { log } from '#platform/log.ts';
 
 export async function rotateSalts(registry: Registry, now: Date): Promise<number> {
@@ -14,10 +14,9 @@ export async function rotateSalts(registry: Registry, now: Date): Promise<number
   return deleted;
 }
 
-/** EventBridge schedule entry point. */
-export async function handler(): Promise<{ deleted: number }> {
-  const services = await getServices();
-  return { deleted: await rotateSalts(services.registry, services.clock.now()) };
+/** The EventBridge schedule's handler over the registry its composition root built (handlers/rotate-salts.ts). */
+export function createRotateSaltsHandler(registry: Registry, clock: Clock): () => Promise<{ deleted: number }> {
+  return async () => ({ deleted: await rotateSalts(registry, clock.now()) });
 }
 
 const HOUR_MS = 60 * 60_000;

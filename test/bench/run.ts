@@ -13,15 +13,14 @@ import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 import { buildTracker } from '#tracker/build.ts';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { registrationKey } from '#domain/registration.ts';
-import { routes } from '#http/routes.ts';
 import { BENCH_OWNER, load, ownerSession, rps, startServer, type Server } from './service.ts';
 import { collectorBench, longCollectorBench, longRunSettings } from './collector-bench.ts';
 import { writerBench, writerSettings } from './writer-bench.ts';
 import { importBench } from './import-bench.ts';
+import { bundleBench } from './bundle-bench.ts';
 import { envNumber, fmt, RUNS, type BenchRow } from './stats.ts';
 import { dimensionColumns } from './seed-columns.ts';
 
@@ -47,23 +46,6 @@ async function trackerBench(): Promise<BenchRow[]> {
   const { code } = await buildTracker();
   const gz = gzipSync(code, { level: 9 }).length;
   return [{ name: 'latest.js size', value: `${fmt(Buffer.byteLength(code))} B raw, ${fmt(gz)} B gzip`, budget: '≤ 2,048 B gzip', ok: gz <= 2048 }];
-}
-
-/** Each Lambda entry bundled as the stack bundles it (minified ESM, AWS SDK v3 external). */
-async function bundleBench(): Promise<BenchRow[]> {
-  const groups = [...new Set(routes.map((r) => r.group))];
-  const entries = [...groups.map((g) => [`http/${g}`, `functions/http/handlers/${g}.ts`] as const)];
-  const rows: BenchRow[] = [];
-  for (const [name, entry] of entries) {
-    try {
-      const result = await build({ entryPoints: [entry], bundle: true, minify: true, platform: 'node', target: 'node22', format: 'esm', write: false, external: ['@aws-sdk/*'], logLevel: 'silent' });
-      const bytes = result.outputFiles.reduce((n, f) => n + f.contents.length, 0);
-      rows.push({ name: `Lambda bundle ${name}`, value: `${fmt(bytes / 1024)} KiB`, budget: '≤ 1 MiB', ok: bytes <= 1024 * 1024 });
-    } catch (e) {
-      rows.push({ name: `Lambda bundle ${name}`, value: `build failed: ${(e as Error).message.split('\n')[1] ?? ''}`, budget: '≤ 1 MiB', ok: false });
-    }
-  }
-  return rows;
 }
 
 const SEED_SITES = 50;
@@ -181,6 +163,8 @@ function header(total: number, only: ReadonlySet<string>): string {
     `HTTP load: autocannon, 20 connections, 5 s per run, against \`npm start\` in its own process (and the bare baseline in its own process). Throughput budgets (writer, collector share, import) are judged on the median of ${RUNS} runs, every run listed: this machine varies ±10–15 % from run to run. Reports: 25 sequential requests each, the first (cold) one dropped; ${fmt(total)} events seeded over 90 days.`,
     only.has('long') &&
       `Long collector run: \`npm start\` (durable receipt) loaded over ${long.connections} connections for ${fmt(long.seconds)} s or until ${fmt(long.max)} beacons are answered, each beacon a new pageview, on one UTC day (the run waits for 00:00 UTC rather than cross it); read every ${fmt(long.minute)} s: throughput as a share of the bare server's (mean of ${fmt(long.minute)} s before and after the long run, same load) and the server process's CPU time (utime + stime over all its threads, /proc/<pid>/stat) per beacon answered, against the bare server's per request. The CPU the writer spends draining the queue after the last reading is not counted. Afterwards the server is stopped and its DuckDB file must hold every beacon answered 2xx exactly once.`,
+    only.has('bundles') &&
+      'Lambda bundles: each function built as the stack builds it (lib/node-function.ts); own code is the bundle without the AWS SDK, minified; "ready" is the median over 9 fresh Node processes of `import()` to an exported handler, with the AWS SDK bundled and with it loaded from node_modules as the Lambda runtime provides it; source maps: the deployed way with maps written and `--enable-source-maps`, against none.',
     only.has('writer') &&
       `Writer: ${fmt(writer.rows)} rows through the local queue into an empty store and onto a store already holding ${fmt(writer.prefill)} rows of the same UTC day (made with SQL, stored through saveSelected, the store closed and reopened), ${RUNS} alternating rounds, each in a process of its own; the reopen's time and the RSS it adds are listed.`,
   ]

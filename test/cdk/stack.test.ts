@@ -7,7 +7,7 @@
  * permissions stay least privilege. The imports resources (chunk queue,
  * worker, credential key) have their own file, imports.test.ts.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -16,9 +16,8 @@ import { routes, routeKey } from '#http/routes.ts';
 import type { RouteGroup } from '#http/routes.ts';
 import { buildTracker } from '#tracker/build.ts';
 import { GROUP_ACCESS } from '../../lib/api.ts';
-import { EVENT_WRITER_ENTRY, WRITER_DESCRIPTION, WRITER_TIMEOUT } from '../../lib/event-writer.ts';
-import { IMPORT_WORKER_DESCRIPTION } from '../../lib/imports.ts';
-import { PROJECT_ROOT } from '../../lib/node-function.ts';
+import { EVENT_WRITER_ENTRY, WRITER_TIMEOUT } from '../../lib/event-writer.ts';
+import { LAZY_MODULES, PROJECT_ROOT } from '../../lib/node-function.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
 import { actionsOf, actionsOfFunction, logicalIdOf, refTarget, renderValue, statementsByRole, statementsOfFunction, type Resource } from './template-helpers.ts';
 
@@ -79,9 +78,6 @@ describe('TinytrackStack', () => {
   });
 
   describe('functions', () => {
-    /** The HTTP route groups' functions. */
-    const httpFunctions = () => [...fnIdOf.values()].map((id) => functions[id] as Resource);
-
     it('creates exactly one function per route group, plus the event writer, the import worker and the salt rotation', () => {
       expect(Object.values(functions).map(groupOf).filter(Boolean).sort()).toEqual([...groups].sort());
       expect(Object.keys(functions).sort()).toEqual(
@@ -107,12 +103,19 @@ describe('TinytrackStack', () => {
       }
     });
 
-    it('passes the table and issuer to the HTTP and scheduled functions, and source maps to all', () => {
-      for (const fn of [...httpFunctions(), functions[logicalIdOf(stack.schedules.rotateSalts)] as Resource]) {
-        const env = fn.Properties.Environment.Variables;
-        expect(Object.keys(env)).toEqual(expect.arrayContaining(['TABLE_NAME', 'AUTH_ISSUER', 'AUTH_AUDIENCE', 'AUTH_JWKS_URI']));
+    it('passes the table to the HTTP and scheduled functions, the issuer only to the groups that authenticate callers, and source maps to the workers alone', () => {
+      const issuer = ['AUTH_ISSUER', 'AUTH_AUDIENCE', 'AUTH_JWKS_URI'];
+      for (const [group, id] of fnIdOf) {
+        const env = (functions[id] as Resource).Properties.Environment.Variables;
+        expect('TABLE_NAME' in env, group).toBe(true);
+        for (const name of issuer) expect(name in env, `${group} ${name}`).toBe(GROUP_ACCESS[group as RouteGroup].callers);
       }
-      for (const fn of Object.values(functions)) expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+      expect(['meta', 'collector'].filter((g) => GROUP_ACCESS[g as RouteGroup].callers)).toEqual([]);
+      const rotation = (functions[logicalIdOf(stack.schedules.rotateSalts)] as Resource).Properties.Environment.Variables;
+      expect(Object.keys(rotation).sort()).toEqual(['NODE_OPTIONS', 'TABLE_NAME']);
+      for (const [id, fn] of Object.entries(functions)) {
+        expect(fn.Properties.Environment.Variables.NODE_OPTIONS, id).toBe(groupOf(fn) ? undefined : '--enable-source-maps');
+      }
     });
 
     it('gives only the collector the event queue', () => {
@@ -149,14 +152,20 @@ describe('TinytrackStack', () => {
       expect(used.size).toBe(Object.keys(functions).length);
     });
 
-    it('bundles each function as one minified ESM file under 1 MiB', () => {
+    it('bundles each function as one minified ESM file under 1 MiB, each lazily loaded package it names beside it', () => {
       const outdir = app.synth().directory;
       for (const [id, fn] of Object.entries(functions)) {
         const key = fn.Properties.Code.S3Key as string;
-        const bundle = join(outdir, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs');
+        const asset = join(outdir, `asset.${key.replace(/\.zip$/, '')}`);
+        const bundle = join(asset, 'index.mjs');
         expect(existsSync(bundle), id).toBe(true);
         expect(statSync(bundle).size, id).toBeLessThan(1024 * 1024);
+        const code = readFileSync(bundle, 'utf8');
+        for (const name of LAZY_MODULES) expect(existsSync(join(asset, 'node_modules', name, 'index.js')), `${id} ${name}`).toBe(code.includes(`"${name}"`));
       }
+      const collector = functions[fnIdOf.get('collector') as string] as Resource;
+      const collectorAsset = join(outdir, `asset.${(collector.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);
+      for (const name of LAZY_MODULES) expect(existsSync(join(collectorAsset, 'node_modules', name, 'index.js')), name).toBe(true);
     });
   });
 
@@ -402,19 +411,20 @@ describe('TinytrackStack with an external issuer', () => {
     return Template.fromStack(new TinytrackStack(app, 'Tinytrack', { trackerScript: '' }));
   };
 
-  /** The queue consumers verify no tokens. */
-  const NO_ISSUER = [WRITER_DESCRIPTION, IMPORT_WORKER_DESCRIPTION];
-  /** Every function but the event writer and the import worker. */
+  /** The route groups that authenticate callers; no worker, no schedule, neither meta nor the collector verifies a token. */
+  const CALLER_GROUPS = (Object.keys(GROUP_ACCESS) as RouteGroup[]).filter((g) => GROUP_ACCESS[g].callers);
   const issuerFunctions = (template: Template) =>
-    Object.values(template.findResources('AWS::Lambda::Function') as Record<string, Resource>).filter(
-      (fn) => !NO_ISSUER.includes(fn.Properties.Description),
+    Object.values(template.findResources('AWS::Lambda::Function') as Record<string, Resource>).filter((fn) =>
+      CALLER_GROUPS.some((g) => fn.Properties.Description === `tinytrack HTTP routes: ${g}`),
     );
 
-  it('creates no user pool and passes the issuer to every function but the queue consumers', () => {
+  it('creates no user pool and passes the issuer to the route groups that authenticate callers, and to no other function', () => {
     const template = synth({ authIssuer: 'https://id.example.com/', authAudience: 'tinytrack-web' });
     template.resourceCountIs('AWS::Cognito::UserPool', 0);
     const fns = issuerFunctions(template);
-    expect(fns.length).toBe(Object.keys(template.findResources('AWS::Lambda::Function')).length - NO_ISSUER.length);
+    expect(fns.length).toBe(CALLER_GROUPS.length);
+    const others = Object.values(template.findResources('AWS::Lambda::Function') as Record<string, Resource>).filter((fn) => !fns.includes(fn));
+    for (const fn of others) expect('AUTH_ISSUER' in (fn.Properties.Environment?.Variables ?? {}), fn.Properties.Description).toBe(false);
     for (const fn of fns) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         AUTH_ISSUER: 'https://id.example.com/',

@@ -44,7 +44,8 @@ describe('TRUST_PROXY=1', () => {
 
 describe('on Lambda', () => {
   it('takes the address API Gateway reports and ignores X-Forwarded-For, even with TRUST_PROXY set', async () => {
-    const { handler } = await import('#http/handlers/collector.ts');
+    const { createCollectorHandler } = await import('#http/handlers/collector.ts');
+    const handler = createCollectorHandler(svc.node.services);
     const site = await svc.site(owner, { prefix: 'lambda-ip' });
     const event = (sourceIp: string, headers: Record<string, string>) =>
       httpApiEvent('POST /events', { method: 'POST', url: '/events', sourceIp, headers: { 'user-agent': UA, ...headers }, body: beacon(site) });

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { PLAIN_PAGE, scriptPage, startTestService, type TestService } from '../support/local-node.ts';
 import { FRESH_TABLE } from '#adapters/duckdb/duckdb-event-store.ts';
-import { getServices } from '#platform/services.ts';
 import { functionUrlEvent } from '../support/lambda-events.ts';
 
 const CHROME = (n: number) => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.${n}.0 Safari/537.36`;
@@ -271,11 +270,11 @@ describe('bots, replays and visitors', () => {
     const id = randomUUID();
     await pv(site, { id });
     await pv(site, { id });
-    const remembered = (await getServices()).replays.size;
+    const remembered = svc.node.services.replays.size;
     await post('/events', { hostname: site, path: '/no-id' });
     await post('/events', { hostname: site, path: '/no-id' });
     // A server-assigned id can never come again: remembering it would only push client ids out of the bounded cache.
-    expect((await getServices()).replays.size).toBe(remembered);
+    expect(svc.node.services.replays.size).toBe(remembered);
     const stored = await rows(site);
     expect(stored.filter((x) => x.id === id)).toHaveLength(1);
     expect(stored.filter((x) => x.path === '/no-id')).toHaveLength(2);
@@ -319,7 +318,8 @@ describe('Lambda Function URL', () => {
     functionUrlEvent({ method, url, body, sourceIp: '203.0.113.9', headers: { 'user-agent': 'Mozilla/5.0 Firefox/125.0' }, ...(domainName ? { domainName } : {}) });
 
   it('dispatches events that carry no route key by path, as a Function URL sends them', async () => {
-    const { handler } = await import('#http/handlers/collector.ts');
+    const { createCollectorHandler } = await import('#http/handlers/collector.ts');
+    const handler = createCollectorHandler(svc.node.services);
     const site = await svc.site(owner, { prefix: 'furl' });
     const body = JSON.stringify({ hostname: site, path: '/from-function-url', ua: ua(), id: randomUUID() });
     const posted = await handler(event('POST', '/events', body), {} as never);
@@ -332,7 +332,8 @@ describe('Lambda Function URL', () => {
   // The collector's own Function URL cannot be in its own environment (a CloudFormation cycle):
   // the domain Lambda received the beacon on serves latest.js, so it counts as a public origin.
   it('verifies automatically with latest.js from the domain the beacon arrived on, and only that one', async () => {
-    const { handler } = await import('#http/handlers/collector.ts');
+    const { createCollectorHandler } = await import('#http/handlers/collector.ts');
+    const handler = createCollectorHandler(svc.node.services);
     const site = await svc.site(owner, { prefix: 'furl-verify', verify: false });
     svc.setPage(site, scriptPage('https://abc123.lambda-url.eu-west-1.on.aws'));
     // Another Function URL's domain does not count; nor would a Host header on the local server.

@@ -116,7 +116,7 @@ describe('the Lambda event path and the local edge', () => {
       const request = { method, url, headers, body, base64: body !== undefined };
       // API Gateway names the route; a Function URL on the same group's function leaves the handler to match it.
       for (const [via, event] of [['HTTP API', httpApiEvent(route, request)], ['Function URL', functionUrlEvent(request)]] as const) {
-        const answer = await groupHandlers[groupOf(route)](event, {} as Context);
+        const answer = await groupHandlers[groupOf(route)].lambda(svc.node.services)(event, {} as Context);
         // Read as the HTTP client reads it: bytes decoded as UTF-8.
         const answerBody = answer.isBase64Encoded ? Buffer.from(answer.body ?? '', 'base64').toString('utf8') : (answer.body ?? '');
         const label = `${method} ${url} (${via})`;

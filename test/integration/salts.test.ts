@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../support/local-node.ts';
 import type { ScheduledEvent } from 'aws-lambda';
-import { handler as rotateSaltsHandler, rotateSalts } from '#workers/rotate-salts.ts';
+import { createRotateSaltsHandler, rotateSalts } from '#workers/rotate-salts.ts';
 import { scheduledEvent } from '../support/lambda-events.ts';
 
 let svc: TestService;
@@ -35,7 +35,7 @@ describe('daily salts', () => {
     const registry = svc.node.services.registry;
     await registry.getOrCreateDailySalt('2020-02-02', 'long-ended', 1);
     // The entry point as the stack wires it: the rule's scheduled event in, the count out.
-    const onSchedule: (event: ScheduledEvent) => Promise<{ deleted: number }> = rotateSaltsHandler;
+    const onSchedule: (event: ScheduledEvent) => Promise<{ deleted: number }> = createRotateSaltsHandler(registry, svc.node.services.clock);
     expect(await onSchedule(scheduledEvent(svc.node.services.clock.now()))).toEqual({ deleted: 1 });
     expect(await registry.getOrCreateDailySalt('2020-02-02', 'new', 1)).toBe('new');
   });

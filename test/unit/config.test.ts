@@ -1,6 +1,6 @@
 /** Configuration parsing: settings the service refuses to start with. */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '#platform/config.ts';
+import { ConfigError, loadConfig, required } from '#platform/config.ts';
 
 describe('loadConfig', () => {
   it('refuses AUTH_ISSUER without AUTH_AUDIENCE (unset or empty), naming both in one line', () => {
@@ -24,5 +24,22 @@ describe('loadConfig', () => {
 
   it('uses the local issuer without AUTH_ISSUER', () => {
     expect(loadConfig({}).auth).toBeNull();
+  });
+});
+
+describe('settings of the AWS entries', () => {
+  it('reads the Timestream names as a pair and refuses one without the other', () => {
+    expect(loadConfig({ TIMESTREAM_DATABASE: 'db', TIMESTREAM_TABLE: 'events' }).timestream).toEqual({ database: 'db', table: 'events' });
+    expect(loadConfig({}).timestream).toBeNull();
+    expect(() => loadConfig({ TIMESTREAM_DATABASE: 'db' })).toThrow(new ConfigError('invalid configuration: TIMESTREAM_DATABASE and TIMESTREAM_TABLE are set together'));
+  });
+
+  it('hands out a required setting, or refuses naming its variable', () => {
+    const config = loadConfig({ EVENT_QUEUE_URL: 'https://sqs.example/q', TT_TRACKER_JS: 'js' });
+    expect(required(config, 'eventQueueUrl')).toBe('https://sqs.example/q');
+    expect(required(config, 'trackerScript')).toBe('js');
+    expect(() => required(config, 'importQueueUrl')).toThrow(new ConfigError('invalid configuration: IMPORT_QUEUE_URL is required'));
+    expect(() => required(config, 'importKmsKeyId')).toThrow(new ConfigError('invalid configuration: IMPORT_KMS_KEY_ID is required'));
+    expect(() => required(config, 'openApiJson')).toThrow(new ConfigError('invalid configuration: TT_OPENAPI_JSON is required'));
   });
 });

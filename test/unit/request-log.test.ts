@@ -20,8 +20,6 @@ async function load(level: string | undefined) {
   vi.spyOn(console, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));
   vi.spyOn(console, 'error').mockImplementation((line: unknown) => void lines.push(String(line)));
   const api = await import('#http/api.ts');
-  const { setServices } = await import('#platform/services.ts');
-  setServices({} as Services);
   const product = api.createGroupHandler({
     'GET /api/things/{id}': async () => api.json(200, { ok: true }),
     'POST /api/broken': async () => {
@@ -70,8 +68,8 @@ describe('request log', () => {
   it('writes the same line on the Lambda path, and for a Function URL the matched route', async () => {
     const { product, collector, logged } = await load('debug');
     const headers = { authorization: `Bearer ${TOKEN}` };
-    await product(httpApiEvent('GET /api/things/{id}', { method: 'GET', url: '/api/things/abc?token=x', headers }), {} as Context);
-    await collector(functionUrlEvent({ method: 'POST', url: '/events?token=x', headers }), {} as Context);
+    await product.lambda({} as Services)(httpApiEvent('GET /api/things/{id}', { method: 'GET', url: '/api/things/abc?token=x', headers }), {} as Context);
+    await collector.lambda({} as Services)(functionUrlEvent({ method: 'POST', url: '/events?token=x', headers }), {} as Context);
     expect(logged().map(({ level, method, route, status }) => ({ level, method, route, status }))).toEqual([
       { level: 'info', method: 'GET', route: '/api/things/{id}', status: 200 },
       { level: 'debug', method: 'POST', route: '/events', status: 200 },

@@ -5,22 +5,17 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRouteMatcher, parseRouteKey } from '#http/route-match.ts';
 import { createGroupHandler, text, type ApiResponse, type GroupHandler } from '#http/api.ts';
 import { findRoute, routeKey, routes, type RouteGroup } from '#http/routes.ts';
 import { createLocalServer } from '#local/http-server.ts';
-import { setServices, type Services } from '#platform/services.ts';
+import type { Services } from '#platform/services.ts';
 import { functionUrlEvent } from '../support/lambda-events.ts';
 import { runRouteCases, TABLE_CASE, type Matched } from '../support/route-cases.ts';
 
-beforeAll(() => {
-  // The echo routes below read nothing from the services.
-  setServices({} as Services);
-});
-
 /** A group handler whose every route answers with its own key and the params it was given. */
-function echoGroup(keys: readonly string[]): GroupHandler {
+function echoGroup(keys: readonly string[]): GroupHandler<unknown> {
   const echo = (key: string) => async (req: { params: Record<string, string> }) => text(200, '', { 'x-route': key, 'x-params': JSON.stringify(req.params) });
   return createGroupHandler(Object.fromEntries(keys.map((key) => [key, echo(key)])), { requestLogLevel: 'debug' });
 }
@@ -59,7 +54,7 @@ runRouteCases('a group handler, from a Function URL event', async (keys) => {
   const handler = echoGroup(keys);
   return {
     match: async (method, path) => {
-      const answer: ApiResponse = await handler(functionUrlEvent({ method, url: path }), {} as Context);
+      const answer: ApiResponse = await handler.lambda({})(functionUrlEvent({ method, url: path }), {} as Context);
       return echoed(answer.statusCode, (name) => answer.headers[name]);
     },
   };

@@ -26,8 +26,8 @@ export function serializeMetadata(metadata: Record<string, unknown> | null): str
   return JSON.stringify(metadata).slice(0, MAX_METADATA_CHARS);
 }
 
-/** YYYY-MM-DD of a Unix ms time in UTC (the collector keeps the last one: caches.ts). */
-export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+// The collector keeps the last day it computed (caches.ts).
+export { utcDay } from '../utc-day.ts';
 
 /** hash(UTC day, site, IP, UA, daily salt): one visitor per day per site, unlinkable once the salt is gone. */
 export function visitorHash(day: string, site: string, ip: string, ua: string, salt: string): string {

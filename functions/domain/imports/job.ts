@@ -5,12 +5,12 @@
  * and time-ordered job ids.
  */
 import { randomBytes } from 'node:crypto';
-import type { ImportJobRecord } from '#ports/import-jobs.ts';
+import type { ImportJobRecord, ImportStatus } from '#ports/import-jobs.ts';
 import type { ImportRequest } from './create-request.ts';
 import { planChunks } from './planner.ts';
 import { publicConfig, type ImportSource } from './source.ts';
 
-export type ImportStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+export type { ImportStatus };
 export type ImportTransition = 'start' | 'succeed' | 'fail' | 'cancel' | 'retry';
 
 /** At most one job per site is in one of these. */

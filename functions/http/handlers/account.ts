@@ -3,9 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { MAX_ACTIVE_MANAGEMENT_KEYS, SCOPES, hashSecret, newManagementKeySecret, parseScopes } from '#domain/auth.ts';
 import { ApiError, badRequestError } from '#domain/errors.ts';
 import type { ManagementKeyRecord } from '#ports/registry.ts';
-import { createGroupHandler, json, jsonBody, type ApiRequest } from '../api.ts';
-import { requireIdToken, requirePrincipal } from '../auth.ts';
-import { KEY_CACHE_TTL_MS } from '#platform/services.ts';
+import { createGroupHandler, json, jsonBody, type ApiRequest as AnyApiRequest } from '../api.ts';
+import { requireIdToken, requirePrincipal, type AuthServices } from '../auth.ts';
+import { KEY_CACHE_TTL_MS } from '#platform/instance-state.ts';
+
+/** Callers and their management keys. */
+export type AccountServices = AuthServices;
+type ApiRequest = AnyApiRequest<AccountServices>;
 
 const MAX_LABEL = 100;
 
@@ -82,10 +86,13 @@ async function revokeOther(req: ApiRequest) {
   return revoke(req, principal.uid, req.params.id ?? '');
 }
 
-export const handler = createGroupHandler({
+export const handler = createGroupHandler<AccountServices>({
   'GET /api/me': me,
   'POST /api/management-keys': createKey,
   'GET /api/management-keys': listKeys,
   'DELETE /api/management-keys/self': revokeSelf,
   'DELETE /api/management-keys/{id}': revokeOther,
 });
+
+/** The group's Lambda handler over what its composition root built (functions/http/lambda/account.ts). */
+export const createAccountHandler = (services: AccountServices) => handler.lambda(services);

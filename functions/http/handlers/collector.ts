@@ -5,8 +5,13 @@
  */
 import type { Drop, DropReason } from '#domain/collector/drop.ts';
 import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload, type CollectorPayload, type QueryParams } from '#domain/collector/payload.ts';
-import { createGroupHandler, type ApiRequest, type ApiResponse } from '../api.ts';
-import { collect } from '../collect.ts';
+import { createGroupHandler, type ApiRequest as AnyApiRequest, type ApiResponse } from '../api.ts';
+import { collect, type CollectServices } from '../collect.ts';
+import type { Services } from '#platform/services.ts';
+
+/** The collector's steps, its drop counter and the built tracker script. */
+export type CollectorServices = CollectServices & Pick<Services, 'collectorDrops' | 'trackerScript'>;
+type ApiRequest = AnyApiRequest<CollectorServices>;
 
 export const MAX_COLLECTOR_BODY = 64 * 1024;
 
@@ -154,7 +159,7 @@ function imageBeacon(fromReferer: boolean) {
   };
 }
 
-export const handler = createGroupHandler(
+export const handler = createGroupHandler<CollectorServices>(
   {
     'ANY /latest.js': latestJs,
     'ANY /simple.gif': imageBeacon(false),
@@ -164,3 +169,6 @@ export const handler = createGroupHandler(
   },
   { tooLarge, requestLogLevel: 'debug' },
 );
+
+/** The group's Lambda handler over what its composition root built (functions/http/lambda/collector.ts). */
+export const createCollectorHandler = (services: CollectorServices) => handler.lambda(services);

@@ -25,10 +25,14 @@ import {
 } from '#domain/imports/job.ts';
 import { IMPORT_SOURCES, findImportSource, sourceView } from '#domain/imports/source.ts';
 import type { ImportJobRecord } from '#ports/import-jobs.ts';
-import type { Services } from '#platform/services.ts';
 import { chunkMessages } from '#workers/import-worker.ts';
-import { createGroupHandler, json, jsonBody, type ApiRequest } from '../api.ts';
-import { requireOwnedSite, requireOwnedSiteByIdToken, requirePrincipal } from '../auth.ts';
+import { createGroupHandler, json, jsonBody, type ApiRequest as AnyApiRequest } from '../api.ts';
+import { requireOwnedSite, requireOwnedSiteByIdToken, requirePrincipal, type AuthServices } from '../auth.ts';
+import type { Services } from '#platform/services.ts';
+
+/** Callers, import jobs, their queue, the sealing key and the source's credential test. */
+export type ImportsServices = AuthServices & Pick<Services, 'importJobs' | 'importQueue' | 'importSource' | 'secrets' | 'clock'>;
+type ApiRequest = AnyApiRequest<ImportsServices>;
 
 const hostnameParam = (req: ApiRequest) => req.params.hostname ?? '';
 const view = (job: ImportJobRecord) => jobView(job, findImportSource(job.source));
@@ -46,7 +50,7 @@ async function listImports(req: ApiRequest) {
 }
 
 /** Queues the job's unfinished chunks; a queue that refuses them fails the job rather than leaving it queued forever. */
-async function enqueue(services: Services, job: ImportJobRecord): Promise<void> {
+async function enqueue(services: ImportsServices, job: ImportJobRecord): Promise<void> {
   try {
     await services.importQueue.sendBatch(chunkMessages(job));
   } catch (e) {
@@ -155,10 +159,13 @@ async function retryImport(req: ApiRequest) {
   return json(200, view(queued));
 }
 
-export const handler = createGroupHandler({
+export const handler = createGroupHandler<ImportsServices>({
   'GET /api/import-sources': listSources,
   'GET /api/sites/{hostname}/imports': listImports,
   'POST /api/sites/{hostname}/imports': createImport,
   'POST /api/sites/{hostname}/imports/{jobId}/cancel': cancelImport,
   'POST /api/sites/{hostname}/imports/{jobId}/retry': retryImport,
 });
+
+/** The group's Lambda handler over what its composition root built (functions/http/lambda/imports.ts). */
+export const createImportsHandler = (services: ImportsServices) => handler.lambda(services);

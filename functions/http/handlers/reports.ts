@@ -10,8 +10,13 @@ import { parseBreakdownDim, parseBreakdownLimit, parseReportQuery, parseSummaryL
 import { parseTimezone } from '#domain/reports/time.ts';
 import type { SiteRecord } from '#ports/registry.ts';
 import { getBreakdown, getOverview, getOverviewSummary, getRetention, getSitesSummary, type ReportRequest } from '#reports/reports.ts';
-import { createGroupHandler, json, type ApiRequest, type ApiResponse } from '../api.ts';
-import { readableSite, requirePrincipal, requireVerifiedForOwner } from '../auth.ts';
+import { createGroupHandler, json, type ApiRequest as AnyApiRequest, type ApiResponse } from '../api.ts';
+import { readableSite, requirePrincipal, requireVerifiedForOwner, type AuthServices } from '../auth.ts';
+import type { Services } from '#platform/services.ts';
+
+/** Callers and the report store. */
+export type ReportsServices = AuthServices & Pick<Services, 'reports'>;
+type ApiRequest = AnyApiRequest<ReportsServices>;
 
 const nowSeconds = (req: ApiRequest) => Math.floor(req.services.clock.now().getTime() / 1000);
 
@@ -69,10 +74,13 @@ async function sitesSummary(req: ApiRequest) {
   return json(200, await getSitesSummary(req.services.reports, listed, tz, nowSeconds(req)));
 }
 
-export const handler = createGroupHandler({
+export const handler = createGroupHandler<ReportsServices>({
   'GET /api/sites/{hostname}/overview': overview,
   'GET /api/sites/{hostname}/overview/summary': overviewSummary,
   'GET /api/sites/{hostname}/breakdown': breakdown,
   'GET /api/sites/{hostname}/retention': retention,
   'GET /api/sites/summary': sitesSummary,
 });
+
+/** The group's Lambda handler over what its composition root built (functions/http/lambda/reports.ts). */
+export const createReportsHandler = (services: ReportsServices) => handler.lambda(services);

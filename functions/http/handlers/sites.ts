@@ -17,9 +17,14 @@ import {
 import { hostTwins } from '#domain/page-scan.ts';
 import { setupDrops } from '#domain/recent-drops.ts';
 import { trackerSnippet } from '#domain/snippet.ts';
-import { createGroupHandler, json, jsonBody, type ApiRequest } from '../api.ts';
-import { findSite, readableSite, requireOwnedSite, requireOwnedSiteByIdToken, requirePrincipal, siteChanged } from '../auth.ts';
-import { checkSite, originsFor, runVerification } from '../verification.ts';
+import { createGroupHandler, json, jsonBody, type ApiRequest as AnyApiRequest } from '../api.ts';
+import { findSite, readableSite, requireOwnedSite, requireOwnedSiteByIdToken, requirePrincipal, siteChanged, type AuthServices } from '../auth.ts';
+import { checkSite, originsFor, runVerification, type VerifyServices } from '../verification.ts';
+import type { Services } from '#platform/services.ts';
+
+/** Callers, the registry with its caches, verification runs, and (in one process with the collector) its recent drops. */
+export type SitesServices = AuthServices & VerifyServices & Pick<Services, 'recentDrops'>;
+type ApiRequest = AnyApiRequest<SitesServices>;
 
 const hostnameParam = (req: ApiRequest) => req.params.hostname ?? '';
 
@@ -115,7 +120,7 @@ async function siteSetup(req: ApiRequest) {
   });
 }
 
-export const handler = createGroupHandler({
+export const handler = createGroupHandler<SitesServices>({
   'GET /api/sites': listSites,
   'POST /api/sites': createSite,
   'GET /api/sites/{hostname}': getSite,
@@ -124,3 +129,6 @@ export const handler = createGroupHandler({
   'POST /api/sites/{hostname}/verify': verifySite,
   'GET /api/sites/{hostname}/setup': siteSetup,
 });
+
+/** The group's Lambda handler over what its composition root built (functions/http/lambda/sites.ts). */
+export const createSitesHandler = (services: SitesServices) => handler.lambda(services);

@@ -4,10 +4,10 @@
  */
 import { TimestreamWriteClient } from '@aws-sdk/client-timestream-write';
 import { TimestreamEventStore } from '#adapters/timestream/timestream-event-store.ts';
+import { awsClient } from '#platform/aws-clients.ts';
+import { loadConfig, required } from '#platform/config.ts';
 import { createSqsEventWriterHandler } from '../sqs-event-writer.ts';
 
-const database = process.env.TIMESTREAM_DATABASE;
-const table = process.env.TIMESTREAM_TABLE;
-if (!database || !table) throw new Error('TIMESTREAM_DATABASE and TIMESTREAM_TABLE are required');
+const { database, table } = required(loadConfig(), 'timestream');
 
-export const handler = createSqsEventWriterHandler(new TimestreamEventStore(new TimestreamWriteClient({}), database, table));
+export const handler = createSqsEventWriterHandler(new TimestreamEventStore(awsClient(TimestreamWriteClient), database, table));

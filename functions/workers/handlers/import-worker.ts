@@ -10,27 +10,25 @@ import { TimestreamQueryClient } from '@aws-sdk/client-timestream-query';
 import { TimestreamWriteClient } from '@aws-sdk/client-timestream-write';
 import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
 import { KmsSecretBox } from '#adapters/kms/kms-secret-box.ts';
-import { SimpleAnalyticsClient } from '#adapters/simpleanalytics/simpleanalytics-client.ts';
 import { TimestreamEventStore } from '#adapters/timestream/timestream-event-store.ts';
 import { TimestreamImportLedger } from '#adapters/timestream/timestream-import-ledger.ts';
-import { loadConfig } from '#platform/config.ts';
+import { awsClient } from '#platform/aws-clients.ts';
+import { loadConfig, required } from '#platform/config.ts';
+import { importSourceFor } from '#platform/import-source.ts';
 import { systemClock } from '#ports/clock.ts';
 import { createImportWorker } from '../import-worker.ts';
 import { createSqsImportWorkerHandler } from '../sqs-import-worker.ts';
 
 const config = loadConfig();
-const database = process.env.TIMESTREAM_DATABASE;
-const table = process.env.TIMESTREAM_TABLE;
-if (!database || !table) throw new Error('TIMESTREAM_DATABASE and TIMESTREAM_TABLE are required');
-if (!config.importKmsKeyId) throw new Error('IMPORT_KMS_KEY_ID is required');
+const { database, table } = required(config, 'timestream');
 
 export const handler = createSqsImportWorkerHandler(
   createImportWorker({
-    jobs: new DynamoImportJobs(new DynamoDBClient({}), config.tableName),
-    secrets: new KmsSecretBox(new KMSClient({}), config.importKmsKeyId),
-    source: new SimpleAnalyticsClient({ baseUrl: config.simpleAnalyticsBaseUrl, credentialTimeoutMs: config.importCredentialTimeoutMs }),
-    ledger: new TimestreamImportLedger(new TimestreamQueryClient({}), database, table),
-    events: new TimestreamEventStore(new TimestreamWriteClient({}), database, table),
+    jobs: new DynamoImportJobs(awsClient(DynamoDBClient), config.tableName),
+    secrets: new KmsSecretBox(awsClient(KMSClient), required(config, 'importKmsKeyId')),
+    source: importSourceFor(config),
+    ledger: new TimestreamImportLedger(awsClient(TimestreamQueryClient), database, table),
+    events: new TimestreamEventStore(awsClient(TimestreamWriteClient), database, table),
     clock: systemClock,
   }),
 );

@@ -1,0 +1,30 @@
+/**
+ * Lambda entry of the `collector` route group: the registry, the page checker
+ * (automatic verification), the event queue and the tracker script. No
+ * issuer, no event store, no imports.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
+import { SqsQueue } from '#adapters/sqs/sqs-queue.ts';
+import { createCollectorHandler } from '#http/handlers/collector.ts';
+import type { EventRow } from '#ports/event-store.ts';
+import { systemClock } from '#ports/clock.ts';
+import { awsClient } from '#platform/aws-clients.ts';
+import { lambdaEnv, loadConfig, required } from '#platform/config.ts';
+import { pageCheckerFor } from '#platform/page-checker.ts';
+import { collectorState } from '#platform/collector-state.ts';
+import { siteCaches } from '#platform/instance-state.ts';
+
+const config = loadConfig(lambdaEnv());
+
+export const handler = createCollectorHandler({
+  clock: systemClock,
+  registry: new DynamoRegistry(awsClient(DynamoDBClient), config.tableName),
+  pageChecker: pageCheckerFor(config),
+  publicOrigins: config.publicUrls ?? [],
+  eventQueue: new SqsQueue<EventRow>(awsClient(SQSClient), required(config, 'eventQueueUrl')),
+  trackerScript: required(config, 'trackerScript'),
+  ...siteCaches(systemClock),
+  ...collectorState(systemClock),
+});

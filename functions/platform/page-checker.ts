@@ -1,0 +1,7 @@
+/** The site verifier's page checker as configured (VERIFY_URL_TEMPLATE, VERIFY_ALLOW_PRIVATE_ADDRESSES), for every root that verifies sites. */
+import { HttpPageChecker } from '#adapters/http-page-checker/http-page-checker.ts';
+import type { Config } from './config.ts';
+
+export function pageCheckerFor(config: Readonly<Config>): HttpPageChecker {
+  return new HttpPageChecker({ urlTemplate: config.verifyUrlTemplate, allowPrivateAddresses: config.verifyAllowPrivateAddresses });
+}

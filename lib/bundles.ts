@@ -1,0 +1,45 @@
+/**
+ * Every Lambda function's bundle by name, entry and inlined texts, with its
+ * budget for its own code (everything but the AWS SDK, minified): what the
+ * stack deploys, `npm run bench` times and test/cdk/stack.test.ts holds to
+ * the budgets.
+ */
+import type { RouteGroup } from '#http/routes.ts';
+import { GROUP_ACCESS, HTTP_SOURCE_MAPS, groupDefines, httpEntry } from './api.ts';
+import { EVENT_WRITER_ENTRY } from './event-writer.ts';
+import { IMPORT_WORKER_ENTRY } from './imports.ts';
+import { ROTATE_SALTS_ENTRY } from './schedules.ts';
+
+const KiB = 1024;
+
+/** HTTP route groups: their own code, minified. */
+export const HTTP_GROUP_BUDGET = 300 * KiB;
+/** The collector answers every beacon: its cold start is the one visitors' pages wait on. */
+export const COLLECTOR_BUDGET = 200 * KiB;
+
+export interface LambdaBundle {
+  /** `http/<group>`, `worker/<name>` or `schedule/<name>`. */
+  name: string;
+  entry: string;
+  define: Record<string, string>;
+  /** Bytes of its own code at most; none for the queue consumers and schedules. */
+  budget: number | null;
+  /** Deployed with source maps (lib/node-function.ts NodeFunctionProps.sourceMaps). */
+  sourceMaps: boolean;
+}
+
+export function lambdaBundles(texts: { trackerScript: string; apiDocument: string }): LambdaBundle[] {
+  const groups = Object.keys(GROUP_ACCESS) as RouteGroup[];
+  return [
+    ...groups.map((group) => ({
+      name: `http/${group}`,
+      entry: httpEntry(group),
+      define: groupDefines(GROUP_ACCESS[group], texts),
+      budget: group === 'collector' ? COLLECTOR_BUDGET : HTTP_GROUP_BUDGET,
+      sourceMaps: HTTP_SOURCE_MAPS,
+    })),
+    { name: 'worker/event-writer', entry: EVENT_WRITER_ENTRY, define: {}, budget: null, sourceMaps: true },
+    { name: 'worker/import-worker', entry: IMPORT_WORKER_ENTRY, define: {}, budget: null, sourceMaps: true },
+    { name: 'schedule/rotate-salts', entry: ROTATE_SALTS_ENTRY, define: {}, budget: null, sourceMaps: true },
+  ];
+}
