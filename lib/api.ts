@@ -100,7 +100,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     verifiesSites: true,
     callers: true,
   },
-  // Reads sites and keys and queries the event store; changes nothing (issue 4: read-only grants).
+  // Reads sites and keys and queries the event store; changes nothing (read-only grants).
   // So a management key's last_used_at cannot be written from here: the handler must treat that
   // write as best effort (functions/http/auth.ts), or the first report read with a key fails.
   reports: {

@@ -15,7 +15,7 @@ import type { Timestream } from './timestream.ts';
 
 /**
  * The Lambda entry: `export const handler = createSqsEventWriterHandler(store)`
- * (functions/workers/sqs-event-writer.ts) with the Timestream EventStore built
+ * (functions/workers/event-writer.ts) with the Timestream EventStore built
  * from TIMESTREAM_DATABASE and TIMESTREAM_TABLE. It needs no registry and no issuer.
  */
 export const EVENT_WRITER_ENTRY = 'functions/workers/handlers/event-writer.ts';

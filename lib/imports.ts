@@ -1,5 +1,5 @@
 /**
- * Historical imports on AWS (issue 5, DESIGN.md §1): the `imports` route
+ * Historical imports on AWS (DESIGN.md §1): the `imports` route
  * group seals the source's API key under a KMS envelope and queues one
  * message per chunk (a month of page views or events); the import worker
  * takes them one at a time from the import queue, opens the key, streams the

@@ -1,7 +1,7 @@
 /**
  * Work queues with a Lambda consumer (DESIGN.md §1): the event queue between
  * the collector and the event writer (the collector answers 200 once a row is
- * on it), and the import queue of chunk messages (issue 5). What the consumer
+ * on it), and the import queue of chunk messages. What the consumer
  * cannot process after five receives lands in the dead-letter queue, kept 14
  * days for a redrive, with an alarm as soon as it holds a message.
  */

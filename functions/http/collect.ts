@@ -26,7 +26,12 @@ export type CollectServices = VerifyServices & CollectorState & Pick<Services, '
 
 /** Automatic verification runs at most this often per hostname and instance (a pending site is cached 15 s). */
 export const AUTO_VERIFY_INTERVAL_MS = 15_000;
-const REPLAY_WINDOW_MS = 60 * 60_000;
+/**
+ * How long this instance remembers a beacon's id to drop a quick resend before
+ * it reaches the queue. Not the store's replay rule (REPLAY_WINDOW_MS, 24 h, in
+ * domain/event-flags): that one decides the `replay` flag of every stored row.
+ */
+const RESEND_MEMORY_MS = 60 * 60_000;
 const SEEN_INTERVAL_MS = 60_000;
 
 export interface Beacon {
@@ -100,7 +105,7 @@ function unlessReplay(services: CollectServices, row: EventRow, clientId: boolea
   if (!clientId) return row;
   const key = `${row.site}\n${row.id}`;
   if (services.replays.has(key)) return drop('replay');
-  services.replays.set(key, true, REPLAY_WINDOW_MS);
+  services.replays.set(key, true, RESEND_MEMORY_MS);
   return row;
 }
 

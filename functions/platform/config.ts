@@ -22,7 +22,7 @@ const Env = z.object({
   EVENT_INDEX_MB: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 1024),
   SIMPLEANALYTICS_BASE_URL: z._default(z.string(), 'https://simpleanalytics.com'),
   EVENT_QUEUE_URL: z.optional(z.string()),
-  // Imports (issue 5): the chunk queue and KMS key in AWS; the credential test's timeout (20 s).
+  // Imports: the chunk queue and KMS key in AWS; the credential test's timeout (20 s).
   IMPORT_QUEUE_URL: z.optional(z.string()),
   IMPORT_KMS_KEY_ID: z.optional(z.string()),
   IMPORT_CREDENTIAL_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.minimum(1)), 20_000),

@@ -143,7 +143,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   const tokens = config.auth
     ? new JwtTokenVerifier(config.auth)
     : new JwtTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: LOCAL_JWKS_URI, jwks: issuerJwks(loadIssuerKey(config.dataDir)) });
-  // Imports (issue 5): credentials sealed under a key file in DATA_DIR; chunks through an in-process queue.
+  // Imports: credentials sealed under a key file in DATA_DIR; chunks through an in-process queue.
   const imports = {
     importJobs: new DynamoImportJobs(store.client, config.tableName),
     secrets: LocalSecretBox.open(dataDir),

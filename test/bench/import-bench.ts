@@ -1,5 +1,5 @@
 /**
- * Import throughput for `npm run bench` (issue 5): a 14-month import of
+ * Import throughput for `npm run bench`: a 14-month import of
  * ~200,000 rows from a fake Simple Analytics export served by this process,
  * into `npm start`'s service running in its own process. Rows per second
  * from the job's created_at to its finished_at (median of RUNS imports): HTTP download, CSV parsing,

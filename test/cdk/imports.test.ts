@@ -1,5 +1,5 @@
 /**
- * Template assertions for historical imports on AWS (issue 5): the chunk
+ * Template assertions for historical imports on AWS: the chunk
  * queue with its dead-letter queue and alarm, the import worker and its event
  * source mapping, the KMS key of sealed credentials, and who may seal, open
  * and queue. The bundles are built and size-checked by stack.test.ts; these

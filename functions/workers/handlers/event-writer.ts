@@ -6,7 +6,7 @@ import { TimestreamWriteClient } from '@aws-sdk/client-timestream-write';
 import { TimestreamEventStore } from '#adapters/timestream/timestream-event-store.ts';
 import { awsClient } from '#platform/aws-clients.ts';
 import { loadConfig, required } from '#platform/config.ts';
-import { createSqsEventWriterHandler } from '../sqs-event-writer.ts';
+import { createSqsEventWriterHandler } from '../event-writer.ts';
 
 const { database, table } = required(loadConfig(), 'timestream');
 

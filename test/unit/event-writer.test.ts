@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createSqsEventWriterHandler, parseRecord } from '#workers/sqs-event-writer.ts';
+import { createEventWriter, createSqsEventWriterHandler, DOWN_AFTER, parseRecord } from '#workers/event-writer.ts';
 import type { EventRow, EventStore } from '#ports/event-store.ts';
 import { eventRow } from '../contract/event-store.contract.ts';
 import { sqsEvent } from '../support/lambda-events.ts';
@@ -69,12 +69,12 @@ describe('createSqsEventWriterHandler', () => {
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'm2' }] });
   });
 
-  it('reports every record when the store is down, without trying each one at length', async () => {
+  it('reports every record when the store is down, after about log2(records) + 2 DOWN_AFTER writes, not one per record', async () => {
     const { store, calls } = fakeStore(() => true);
-    const records = Array.from({ length: 10 }, (_, i) => record(`m${i}`, JSON.stringify(eventRow())));
+    const records = Array.from({ length: 64 }, (_, i) => record(`m${i}`, JSON.stringify(eventRow())));
     const result = await createSqsEventWriterHandler(store)(sqsEvent(...records));
     expect(result.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(records.map((r) => r.messageId));
-    expect(calls.length).toBeLessThanOrEqual(4);
+    expect(calls.length).toBeLessThanOrEqual(Math.log2(64) + 1 + 2 * DOWN_AFTER);
   });
 
   it('answers an empty batch, or one with only malformed bodies, without calling the store', async () => {
@@ -82,5 +82,36 @@ describe('createSqsEventWriterHandler', () => {
     expect(await createSqsEventWriterHandler(store)(sqsEvent())).toEqual({ batchItemFailures: [] });
     expect(await createSqsEventWriterHandler(store)(sqsEvent(record('x', '')))).toEqual({ batchItemFailures: [] });
     expect(calls).toEqual([]);
+  });
+});
+
+describe('createEventWriter (the in-process queue)', () => {
+  const rows = (n: number) => Array.from({ length: n }, (_, i) => eventRow({ id: `row-${i}` }));
+
+  it('writes the whole batch with one saveEvents', async () => {
+    const { store, calls } = fakeStore();
+    expect(await createEventWriter(store)(rows(1000))).toEqual([]);
+    expect(calls.map((c) => c.length)).toEqual([1000]);
+  });
+
+  it('stores every row but a poisoned one, which alone comes back failed, in about log2(batch) writes', async () => {
+    const { store, calls } = fakeStore((batch) => batch.some((r) => r.id === 'row-700'));
+    const batch = rows(1024);
+    expect(await createEventWriter(store)(batch)).toEqual([700]);
+    const stored = calls.filter((c) => !c.some((r) => r.id === 'row-700')).flat();
+    expect(stored.map((r) => r.id).sort()).toEqual(batch.filter((r) => r.id !== 'row-700').map((r) => r.id).sort());
+    expect(calls.length).toBeLessThanOrEqual(2 * (Math.log2(1024) + 1));
+  });
+
+  it('isolates two poisoned rows in one batch', async () => {
+    const { store } = fakeStore((batch) => batch.some((r) => r.id === 'row-3' || r.id === 'row-4'));
+    expect(await createEventWriter(store)(rows(16))).toEqual([3, 4]);
+  });
+
+  it('gives back every row of a batch when the store is down, after about log2(batch) + 2 DOWN_AFTER writes', async () => {
+    const { store, calls } = fakeStore(() => true);
+    const failed = await createEventWriter(store)(rows(50_000));
+    expect(failed).toEqual(Array.from({ length: 50_000 }, (_, i) => i));
+    expect(calls.length).toBeLessThanOrEqual(Math.ceil(Math.log2(50_000)) + 1 + 2 * DOWN_AFTER);
   });
 });
