@@ -8,7 +8,8 @@
  * every redelivery.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { parseChunkMessage, type ImportWorker } from './import-worker.ts';
+import { parseChunkMessage } from '#domain/imports/chunk-message.ts';
+import type { ImportWorker } from './import-worker.ts';
 import { log } from '#platform/log.ts';
 
 export function createSqsImportWorkerHandler(worker: Pick<ImportWorker, 'processChunk'>): (event: SQSEvent) => Promise<SQSBatchResponse> {

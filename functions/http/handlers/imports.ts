@@ -25,7 +25,7 @@ import {
 } from '#domain/imports/job.ts';
 import { IMPORT_SOURCES, findImportSource, sourceView } from '#domain/imports/source.ts';
 import type { ImportJobRecord } from '#ports/import-jobs.ts';
-import { chunkMessages } from '#workers/import-worker.ts';
+import { chunkMessages } from '#domain/imports/chunk-message.ts';
 import { createGroupHandler, json, jsonBody, type ApiRequest as AnyApiRequest } from '../api.ts';
 import { requireOwnedSite, requireOwnedSiteByIdToken, requirePrincipal, type AuthServices } from '../auth.ts';
 import type { Services } from '#platform/services.ts';
