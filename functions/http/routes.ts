@@ -5,64 +5,12 @@
  */
 import type { z } from 'zod';
 import * as s from './schemas.ts';
-import { createRouteMatcher, matchPath, type RoutePattern } from './route-match.ts';
+import { createRouteMatcher, matchPath } from './route-match.ts';
+import { err, INVALID_KEY, KEYS_FORBIDDEN, UNVERIFIED_OWNER, IMPORT_ACTIVE, API_KEY_REQUIRED, signIn, scoped, idOnly, rateLimited, ownerSite, type ResponseDef, type RouteDef } from './route-def.ts';
 
 export { matchPath };
-
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'ANY';
-/** One Lambda function per group in AWS. */
-export type RouteGroup = 'meta' | 'account' | 'sites' | 'collector' | 'reports' | 'imports';
-export type Scope = 'read' | 'manage' | 'ingest';
-
-/**
- * none: no credential; account: ID token or key with `scope`; id_token: ID
- * token only; site: anonymous for verified public sites, else owner (ID or key
- * with `scope`).
- */
-export type AuthMode = 'none' | 'account' | 'id_token' | 'site';
-
-export interface ResponseDef {
-  description: string;
-  schema?: z.ZodType;
-  contentType?: string;
-  /** The exact `error` texts of a JSON error answer. */
-  errors?: readonly string[];
-  /** Response headers: name → description. */
-  headers?: Record<string, string>;
-}
-
-export interface RouteDef {
-  method: HttpMethod;
-  /** API Gateway path syntax: /api/sites/{hostname} */
-  path: string;
-  group: RouteGroup;
-  auth: AuthMode;
-  scope?: Scope;
-  summary: string;
-  /** Query parameters: name → description; a leading `Required: ` marks one the route cannot do without. */
-  query?: Record<string, string>;
-  request?: z.ZodType;
-  responses: Record<number, ResponseDef>;
-}
-
-export const routeKey = (r: RoutePattern): string => `${r.method} ${r.path}`;
-
-/** A JSON error answer with these exact texts (spec part 7). */
-const err = (...errors: string[]): ResponseDef => ({ description: errors.join('; '), schema: s.ErrorBody, errors });
-const INVALID_KEY = 'invalid or revoked management key';
-const KEYS_FORBIDDEN = 'management keys cannot call this endpoint';
-const UNVERIFIED_OWNER = 'Install your tracking script to verify this site first';
-const IMPORT_ACTIVE = 'an import is already active for this site';
-const API_KEY_REQUIRED = 'API key is required';
-const signIn = { 401: err('sign in required', INVALID_KEY) };
-const scoped = (scope: Scope) => ({ ...signIn, 403: err(`scope ${scope} required`) });
-const idOnly = { ...signIn, 403: err(KEYS_FORBIDDEN) };
-const rateLimited = {
-  429: { ...err('rate limited, retry in 1s'), description: 'rate limited, retry in 1s (management key changes)', headers: { 'Retry-After': 'Seconds to wait: 1' } },
-};
-const ownerSite = { 404: err('unknown site') };
-/** Every product route's answer to an unexpected failure (added by the OpenAPI document, not listed per route). */
-export const INTERNAL_ERROR_RESPONSE = err('internal error');
+export { INTERNAL_ERROR_RESPONSE, routeKey } from './route-def.ts';
+export type { AuthMode, HttpMethod, ResponseDef, RouteDef, RouteGroup, Scope } from './route-def.ts';
 
 const productRoutes: RouteDef[] = [
   {

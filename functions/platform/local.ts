@@ -125,25 +125,8 @@ export interface LocalRuntimeOptions {
   clock?: Clock;
 }
 
-/** Everything one machine needs: registry, event store, queue with its writer, tracker, identity. */
-export async function startLocalRuntime(config: Readonly<Config>, { background = true, clock = systemClock }: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
-  const dataDir = ownDataDir(config.dataDir);
-  const store = await startLocalStore(config);
-  const registry = new DynamoRegistry(store.client, config.tableName);
-  const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), {
-    registrationsOf: (hostnames) => currentRegistrations(registry, hostnames),
-    indexBytes: config.eventIndexBytes,
-  });
-  // Opened even when receipt is not durable, so rows an earlier durable run left are still written.
-  const { journal, recovered } = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'events'), { codec: eventRowCodec });
-  const eventQueue = createEventQueue(events, dataDir, journal, config.durableReceipt);
-  // Rows a crash left in the journal go to the store before anything collected from now on.
-  const restored = eventQueue.restore(recovered);
-  if (restored > 0) log.info('journal recovered', { rows: restored });
-  const tokens = config.auth
-    ? new JwtTokenVerifier(config.auth)
-    : new JwtTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: LOCAL_JWKS_URI, jwks: issuerJwks(loadIssuerKey(config.dataDir)) });
-  // Imports: credentials sealed under a key file in DATA_DIR; chunks through an in-process queue.
+/** Imports on one machine: credentials sealed under a key file in DATA_DIR; chunks through an in-process queue to the worker. */
+function localImports(config: Readonly<Config>, dataDir: string, store: LocalStore, events: DuckDbEventStore, clock: Clock) {
   const imports = {
     importJobs: new DynamoImportJobs(store.client, config.tableName),
     secrets: LocalSecretBox.open(dataDir),
@@ -168,6 +151,28 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     backoff: { baseMs: 1_000, maxMs: 30_000 },
     deadLetterPath: join(dataDir, 'dead-letter', 'imports.jsonl'),
   });
+  return { imports, importWorker, importQueue };
+}
+
+/** Everything one machine needs: registry, event store, queue with its writer, tracker, identity. */
+export async function startLocalRuntime(config: Readonly<Config>, { background = true, clock = systemClock }: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
+  const dataDir = ownDataDir(config.dataDir);
+  const store = await startLocalStore(config);
+  const registry = new DynamoRegistry(store.client, config.tableName);
+  const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), {
+    registrationsOf: (hostnames) => currentRegistrations(registry, hostnames),
+    indexBytes: config.eventIndexBytes,
+  });
+  // Opened even when receipt is not durable, so rows an earlier durable run left are still written.
+  const { journal, recovered } = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'events'), { codec: eventRowCodec });
+  const eventQueue = createEventQueue(events, dataDir, journal, config.durableReceipt);
+  // Rows a crash left in the journal go to the store before anything collected from now on.
+  const restored = eventQueue.restore(recovered);
+  if (restored > 0) log.info('journal recovered', { rows: restored });
+  const tokens = config.auth
+    ? new JwtTokenVerifier(config.auth)
+    : new JwtTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: LOCAL_JWKS_URI, jwks: issuerJwks(loadIssuerKey(config.dataDir)) });
+  const { imports, importWorker, importQueue } = localImports(config, dataDir, store, events, clock);
   let apiDocument: string | null = null;
   const adapters: Adapters = {
     config,
