@@ -2,7 +2,7 @@
  * Who is calling and what they may do (spec part 5): credential parsing,
  * management-key format and hashing, scope rules.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 export const SCOPES = ['read', 'manage', 'ingest'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -39,13 +39,6 @@ export function newManagementKeySecret(): string {
 
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
-}
-
-/** Constant-time comparison of two hex digests, so lookups leak no prefix timing. */
-export function sameHash(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'hex');
-  const y = Buffer.from(b, 'hex');
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** Scopes do not include each other. An ID token may do everything its owner may. */

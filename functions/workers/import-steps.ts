@@ -10,7 +10,7 @@ import type { ImportLedger } from '#ports/import-ledger.ts';
 import { ImportSourceError, type ImportSourceClient } from '#ports/import-source.ts';
 import { SecretBoxError, type SecretBox } from '#ports/secret-box.ts';
 import { createRecordMapper, type MappedRecord } from '#domain/imports/export-row.ts';
-import { ACTIVE_STATUSES, RETRY_CREDENTIALS_TTL_MS, isActive } from '#domain/imports/job.ts';
+import { RETRY_CREDENTIALS_TTL_MS, isActive, transition } from '#domain/imports/job.ts';
 import { chunkAt, type ImportChunk } from '#domain/imports/planner.ts';
 import { dateRangeMs } from '#domain/imports/dates.ts';
 import { registrationKey } from '#domain/registration.ts';
@@ -66,8 +66,7 @@ export const isOutcome = (value: object): value is ChunkOutcome => 'outcome' in 
 async function failJob(deps: StepDeps, job: ImportJobRecord, error: string): Promise<void> {
   const now = deps.clock.now();
   await deps.jobs.finish(job.site, job.id, {
-    from: ACTIVE_STATUSES,
-    to: 'failed',
+    ...transition('fail'),
     at: now,
     error,
     attempt: job.attempt,
@@ -78,7 +77,7 @@ async function failJob(deps: StepDeps, job: ImportJobRecord, error: string): Pro
 /** Moves a running job whose every chunk is recorded to succeeded. */
 export async function succeedIfComplete(deps: Pick<StepDeps, 'jobs' | 'clock'>, job: ImportJobRecord): Promise<void> {
   if (job.status !== 'running' || job.chunks_done < job.chunks_total) return;
-  await deps.jobs.finish(job.site, job.id, { from: ['running'], to: 'succeeded', at: deps.clock.now(), error: null });
+  await deps.jobs.finish(job.site, job.id, { ...transition('succeed'), at: deps.clock.now(), error: null });
 }
 
 /** Step 1: the message's job, moved to running, and its chunk; or why the message is stale or done. */

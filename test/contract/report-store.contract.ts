@@ -71,6 +71,14 @@ export function reportContract(store: StoreUnderTest): void {
       expect((await getRetention(a.reports, q(s, T0, T0 + D))).pageviews_measured).toBe(0);
     });
 
+    it('classes screens by width at each class bound, leaving unknown and non-positive widths out', async () => {
+      const s = site('screens');
+      const widths = [1, 375, 575, 576, 768, 991, 992, 1366, 1439, 1440, 1920, 100_000, null, 0, -1];
+      await seed(widths.map((screen_width, i) => row(s, T0 + i * 60, { visitor: `v${i}`, screen_width })));
+      const rows = (await getBreakdown(a.reports, q(s, T0, T0 + D), 'screens', 10)).rows.map((r) => [r.name, r.value]);
+      expect(rows).toEqual([['Desktop', 3], ['Laptop', 3], ['Mobile', 3], ['Tablet', 3]]);
+    });
+
     it('counts canonical human pageviews and daily visitors with exact boundaries', async () => {
       const s = site('counts');
       const p3 = randomUUID();
@@ -342,6 +350,11 @@ export function reportContract(store: StoreUnderTest): void {
       expect(await total([{ dim: 'page', op: 'contains', value: '%' }])).toBe(0);
       expect(await total([{ dim: 'country', op: 'eq', value: 'DE' }, { dim: 'page', op: 'contains', value: 'pri' }])).toBe(1);
       expect(await total([{ dim: 'referrer', op: 'eq', value: '' }])).toBe(3);
+      // A missing label reads as '': `neq ''` keeps only rows that have one; `contains` is case-sensitive.
+      expect(await total([{ dim: 'referrer', op: 'neq', value: '' }])).toBe(0);
+      expect(await total([{ dim: 'country', op: 'neq', value: '' }])).toBe(3);
+      expect(await total([{ dim: 'page', op: 'contains', value: 'PRI' }])).toBe(0);
+      expect(await total([{ dim: 'browser', op: 'neq', value: 'Firefox' }])).toBe(3);
       const rows = (await getBreakdown(a.reports, q(s, T0, T0 + D, 'UTC', [{ dim: 'country', op: 'neq', value: 'FR' }]), 'pages', 10)).rows;
       expect(rows.map((r) => r.name)).toEqual(['/blog', '/pricing']);
       const ev = await getOverviewSummary(a.reports, q(s, T0, T0 + D, 'UTC', [{ dim: 'event', op: 'eq', value: 'signup' }]), 5);

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { isJobIdForm, jobView, newImportJob, nextStatus, uuidv7, type ImportStatus, type ImportTransition } from '#domain/imports/job.ts';
+import { isJobIdForm, jobView, newImportJob, transition, uuidv7, type ImportStatus, type ImportTransition } from '#domain/imports/job.ts';
 import { SIMPLE_ANALYTICS } from '#domain/imports/source.ts';
 
 const STATUSES: ImportStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
 const TRANSITIONS: ImportTransition[] = ['start', 'succeed', 'fail', 'cancel', 'retry'];
 
 describe('import job state machine', () => {
-  it('allows exactly the transitions of DESIGN.md §4', () => {
-    const table = Object.fromEntries(STATUSES.map((s) => [s, Object.fromEntries(TRANSITIONS.map((t) => [t, nextStatus(s, t)]))]));
+  it('allows exactly these transitions: each status change writes with the from and to of transition()', () => {
+    const next = (s: ImportStatus, t: ImportTransition) => ((transition(t).from as readonly ImportStatus[]).includes(s) ? transition(t).to : null);
+    const table = Object.fromEntries(STATUSES.map((s) => [s, Object.fromEntries(TRANSITIONS.map((t) => [t, next(s, t)]))]));
     expect(table).toEqual({
       queued: { start: 'running', succeed: null, fail: 'failed', cancel: 'cancelled', retry: null },
       running: { start: null, succeed: 'succeeded', fail: 'failed', cancel: 'cancelled', retry: null },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { FILTER_COLUMNS, FILTER_DIMS, clauseMatches, isFilterDim, parseFilter, rowMatches } from '#domain/reports/filter.ts';
+import { FILTER_COLUMNS, FILTER_DIMS, isFilterDim, parseFilter } from '#domain/reports/filter.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 
 describe('FILTER_DIMS / FILTER_COLUMNS', () => {
@@ -155,32 +155,5 @@ describe('parseFilter: round trip', () => {
         if (out !== null) for (const c of out) expect(isFilterDim(c.dim)).toBe(true);
       }),
     );
-  });
-});
-
-describe('clauseMatches / rowMatches', () => {
-  const c = (op: FilterClause['op'], value: string): FilterClause => ({ dim: 'page', op, value });
-
-  it('eq, neq and contains; null labels count as empty', () => {
-    expect(clauseMatches(c('eq', '/a'), '/a')).toBe(true);
-    expect(clauseMatches(c('eq', '/a'), '/A')).toBe(false);
-    expect(clauseMatches(c('eq', ''), null)).toBe(true);
-    expect(clauseMatches(c('eq', ''), '')).toBe(true);
-    expect(clauseMatches(c('eq', ''), '/a')).toBe(false);
-    expect(clauseMatches(c('neq', '/a'), null)).toBe(true);
-    expect(clauseMatches(c('neq', ''), null)).toBe(false);
-    expect(clauseMatches(c('neq', ''), '/a')).toBe(true);
-    expect(clauseMatches(c('contains', 'pri'), '/pricing')).toBe(true);
-    expect(clauseMatches(c('contains', 'PRI'), '/pricing')).toBe(false);
-    expect(clauseMatches(c('contains', ''), null)).toBe(true);
-  });
-
-  it('rowMatches reads each dim from its column and requires every clause', () => {
-    const row = { path: '/pricing', referrer_host: 'google.com', country: 'NL', device: null };
-    expect(rowMatches(row, [])).toBe(true);
-    expect(rowMatches(row, parseFilter('page:/pricing;referrer~google')!)).toBe(true);
-    expect(rowMatches(row, parseFilter('page:/pricing;country!NL')!)).toBe(false);
-    expect(rowMatches(row, parseFilter('device:')!)).toBe(true);
-    expect(rowMatches(row, parseFilter('browser!Firefox')!)).toBe(true);
   });
 });

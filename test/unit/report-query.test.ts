@@ -9,7 +9,6 @@ import {
   parseBreakdownLimit,
   parseReportQuery,
   parseSummaryLimit,
-  screenClass,
 } from '#domain/reports/query.ts';
 
 describe('breakdown dimensions', () => {
@@ -62,30 +61,7 @@ describe('breakdown dimensions', () => {
   });
 });
 
-describe('screenClass', () => {
-  it.each<[number | null, string | null]>([
-    [null, null],
-    [0, null],
-    [-1, null],
-    [Number.NaN, null],
-    [Number.POSITIVE_INFINITY, null],
-    [1, 'Mobile'],
-    [375, 'Mobile'],
-    [575, 'Mobile'],
-    [575.9, 'Mobile'],
-    [576, 'Tablet'],
-    [768, 'Tablet'],
-    [991, 'Tablet'],
-    [992, 'Laptop'],
-    [1366, 'Laptop'],
-    [1439, 'Laptop'],
-    [1440, 'Desktop'],
-    [1920, 'Desktop'],
-    [100_000, 'Desktop'],
-  ])('%j → %j', (width, expected) => {
-    expect(screenClass(width)).toBe(expected);
-  });
-
+describe('SCREEN_CLASSES', () => {
   it('SCREEN_CLASSES are ordered by their bounds', () => {
     expect(SCREEN_CLASSES.map((c) => c.name)).toEqual(['Mobile', 'Tablet', 'Laptop', 'Desktop']);
     expect(SCREEN_CLASSES.map((c) => c.below).slice(0, 3)).toEqual([576, 992, 1440]);

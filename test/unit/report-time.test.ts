@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import {
   MAX_RANGE_SECONDS,
   bucketEnd,
-  bucketLocator,
   bucketOf,
   bucketStarts,
   forecastFor,
@@ -353,15 +352,6 @@ describe('bucketOf / bucketEnd', () => {
   });
 });
 
-describe('bucketLocator', () => {
-  it('finds the greatest start not after ts', () => {
-    const locate = bucketLocator([10, 20, 35]);
-    expect([9, 10, 19, 20, 34, 35, 1000].map(locate)).toEqual([null, 10, 10, 20, 20, 35, 35]);
-    expect(locate(Number.NaN)).toBeNull();
-    expect(bucketLocator([])(5)).toBeNull();
-  });
-});
-
 describe('previousRange', () => {
   const prev = (from: string, to: string, tz: string): { from: string; to: string } => {
     const p = previousRange({ from: u(from), to: u(to) }, tz);
@@ -488,8 +478,6 @@ describe('properties', () => {
       expect(b).toBeLessThanOrEqual(ts);
       expect(bucketEnd(b, tz, g)).toBeGreaterThan(ts);
     }
-    const locate = bucketLocator(starts);
-    for (const ts of [range.from, range.to - 1, ...starts]) expect(locate(ts)).toBe(bucketOf(ts, tz, g));
     // Every bucket start maps to itself.
     for (const b of starts.slice(0, 60)) expect(bucketOf(b, tz, g)).toBe(b);
   };

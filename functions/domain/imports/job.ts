@@ -17,21 +17,16 @@ export type ImportTransition = 'start' | 'succeed' | 'fail' | 'cancel' | 'retry'
 export const ACTIVE_STATUSES: readonly ImportStatus[] = ['queued', 'running'];
 export const RETRYABLE_STATUSES: readonly ImportStatus[] = ['failed', 'cancelled'];
 
-const TRANSITIONS: Readonly<Record<ImportTransition, { from: readonly ImportStatus[]; to: ImportStatus }>> = {
+const TRANSITIONS = {
   start: { from: ['queued'], to: 'running' },
   succeed: { from: ['running'], to: 'succeeded' },
   fail: { from: ACTIVE_STATUSES, to: 'failed' },
   cancel: { from: ACTIVE_STATUSES, to: 'cancelled' },
   retry: { from: RETRYABLE_STATUSES, to: 'queued' },
-};
+} as const satisfies Readonly<Record<ImportTransition, { from: readonly ImportStatus[]; to: ImportStatus }>>;
 
-/** Where `transition` leads from `status`, or null when it is not allowed there. */
-export function nextStatus(status: ImportStatus, transition: ImportTransition): ImportStatus | null {
-  const t = TRANSITIONS[transition];
-  return t.from.includes(status) ? t.to : null;
-}
-
-export const transitionFrom = (transition: ImportTransition): readonly ImportStatus[] => TRANSITIONS[transition].from;
+/** The statuses a transition may leave and the one it leads to: the conditional writes of every status change take them from here. */
+export const transition = <T extends ImportTransition>(name: T): (typeof TRANSITIONS)[T] => TRANSITIONS[name];
 
 export const isActive = (status: ImportStatus): boolean => ACTIVE_STATUSES.includes(status);
 

@@ -77,30 +77,3 @@ export function parseFilter(raw: string | undefined): FilterClause[] | null {
   }
   return clauses;
 }
-
-/**
- * Reference semantics of one clause against a row's label (for adapters that
- * filter in memory, and to pin down what SQL adapters must do): a null label
- * counts as the empty string, so `eq` with an empty value matches
- * missing labels and `neq` with an empty value keeps only present ones;
- * `contains` is a case-sensitive substring test.
- */
-export function clauseMatches(clause: FilterClause, label: string | null | undefined): boolean {
-  const v = label ?? '';
-  switch (clause.op) {
-    case 'eq':
-      return v === clause.value;
-    case 'neq':
-      return v !== clause.value;
-    case 'contains':
-      return v.includes(clause.value);
-  }
-}
-
-/** True when a row (keyed by event-store column) satisfies every clause. */
-export function rowMatches(row: Readonly<Record<string, unknown>>, clauses: readonly FilterClause[]): boolean {
-  return clauses.every((c) => {
-    const raw = row[FILTER_COLUMNS[c.dim]];
-    return clauseMatches(c, typeof raw === 'string' ? raw : null);
-  });
-}

@@ -31,7 +31,7 @@ export type BreakdownDim = (typeof BREAKDOWN_DIMS)[number];
 /**
  * Event-store column each breakdown groups by. `entry_pages` groups the path of
  * each visitor's first pageview in the range; `screens` groups
- * `screenClass(screen_width)` (see SCREEN_CLASSES for a SQL CASE); `events`
+ * the SCREEN_CLASSES of screen_width (a SQL CASE, reports/sql/text.ts); `events`
  * groups event rows by name.
  */
 export const BREAKDOWN_COLUMNS: Record<BreakdownDim, string> = {
@@ -72,16 +72,6 @@ export const SCREEN_CLASSES = [
 
 export type ScreenClass = (typeof SCREEN_CLASSES)[number]['name'];
 
-/**
- * Mobile (< 576), Tablet (< 992), Laptop (< 1440), Desktop (≥ 1440). Null for
- * a missing or unusable width (null, not finite, or ≤ 0: the collector's 0
- * means "not measured").
- */
-export function screenClass(width: number | null): ScreenClass | null {
-  if (width === null || !Number.isFinite(width) || width <= 0) return null;
-  for (const c of SCREEN_CLASSES) if (width < c.below) return c.name;
-  return 'Desktop';
-}
 
 export const DEFAULT_BREAKDOWN_LIMIT = 10;
 export const MAX_BREAKDOWN_LIMIT = 1000;

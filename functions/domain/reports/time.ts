@@ -324,25 +324,6 @@ export function bucketStarts(range: Range, tz: string, g: Granularity): number[]
 }
 
 /**
- * Fast row-to-bucket mapping over a `bucketStarts` list (binary search, no
- * Intl calls): the start of the bucket containing `ts`, or null when `ts` is
- * before the first bucket. Callers keep `ts` below the range's `to`.
- */
-export function bucketLocator(starts: readonly number[]): (ts: number) => number | null {
-  return (ts) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    if (hi < 0 || !(ts >= starts[0]!)) return null;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= ts) lo = mid;
-      else hi = mid - 1;
-    }
-    return starts[lo]!;
-  };
-}
-
-/**
  * The comparison period: the same local clock times moved back by as many
  * calendar days (in `tz`) as the range covers, i.e. (local date of `to − 1`) −
  * (local date of `from`) + 1. Each bound keeps its wall-clock time, so across

@@ -20,7 +20,7 @@ import {
   isJobIdForm,
   jobView,
   newImportJob,
-  transitionFrom,
+  transition,
   uuidv7,
 } from '#domain/imports/job.ts';
 import { IMPORT_SOURCES, findImportSource, sourceView } from '#domain/imports/source.ts';
@@ -119,8 +119,7 @@ async function cancelImport(req: ApiRequest) {
   const job = await ownedJob(req);
   const at = req.services.clock.now();
   const cancelled = await req.services.importJobs.finish(job.site, job.id, {
-    from: transitionFrom('cancel'),
-    to: 'cancelled',
+    ...transition('cancel'),
     at,
     error: null,
     credentialsExpireAt: new Date(at.getTime() + RETRY_CREDENTIALS_TTL_MS),
@@ -132,7 +131,7 @@ async function cancelImport(req: ApiRequest) {
 async function retryImport(req: ApiRequest) {
   const { services } = req;
   const job = await ownedJob(req);
-  if (!transitionFrom('retry').includes(job.status)) throw new ApiError(409, NOT_RETRYABLE);
+  if (!transition('retry').from.includes(job.status)) throw new ApiError(409, NOT_RETRYABLE);
   const at = services.clock.now();
   const replacement = parseRetryCredentials(jsonBody(req));
   if ('error' in replacement) throw badRequestError(replacement.error);

@@ -69,8 +69,8 @@ export function bucketExpression(sql: SqlText, bounds: readonly number[], lo = 0
 }
 
 /**
- * The filter clauses as ` AND …` conditions (domain/reports/filter.ts
- * `clauseMatches`): a missing label is '', `contains` a case-sensitive
+ * The filter clauses as ` AND …` conditions: a missing label is '' (so
+ * `eq ''` matches it and `neq ''` keeps only present labels), `contains` a case-sensitive
  * substring test. Clauses come validated from the domain: no value is refused here.
  */
 export function filterSql(sql: SqlText, filters: readonly FilterClause[]): string {
