@@ -187,24 +187,38 @@ describe('POST /api/sites/{hostname}/imports: the checks in order', () => {
     // A failed credential test gives its slot back.
     sa.on((r) => (isCredentialTest(r) ? { status: 403, body: 'no' } : undefined));
     expect((await svc.req('POST', `/api/sites/${sites[0]}/imports`, { token: owner, body: importBody({}, oneDay) })).status).toBe(400);
-    sa.on(null);
+    // Exports wait until the end of the test, so every job stays active until it is cancelled.
+    let release = () => {};
+    const exportsHeld = new Promise<void>((resolve) => (release = resolve));
+    sa.on(async (r) => {
+      if (!isCredentialTest(r)) await exportsHeld;
+      return undefined;
+    });
     let last: Job = {};
-    for (let i = 0; i < 20; i++) {
-      const h = sites[i % 2] as string;
-      const r = await svc.req('POST', `/api/sites/${h}/imports`, { token: owner, body: importBody({}, oneDay) });
-      expect(r.status, `job ${i + 1}: ${r.text}`).toBe(201);
-      last = { h, id: r.json.id };
-      if (i < 19) expect((await svc.req('POST', `/api/sites/${h}/imports/${r.json.id}/cancel`, { token: owner })).status).toBeLessThan(500);
+    try {
+      for (let i = 0; i < 20; i++) {
+        const h = sites[i % 2] as string;
+        const r = await svc.req('POST', `/api/sites/${h}/imports`, { token: owner, body: importBody({}, oneDay) });
+        expect(r.status, `job ${i + 1}: ${r.text}`).toBe(201);
+        last = { h, id: r.json.id };
+        if (i < 19) expect((await svc.req('POST', `/api/sites/${h}/imports/${r.json.id}/cancel`, { token: owner })).status).toBe(200);
+      }
+      // The 20th job is still active on its site, so both check 5 (daily limit) and check 6 (one active import) fail: 5 wins.
+      const twentieth = (await listJobs(owner, last.h as string)).find((j) => j.id === last.id);
+      expect(['queued', 'running']).toContain(twentieth?.status);
+      const again = await svc.req('POST', `/api/sites/${last.h}/imports`, { token: owner, body: importBody({}, oneDay) });
+      expect([again.status, again.json.error]).toEqual([429, 'daily import limit reached']);
+      const other = sites.find((s) => s !== last.h) as string;
+      const third = await svc.req('POST', `/api/sites/${other}/imports`, { token: owner, body: importBody({}, oneDay) });
+      expect([third.status, third.json.error]).toEqual([429, 'daily import limit reached']);
+      // Invalid configuration is still reported before the limit.
+      const bad = await svc.req('POST', `/api/sites/${other}/imports`, { token: owner, body: importBody({ user_id: '' }, oneDay) });
+      expect([bad.status, bad.json.error]).toEqual([400, 'User ID is required']);
+    } finally {
+      await svc.req('POST', `/api/sites/${last.h}/imports/${last.id}/cancel`, { token: owner });
+      release();
+      sa.on(null);
     }
-    // The 20th job is still active on its site: both check 5 and check 6 fail, 5 wins.
-    const again = await svc.req('POST', `/api/sites/${last.h}/imports`, { token: owner, body: importBody({}, oneDay) });
-    expect([again.status, again.json.error]).toEqual([429, 'daily import limit reached']);
-    const other = sites.find((s) => s !== last.h) as string;
-    const third = await svc.req('POST', `/api/sites/${other}/imports`, { token: owner, body: importBody({}, oneDay) });
-    expect([third.status, third.json.error]).toEqual([429, 'daily import limit reached']);
-    // Invalid configuration is still reported before the limit.
-    const bad = await svc.req('POST', `/api/sites/${other}/imports`, { token: owner, body: importBody({ user_id: '' }, oneDay) });
-    expect([bad.status, bad.json.error]).toEqual([400, 'User ID is required']);
   });
 
   it('gives exactly one 201 and one 409 to two simultaneous creates for one site', async () => {

@@ -74,8 +74,10 @@ describe('POST /api/sites', () => {
   });
 
   it('defaults kind to web and accepts api', async () => {
-    const r = await register(alice, unique('api'), 'api');
-    expect(r.json.kind).toBe('api');
+    const web = await register(alice, unique('web'));
+    expect([web.status, web.json.kind]).toEqual([201, 'web']);
+    const api = await register(alice, unique('api'), 'api');
+    expect([api.status, api.json.kind]).toEqual([201, 'api']);
   });
 });
 
@@ -136,11 +138,16 @@ describe('GET /api/sites/{hostname}', () => {
   });
 
   it('answers 404 unknown site for private, unverified, unknown or inaccessible sites', async () => {
-    const h = await svc.site(alice);
+    const verifiedPrivate = await svc.site(alice);
+    const unverified = await svc.site(alice, { verify: false });
+    // Asking for it public does not make an unverified site readable by others.
+    await svc.req('PATCH', `/api/sites/${unverified}`, { token: alice, body: { is_public: true } });
     const expired = await svc.token('alice', -60);
-    for (const token of [undefined, bob, expired, 'garbage']) {
-      const r = await svc.req('GET', `/api/sites/${h}`, { token });
-      expect([r.status, r.json]).toEqual([404, { error: 'unknown site' }]);
+    for (const h of [verifiedPrivate, unverified]) {
+      for (const token of [undefined, bob, expired, 'garbage']) {
+        const r = await svc.req('GET', `/api/sites/${h}`, { token });
+        expect([h, r.status, r.json]).toEqual([h, 404, { error: 'unknown site' }]);
+      }
     }
     expect((await svc.req('GET', `/api/sites/${unique('nowhere')}`, { token: alice })).json).toEqual({ error: 'unknown site' });
   });
