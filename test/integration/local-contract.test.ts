@@ -50,7 +50,7 @@ const npm = (...args: string[]) => run('npm', ['run', '--silent', ...args], { en
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('npm start', () => {
-  it('serves, mints tokens, verifies by CLI, stops cleanly and keeps its state', async () => {
+  it('serves, mints tokens, verifies by CLI, stops cleanly and keeps its state, every beacon answered before the stop included', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const first = await start(port);
@@ -71,6 +71,11 @@ describe('npm start', () => {
     expect(site.verified_at).toMatch(/^\d{4}-/);
     await expect(npm('admin', '--', 'verify-site', 'unknown.example')).rejects.toMatchObject({ code: 1 });
 
+    // Beacons answered just before the stop are stored by the stop, not lost with it.
+    const beacon = () => fetch(`${base}/events`, { method: 'POST', body: JSON.stringify({ hostname: 'contract.example', path: '/kept', ua: 'Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0' }) });
+    const answers = await Promise.all(Array.from({ length: 40 }, beacon));
+    const answered = answers.filter((r) => r.ok).length;
+    expect(answered).toBe(40);
     expect(await stop(first)).toContain('tinytrack stopped');
 
     // Same DATA_DIR: the registration and the issuer key survive a restart; the admin CLI works offline too.
@@ -78,6 +83,8 @@ describe('npm start', () => {
     const second = await start(port);
     const again = await fetch(`${base}/api/sites/contract.example`, { headers: auth(token) });
     expect(again.status).toBe(200);
+    const overview = await fetch(`${base}/api/sites/contract.example/overview?from=${Math.floor(Date.now() / 1000) - 3600}`, { headers: auth(token) });
+    expect(((await overview.json()) as { totals: { pageviews: number } }).totals.pageviews).toBe(answered);
     expect(await stop(second)).toContain('tinytrack stopped');
   }, 120_000);
 });
