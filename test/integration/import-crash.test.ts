@@ -1,13 +1,16 @@
 /**
- * A crash between chunks: the single-node service stops while an import is
- * half done (the in-process queue and the chunk in flight are lost), starts
+ * A crash between chunks: the real `npm start` process is killed with SIGKILL
+ * while an import is half done (the in-process queue and the chunk in flight
+ * are lost), the service starts
  * again on the same DATA_DIR, resumes the job from the registry and finishes
  * it without fetching a finished chunk again or counting a row twice.
  * (A crash inside a chunk is covered by import-worker.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planChunks } from '#domain/imports/planner.ts';
-import { startTestService, type TestService } from '../support/local-node.ts';
+import type { ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { startServerProcess, startTestService, type TestService } from '../support/local-node.ts';
 import { generateDataset, isCredentialTest, startFakeSimpleAnalytics, type FakeSimpleAnalytics } from '../support/fake-simpleanalytics.ts';
 
 const DAY_MS = 86_400_000;
@@ -19,17 +22,20 @@ const firstOfMonth = (monthsBack: number) => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let sa: FakeSimpleAnalytics;
-let first: TestService;
+/** Registers the site and mints tokens from DATA_DIR; stopped before the server process starts on it. */
+let setup: TestService;
+let child: ChildProcess | null = null;
 let second: TestService | null = null;
 
 beforeAll(async () => {
   sa = await startFakeSimpleAnalytics();
-  first = await startTestService({ SIMPLEANALYTICS_BASE_URL: sa.url, IMPORT_RETRY_BASE_MS: '10' });
+  setup = await startTestService({ SIMPLEANALYTICS_BASE_URL: sa.url, IMPORT_RETRY_BASE_MS: '10' });
 });
 
 afterAll(async () => {
+  child?.kill('SIGKILL');
   await second?.stop();
-  await first.stop();
+  rmSync(setup.dataDir, { recursive: true, force: true });
   await sa.close();
 });
 
@@ -58,25 +64,34 @@ describe('a crash between chunks', () => {
     let crashed = false;
     sa.on((r) => (!crashed && r.query.hostname === source && !isCredentialTest(r) && heldBack.has(`${r.query.type} ${r.query.start}`) ? { hang: true } : undefined));
 
-    const owner = await first.token('crash-owner');
-    const h = await first.site(owner, { prefix: 'crash' });
-    const created = await first.req('POST', `/api/sites/${h}/imports`, {
-      token: owner,
-      body: { source: 'simpleanalytics', range_start: start, range_end: end, config: { user_id: 'u', api_key: 'sa_api_key_crash', source_hostname: source } },
+    const owner = await setup.token('crash-owner');
+    const h = await setup.site(owner, { prefix: 'crash' });
+    await setup.stop({ keepData: true });
+    const env = { DATA_DIR: setup.dataDir, PORT: '0', HOST: '127.0.0.1', SIMPLEANALYTICS_BASE_URL: sa.url, IMPORT_RETRY_BASE_MS: '10' };
+    const server = await startServerProcess(env);
+    child = server.proc;
+    const api = async (method: string, path: string, body?: unknown) => {
+      const r = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${owner}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: r.status, text: await r.text() };
+    };
+    const created = await api('POST', `/api/sites/${h}/imports`, {
+      source: 'simpleanalytics', range_start: start, range_end: end, config: { user_id: 'u', api_key: 'sa_api_key_crash', source_hostname: source },
     });
     expect(created.status, created.text).toBe(201);
-    const id = created.json.id as string;
-    const jobs = () => first.node.services.importJobs.getJob(h, id);
-    const before = await waitFor(jobs, (j) => (j?.chunks_done ?? 0) >= half && sa.exports(source).length > half);
+    const id = (JSON.parse(created.text) as { id: string }).id;
+    const job = async () => (JSON.parse((await api('GET', `/api/sites/${h}/imports`)).text) as { imports: { id: string; status: string; chunks_done: number }[] }).imports.find((j) => j.id === id);
+    const before = await waitFor(job, (j) => (j?.chunks_done ?? 0) >= half && sa.exports(source).length > half);
     expect(before?.status).toBe('running');
     expect(before?.chunks_done).toBe(half);
     const fetchedBefore = sa.exports(source).map((r) => `${r.query.type} ${r.query.start}`);
 
-    // The crash: the node goes away with chunks in flight and the rest only in its memory queue.
-    await first.node.stop();
+    // The crash: SIGKILL with chunks in flight and the rest only in the process's memory queue.
+    child.kill('SIGKILL');
+    await server.exited;
+    child = null;
     crashed = true;
 
-    second = await startTestService({ DATA_DIR: first.dataDir, SIMPLEANALYTICS_BASE_URL: sa.url, IMPORT_RETRY_BASE_MS: '10' });
+    second = await startTestService({ DATA_DIR: setup.dataDir, SIMPLEANALYTICS_BASE_URL: sa.url, IMPORT_RETRY_BASE_MS: '10' });
     const after = await waitFor(() => second!.node.services.importJobs.getJob(h, id), (j) => j?.status !== 'running' && j?.status !== 'queued');
     expect(after).toMatchObject({ status: 'succeeded', chunks_done: chunks.length, rows_imported: total, rows_skipped: 0, error: null });
 
@@ -91,8 +106,8 @@ describe('a crash between chunks', () => {
       { site: h },
     );
     expect([Number(stored?.rows), Number(stored?.distinct)]).toEqual([total, total]);
-    // Tokens come from the first node's DATA_DIR issuer key, which the second node shares.
-    const tok2 = await first.token('crash-owner');
+    // Tokens come from DATA_DIR's issuer key, which every node on it shares.
+    const tok2 = await setup.token('crash-owner');
     const list = await second.req('GET', `/api/sites/${h}/imports`, { token: tok2 });
     expect(list.status, list.text).toBe(200);
     expect(list.json.imports[0]).toMatchObject({ id, status: 'succeeded', rows_imported: total });

@@ -3,16 +3,14 @@
  * beacons arrive at full speed; after a restart on the same DATA_DIR every
  * beacon that was answered 200 is stored, and none twice.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { once } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { startTestService } from '../support/local-node.ts';
+import { startServerProcess, startTestService } from '../support/local-node.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 let child: ChildProcess | null = null;
 let dataDir = '';
 
@@ -20,21 +18,6 @@ afterAll(() => {
   child?.kill('SIGKILL');
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
-
-/** Starts `npm start`'s entry in its own process and resolves with its URL once it listens. */
-function startServerProcess(env: Record<string, string>): Promise<{ proc: ChildProcess; url: string; exited: Promise<unknown> }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = once(proc, 'exit');
-  return new Promise((ok, fail) => {
-    let out = '';
-    proc.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) ok({ proc, url: m[1] as string, exited });
-    });
-    void exited.then(([code]) => fail(new Error(`server exited early (${code}): ${out}`)));
-  });
-}
 
 describe('kill -9 under load', () => {
   it('stores every beacon answered 200 exactly once after a restart', { timeout: 120_000 }, async () => {

@@ -3,6 +3,8 @@
  * handlers over HTTP), a web server playing the registered sites, tokens from
  * the local issuer, and a small HTTP client.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -131,4 +133,19 @@ export async function startTestService(env: Record<string, string> = {}, options
     },
   };
   return service;
+}
+
+/** Starts `npm start`'s entry in its own process and resolves with its URL once it listens. */
+export function startServerProcess(env: Record<string, string>): Promise<{ proc: ChildProcess; url: string; exited: Promise<unknown> }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: join(import.meta.dirname, '..', '..'), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = once(proc, 'exit');
+  return new Promise((ok, fail) => {
+    let out = '';
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) ok({ proc, url: m[1] as string, exited });
+    });
+    void exited.then(([code]) => fail(new Error(`server exited early (${code}): ${out}`)));
+  });
 }
