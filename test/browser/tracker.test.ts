@@ -21,7 +21,20 @@ declare const sessionStorage: Any;
 const HEX = /^[0-9a-f]{32}$/;
 const TZ = 'Europe/Amsterdam';
 const LANG = 'nl-NL';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const isMarker = (b: Beacon) => (b.body as Record<string, unknown> | undefined)?.event === 'zz_marker' || b.query.event === 'zz_marker';
+
+/**
+ * The beacons that arrived before a marker event the page sends now, once it
+ * has arrived: an absence is asserted after a positive signal, so a late
+ * beacon fails the test instead of slipping past a fixed wait.
+ */
+async function beforeMarker(namespace = 'tt'): Promise<Beacon[]> {
+  const markers = srv.beacons.filter(isMarker).length;
+  await page.evaluate((ns) => (window as unknown as Record<string, (name: string) => void>)[`${ns}_event`]!('zz_marker'), namespace);
+  const all = await srv.waitFor((b) => b.filter(isMarker).length > markers);
+  let seen = 0;
+  return all.slice(0, all.findIndex((b) => isMarker(b) && seen++ === markers));
+}
 
 let browser: Browser;
 let srv: TrackerServer;
@@ -308,8 +321,7 @@ describe('single-page navigation', () => {
       history.pushState({}, '', '/spa#section');
       location.hash = '#other';
     });
-    await sleep(400);
-    expect(srv.beacons).toHaveLength(1);
+    // Nothing for those: the next pushState's beacons are exactly the append and one pageview (checked below).
 
     await page.evaluate(() => history.pushState({}, '', '/next?utm_campaign=spring&secret=1'));
     let all = await srv.settle(3);
@@ -366,8 +378,7 @@ describe('engagement appends', () => {
       document.dispatchEvent(new Event('visibilitychange'));
       window.dispatchEvent(new Event('pagehide'));
     });
-    await sleep(400);
-    expect(srv.beacons).toHaveLength(2);
+    expect(await beforeMarker()).toHaveLength(2);
   });
 
   it('counts only visible time (a page opened in a background tab)', async () => {
@@ -482,7 +493,7 @@ describe('events', () => {
       return n;
     });
     expect(calls).toBe(0);
-    expect(srv.beacons).toHaveLength(1);
+    expect(await beforeMarker()).toHaveLength(1);
   });
 
   it('sends a name function returning a number and calls back after the request', async () => {
@@ -521,7 +532,7 @@ describe('events', () => {
       return { sync, total: n };
     });
     expect(calls).toEqual({ sync: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], total: 11 });
-    expect(srv.beacons).toHaveLength(1);
+    expect(await beforeMarker()).toHaveLength(1);
   });
 
   it('leaves a foreign tt_event without q and other vendors alone, pageviews continue', async () => {
@@ -626,11 +637,10 @@ describe('namespaces and globals', () => {
 
   it('honours <ns>_settings for manual mode in a custom namespace', async () => {
     await open('/', `<script>window.foo_settings={autoCollect:false}</script>${srv.scriptTag({ namespace: 'foo' })}`);
-    await sleep(400);
-    expect(srv.beacons).toEqual([]);
+    expect(await beforeMarker('foo')).toEqual([]);
     await page.evaluate(() => window.foo_pageview('/m'));
-    const all = await srv.settle(1);
-    expect(all.map((b) => b.body)).toStrictEqual([pageview({ path: '/m' })]);
+    const all = await srv.settle(2);
+    expect(all.filter((b) => !isMarker(b)).map((b) => b.body)).toStrictEqual([pageview({ path: '/m' })]);
   });
 
   for (const attribute of ['event-global', 'sa-global']) {
@@ -652,18 +662,17 @@ describe('namespaces and globals', () => {
 describe('manual mode', () => {
   it('sends no automatic pageviews with tt_settings.autoCollect=false; tt_pageview sends one', async () => {
     await open('/page', `<script>window.tt_settings={autoCollect:false}</script>${srv.scriptTag()}`);
-    await sleep(400);
-    expect(srv.beacons).toEqual([]);
+    expect(await beforeMarker()).toEqual([]);
     await page.evaluate(() => window.tt_pageview('/x'));
-    const [first] = (await srv.settle(1)) as [Beacon];
+    const [first] = (await srv.settle(2)).filter((b) => !isMarker(b)) as [Beacon];
     expect(first.body).toStrictEqual(pageview({ path: '/x' }));
 
     await page.evaluate(() => history.pushState({}, '', '/y'));
-    await sleep(400);
-    expect(srv.beacons).toHaveLength(1);
+    // Before the new marker: the first marker and /x, nothing for the pushState.
+    expect((await beforeMarker()).filter((b) => !isMarker(b))).toHaveLength(1);
 
     await page.evaluate(() => window.tt_pageview());
-    const all = await srv.settle(3);
+    const all = (await srv.settle(5)).filter((b) => !isMarker(b));
     expect(all).toHaveLength(3);
     expect(posts(all, '/append')).toStrictEqual([append({ path: '/x', original_id: (first.body as Record<string, string>).id })]);
     expect(posts(all, '/events')[1]).toStrictEqual(pageview({ path: '/y', unique: false }));
@@ -671,11 +680,10 @@ describe('manual mode', () => {
 
   it('honours data-auto-collect="false"', async () => {
     await open('/page', srv.scriptTag({ 'auto-collect': 'false' }));
-    await sleep(400);
-    expect(srv.beacons).toEqual([]);
+    expect(await beforeMarker()).toEqual([]);
     await page.evaluate(() => window.tt_pageview());
-    const all = await srv.settle(1);
-    expect(all.map((b) => b.body)).toStrictEqual([pageview({ path: '/page' })]);
+    const all = await srv.settle(2);
+    expect(all.filter((b) => !isMarker(b)).map((b) => b.body)).toStrictEqual([pageview({ path: '/page' })]);
   });
 });
 
@@ -704,7 +712,6 @@ describe('privacy', () => {
     await srv.settle(1);
     await page.click('#b');
     await page.click('#out');
-    await sleep(400);
-    expect(srv.beacons.map((b) => b.route)).toEqual(['/events']);
+    expect((await beforeMarker()).map((b) => b.route)).toEqual(['/events']);
   });
 });
