@@ -16,21 +16,28 @@ import { dateRangeMs } from '#domain/imports/dates.ts';
 import { registrationKey } from '#domain/registration.ts';
 import { log } from '#platform/log.ts';
 
-/** What the steps use, with the worker's settings resolved. */
-export interface StepDeps {
+/** The ports the import worker reads and writes. */
+export interface ImportPorts {
   jobs: ImportJobs;
   secrets: SecretBox;
   source: ImportSourceClient;
   ledger: ImportLedger;
   events: EventStore;
   clock: Clock;
-  /** Runs of a chunk whose export failed transiently. */
+}
+
+/** The import worker's settings (defaults in import-worker.ts). */
+export interface ImportSettings {
+  /** Runs of a chunk whose export failed transiently (the fetcher retried each request already). */
   chunkRuns: number;
   /** Wait between those runs (times the run number). */
   chunkRetryDelayMs: number;
   /** Fresh rows of a chunk gathered into one write. */
   writeRows: number;
 }
+
+/** What the steps use: the ports and the settings resolved. */
+export type StepDeps = ImportPorts & ImportSettings;
 
 export type ChunkOutcome =
   | { outcome: 'recorded'; counts: ChunkCounts }

@@ -18,36 +18,18 @@
  * messages of it are dropped. Messages of an older attempt (before a retry)
  * are dropped too.
  */
-import type { EventStore } from '#ports/event-store.ts';
-import type { Clock } from '#ports/clock.ts';
-import type { ImportChunkMessage, ImportJobs } from '#ports/import-jobs.ts';
-import type { ImportLedger } from '#ports/import-ledger.ts';
-import type { ImportSourceClient } from '#ports/import-source.ts';
+import type { ImportChunkMessage } from '#ports/import-jobs.ts';
 import type { BatchConsumer, Queue } from '#ports/queue.ts';
-import type { SecretBox } from '#ports/secret-box.ts';
 import { isActive } from '#domain/imports/job.ts';
 import { chunkMessages } from '#domain/imports/chunk-message.ts';
 import { SIMPLE_ANALYTICS } from '#domain/imports/source.ts';
 import { log } from '#platform/log.ts';
-import { isOutcome, loadJob, openCredentials, recordChunk, streamWithRetries, succeedIfComplete, type ChunkOutcome, type StepDeps } from './import-steps.ts';
+import { isOutcome, loadJob, openCredentials, recordChunk, streamWithRetries, succeedIfComplete, type ChunkOutcome, type ImportPorts, type ImportSettings, type StepDeps } from './import-steps.ts';
 
 export { CREDENTIALS_GONE, type ChunkOutcome } from './import-steps.ts';
-export { chunkMessages, parseChunkMessage } from '#domain/imports/chunk-message.ts';
 
-export interface ImportWorkerDeps {
-  jobs: ImportJobs;
-  secrets: SecretBox;
-  source: ImportSourceClient;
-  ledger: ImportLedger;
-  events: EventStore;
-  clock: Clock;
-  /** Runs of a chunk whose export failed transiently (the fetcher retried each request already). Default 3. */
-  chunkRuns?: number;
-  /** Wait between those runs. Default 5 s. */
-  chunkRetryDelayMs?: number;
-  /** Fresh rows of a chunk gathered into one write. Default WRITE_ROWS. */
-  writeRows?: number;
-}
+/** The ports, and any settings to change: chunkRuns 3, chunkRetryDelayMs 5 s, writeRows WRITE_ROWS by default. */
+export type ImportWorkerDeps = ImportPorts & Partial<ImportSettings>;
 
 export interface ImportWorker {
   /** Throws on event-store or registry failures, so the queue redelivers. */

@@ -32,8 +32,7 @@ async function beforeMarker(namespace = 'tt'): Promise<Beacon[]> {
   const markers = srv.beacons.filter(isMarker).length;
   await page.evaluate((ns) => (window as unknown as Record<string, (name: string) => void>)[`${ns}_event`]!('zz_marker'), namespace);
   const all = await srv.waitFor((b) => b.filter(isMarker).length > markers);
-  let seen = 0;
-  return all.slice(0, all.findIndex((b) => isMarker(b) && seen++ === markers));
+  return all.slice(0, all.indexOf(all.filter(isMarker)[markers] as Beacon));
 }
 
 let browser: Browser;

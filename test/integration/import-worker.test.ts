@@ -23,7 +23,8 @@ import { ImportSourceError, type ExportBatch, type ExportRequest, type ImportSou
 import type { ImportJobRecord, ImportJobs } from '#ports/import-jobs.ts';
 import type { EventStore } from '#ports/event-store.ts';
 import { systemClock } from '#ports/clock.ts';
-import { CREDENTIALS_GONE, chunkMessages, createImportWorker, type ImportWorker } from '#workers/import-worker.ts';
+import { CREDENTIALS_GONE, createImportWorker, type ImportWorker } from '#workers/import-worker.ts';
+import { chunkMessages } from '#domain/imports/chunk-message.ts';
 import { createSqsImportWorkerHandler } from '#workers/sqs-import-worker.ts';
 import { generateDataset, type SaDataset } from '../support/fake-simpleanalytics.ts';
 import { sqsEvent } from '../support/lambda-events.ts';

@@ -7,7 +7,7 @@
  * one) and `scroll` (the maximum of its own and its appends').
  */
 import type { FilterClause } from '#domain/reports/filter.ts';
-import { APPEND_WINDOW_MS } from '#domain/reports/copies.ts';
+import { APPEND_WINDOW_MS } from '#domain/event-flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import type { Query } from './dialect.ts';
 import { CANONICAL } from './dialects/duckdb.ts';
