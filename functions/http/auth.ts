@@ -14,18 +14,16 @@ import {
   signInRequiredError,
   unknownSiteError,
 } from '#domain/errors.ts';
-import { isNormalizedHostname } from '#domain/hostname-form.ts';
-import { SITE_CACHE_TTL_PENDING_MS, SITE_CACHE_TTL_VERIFIED_MS, isVerified } from '#domain/site.ts';
+import { isVerified } from '#domain/site.ts';
+import { findSite, findSiteFor, type SiteLookup } from '#domain/site-lookup.ts';
 import type { SiteRecord } from '#ports/registry.ts';
-import { KEY_CACHE_TTL_MS, type KeyState, type SiteCaches } from '#platform/instance-state.ts';
+import { KEY_CACHE_TTL_MS, type KeyState } from '#platform/instance-state.ts';
 import type { Services } from '#platform/services.ts';
 import type { ApiRequest as AnyApiRequest } from './api.ts';
 import { log } from '#platform/log.ts';
 
 const KEY_TOUCH_INTERVAL_MS = 60_000;
 
-/** Sites by hostname through the instance's caches. */
-export type SiteLookup = Pick<Services, 'registry'> & SiteCaches;
 /** What resolving a caller and its access reads: every product group has it. */
 export type AuthServices = SiteLookup & KeyState & Pick<Services, 'tokens' | 'clock'>;
 type ApiRequest = AnyApiRequest<AuthServices>;
@@ -87,62 +85,6 @@ export async function requireIdToken(req: ApiRequest): Promise<Principal & { kin
   if (c.kind === 'key') throw keysForbiddenError();
   if (c.kind === 'anonymous') throw signInRequiredError();
   return c;
-}
-
-function cacheSite(services: SiteLookup, hostname: string, site: SiteRecord | null): void {
-  if (site) {
-    services.missingSites.delete(hostname);
-    services.siteCache.set(hostname, site, isVerified(site) ? SITE_CACHE_TTL_VERIFIED_MS : SITE_CACHE_TTL_PENDING_MS);
-  } else {
-    services.siteCache.delete(hostname);
-    services.missingSites.set(hostname, true, SITE_CACHE_TTL_PENDING_MS);
-  }
-}
-
-/** The site as the per-instance caches know it: the record, null when known to be missing, undefined when not cached. */
-export function cachedSite(services: SiteLookup, hostname: string): SiteRecord | null | undefined {
-  const site = services.siteCache.value(hostname);
-  if (site) return site;
-  return services.missingSites.has(hostname) ? null : undefined;
-}
-
-/** Through the per-instance caches; `fresh` when the registry was read just now. */
-async function lookupSite(services: SiteLookup, hostname: string): Promise<{ site: SiteRecord | null; fresh: boolean }> {
-  const cached = cachedSite(services, hostname);
-  if (cached !== undefined) return { site: cached, fresh: false };
-  // Sites are registered under their normalized name and path values are not normalized (spec part 4), so any
-  // other name is unknown without asking; an overlong one would fail on the store's key size limit instead.
-  if (!isNormalizedHostname(hostname)) return { site: null, fresh: true };
-  const site = await services.registry.getSite(hostname);
-  cacheSite(services, hostname, site);
-  return { site, fresh: true };
-}
-
-/** Site lookup through the per-instance cache. */
-export async function findSite(services: SiteLookup, hostname: string): Promise<SiteRecord | null> {
-  return (await lookupSite(services, hostname)).site;
-}
-
-/** After a change: this instance forgets (or learns) the registration at once. */
-export function siteChanged(services: SiteLookup, hostname: string, site: SiteRecord | null): void {
-  if (site) cacheSite(services, hostname, site);
-  else {
-    services.siteCache.delete(hostname);
-    services.missingSites.delete(hostname);
-  }
-}
-
-/**
- * A cached entry that denies or limits an owner is re-read before it is
- * believed (spec part 4 rule 4), so owners never see a stale "missing",
- * "someone else's" or "unverified"; an entry read just now is not read twice.
- */
-async function findSiteFor(services: SiteLookup, hostname: string, uid: string): Promise<SiteRecord | null> {
-  const { site, fresh } = await lookupSite(services, hostname);
-  if (fresh || (site && site.owner_uid === uid && isVerified(site))) return site;
-  const again = await services.registry.getSite(hostname);
-  cacheSite(services, hostname, again);
-  return again;
 }
 
 /** The caller's own site: owner ID token or key with `scope`; other accounts and unknown sites get 404. */

@@ -2,22 +2,19 @@
 import { CollectorCaches } from '#domain/collector/caches.ts';
 import type { DropCounts } from '#domain/recent-drops.ts';
 import { TtlCache } from '#domain/ttl-cache.ts';
+import type { CollectorMemory } from '#domain/collector/steps.ts';
 import type { Clock } from '#ports/clock.ts';
+import type { Logger } from '#ports/logger.ts';
 import { DropLog } from './collector-drops.ts';
-import { MiB, nowOf, verifyState, type VerifyState } from './instance-state.ts';
+import { MiB, nowOf, verifyState } from './instance-state.ts';
+import { log } from './log.ts';
 
 /** The collector's own per-instance state. */
-export interface CollectorState extends VerifyState {
-  /** Collector replay suppression by (site, id): bounded, per instance. */
-  replays: TtlCache<string, true>;
-  /** Today's visitor salt, so the registry is asked once a day per instance. */
-  salts: TtlCache<string, string>;
-  /** Sites whose last_seen_at this instance wrote lately. */
-  siteSeen: TtlCache<string, true>;
-  /** The collector's bounded caches of client input (hostnames, user agents, zones, brands). */
-  collectorCaches: CollectorCaches;
+export interface CollectorState extends CollectorMemory {
   /** Every beacon that stored nothing, counted by reason (and into recentDrops). */
   collectorDrops: DropLog;
+  /** Where the steps report a failing registry, salt store or queue. */
+  log: Logger;
 }
 
 /** `recentDrops`: where the setup route shares the process, the tallies it shows; null elsewhere. */
@@ -30,6 +27,7 @@ export function collectorState(clock: Clock, recentDrops: DropCounts | null = nu
     siteSeen: new TtlCache(50_000, now),
     collectorCaches: new CollectorCaches(),
     collectorDrops: new DropLog(recentDrops),
+    log,
   };
 }
 

@@ -6,18 +6,11 @@
 import { TtlCache } from '#domain/ttl-cache.ts';
 import { TokenBucketLimiter } from '#domain/rate-limit.ts';
 import type { Clock } from '#ports/clock.ts';
-import type { ManagementKeyRecord, SiteRecord } from '#ports/registry.ts';
+import type { SiteCaches } from '#domain/site-lookup.ts';
+import type { CollectorMemory } from '#domain/collector/steps.ts';
+import type { ManagementKeyRecord } from '#ports/registry.ts';
 
-/** Sites by hostname, kept by every group that looks one up. */
-export interface SiteCaches {
-  /** Registered sites: 30 s when verified, 15 s when pending. */
-  siteCache: TtlCache<string, SiteRecord>;
-  /**
-   * Hostnames the registry does not know, 15 s: apart from the sites so that
-   * a flood of made-up names pushes out only other made-up names.
-   */
-  missingSites: TtlCache<string, true>;
-}
+export type { SiteCaches };
 
 /** What the groups that authenticate callers keep about management keys. */
 export interface KeyState {
@@ -29,10 +22,8 @@ export interface KeyState {
   keyTouches: TtlCache<string, true>;
 }
 
-/** Hostnames whose automatic verification ran lately (pending sites are re-checked every 15 s at most). */
-export interface VerifyState {
-  verifyAttempts: TtlCache<string, true>;
-}
+/** Hostnames whose automatic verification ran lately. */
+export type VerifyState = Pick<CollectorMemory, 'verifyAttempts'>;
 
 export const KEY_CACHE_TTL_MS = 30_000;
 export const MiB = 1024 * 1024;

@@ -21,7 +21,7 @@ const PENDING = newSiteRecord('pending.example', 'web', 'owner', new Date(0));
 type Send = () => Promise<void>;
 
 /** Services over a registry that knows VERIFIED and PENDING (and fails for `broken.example`), and a queue doing `send`. */
-function instance(send: Send = async () => {}): { services: Services; drops: [DropReason, string | null][] } {
+function instance(send: Send = async () => {}): { services: Services; drops: [DropReason, string | null][]; logged: string[] } {
   const sites = new Map<string, SiteRecord>([
     [VERIFIED.hostname, VERIFIED],
     [PENDING.hostname, PENDING],
@@ -41,9 +41,11 @@ function instance(send: Send = async () => {}): { services: Services; drops: [Dr
   const services = withInstanceState(adapters, { collectorInProcess: true });
   const drops: [DropReason, string | null][] = [];
   services.collectorDrops = { dropped: (reason: DropReason, hostname: string | null) => void drops.push([reason, hostname]), flush: () => {} } as unknown as DropLog;
+  const logged: string[] = [];
+  services.log = { warn: (msg) => void logged.push(msg), error: (msg) => void logged.push(msg) };
   // PENDING's automatic check ran lately: beacons wait for the next one.
   services.verifyAttempts.set(PENDING.hostname, true, 60_000);
-  return { services, drops };
+  return { services, drops, logged };
 }
 
 const post = (services: Services, path: '/events' | '/append', body: unknown, headers: Record<string, string> = {}): ApiRequest => ({
@@ -103,9 +105,8 @@ describe('collector drops', () => {
     expect(drops).toEqual([]);
   });
 
-  it('counts every drop after validation by its reason with the hostname as sent', async () => {
-    vi.spyOn(console, 'error').mockImplementation(() => {});
-    const { services, drops } = instance();
+  it('counts every drop after validation by its reason with the hostname as sent, and logs the failed look-up through the log port', async () => {
+    const { services, drops, logged } = instance();
     const id = 'client-id-1';
     const cases: [unknown, DropReason][] = [
       [{ hostname: 'localhost:8080' }, 'invalid_hostname'],
@@ -119,10 +120,10 @@ describe('collector drops', () => {
     expect((await events(services, { hostname: 'drops.example', id })).statusCode).toBe(200);
     expect((await gif(services, { hostname: 'drops.example', id })).statusCode).toBe(200);
     expect(drops).toEqual([...cases.map(([body, reason]) => [reason, (body as { hostname: string }).hostname]), ['replay', 'drops.example']]);
+    expect(logged).toEqual(['site lookup failed']);
   });
 
-  it('counts a beacon the queue could not take as queue_full or enqueue_failed, answered 503', async () => {
-    vi.spyOn(console, 'error').mockImplementation(() => {});
+  it('counts a beacon the queue could not take as queue_full or enqueue_failed, answered 503, and logs only the failed write', async () => {
     const full = instance(async () => {
       throw new QueueFullError(1, 1);
     });
@@ -135,6 +136,7 @@ describe('collector drops', () => {
       ['queue_full', 'drops.example'],
       ['enqueue_failed', 'drops.example'],
     ]);
+    expect([full.logged, failing.logged]).toEqual([[], ['event queue refused']]);
   });
 
   it('counts nothing for a stored beacon', async () => {

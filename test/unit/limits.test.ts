@@ -6,8 +6,9 @@ import { CollectorCaches } from '#domain/collector/caches.ts';
 import { newSiteRecord } from '#domain/site.ts';
 import { parseJsonPayload } from '#domain/collector/payload.ts';
 import type { ApiRequest } from '#http/api.ts';
-import { findSite, requirePrincipal } from '#http/auth.ts';
-import { collect } from '#http/collect.ts';
+import { requirePrincipal } from '#http/auth.ts';
+import { collect } from '#domain/collector/steps.ts';
+import { findSite } from '#domain/site-lookup.ts';
 import { withInstanceState, type Adapters, type Services } from '#platform/services.ts';
 import type { SiteRecord } from '#ports/registry.ts';
 

@@ -6,7 +6,7 @@
 import type { Drop, DropReason } from '#domain/collector/drop.ts';
 import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload, type CollectorPayload, type QueryParams } from '#domain/collector/payload.ts';
 import { createGroupHandler, type ApiRequest as AnyApiRequest, type ApiResponse } from '../api.ts';
-import { collect, type CollectServices } from '../collect.ts';
+import { collect, type CollectServices } from '#domain/collector/steps.ts';
 import type { Services } from '#platform/services.ts';
 
 /** The collector's steps, its drop counter and the built tracker script. */

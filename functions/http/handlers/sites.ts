@@ -18,8 +18,9 @@ import { hostTwins } from '#domain/page-scan.ts';
 import { setupDrops } from '#domain/recent-drops.ts';
 import { trackerSnippet } from '#domain/snippet.ts';
 import { createGroupHandler, json, jsonBody, type ApiRequest as AnyApiRequest } from '../api.ts';
-import { findSite, readableSite, requireOwnedSite, requireOwnedSiteByIdToken, requirePrincipal, siteChanged, type AuthServices } from '../auth.ts';
-import { checkSite, originsFor, runVerification, type VerifyServices } from '../verification.ts';
+import { readableSite, requireOwnedSite, requireOwnedSiteByIdToken, requirePrincipal, type AuthServices } from '../auth.ts';
+import { findSite, siteChanged } from '#domain/site-lookup.ts';
+import { checkSite, originsFor, runVerification, type VerifyServices } from '#domain/site-verification-run.ts';
 import type { Services } from '#platform/services.ts';
 
 /** Callers, the registry with its caches, verification runs, and (in one process with the collector) its recent drops. */

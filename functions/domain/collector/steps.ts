@@ -1,28 +1,45 @@
 /**
  * The collector's steps after parse, DNT and validation, in order: normalize
  * hostname → look up site → verify → enrich (bot flag included) → replay →
- * enqueue. Pure steps live in functions/domain/collector/; the ones that read
- * or write the registry and the queue are here. Each returns what it made or
- * a Drop; each answers from the instance's caches without a promise when it
- * can, so a beacon for a known site awaits only its queue.
+ * enqueue. Each returns what it made or a Drop, through ports the
+ * composition root fills (registry, page checker, queue, log) and caches it
+ * builds; each answers from those caches without a promise when it can, so a
+ * beacon for a known site awaits only its queue.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { registrationOf } from '#domain/registration.ts';
-import { isVerified } from '#domain/site.ts';
-import type { CollectorCaches } from '#domain/collector/caches.ts';
-import { drop, isDrop, type Drop } from '#domain/collector/drop.ts';
-import { buildEventRow, type DailySalt } from '#domain/collector/event-row.ts';
-import type { CollectorPayload } from '#domain/collector/payload.ts';
+import { registrationOf } from '../registration.ts';
+import { isVerified } from '../site.ts';
+import { cachedSite, findSite } from '../site-lookup.ts';
+import { runVerification, type VerifyServices } from '../site-verification-run.ts';
+import type { TtlCache } from '../ttl-cache.ts';
+import type { CollectorCaches } from './caches.ts';
+import { drop, isDrop, type Drop } from './drop.ts';
+import { buildEventRow, type DailySalt } from './event-row.ts';
+import type { CollectorPayload } from './payload.ts';
 import type { EventRow } from '#ports/event-store.ts';
-import { QueueFullError } from '#ports/queue.ts';
+import type { Logger } from '#ports/logger.ts';
+import { QueueFullError, type Queue } from '#ports/queue.ts';
 import type { SiteRecord } from '#ports/registry.ts';
-import { log } from '#platform/log.ts';
-import type { CollectorState, Services } from '#platform/services.ts';
-import { cachedSite, findSite } from './auth.ts';
-import { runVerification, type VerifyServices } from './verification.ts';
 
-/** What the steps read and write: the registry, the queue and the collector's caches. */
-export type CollectServices = VerifyServices & CollectorState & Pick<Services, 'eventQueue'>;
+/** The collector's own per-instance memory, bounded, built by the composition root. */
+export interface CollectorMemory {
+  /** Hostnames whose automatic verification ran lately (pending sites are re-checked every 15 s at most). */
+  verifyAttempts: TtlCache<string, true>;
+  /** Collector replay suppression by (site, id). */
+  replays: TtlCache<string, true>;
+  /** Today's visitor salt, so the registry is asked once a day per instance. */
+  salts: TtlCache<string, string>;
+  /** Sites whose last_seen_at this instance wrote lately. */
+  siteSeen: TtlCache<string, true>;
+  /** The bounded caches of client input (hostnames, user agents, zones, brands). */
+  collectorCaches: CollectorCaches;
+}
+
+/** What the steps read and write: the registry, the page checker, the queue, the log and the collector's memory. */
+export interface CollectServices extends VerifyServices, CollectorMemory {
+  eventQueue: Queue<EventRow>;
+  log: Logger;
+}
 
 /** Automatic verification runs at most this often per hostname and instance (a pending site is cached 15 s). */
 export const AUTO_VERIFY_INTERVAL_MS = 15_000;
@@ -56,7 +73,7 @@ function lookUpSite(services: CollectServices, hostname: string): SiteRecord | D
   const cached = cachedSite(services, hostname);
   if (cached !== undefined) return siteOrUnknown(cached);
   return findSite(services, hostname).then(siteOrUnknown, (e: unknown) => {
-    log.error('site lookup failed', { message: (e as Error).message });
+    services.log.error('site lookup failed', { message: (e as Error).message });
     return drop('lookup_failed');
   });
 }
@@ -89,7 +106,7 @@ function dailySalt(services: CollectServices, now: number): DailySalt | null | P
       return { day, value: salt };
     },
     (e: unknown) => {
-      log.error('salt store failed', { message: (e as Error).message });
+      services.log.error('salt store failed', { message: (e as Error).message });
       return null;
     },
   );
@@ -116,7 +133,7 @@ async function enqueue(services: CollectServices, row: EventRow): Promise<Drop |
     return null;
   } catch (e) {
     if (e instanceof QueueFullError) return drop('queue_full');
-    log.error('event queue refused', { message: (e as Error).message });
+    services.log.error('event queue refused', { message: (e as Error).message });
     return drop('enqueue_failed');
   }
 }
@@ -126,7 +143,7 @@ function markSeen(services: CollectServices, hostname: string, now: number): Pro
   if (services.siteSeen.has(hostname)) return null;
   services.siteSeen.set(hostname, true, SEEN_INTERVAL_MS);
   return services.registry.recordSiteSeen(hostname, new Date(now).toISOString()).catch((e: unknown) => {
-    log.error('recording last_seen_at failed', { message: (e as Error).message });
+    services.log.error('recording last_seen_at failed', { message: (e as Error).message });
   });
 }
 

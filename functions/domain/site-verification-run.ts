@@ -2,15 +2,23 @@
  * Site verification runs (DESIGN §3), shared by POST …/verify, GET …/setup and the collector's
  * automatic check: read the page (and for an explicit check the DNS TXT record), judge, record.
  */
-import { isVerified } from '#domain/site.ts';
-import { judgeVerification, type SiteCheck, type Verification } from '#domain/site-verification.ts';
-import type { PageCheck } from '#ports/page-checker.ts';
+import { isVerified } from './site.ts';
+import { siteChanged, type SiteLookup } from './site-lookup.ts';
+import { judgeVerification, type SiteCheck, type Verification } from './site-verification.ts';
+import type { Clock } from '#ports/clock.ts';
+import type { PageCheck, PageChecker } from '#ports/page-checker.ts';
 import type { SiteRecord } from '#ports/registry.ts';
-import type { Services } from '#platform/services.ts';
-import { siteChanged, type SiteLookup } from './auth.ts';
+
+/** The origins browsers load latest.js from (PUBLIC_URL's first). */
+export interface PublicOrigins {
+  publicOrigins: readonly string[];
+}
 
 /** What a verification run reads: the page checker, the origins that serve latest.js, the registry. */
-export type VerifyServices = SiteLookup & Pick<Services, 'clock' | 'pageChecker' | 'publicOrigins'>;
+export interface VerifyServices extends SiteLookup, PublicOrigins {
+  clock: Clock;
+  pageChecker: PageChecker;
+}
 
 export interface CheckOptions {
   /**
@@ -21,7 +29,7 @@ export interface CheckOptions {
 }
 
 /** The origins that serve latest.js, PUBLIC_URL's first. */
-export function originsFor(services: Pick<Services, 'publicOrigins'>, { servedOrigin }: CheckOptions): readonly string[] {
+export function originsFor(services: PublicOrigins, { servedOrigin }: CheckOptions): readonly string[] {
   return servedOrigin && !services.publicOrigins.includes(servedOrigin) ? [...services.publicOrigins, servedOrigin] : services.publicOrigins;
 }
 
