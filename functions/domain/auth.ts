@@ -55,3 +55,20 @@ export function parseScopes(value: unknown): Scope[] | null {
   }
   return SCOPES.filter((s) => out.includes(s));
 }
+
+/** The longest label a management key may have, in characters after trimming. */
+export const MAX_KEY_LABEL = 100;
+/** The texts parseKeyRequest answers with. */
+export const KEY_REQUEST_ERRORS = ['invalid label', 'invalid scopes'] as const;
+const [INVALID_LABEL, INVALID_SCOPES] = KEY_REQUEST_ERRORS;
+
+/** A create-key body: `scopes` required, `label` optional (trimmed); a body that is no object reads as bad scopes. */
+export function parseKeyRequest(body: unknown): { ok: true; label: string; scopes: Scope[] } | { ok: false; error: string } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, error: INVALID_SCOPES };
+  const fields = body as Record<string, unknown>;
+  const label = fields.label === undefined ? '' : fields.label;
+  if (typeof label !== 'string' || label.trim().length > MAX_KEY_LABEL) return { ok: false, error: INVALID_LABEL };
+  const scopes = parseScopes(fields.scopes);
+  if (!scopes) return { ok: false, error: INVALID_SCOPES };
+  return { ok: true, label: label.trim(), scopes };
+}

@@ -1,30 +1,118 @@
 /**
- * Errors the product API answers with. Each carries its HTTP status and the
- * exact `error` text of the spec; anything else becomes 500 `internal error`.
+ * Why the product refuses a request, as named classes that domain code,
+ * adapters and handlers throw. Each carries the spec's exact `error` text
+ * once and says what kind of refusal it is; which HTTP status a kind is
+ * answered with is decided only at the HTTP edge (functions/http/errors.ts),
+ * and the OpenAPI document reads the same texts from these classes.
  */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-    this.name = 'ApiError';
+
+/** What kind of refusal: the edge maps each kind to one status. */
+export type RefusalKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict' | 'rate_limited' | 'unavailable' | 'internal';
+
+export abstract class ProductError extends Error {
+  abstract readonly kind: RefusalKind;
+  /** Seconds a client should wait before asking again, when the answer says so; null otherwise. */
+  readonly retryAfterSeconds: number | null = null;
+}
+
+/** A refusal class with one fixed text: `new UnknownSiteError()`, and `UnknownSiteError.text` for documents. */
+export interface FixedRefusal {
+  new (): ProductError;
+  readonly kind: RefusalKind;
+  readonly text: string;
+  readonly retryAfterSeconds: number | null;
+}
+
+function refusal(name: string, kind: RefusalKind, text: string, retryAfterSeconds: number | null = null): FixedRefusal {
+  const Refusal = class extends ProductError {
+    static readonly kind = kind;
+    static readonly text = text;
+    static readonly retryAfterSeconds = retryAfterSeconds;
+    readonly kind = kind;
+    override readonly retryAfterSeconds = retryAfterSeconds;
+    constructor() {
+      super(text);
+      this.name = name;
+    }
+  };
+  Object.defineProperty(Refusal, 'name', { value: name });
+  return Refusal;
+}
+
+export const SignInRequiredError = refusal('SignInRequiredError', 'unauthenticated', 'sign in required');
+export const InvalidKeyError = refusal('InvalidKeyError', 'unauthenticated', 'invalid or revoked management key');
+export const KeysForbiddenError = refusal('KeysForbiddenError', 'forbidden', 'management keys cannot call this endpoint');
+export const UnverifiedOwnerError = refusal('UnverifiedOwnerError', 'forbidden', 'Install your tracking script to verify this site first');
+export const SelfRevokeOnlyError = refusal('SelfRevokeOnlyError', 'forbidden', 'only a management key can revoke itself');
+export const UnknownSiteError = refusal('UnknownSiteError', 'not_found', 'unknown site');
+export const UnknownKeyError = refusal('UnknownKeyError', 'not_found', 'unknown key');
+export const UnknownImportError = refusal('UnknownImportError', 'not_found', 'unknown import');
+/** An unmatched product API route. */
+export const NotFoundError = refusal('NotFoundError', 'not_found', 'not found');
+export const HostnameTakenError = refusal('HostnameTakenError', 'conflict', 'hostname is registered to another account');
+export const ImportActiveError = refusal('ImportActiveError', 'conflict', 'an import is already active for this site');
+export const NotCancellableError = refusal('NotCancellableError', 'conflict', 'only a queued or running import can be cancelled');
+export const NotRetryableError = refusal('NotRetryableError', 'conflict', 'only a failed or cancelled import can be retried');
+export const RateLimitedError = refusal('RateLimitedError', 'rate_limited', 'rate limited, retry in 1s', 1);
+export const DailyImportLimitError = refusal('DailyImportLimitError', 'rate_limited', 'daily import limit reached');
+export const SiteLimitError = refusal('SiteLimitError', 'invalid', 'site limit reached');
+export const KeyLimitError = refusal('KeyLimitError', 'invalid', 'management key limit reached');
+export const InvalidKindError = refusal('InvalidKindError', 'invalid', 'kind must be web or api');
+export const PublicNeedsVerificationError = refusal('PublicNeedsVerificationError', 'invalid', 'verify domain ownership before making the site public');
+export const UnknownDimensionError = refusal('UnknownDimensionError', 'invalid', 'unknown dimension');
+/** A store that keeps refusing for load (throttling past the SDK's retries): worth asking again shortly. */
+export const StoreUnavailableError = refusal('StoreUnavailableError', 'unavailable', 'service unavailable, retry later', 1);
+/** Anything unexpected: its details go to the log, never to the caller. */
+export const InternalError = refusal('InternalError', 'internal', 'internal error');
+
+/** Every refusal with a fixed text, for the documents and the checks that walk them. */
+export const FIXED_REFUSALS: readonly FixedRefusal[] = [
+  SignInRequiredError,
+  InvalidKeyError,
+  KeysForbiddenError,
+  UnverifiedOwnerError,
+  SelfRevokeOnlyError,
+  UnknownSiteError,
+  UnknownKeyError,
+  UnknownImportError,
+  NotFoundError,
+  HostnameTakenError,
+  ImportActiveError,
+  NotCancellableError,
+  NotRetryableError,
+  RateLimitedError,
+  DailyImportLimitError,
+  SiteLimitError,
+  KeyLimitError,
+  InvalidKindError,
+  PublicNeedsVerificationError,
+  UnknownDimensionError,
+  StoreUnavailableError,
+  InternalError,
+];
+
+/** A key without the scope an endpoint needs: `scope read required`. */
+export class ScopeRequiredError extends ProductError {
+  readonly kind = 'forbidden';
+  static readonly kind = 'forbidden';
+  static textFor = (scope: string): string => `scope ${scope} required`;
+  constructor(scope: string) {
+    super(ScopeRequiredError.textFor(scope));
+    this.name = 'ScopeRequiredError';
   }
 }
 
-export const SIGN_IN_REQUIRED = 'sign in required';
-export const INVALID_KEY = 'invalid or revoked management key';
-export const KEYS_FORBIDDEN = 'management keys cannot call this endpoint';
-export const UNKNOWN_SITE = 'unknown site';
-export const NOT_FOUND = 'not found';
-export const INTERNAL_ERROR = 'internal error';
-export const UNVERIFIED_OWNER = 'Install your tracking script to verify this site first';
-
-export const signInRequiredError = () => new ApiError(401, SIGN_IN_REQUIRED);
-export const invalidKeyError = () => new ApiError(401, INVALID_KEY);
-export const keysForbiddenError = () => new ApiError(403, KEYS_FORBIDDEN);
-export const scopeRequiredError = (scope: string) => new ApiError(403, `scope ${scope} required`);
-export const unknownSiteError = () => new ApiError(404, UNKNOWN_SITE);
-export const badRequestError = (message: string) => new ApiError(400, message);
-export const rateLimitedError = () => new ApiError(429, 'rate limited, retry in 1s', { 'Retry-After': '1' });
+/**
+ * Input a parser refused, with that parser's text: each parser exports the
+ * texts it answers with (hostname.ts, site.ts, reports/query.ts,
+ * imports/create-request.ts, auth.ts), and the OpenAPI document lists them
+ * from there.
+ */
+export class InvalidInputError extends ProductError {
+  readonly kind = 'invalid';
+  static readonly kind = 'invalid';
+  constructor(text: string) {
+    super(text);
+    this.name = 'InvalidInputError';
+  }
+}

@@ -15,6 +15,7 @@ export type SiteKind = 'web' | 'api';
 export type NormalizedHostname = { ok: true; hostname: string } | { ok: false; error: string };
 export const WEB_HOSTNAME_INVALID = 'Enter a valid website address, such as example.com';
 export const API_HOSTNAME_INVALID = 'Enter a valid API hostname, such as api.example.com';
+export const HOSTNAME_ERRORS = [WEB_HOSTNAME_INVALID, API_HOSTNAME_INVALID] as const;
 
 
 // Nontransitional processing matches WHATWG URL, so "faß.de" stays distinct

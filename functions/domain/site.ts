@@ -74,25 +74,29 @@ export type SettingsResult = { ok: true; settings: SiteSettings } | { ok: false;
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The texts parseSiteSettings answers with, in the order it checks. */
+export const SETTINGS_ERRORS = ['invalid settings', 'invalid display name', 'invalid sharing setting', 'invalid reports mode', 'invalid pin setting'] as const;
+const [INVALID_SETTINGS, INVALID_DISPLAY_NAME, INVALID_SHARING, INVALID_REPORTS_MODE, INVALID_PIN] = SETTINGS_ERRORS;
+
 /** Field checks run in a fixed order; the first failure names its field. Unknown fields are ignored. */
 export function parseSiteSettings(body: unknown): SettingsResult {
-  if (!isPlainObject(body)) return { ok: false, error: 'invalid settings' };
+  if (!isPlainObject(body)) return { ok: false, error: INVALID_SETTINGS };
   const settings: SiteSettings = {};
   if ('display_name' in body) {
     const v = body.display_name;
-    if (typeof v !== 'string' || v.trim().length > MAX_DISPLAY_NAME) return { ok: false, error: 'invalid display name' };
+    if (typeof v !== 'string' || v.trim().length > MAX_DISPLAY_NAME) return { ok: false, error: INVALID_DISPLAY_NAME };
     settings.display_name = v.trim();
   }
   if ('is_public' in body) {
-    if (typeof body.is_public !== 'boolean') return { ok: false, error: 'invalid sharing setting' };
+    if (typeof body.is_public !== 'boolean') return { ok: false, error: INVALID_SHARING };
     settings.is_public = body.is_public;
   }
   if ('reports_mode' in body) {
-    if (body.reports_mode !== 'inherit') return { ok: false, error: 'invalid reports mode' };
+    if (body.reports_mode !== 'inherit') return { ok: false, error: INVALID_REPORTS_MODE };
     settings.reports_mode = 'inherit';
   }
   if ('pinned' in body) {
-    if (typeof body.pinned !== 'boolean') return { ok: false, error: 'invalid pin setting' };
+    if (typeof body.pinned !== 'boolean') return { ok: false, error: INVALID_PIN };
     settings.pinned = body.pinned;
   }
   return { ok: true, settings };

@@ -6,7 +6,8 @@
  */
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ApiError, INTERNAL_ERROR, NOT_FOUND } from '#domain/errors.ts';
+import { InternalError, NotFoundError, ProductError } from '#domain/errors.ts';
+import { httpOf } from './refusals.ts';
 import type { Caller } from '#domain/auth.ts';
 import type { Services } from '#platform/services.ts';
 import { log, logEnabled, type LogLevel } from '#platform/log.ts';
@@ -48,7 +49,10 @@ export function text(statusCode: number, body: string, headers: Record<string, s
   return { statusCode, headers: { 'Content-Type': 'text/plain; charset=utf-8', ...NO_STORE, ...headers }, body };
 }
 
-export const errorResponse = (e: ApiError): ApiResponse => json(e.status, { error: e.message }, e.headers);
+export function errorResponse(e: ProductError): ApiResponse {
+  const { status, headers } = httpOf(e);
+  return json(status, { error: e.message }, headers);
+}
 
 /** Preflight for every path (spec part 4 "Conventions"); it does not enable cross-origin product calls. */
 export function preflight(): ApiResponse {
@@ -114,11 +118,11 @@ export interface GroupOptions {
   requestLogLevel?: LogLevel;
 }
 
-/** ApiError → its JSON answer; anything else → 500 `internal error`, details only in the log. */
+/** A refusal → its JSON answer; anything else → 500 `internal error`, details only in the log. */
 function errorAnswer(e: Error | null | undefined, routeKey: string): ApiResponse {
-  if (e instanceof ApiError) return errorResponse(e);
+  if (e instanceof ProductError) return errorResponse(e);
   log.error('request failed', { route: routeKey, message: e?.message, stack: e?.stack });
-  return errorResponse(new ApiError(500, INTERNAL_ERROR));
+  return errorResponse(new InternalError());
 }
 
 /**
@@ -163,7 +167,7 @@ export function createGroupHandler<S>(routeHandlers: Record<string, RouteHandler
     let response: ApiResponse;
     try {
       if (req.method === 'OPTIONS') response = preflight();
-      else if (key === null) throw new ApiError(404, NOT_FOUND);
+      else if (key === null) throw new NotFoundError();
       else response = await (routeHandlers[key] as RouteHandler<S>)(req);
     } catch (e) {
       response = errorAnswer(e as Error, routeKey);

@@ -5,14 +5,13 @@
  */
 import { hasScope, hashSecret, isManagementKeyFormat, parseAuthorization, type Caller, type Principal, type Scope } from '#domain/auth.ts';
 import {
-  ApiError,
-  UNVERIFIED_OWNER,
-  invalidKeyError,
-  keysForbiddenError,
-  rateLimitedError,
-  scopeRequiredError,
-  signInRequiredError,
-  unknownSiteError,
+  InvalidKeyError,
+  KeysForbiddenError,
+  RateLimitedError,
+  ScopeRequiredError,
+  SignInRequiredError,
+  UnknownSiteError,
+  UnverifiedOwnerError,
 } from '#domain/errors.ts';
 import { isVerified } from '#domain/site.ts';
 import { findSite, findSiteFor, type SiteLookup } from '#domain/site-lookup.ts';
@@ -43,10 +42,10 @@ async function resolve(req: ApiRequest): Promise<Caller> {
     const claims = await req.services.tokens.verifyIdToken(credential.token);
     return claims ? { kind: 'user', uid: claims.sub } : { kind: 'anonymous', invalidToken: true };
   }
-  if (!isManagementKeyFormat(credential.secret)) throw invalidKeyError();
+  if (!isManagementKeyFormat(credential.secret)) throw new InvalidKeyError();
   const secretHash = hashSecret(credential.secret);
   const record = await lookupKey(req.services, secretHash);
-  if (!record || record.revoked_at) throw invalidKeyError();
+  if (!record || record.revoked_at) throw new InvalidKeyError();
   const now = req.services.clock.now();
   if (!req.services.keyTouches.get(secretHash)) {
     req.services.keyTouches.set(secretHash, true, KEY_TOUCH_INTERVAL_MS);
@@ -67,23 +66,23 @@ export function caller(req: ApiRequest): Promise<Caller> {
 const isChange = (method: string) => method !== 'GET' && method !== 'HEAD';
 
 function checkScope(req: ApiRequest, principal: Principal, scope: Scope | undefined): Principal {
-  if (scope && !hasScope(principal, scope)) throw scopeRequiredError(scope);
-  if (principal.kind === 'key' && isChange(req.method) && !req.services.changeLimiter.take(principal.keyId)) throw rateLimitedError();
+  if (scope && !hasScope(principal, scope)) throw new ScopeRequiredError(scope);
+  if (principal.kind === 'key' && isChange(req.method) && !req.services.changeLimiter.take(principal.keyId)) throw new RateLimitedError();
   return principal;
 }
 
 /** An ID token, or a management key with `scope`; otherwise 401 / 403. */
 export async function requirePrincipal(req: ApiRequest, scope?: Scope): Promise<Principal> {
   const c = await caller(req);
-  if (c.kind === 'anonymous') throw signInRequiredError();
+  if (c.kind === 'anonymous') throw new SignInRequiredError();
   return checkScope(req, c, scope);
 }
 
 /** Endpoints that need an ID token: keys get 403 (spec part 5 rule 6). */
 export async function requireIdToken(req: ApiRequest): Promise<Principal & { kind: 'user' }> {
   const c = await caller(req);
-  if (c.kind === 'key') throw keysForbiddenError();
-  if (c.kind === 'anonymous') throw signInRequiredError();
+  if (c.kind === 'key') throw new KeysForbiddenError();
+  if (c.kind === 'anonymous') throw new SignInRequiredError();
   return c;
 }
 
@@ -91,7 +90,7 @@ export async function requireIdToken(req: ApiRequest): Promise<Principal & { kin
 export async function requireOwnedSite(req: ApiRequest, hostname: string, scope?: Scope): Promise<{ principal: Principal; site: SiteRecord }> {
   const principal = await requirePrincipal(req, scope);
   const site = await findSiteFor(req.services, hostname, principal.uid);
-  if (!site || site.owner_uid !== principal.uid) throw unknownSiteError();
+  if (!site || site.owner_uid !== principal.uid) throw new UnknownSiteError();
   return { principal, site };
 }
 
@@ -99,7 +98,7 @@ export async function requireOwnedSite(req: ApiRequest, hostname: string, scope?
 export async function requireOwnedSiteByIdToken(req: ApiRequest, hostname: string): Promise<{ principal: Principal; site: SiteRecord }> {
   const principal = await requireIdToken(req);
   const site = await findSiteFor(req.services, hostname, principal.uid);
-  if (!site || site.owner_uid !== principal.uid) throw unknownSiteError();
+  if (!site || site.owner_uid !== principal.uid) throw new UnknownSiteError();
   return { principal, site };
 }
 
@@ -112,13 +111,13 @@ export async function readableSite(req: ApiRequest, hostname: string): Promise<{
   const c = await caller(req);
   if (c.kind === 'key') checkScope(req, c, 'read');
   const site = c.kind === 'anonymous' ? await findSite(req.services, hostname) : await findSiteFor(req.services, hostname, c.uid);
-  if (!site) throw unknownSiteError();
+  if (!site) throw new UnknownSiteError();
   if (c.kind !== 'anonymous' && site.owner_uid === c.uid) return { site, owner: true };
   if (site.is_public && isVerified(site)) return { site, owner: false };
-  throw unknownSiteError();
+  throw new UnknownSiteError();
 }
 
 /** Web statistics need a verified site; its owner is told why (spec part 4 "Reports"). */
 export function requireVerifiedForOwner(site: SiteRecord): void {
-  if (!isVerified(site)) throw new ApiError(403, UNVERIFIED_OWNER);
+  if (!isVerified(site)) throw new UnverifiedOwnerError();
 }

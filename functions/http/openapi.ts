@@ -4,7 +4,8 @@
  * `#/components/schemas/<id>`; error answers list their exact texts as examples.
  */
 import { z } from 'zod';
-import { INTERNAL_ERROR_RESPONSE, routes, type ResponseDef, type RouteDef, type RouteGroup } from './routes.ts';
+import { NotFoundError } from '#domain/errors.ts';
+import { FAILURE_RESPONSES, routes, type ResponseDef, type RouteDef, type RouteGroup } from './routes.ts';
 
 const REVISION = '2026-10-04';
 const COMPONENTS = '#/components/schemas/';
@@ -31,7 +32,7 @@ const DESCRIPTION = [
   'Privacy-first web analytics: product API and collector.',
   '',
   'Credentials: `Authorization: Bearer <token>` with an identity-provider ID token or a management key (`tt_mk_…`).',
-  'Every path answers `OPTIONS` with an empty 204 preflight. Product requests that match no route answer 404 `{"error":"not found"}`.',
+  `Every path answers \`OPTIONS\` with an empty 204 preflight. Product requests that match no route answer 404 \`${JSON.stringify({ error: NotFoundError.text })}\`.`,
   'JSON errors are `{"error": <text>}` with `Cache-Control: no-store`; each error response lists its texts as examples. Collector errors are plain text.',
 ].join('\n');
 
@@ -104,7 +105,7 @@ function operation(route: RouteDef, method: string, components: Record<string, J
       schema: { type: 'string' },
     })),
   ];
-  const declared = route.path.startsWith('/api/') ? { ...route.responses, 500: INTERNAL_ERROR_RESPONSE } : route.responses;
+  const declared = route.path.startsWith('/api/') ? { ...route.responses, ...FAILURE_RESPONSES } : route.responses;
   return {
     operationId: `${method}${route.path.replace(/[^A-Za-z0-9]+(\w)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: route.summary,

@@ -1,10 +1,25 @@
 /**
  * What a route of the table is (method, path, group, auth, answers) and the
- * answers routes share: every error text written once here.
+ * refusals routes share; every error text comes from functions/domain/errors.ts
+ * or the parser that answers it.
  */
 import type { z } from 'zod';
 import * as s from './schemas.ts';
 import type { RoutePattern } from './route-match.ts';
+import { STATUS_OF_KIND } from './refusals.ts';
+import {
+  InternalError,
+  InvalidInputError,
+  InvalidKeyError,
+  KeysForbiddenError,
+  RateLimitedError,
+  ScopeRequiredError,
+  SignInRequiredError,
+  StoreUnavailableError,
+  UnknownSiteError,
+  type FixedRefusal,
+  type RefusalKind,
+} from '#domain/errors.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'ANY';
 /** One Lambda function per group in AWS. */
@@ -45,18 +60,39 @@ export interface RouteDef {
 export const routeKey = (r: RoutePattern): string => `${r.method} ${r.path}`;
 
 /** A JSON error answer with these exact texts (spec part 7). */
-export const err = (...errors: string[]): ResponseDef => ({ description: errors.join('; '), schema: s.ErrorBody, errors });
-export const INVALID_KEY = 'invalid or revoked management key';
-export const KEYS_FORBIDDEN = 'management keys cannot call this endpoint';
-export const UNVERIFIED_OWNER = 'Install your tracking script to verify this site first';
-export const IMPORT_ACTIVE = 'an import is already active for this site';
-export const API_KEY_REQUIRED = 'API key is required';
-export const signIn = { 401: err('sign in required', INVALID_KEY) };
-export const scoped = (scope: Scope) => ({ ...signIn, 403: err(`scope ${scope} required`) });
-export const idOnly = { ...signIn, 403: err(KEYS_FORBIDDEN) };
-export const rateLimited = {
-  429: { ...err('rate limited, retry in 1s'), description: 'rate limited, retry in 1s (management key changes)', headers: { 'Retry-After': 'Seconds to wait: 1' } },
-};
-export const ownerSite = { 404: err('unknown site') };
-/** Every product route's answer to an unexpected failure (added by the OpenAPI document, not listed per route). */
-export const INTERNAL_ERROR_RESPONSE = err('internal error');
+const err = (errors: readonly string[]): ResponseDef => ({ description: errors.join('; '), schema: s.ErrorBody, errors });
+
+/** What a route may refuse with, for its document: a refusal class, or a kind with the texts a parser answers. */
+export type Refusable = FixedRefusal | { readonly kind: RefusalKind; readonly texts: readonly string[] };
+
+/** A parser's refusals (`InvalidInputError` with the texts the parser exports). */
+export const invalidInput = (texts: readonly string[]): Refusable => ({ kind: InvalidInputError.kind, texts });
+
+/** The error answers of a route, grouped under the status the edge gives each kind (functions/http/refusals.ts). */
+export function refusals(...items: readonly Refusable[]): Record<number, ResponseDef> {
+  const byStatus = new Map<number, { texts: string[]; retryAfter: number | null }>();
+  for (const item of items) {
+    const status = STATUS_OF_KIND[item.kind];
+    const entry = byStatus.get(status) ?? { texts: [], retryAfter: null };
+    for (const text of 'texts' in item ? item.texts : [item.text]) if (!entry.texts.includes(text)) entry.texts.push(text);
+    if ('retryAfterSeconds' in item && item.retryAfterSeconds !== null) entry.retryAfter = item.retryAfterSeconds;
+    byStatus.set(status, entry);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, { texts, retryAfter }]) => [status, { ...err(texts), ...(retryAfter === null ? {} : { headers: { 'Retry-After': `Seconds to wait: ${retryAfter}` } }) }]),
+  );
+}
+
+const scopeRefusal = (scope: Scope): Refusable => ({ kind: ScopeRequiredError.kind, texts: [ScopeRequiredError.textFor(scope)] });
+/** Routes for any signed-in caller. */
+export const signIn: readonly Refusable[] = [SignInRequiredError, InvalidKeyError];
+/** Routes for an ID token or a key with `scope`. */
+export const scoped = (scope: Scope): readonly Refusable[] => [...signIn, scopeRefusal(scope)];
+/** Routes for an ID token only. */
+export const idOnly: readonly Refusable[] = [...signIn, KeysForbiddenError];
+/** Changes a management key may make: burst 60, then 1 per second. */
+export const rateLimited: readonly Refusable[] = [RateLimitedError];
+/** Reads of a site anyone may read when it is verified and public. */
+export const siteReader: readonly Refusable[] = [InvalidKeyError, scopeRefusal('read'), UnknownSiteError];
+/** Every product route's answers to a failure of its own (added by the OpenAPI document, not listed per route). */
+export const FAILURE_RESPONSES = refusals(StoreUnavailableError, InternalError);

@@ -6,10 +6,34 @@
 import type { z } from 'zod';
 import * as s from './schemas.ts';
 import { createRouteMatcher, matchPath } from './route-match.ts';
-import { err, INVALID_KEY, KEYS_FORBIDDEN, UNVERIFIED_OWNER, IMPORT_ACTIVE, API_KEY_REQUIRED, signIn, scoped, idOnly, rateLimited, ownerSite, type ResponseDef, type RouteDef } from './route-def.ts';
+import { refusals, invalidInput, signIn, scoped, idOnly, rateLimited, siteReader, type Refusable, type ResponseDef, type RouteDef } from './route-def.ts';
+import {
+  DailyImportLimitError,
+  HostnameTakenError,
+  ImportActiveError,
+  InvalidKindError,
+  KeyLimitError,
+  KeysForbiddenError,
+  NotCancellableError,
+  NotRetryableError,
+  PublicNeedsVerificationError,
+  SelfRevokeOnlyError,
+  SiteLimitError,
+  UnknownDimensionError,
+  UnknownImportError,
+  UnknownKeyError,
+  UnknownSiteError,
+  UnverifiedOwnerError,
+} from '#domain/errors.ts';
+import { KEY_REQUEST_ERRORS } from '#domain/auth.ts';
+import { HOSTNAME_ERRORS } from '#domain/hostname.ts';
+import { IMPORT_REQUEST_ERRORS, RETRY_CREDENTIAL_ERRORS } from '#domain/imports/create-request.ts';
+import { SOURCE_ERROR_FORMS } from '#domain/imports/source.ts';
+import { INVALID_TIMEZONE, REPORT_QUERY_ERRORS } from '#domain/reports/query.ts';
+import { SETTINGS_ERRORS } from '#domain/site.ts';
 
 export { matchPath };
-export { INTERNAL_ERROR_RESPONSE, routeKey } from './route-def.ts';
+export { FAILURE_RESPONSES, routeKey } from './route-def.ts';
 export type { AuthMode, HttpMethod, ResponseDef, RouteDef, RouteGroup, Scope } from './route-def.ts';
 
 const productRoutes: RouteDef[] = [
@@ -35,7 +59,7 @@ const productRoutes: RouteDef[] = [
     group: 'account',
     auth: 'account',
     summary: 'The caller: account id, credential kind, scopes and site count. Any key scope works.',
-    responses: { 200: { description: 'caller', schema: s.Me }, ...signIn },
+    responses: { 200: { description: 'caller', schema: s.Me }, ...refusals(...signIn) },
   },
   {
     method: 'POST',
@@ -46,8 +70,7 @@ const productRoutes: RouteDef[] = [
     request: s.CreateManagementKeyRequest,
     responses: {
       201: { description: 'created', schema: s.CreatedManagementKey },
-      400: err('invalid label', 'invalid scopes', 'management key limit reached'),
-      ...idOnly,
+      ...refusals(invalidInput(KEY_REQUEST_ERRORS), KeyLimitError, ...idOnly),
     },
   },
   {
@@ -57,7 +80,7 @@ const productRoutes: RouteDef[] = [
     auth: 'account',
     scope: 'read',
     summary: "The account's management keys, newest first, without secrets.",
-    responses: { 200: { description: 'keys', schema: s.ManagementKeyList }, ...scoped('read') },
+    responses: { 200: { description: 'keys', schema: s.ManagementKeyList }, ...refusals(...scoped('read')) },
   },
   {
     method: 'DELETE',
@@ -65,7 +88,7 @@ const productRoutes: RouteDef[] = [
     group: 'account',
     auth: 'account',
     summary: 'Revoke the management key that signs this request.',
-    responses: { 200: { description: 'revoked', schema: s.RevokedKey }, ...signIn, 403: err('only a management key can revoke itself'), ...rateLimited },
+    responses: { 200: { description: 'revoked', schema: s.RevokedKey }, ...refusals(...signIn, SelfRevokeOnlyError, ...rateLimited) },
   },
   {
     method: 'DELETE',
@@ -74,7 +97,7 @@ const productRoutes: RouteDef[] = [
     auth: 'account',
     scope: 'manage',
     summary: 'Revoke one of the account’s management keys (ID token or manage key).',
-    responses: { 200: { description: 'revoked', schema: s.RevokedKey }, ...scoped('manage'), 404: err('unknown key'), ...rateLimited },
+    responses: { 200: { description: 'revoked', schema: s.RevokedKey }, ...refusals(...scoped('manage'), UnknownKeyError, ...rateLimited) },
   },
   {
     method: 'GET',
@@ -83,7 +106,7 @@ const productRoutes: RouteDef[] = [
     auth: 'account',
     scope: 'read',
     summary: "The caller's sites: pinned first (most recent pin first), then by creation time.",
-    responses: { 200: { description: 'sites', schema: s.SiteList }, ...scoped('read') },
+    responses: { 200: { description: 'sites', schema: s.SiteList }, ...refusals(...scoped('read')) },
   },
   {
     method: 'POST',
@@ -96,10 +119,7 @@ const productRoutes: RouteDef[] = [
     responses: {
       200: { description: 'already registered to this account', schema: s.CreatedSite },
       201: { description: 'registered', schema: s.CreatedSite },
-      400: err('Enter a valid website address, such as example.com', 'Enter a valid API hostname, such as api.example.com', 'kind must be web or api', 'site limit reached'),
-      ...scoped('manage'),
-      409: err('hostname is registered to another account'),
-      ...rateLimited,
+      ...refusals(invalidInput(HOSTNAME_ERRORS), InvalidKindError, SiteLimitError, ...scoped('manage'), HostnameTakenError, ...rateLimited),
     },
   },
   {
@@ -109,7 +129,7 @@ const productRoutes: RouteDef[] = [
     auth: 'site',
     scope: 'read',
     summary: 'Site metadata; owner-only fields for the owner; anonymous for verified public sites.',
-    responses: { 200: { description: 'site', schema: s.Site }, 401: err(INVALID_KEY), 403: err('scope read required'), ...ownerSite },
+    responses: { 200: { description: 'site', schema: s.Site }, ...refusals(...siteReader) },
   },
   {
     method: 'PATCH',
@@ -121,17 +141,7 @@ const productRoutes: RouteDef[] = [
     request: s.UpdateSiteRequest,
     responses: {
       200: { description: 'updated', schema: s.UpdatedSite },
-      400: err(
-        'invalid settings',
-        'invalid display name',
-        'invalid sharing setting',
-        'invalid reports mode',
-        'invalid pin setting',
-        'verify domain ownership before making the site public',
-      ),
-      ...scoped('manage'),
-      ...ownerSite,
-      ...rateLimited,
+      ...refusals(invalidInput(SETTINGS_ERRORS), PublicNeedsVerificationError, ...scoped('manage'), UnknownSiteError, ...rateLimited),
     },
   },
   {
@@ -140,7 +150,7 @@ const productRoutes: RouteDef[] = [
     group: 'sites',
     auth: 'id_token',
     summary: 'Delete the registration and its owner data (ID token only). Collected analytics remain.',
-    responses: { 200: { description: 'deleted', schema: s.DeletedSite }, ...idOnly, ...ownerSite },
+    responses: { 200: { description: 'deleted', schema: s.DeletedSite }, ...refusals(...idOnly, UnknownSiteError) },
   },
   {
     method: 'POST',
@@ -150,7 +160,7 @@ const productRoutes: RouteDef[] = [
     scope: 'manage',
     summary:
       "Run ownership verification now (this service's script or the verify token on the home page, or a DNS TXT record); returns the Site and the check's outcome.",
-    responses: { 200: { description: 'site after the check, passed or not', schema: s.VerifiedSite }, ...scoped('manage'), ...ownerSite, ...rateLimited },
+    responses: { 200: { description: 'site after the check, passed or not', schema: s.VerifiedSite }, ...refusals(...scoped('manage'), UnknownSiteError, ...rateLimited) },
   },
   {
     method: 'GET',
@@ -159,7 +169,7 @@ const productRoutes: RouteDef[] = [
     auth: 'account',
     scope: 'read',
     summary: 'Installation state: verified, whether the script is on the page now and why not, the last recorded check, last beacon time.',
-    responses: { 200: { description: 'setup state', schema: s.SiteSetup }, ...scoped('read'), ...ownerSite },
+    responses: { 200: { description: 'setup state', schema: s.SiteSetup }, ...refusals(...scoped('read'), UnknownSiteError) },
   },
 ];
 
@@ -227,13 +237,12 @@ const reportQuery = {
   tz: 'IANA timezone for calendar days and buckets; default UTC',
   filter: 'Clauses joined by ";": dim:value (equals), dim!value (not equals), dim~value (contains); values URL-encoded',
 };
-const REPORT_QUERY_ERRORS = ['invalid range', 'invalid timezone', 'invalid filter'];
 interface StatsOptions {
   query?: Record<string, string>;
   /** Owners' and non-owners' reads alike are no-store when false. */
   edgeCached?: boolean;
-  /** 400 texts beyond the common query errors. */
-  errors?: string[];
+  /** Refusals beyond the common query errors. */
+  errors?: readonly Refusable[];
 }
 const stats = (path: string, summary: string, schema: z.ZodType, { query = {}, edgeCached = true, errors = [] }: StatsOptions = {}): RouteDef => ({
   method: 'GET',
@@ -245,10 +254,7 @@ const stats = (path: string, summary: string, schema: z.ZodType, { query = {}, e
   query: { ...reportQuery, ...query },
   responses: {
     200: { description: 'report', schema },
-    400: err(...REPORT_QUERY_ERRORS, ...errors),
-    401: err(INVALID_KEY),
-    403: err('scope read required', UNVERIFIED_OWNER),
-    404: err('unknown site'),
+    ...refusals(invalidInput(REPORT_QUERY_ERRORS), ...errors, ...siteReader, UnverifiedOwnerError),
   },
 });
 
@@ -263,7 +269,7 @@ const reportRoutes: RouteDef[] = [
       limit: 'Default 10, clamped to 1..1000',
       tz: 'Ignored',
     },
-    errors: ['unknown dimension'],
+    errors: [UnknownDimensionError],
   }),
   stats('/api/sites/{hostname}/retention', 'Engagement retention: share of pageviews lasting or scrolling at least each threshold.', s.Retention, { edgeCached: false }),
   {
@@ -274,11 +280,11 @@ const reportRoutes: RouteDef[] = [
     scope: 'read',
     summary: 'Every verified website and API site of the caller with sparse daily rollups from a rolling 31-day cutoff and a live count.',
     query: { tz: 'IANA timezone of the days; default UTC' },
-    responses: { 200: { description: 'summary', schema: s.SitesSummary }, 400: err('invalid timezone'), ...scoped('read') },
+    responses: { 200: { description: 'summary', schema: s.SitesSummary }, ...refusals(invalidInput([INVALID_TIMEZONE]), ...scoped('read')) },
   },
 ];
 
-const importJobErrors = { ...idOnly, 404: err('unknown site', 'unknown import') };
+const importJobErrors: readonly Refusable[] = [...idOnly, UnknownSiteError, UnknownImportError];
 
 const importRoutes: RouteDef[] = [
   {
@@ -288,7 +294,7 @@ const importRoutes: RouteDef[] = [
     auth: 'account',
     scope: 'read',
     summary: 'The import sources and their configuration fields (one: Simple Analytics). Never credentials.',
-    responses: { 200: { description: 'sources', schema: s.ImportSourceList }, ...scoped('read') },
+    responses: { 200: { description: 'sources', schema: s.ImportSourceList }, ...refusals(...scoped('read')) },
   },
   {
     method: 'GET',
@@ -297,7 +303,7 @@ const importRoutes: RouteDef[] = [
     auth: 'account',
     scope: 'read',
     summary: "The site's import jobs, newest first, at most 50, all statuses. Owner ID token or read key; auth before the site lookup.",
-    responses: { 200: { description: 'jobs', schema: s.ImportJobList }, ...scoped('read'), ...ownerSite },
+    responses: { 200: { description: 'jobs', schema: s.ImportJobList }, ...refusals(...scoped('read'), UnknownSiteError) },
   },
   {
     method: 'POST',
@@ -310,21 +316,15 @@ const importRoutes: RouteDef[] = [
     request: s.CreateImportRequest,
     responses: {
       201: { description: 'queued', schema: s.ImportJob },
-      400: err(
-        'invalid date range',
-        'unknown import source',
-        'User ID is required',
-        API_KEY_REQUIRED,
-        'Source hostname is required',
-        'Source hostname is invalid',
-        'SimpleAnalytics returned <status>: …',
-        'SimpleAnalytics error: …',
+      ...refusals(
+        invalidInput([...IMPORT_REQUEST_ERRORS, ...SOURCE_ERROR_FORMS]),
+        ...idOnly,
+        KeysForbiddenError,
+        UnverifiedOwnerError,
+        UnknownSiteError,
+        ImportActiveError,
+        DailyImportLimitError,
       ),
-      ...idOnly,
-      403: err(KEYS_FORBIDDEN, UNVERIFIED_OWNER),
-      ...ownerSite,
-      409: err(IMPORT_ACTIVE),
-      429: err('daily import limit reached'),
     },
   },
   {
@@ -333,7 +333,7 @@ const importRoutes: RouteDef[] = [
     group: 'imports',
     auth: 'id_token',
     summary: 'Cancel a queued or running import (owner ID token only); the chunk in flight finishes first.',
-    responses: { 200: { description: 'cancelled', schema: s.ImportJob }, ...importJobErrors, 409: err('only a queued or running import can be cancelled') },
+    responses: { 200: { description: 'cancelled', schema: s.ImportJob }, ...refusals(...importJobErrors, NotCancellableError) },
   },
   {
     method: 'POST',
@@ -344,9 +344,7 @@ const importRoutes: RouteDef[] = [
     request: s.RetryImportRequest,
     responses: {
       200: { description: 'queued again', schema: s.ImportJob },
-      400: { ...err(API_KEY_REQUIRED), description: 'API key is required (the kept credentials expired)' },
-      ...importJobErrors,
-      409: err('only a failed or cancelled import can be retried', IMPORT_ACTIVE),
+      ...refusals(invalidInput(RETRY_CREDENTIAL_ERRORS), ...importJobErrors, NotRetryableError, ImportActiveError),
     },
   },
 ];

@@ -10,6 +10,7 @@ import type { ApiRequest, ApiResponse, GroupHandler } from '#http/api.ts';
 import { parseQueryString } from '#http/query-string.ts';
 import type { Services } from '#platform/services.ts';
 import { clientIp } from '#domain/client-ip.ts';
+import { InternalError } from '#domain/errors.ts';
 
 /** Product request bodies above this are refused before they reach a handler. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -149,7 +150,7 @@ export function createLocalServer(options: LocalServerOptions): Server {
       }
       console.error(JSON.stringify({ level: 'error', message: (e as Error)?.message, stack: (e as Error)?.stack }));
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(JSON.stringify({ error: 'internal error' }));
+      res.end(JSON.stringify({ error: InternalError.text }));
     });
   });
 }

@@ -19,14 +19,13 @@
  * dynalite has no transactions, so every multi-item step is ordered so that
  * a crash in between leaves something harmless (see each method).
  */
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DAILY_WINDOW_MS, isActive, type ImportStatus } from '#domain/imports/job.ts';
 import type { ChunkCounts, FinalStatus, ImportJobRecord, ImportJobs } from '#ports/import-jobs.ts';
 import { GSI1, keys } from './table.ts';
-
-const isConditionFailure = (e: unknown) =>
-  e instanceof ConditionalCheckFailedException || (e as Error)?.name === 'ConditionalCheckFailedException';
+import { documentClient, isConditionFailure } from './document-client.ts';
 
 /** Credentials of a running job expire after this at the latest (a backstop for crashes). */
 const CREDENTIALS_MAX_AGE_MS = 30 * 24 * 3_600_000;
@@ -76,7 +75,7 @@ export class DynamoImportJobs implements ImportJobs {
     client: DynamoDBClient,
     private readonly table: string,
   ) {
-    this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    this.doc = documentClient(client);
   }
 
   /**

@@ -4,10 +4,11 @@
  * back if the second write fails, so concurrent requests never exceed a limit.
  * (dynalite has no TransactWriteItems, and this sequence needs none.)
  */
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type {
+  DynamoDBDocumentClient} from '@aws-sdk/lib-dynamodb';
 import {
   DeleteCommand,
-  DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -18,10 +19,8 @@ import type { CreateSiteResult, ManagementKeyRecord, Registry, SitePatch, SiteRe
 import type { SiteCheck } from '#domain/site-verification.ts';
 import { isLapsedRegistration } from '#domain/site.ts';
 import { GSI1, keys } from './table.ts';
+import { documentClient, isConditionFailure } from './document-client.ts';
 import { toKey, toSite } from './registry-items.ts';
-
-const isConditionFailure = (e: unknown) =>
-  e instanceof ConditionalCheckFailedException || (e as Error)?.name === 'ConditionalCheckFailedException';
 
 export class DynamoRegistry implements Registry {
   private readonly doc: DynamoDBDocumentClient;
@@ -30,7 +29,7 @@ export class DynamoRegistry implements Registry {
     client: DynamoDBClient,
     private readonly table: string,
   ) {
-    this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    this.doc = documentClient(client);
   }
 
   async getSite(hostname: string): Promise<SiteRecord | null> {

@@ -18,6 +18,10 @@ export const API_KEY_REQUIRED = 'API key is required';
 export const API_KEY_INVALID = 'API key is invalid';
 export const SOURCE_HOSTNAME_REQUIRED = 'Source hostname is required';
 export const SOURCE_HOSTNAME_INVALID = 'Source hostname is invalid';
+/** What a retry answers when the kept key expired and none came, or the new one is implausible. */
+export const RETRY_CREDENTIAL_ERRORS = [API_KEY_REQUIRED, API_KEY_INVALID] as const;
+/** Every text the request parsers answer with. */
+export const IMPORT_REQUEST_ERRORS = [INVALID_DATE_RANGE, UNKNOWN_IMPORT_SOURCE, USER_ID_REQUIRED, API_KEY_REQUIRED, API_KEY_INVALID, SOURCE_HOSTNAME_REQUIRED, SOURCE_HOSTNAME_INVALID] as const;
 
 export interface ImportCredentials {
   user_id: string;

@@ -38,12 +38,6 @@ export const MAX_LISTED_IMPORTS = 50;
 /** Credentials of a failed or cancelled job are kept this long for a retry, then deleted. */
 export const RETRY_CREDENTIALS_TTL_MS = 7 * 24 * 3_600_000;
 
-export const DAILY_LIMIT_REACHED = 'daily import limit reached';
-export const IMPORT_ALREADY_ACTIVE = 'an import is already active for this site';
-export const UNKNOWN_IMPORT = 'unknown import';
-export const NOT_CANCELLABLE = 'only a queued or running import can be cancelled';
-export const NOT_RETRYABLE = 'only a failed or cancelled import can be retried';
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Whether `id` has the form of a job id (a lowercase UUID); anything else names no job. */

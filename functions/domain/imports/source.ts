@@ -93,6 +93,9 @@ function quote(text: string, secrets: readonly string[]): string {
   return redact(text, secrets).slice(0, MAX_SOURCE_ERROR_BODY);
 }
 
+/** The forms of a source's refusal of a credential test, as the API documents them. */
+export const SOURCE_ERROR_FORMS = ['<source> returned <status>: …', '<source> returned malformed CSV: …', '<source> error: …'] as const;
+
 /** `SimpleAnalytics returned <status>: ` + at most 200 characters of the response body. */
 export function sourceStatusError(source: ImportSource, status: number, body: string, secrets: readonly string[] = []): string {
   return `${source.label} returned ${status}: ${quote(body, secrets)}`;

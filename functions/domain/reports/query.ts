@@ -105,7 +105,10 @@ export function parseSummaryLimit(raw: string | undefined): number {
   return Math.min(Math.max(v, 1), MAX_SUMMARY_LIMIT);
 }
 
-export type ReportQueryError = 'invalid range' | 'invalid timezone' | 'invalid filter';
+/** The texts parseReportQuery answers with, in the order it checks. */
+export const REPORT_QUERY_ERRORS = ['invalid range', 'invalid timezone', 'invalid filter'] as const;
+export type ReportQueryError = (typeof REPORT_QUERY_ERRORS)[number];
+export const [INVALID_RANGE, INVALID_TIMEZONE, INVALID_FILTER] = REPORT_QUERY_ERRORS;
 
 export type ReportQuery =
   | { ok: true; range: Range; tz: string; filters: FilterClause[] }
@@ -118,10 +121,10 @@ export type ReportQuery =
  */
 export function parseReportQuery(query: Readonly<Record<string, string | undefined>>, nowSeconds: number, { ignoreTz = false } = {}): ReportQuery {
   const range = parseRange(query.from, query.to, nowSeconds);
-  if (range === null) return { ok: false, error: 'invalid range' };
+  if (range === null) return { ok: false, error: INVALID_RANGE };
   const tz = ignoreTz ? 'UTC' : parseTimezone(query.tz);
-  if (tz === null) return { ok: false, error: 'invalid timezone' };
+  if (tz === null) return { ok: false, error: INVALID_TIMEZONE };
   const filters = parseFilter(query.filter);
-  if (filters === null) return { ok: false, error: 'invalid filter' };
+  if (filters === null) return { ok: false, error: INVALID_FILTER };
   return { ok: true, range, tz, filters };
 }

@@ -1,7 +1,7 @@
 /** Route group `account`: the caller and management keys (spec part 5, DESIGN.md §4). */
 import { randomUUID } from 'node:crypto';
-import { MAX_ACTIVE_MANAGEMENT_KEYS, SCOPES, hashSecret, newManagementKeySecret, parseScopes } from '#domain/auth.ts';
-import { ApiError, badRequestError } from '#domain/errors.ts';
+import { MAX_ACTIVE_MANAGEMENT_KEYS, SCOPES, hashSecret, newManagementKeySecret, parseKeyRequest } from '#domain/auth.ts';
+import { InvalidInputError, KeyLimitError, SelfRevokeOnlyError, UnknownKeyError } from '#domain/errors.ts';
 import type { ManagementKeyRecord } from '#ports/registry.ts';
 import { createGroupHandler, json, jsonBody, type ApiRequest as AnyApiRequest } from '../api.ts';
 import { requireIdToken, requirePrincipal, type AuthServices } from '../auth.ts';
@@ -10,8 +10,6 @@ import { KEY_CACHE_TTL_MS } from '#platform/instance-state.ts';
 /** Callers and their management keys. */
 export type AccountServices = AuthServices;
 type ApiRequest = AnyApiRequest<AccountServices>;
-
-const MAX_LABEL = 100;
 
 const keyView = (k: ManagementKeyRecord) => ({
   id: k.id,
@@ -36,26 +34,22 @@ async function me(req: ApiRequest) {
 
 async function createKey(req: ApiRequest) {
   const principal = await requireIdToken(req);
-  const body = jsonBody(req);
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequestError('invalid scopes');
-  const fields = body as Record<string, unknown>;
-  const label = fields.label === undefined ? '' : fields.label;
-  if (typeof label !== 'string' || label.trim().length > MAX_LABEL) throw badRequestError('invalid label');
-  const scopes = parseScopes(fields.scopes);
-  if (!scopes) throw badRequestError('invalid scopes');
+  const parsed = parseKeyRequest(jsonBody(req));
+  if (!parsed.ok) throw new InvalidInputError(parsed.error);
+  const { label, scopes } = parsed;
   const secret = newManagementKeySecret();
   const record: ManagementKeyRecord = {
     id: randomUUID(),
     owner_uid: principal.uid,
     secret_hash: hashSecret(secret),
-    label: label.trim(),
+    label,
     scopes,
     created_at: req.services.clock.now().toISOString(),
     last_used_at: null,
     revoked_at: null,
   };
   if (!(await req.services.registry.createManagementKey(record, MAX_ACTIVE_MANAGEMENT_KEYS))) {
-    throw badRequestError('management key limit reached');
+    throw new KeyLimitError();
   }
   return json(201, { id: record.id, key: secret, label: record.label, scopes: record.scopes, created_at: record.created_at });
 }
@@ -69,7 +63,7 @@ async function listKeys(req: ApiRequest) {
 
 async function revoke(req: ApiRequest, ownerUid: string, id: string) {
   const revoked = await req.services.registry.revokeManagementKey(ownerUid, id, req.services.clock.now().toISOString());
-  if (!revoked) throw new ApiError(404, 'unknown key');
+  if (!revoked) throw new UnknownKeyError();
   // This instance stops accepting the key at once; others within their cache TTL.
   req.services.keyCache.set(revoked.secret_hash, revoked, KEY_CACHE_TTL_MS);
   return json(200, { revoked: revoked.id });
@@ -77,7 +71,7 @@ async function revoke(req: ApiRequest, ownerUid: string, id: string) {
 
 async function revokeSelf(req: ApiRequest) {
   const principal = await requirePrincipal(req);
-  if (principal.kind !== 'key') throw new ApiError(403, 'only a management key can revoke itself');
+  if (principal.kind !== 'key') throw new SelfRevokeOnlyError();
   return revoke(req, principal.uid, principal.keyId);
 }
 

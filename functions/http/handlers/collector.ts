@@ -4,6 +4,7 @@
  * and never a 5xx for anything a client sends.
  */
 import type { Drop, DropReason } from '#domain/collector/drop.ts';
+import { StoreUnavailableError } from '#domain/errors.ts';
 import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload, type CollectorPayload, type QueryParams } from '#domain/collector/payload.ts';
 import { createGroupHandler, type ApiRequest as AnyApiRequest, type ApiResponse } from '../api.ts';
 import { collect, type CollectServices } from '#domain/collector/steps.ts';
@@ -48,7 +49,7 @@ const ok = (): ApiResponse => ({
 const tooLarge = () => plain(413, 'payload too large');
 
 /** The row could not be taken (queue full, journal write failed): never a 200 for it. */
-const unavailable = () => plain(503, 'service unavailable, retry later', { 'Retry-After': '1' });
+const unavailable = () => plain(503, StoreUnavailableError.text, { 'Retry-After': String(StoreUnavailableError.retryAfterSeconds) });
 const notTaken = (outcome: Drop | null) => outcome !== null && (outcome.drop === 'queue_full' || outcome.drop === 'enqueue_failed');
 
 const gif = (): ApiResponse => ({

@@ -4,18 +4,21 @@
  * Create runs the spec's checks strictly in order; every reservation it makes
  * (daily slot, site lock) is given back when a later check fails.
  */
-import { ApiError, UNVERIFIED_OWNER, badRequestError } from '#domain/errors.ts';
+import {
+  DailyImportLimitError,
+  ImportActiveError,
+  InvalidInputError,
+  NotCancellableError,
+  NotRetryableError,
+  UnknownImportError,
+  UnverifiedOwnerError,
+} from '#domain/errors.ts';
 import { isVerified } from '#domain/site.ts';
 import { API_KEY_REQUIRED, parseImportRequest, parseRetryCredentials } from '#domain/imports/create-request.ts';
 import {
-  DAILY_LIMIT_REACHED,
-  IMPORT_ALREADY_ACTIVE,
   MAX_IMPORTS_PER_DAY,
   MAX_LISTED_IMPORTS,
-  NOT_CANCELLABLE,
-  NOT_RETRYABLE,
   RETRY_CREDENTIALS_TTL_MS,
-  UNKNOWN_IMPORT,
   compareJobsNewestFirst,
   isJobIdForm,
   jobView,
@@ -72,26 +75,26 @@ async function createImport(req: ApiRequest) {
   // 1. Site owner (ID token only; keys 403 and anonymous 401 before the lookup).
   const { principal, site } = await requireOwnedSiteByIdToken(req, hostnameParam(req));
   // 2. Verified.
-  if (!isVerified(site)) throw new ApiError(403, UNVERIFIED_OWNER);
+  if (!isVerified(site)) throw new UnverifiedOwnerError();
   const now = services.clock.now();
   // 3 and 4. Dates, then source and configuration.
   const parsed = parseImportRequest(jsonBody(req), now);
-  if (!parsed.ok) throw badRequestError(parsed.error);
+  if (!parsed.ok) throw new InvalidInputError(parsed.error);
   const { request } = parsed;
   const jobId = uuidv7(now);
   // 5. Daily limit.
   if (!(await services.importJobs.reserveDailySlot(principal.uid, jobId, now, MAX_IMPORTS_PER_DAY))) {
-    throw new ApiError(429, DAILY_LIMIT_REACHED);
+    throw new DailyImportLimitError();
   }
   let locked = false;
   let stored = false;
   try {
     // 6. One queued or running job per site.
     locked = await services.importJobs.acquireActiveLock(site.hostname, jobId, now);
-    if (!locked) throw new ApiError(409, IMPORT_ALREADY_ACTIVE);
+    if (!locked) throw new ImportActiveError();
     // 7. Credential test.
     const check = await services.importSource.checkCredentials(request.credentials, request.source_hostname, now);
-    if (!check.ok) throw badRequestError(check.error);
+    if (!check.ok) throw new InvalidInputError(check.error);
     const job = newImportJob(jobId, site.hostname, principal.uid, request, now);
     const sealed = await services.secrets.seal(request.credentials.api_key, credentialContext(job));
     await services.importJobs.createJob(job, sealed);
@@ -111,7 +114,7 @@ async function ownedJob(req: ApiRequest): Promise<ImportJobRecord> {
   const jobId = req.params.jobId ?? '';
   // Not asked of the store: an overlong id would fail on its key size limit instead of missing.
   const job = isJobIdForm(jobId) ? await req.services.importJobs.getJob(site.hostname, jobId) : null;
-  if (!job) throw new ApiError(404, UNKNOWN_IMPORT);
+  if (!job) throw new UnknownImportError();
   return job;
 }
 
@@ -124,24 +127,24 @@ async function cancelImport(req: ApiRequest) {
     error: null,
     credentialsExpireAt: new Date(at.getTime() + RETRY_CREDENTIALS_TTL_MS),
   });
-  if (!cancelled) throw new ApiError(409, NOT_CANCELLABLE);
+  if (!cancelled) throw new NotCancellableError();
   return json(200, view(cancelled));
 }
 
 async function retryImport(req: ApiRequest) {
   const { services } = req;
   const job = await ownedJob(req);
-  if (!transition('retry').from.includes(job.status)) throw new ApiError(409, NOT_RETRYABLE);
+  if (!transition('retry').from.includes(job.status)) throw new NotRetryableError();
   const at = services.clock.now();
   const replacement = parseRetryCredentials(jsonBody(req));
-  if ('error' in replacement) throw badRequestError(replacement.error);
+  if ('error' in replacement) throw new InvalidInputError(replacement.error);
   const kept = await services.importJobs.getCredentials(job.site, job.id, at);
-  if (!kept && !replacement.api_key) throw badRequestError(API_KEY_REQUIRED);
-  if (!(await services.importJobs.acquireActiveLock(job.site, job.id, at))) throw new ApiError(409, IMPORT_ALREADY_ACTIVE);
+  if (!kept && !replacement.api_key) throw new InvalidInputError(API_KEY_REQUIRED);
+  if (!(await services.importJobs.acquireActiveLock(job.site, job.id, at))) throw new ImportActiveError();
   let queued: ImportJobRecord | null = null;
   try {
     queued = await services.importJobs.requeue(job.site, job.id, at);
-    if (!queued) throw new ApiError(409, NOT_RETRYABLE);
+    if (!queued) throw new NotRetryableError();
   } finally {
     if (!queued) await services.importJobs.releaseActiveLock(job.site, job.id);
   }

@@ -3,10 +3,10 @@
  * (management key, then site access, then the owner's verification), then
  * query validation, then the report builders.
  */
-import { ApiError, badRequestError } from '#domain/errors.ts';
+import { InvalidInputError, UnknownDimensionError } from '#domain/errors.ts';
 import { compareSites, isVerified } from '#domain/site.ts';
 import { registrationOf } from '#domain/registration.ts';
-import { parseBreakdownDim, parseBreakdownLimit, parseReportQuery, parseSummaryLimit } from '#domain/reports/query.ts';
+import { INVALID_TIMEZONE, parseBreakdownDim, parseBreakdownLimit, parseReportQuery, parseSummaryLimit } from '#domain/reports/query.ts';
 import { parseTimezone } from '#domain/reports/time.ts';
 import type { SiteRecord } from '#ports/registry.ts';
 import { getBreakdown, getOverview, getOverviewSummary, getRetention, getSitesSummary, type ReportRequest } from '#reports/reports.ts';
@@ -37,7 +37,7 @@ async function reportRequest(req: ApiRequest, options: { ignoreTz?: boolean } = 
   const { site, owner } = await accessibleSite(req);
   const now = nowSeconds(req);
   const parsed = parseReportQuery(req.query, now, options);
-  if (!parsed.ok) throw badRequestError(parsed.error);
+  if (!parsed.ok) throw new InvalidInputError(parsed.error);
   return { q: { site: site.hostname, registration: registrationOf(site), range: parsed.range, tz: parsed.tz, filters: parsed.filters, now }, owner };
 }
 
@@ -54,7 +54,7 @@ async function overviewSummary(req: ApiRequest) {
 async function breakdown(req: ApiRequest) {
   const { q, owner } = await reportRequest(req, { ignoreTz: true });
   const dim = parseBreakdownDim(req.query.dim);
-  if (!dim) throw badRequestError('unknown dimension');
+  if (!dim) throw new UnknownDimensionError();
   return statsResponse(await getBreakdown(req.services.reports, q, dim, parseBreakdownLimit(req.query.limit)), owner);
 }
 
@@ -68,7 +68,7 @@ async function retention(req: ApiRequest) {
 async function sitesSummary(req: ApiRequest) {
   const principal = await requirePrincipal(req, 'read');
   const tz = parseTimezone(req.query.tz);
-  if (!tz) throw new ApiError(400, 'invalid timezone');
+  if (!tz) throw new InvalidInputError(INVALID_TIMEZONE);
   const sites = (await req.services.registry.listSites(principal.uid)).filter((s) => isVerified(s) || s.kind === 'api').sort(compareSites);
   const listed = sites.map((s) => ({ hostname: s.hostname, registration: registrationOf(s), pinned_at: s.pinned_at, kind: s.kind, verified: isVerified(s) }));
   return json(200, await getSitesSummary(req.services.reports, listed, tz, nowSeconds(req)));

@@ -1,6 +1,6 @@
 /** Route group `sites`: the site registry (spec part 4 "Site registry and summaries"). */
 import { MAX_SITES_PER_ACCOUNT } from '#domain/auth.ts';
-import { ApiError, badRequestError, unknownSiteError } from '#domain/errors.ts';
+import { HostnameTakenError, InvalidInputError, InvalidKindError, PublicNeedsVerificationError, SiteLimitError, UnknownSiteError } from '#domain/errors.ts';
 import { normalizeHostname, type SiteKind } from '#domain/hostname.ts';
 import {
   compareSites,
@@ -40,9 +40,9 @@ async function createSite(req: ApiRequest) {
   const body = jsonBody(req);
   const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   const kind = fields.kind === undefined ? 'web' : fields.kind;
-  if (kind !== 'web' && kind !== 'api') throw badRequestError('kind must be web or api');
+  if (kind !== 'web' && kind !== 'api') throw new InvalidKindError();
   const normalized = normalizeHostname(fields.hostname, kind as SiteKind);
-  if (!normalized.ok) throw badRequestError(normalized.error);
+  if (!normalized.ok) throw new InvalidInputError(normalized.error);
   const now = req.services.clock.now();
   const record = newSiteRecord(normalized.hostname, kind, principal.uid, now);
   const result = await req.services.registry.createSite(record, MAX_SITES_PER_ACCOUNT, unverifiedHoldCutoff(now));
@@ -53,9 +53,9 @@ async function createSite(req: ApiRequest) {
     case 'exists':
       return json(200, createdView(result.site));
     case 'taken':
-      throw new ApiError(409, 'hostname is registered to another account');
+      throw new HostnameTakenError();
     case 'limit':
-      throw badRequestError('site limit reached');
+      throw new SiteLimitError();
   }
 }
 
@@ -67,11 +67,11 @@ async function getSite(req: ApiRequest) {
 async function updateSite(req: ApiRequest) {
   const { principal, site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
   const parsed = parseSiteSettings(jsonBody(req));
-  if (!parsed.ok) throw badRequestError(parsed.error);
-  if (parsed.settings.is_public && !isVerified(site)) throw badRequestError('verify domain ownership before making the site public');
+  if (!parsed.ok) throw new InvalidInputError(parsed.error);
+  if (parsed.settings.is_public && !isVerified(site)) throw new PublicNeedsVerificationError();
   const updated = await req.services.registry.updateSite(site.hostname, principal.uid, settingsToPatch(parsed.settings, req.services.clock.now()));
   siteChanged(req.services, site.hostname, updated);
-  if (!updated) throw unknownSiteError();
+  if (!updated) throw new UnknownSiteError();
   return json(200, updatedView(updated));
 }
 
@@ -79,7 +79,7 @@ async function deleteSite(req: ApiRequest) {
   const { principal, site } = await requireOwnedSiteByIdToken(req, hostnameParam(req));
   const deleted = await req.services.registry.deleteSite(site.hostname, principal.uid);
   siteChanged(req.services, site.hostname, null);
-  if (!deleted) throw unknownSiteError();
+  if (!deleted) throw new UnknownSiteError();
   return json(200, { deleted: site.hostname });
 }
 
