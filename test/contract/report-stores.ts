@@ -8,6 +8,10 @@ import { TimestreamQueryClient } from '@aws-sdk/client-timestream-query';
 import { TimestreamWriteClient } from '@aws-sdk/client-timestream-write';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
+import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
+import { ClickHouseReportStore } from '#adapters/clickhouse/clickhouse-report-store.ts';
+import { chdbExecutor } from '../support/chdb-executor.ts';
+import { randomUUID } from 'node:crypto';
 import { TimestreamEventStore } from '#adapters/timestream/timestream-event-store.ts';
 import { TimestreamReportStore } from '#adapters/timestream/timestream-report-store.ts';
 import { sqlIdentifier, sqlString } from '#reports/sql/text.ts';
@@ -38,6 +42,17 @@ const duckdb: StoreUnderTest = {
   async open() {
     const events = await DuckDbEventStore.open(':memory:');
     return { events, reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }), close: () => events.close() };
+  },
+};
+
+/** ClickHouse's engine in-process (chDB): each open gets a database of its own. */
+const clickhouse: StoreUnderTest = {
+  name: 'ClickHouse (chDB)',
+  skip: null,
+  skipProperties: null,
+  async open() {
+    const events = await ClickHouseEventStore.open(chdbExecutor(), `reports_${randomUUID().replaceAll('-', '')}`);
+    return { events, reports: new ClickHouseReportStore(events), close: () => events.close() };
   },
 };
 
@@ -98,7 +113,7 @@ const timestream: StoreUnderTest = {
   },
 };
 
-export const REPORT_STORES: readonly StoreUnderTest[] = [duckdb, timestream];
+export const REPORT_STORES: readonly StoreUnderTest[] = [duckdb, clickhouse, timestream];
 
 /** The suite's title: the store, and why it is skipped when it is. */
 export const titleOf = (suite: string, store: StoreUnderTest, skip: string | null) => `${suite}: ${store.name}${skip ? ` (skipped: ${skip})` : ''}`;

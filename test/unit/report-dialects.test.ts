@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { DialectContexts, DialectName, Query } from '#reports/sql/dialect.ts';
 import { DuckDbSql } from '#reports/sql/dialects/duckdb.ts';
 import { TimestreamSql } from '#reports/sql/dialects/timestream.ts';
+import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
 import { breakdown } from '#reports/sql/breakdown.ts';
 import { eventBreakdown } from '#reports/sql/event-breakdown.ts';
 import { eventTotals } from '#reports/sql/event-totals.ts';
@@ -26,6 +27,7 @@ const traffic = { sites: [A], boundaries: [T0, T0 + H, T0 + 2 * H], filters };
 const contexts: { [D in DialectName]: () => DialectContexts[D] } = {
   duckdb: () => new DuckDbSql(),
   timestream: () => new TimestreamSql({ database: 'db', table: 'events', has: () => true }),
+  clickhouse: () => new ClickHouseSql('"db"."events"'),
 };
 
 /** Every statement the report store runs, in one dialect, with and without filters. */

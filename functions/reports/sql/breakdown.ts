@@ -9,6 +9,7 @@ import type { BreakdownRow, ReportScope } from '#ports/report-store.ts';
 import type { Query, ResultRow } from './dialect.ts';
 import { CANONICAL, VISITORS } from './dialects/duckdb.ts';
 import { NOT_BOT, VISITORS as TIMESTREAM_VISITORS } from './dialects/timestream.ts';
+import { NOT_BOT as CLICKHOUSE_NOT_BOT, VISITORS as CLICKHOUSE_VISITORS } from './dialects/clickhouse.ts';
 import { filterColumns, filterSql, keepsEmptyLabels, label, labelExpression, num } from './text.ts';
 
 export type PageviewDim = Exclude<BreakdownDim, 'events'>;
@@ -36,6 +37,21 @@ export const breakdown: Query<[scope: ReportScope, dim: PageviewDim, limit: numb
       WHERE ${NOT_BOT}${filterSql(sql, scope.filters)}${entryOnly}
     ) AS pv${keep}
     GROUP BY coalesce("label", '')
+    ORDER BY "value" DESC, "name" ASC
+    LIMIT ${sql.limit(limit)}`;
+  },
+  clickhouse: (sql, scope, dim, limit) => {
+    const rows = sql.canonical('pageview', [scope], scope.from, scope.to, ['visitor', 'unique', 'bot', BREAKDOWN_COLUMNS[dim], ...filterColumns(scope.filters)]);
+    const entryOnly = dim === 'entry_pages' ? ' AND coalesce("unique", false)' : '';
+    const keep = keepsEmptyLabels(dim) ? '' : ` WHERE coalesce("label", '') <> ''`;
+    return `
+    SELECT coalesce("label", '') AS "name", count() AS "value", ${CLICKHOUSE_VISITORS} AS "visitors"
+    FROM (
+      SELECT ${labelExpression(sql, dim)} AS "label", "visitor", "unique"
+      FROM ${rows} AS e
+      WHERE ${CLICKHOUSE_NOT_BOT}${filterSql(sql, scope.filters)}${entryOnly}
+    ) AS pv${keep}
+    GROUP BY "name"
     ORDER BY "value" DESC, "name" ASC
     LIMIT ${sql.limit(limit)}`;
   },

@@ -8,12 +8,14 @@
  * context here and one entry per query file; the compiler lists the files
  * that still lack it.
  */
+import type { ClickHouseSql } from './dialects/clickhouse.ts';
 import type { DuckDbSql } from './dialects/duckdb.ts';
 import type { TimestreamSql } from './dialects/timestream.ts';
 
 export interface DialectContexts {
   duckdb: DuckDbSql;
   timestream: TimestreamSql;
+  clickhouse: ClickHouseSql;
 }
 
 export type DialectName = keyof DialectContexts;

@@ -12,6 +12,7 @@ import type { SiteRef } from '#ports/report-store.ts';
 import type { Query } from './dialect.ts';
 import { CANONICAL } from './dialects/duckdb.ts';
 import { NOT_BOT } from './dialects/timestream.ts';
+import { NOT_BOT as CLICKHOUSE_NOT_BOT } from './dialects/clickhouse.ts';
 import { filterColumns, filterSql } from './text.ts';
 
 export const engagedPages: Query<[sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]]> = {
@@ -76,6 +77,34 @@ export const engagedPages: Query<[sites: readonly SiteRef[], from: number, to: n
     ),
     page AS (
       SELECT pv."site", pv."ts",
+             CASE WHEN pv."duration" IS NULL AND ap."duration" IS NULL THEN NULL
+                  ELSE coalesce(pv."duration", 0) + coalesce(ap."duration", 0) END AS "total_duration",
+             greatest(coalesce(pv."scrolled", ap."scrolled"), coalesce(ap."scrolled", pv."scrolled")) AS "scroll"
+      FROM pv LEFT JOIN ap ON ap."site" = pv."site" AND ap."id" = pv."id" AND ap."ts" = pv."ts"
+      WHERE pv."duration" IS NOT NULL OR pv."scrolled" IS NOT NULL OR ap."site" IS NOT NULL
+    )`;
+  },
+  /**
+   * As for Timestream; the append window is a condition after the equi-join
+   * (an inner join, so the same rows), and LEFT JOIN gives NULLs for pages
+   * without appends (join_use_nulls, set for every statement).
+   */
+  clickhouse: (sql, sites, from, to, filters) => {
+    const pageviews = sql.canonical('pageview', sites, from, to, ['duration', 'scrolled', 'bot', ...filterColumns(filters)]);
+    const appends = sql.canonical('append', sites, from, to + APPEND_WINDOW_MS, ['original_id', 'duration', 'scrolled']);
+    return `
+    pv AS (
+      SELECT "site", "id", "ts", "duration", "scrolled" FROM ${pageviews} AS e
+      WHERE ${CLICKHOUSE_NOT_BOT}${filterSql(sql, filters)}
+    ),
+    ap AS (
+      SELECT pv."site" AS "site", pv."id" AS "id", pv."ts" AS "ts", sum(a."duration") AS "duration", max(a."scrolled") AS "scrolled"
+      FROM pv INNER JOIN ${appends} AS a ON a."site" = pv."site" AND a."original_id" = pv."id"
+      WHERE a."ts" >= pv."ts" AND a."ts" <= pv."ts" + ${sql.int(APPEND_WINDOW_MS)}
+      GROUP BY pv."site", pv."id", pv."ts"
+    ),
+    page AS (
+      SELECT pv."site" AS "site", pv."ts" AS "ts",
              CASE WHEN pv."duration" IS NULL AND ap."duration" IS NULL THEN NULL
                   ELSE coalesce(pv."duration", 0) + coalesce(ap."duration", 0) END AS "total_duration",
              greatest(coalesce(pv."scrolled", ap."scrolled"), coalesce(ap."scrolled", pv."scrolled")) AS "scroll"

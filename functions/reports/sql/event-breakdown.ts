@@ -16,6 +16,12 @@ export const eventBreakdown: Query<[scope: ReportScope, limit: number]> = {
     GROUP BY "event"
     ORDER BY "value" DESC, "name" ASC
     LIMIT ${sql.limit(limit)}`,
+  clickhouse: (sql, scope, limit) => `
+    SELECT "event" AS "name", count() AS "value", count(DISTINCT "visitor") AS "visitors", max("ts") AS "last_seen"
+    FROM ${eventRows.clickhouse(sql, scope)}
+    GROUP BY "event"
+    ORDER BY "value" DESC, "name" ASC
+    LIMIT ${sql.limit(limit)}`,
 };
 
 export const eventBreakdownRow = (r: ResultRow): BreakdownRow => ({ ...breakdownRow(r), last_seen: num(r.last_seen) });

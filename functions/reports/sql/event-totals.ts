@@ -2,6 +2,7 @@
 import type { ReportScope } from '#ports/report-store.ts';
 import type { Query, ResultRow } from './dialect.ts';
 import { NOT_BOT } from './dialects/timestream.ts';
+import { NOT_BOT as CLICKHOUSE_NOT_BOT } from './dialects/clickhouse.ts';
 import { filterColumns, filterSql, num } from './text.ts';
 
 /** Fragment: the scope's named human custom events (DuckDB: a condition on `events`; Timestream: a derived table and its condition). */
@@ -11,6 +12,10 @@ export const eventRows: Query<[scope: ReportScope]> = {
     const rows = sql.canonical('event', [scope], scope.from, scope.to, ['visitor', 'event', 'bot', ...filterColumns(scope.filters)]);
     return `${rows} AS e WHERE ${NOT_BOT}${filterSql(sql, scope.filters)} AND coalesce("event", '') <> ''`;
   },
+  clickhouse: (sql, scope) => {
+    const rows = sql.canonical('event', [scope], scope.from, scope.to, ['visitor', 'event', 'bot', ...filterColumns(scope.filters)]);
+    return `${rows} AS e WHERE ${CLICKHOUSE_NOT_BOT}${filterSql(sql, scope.filters)} AND coalesce("event", '') <> ''`;
+  },
 };
 
 export const eventTotals: Query<[scope: ReportScope]> = {
@@ -18,6 +23,7 @@ export const eventTotals: Query<[scope: ReportScope]> = {
   timestream: (sql, scope) => `
     SELECT count(*) AS "count", count(DISTINCT "visitor") AS "visitors"
     FROM ${eventRows.timestream(sql, scope)}`,
+  clickhouse: (sql, scope) => `SELECT count() AS "count", count(DISTINCT "visitor") AS "visitors" FROM ${eventRows.clickhouse(sql, scope)}`,
 };
 
 export const eventTotalsOf = (rows: readonly ResultRow[]) => ({ count: num(rows[0]?.count), visitors: num(rows[0]?.visitors) });

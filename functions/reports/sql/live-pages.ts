@@ -7,6 +7,7 @@
 import type { ReportScope } from '#ports/report-store.ts';
 import type { Query, ResultRow } from './dialect.ts';
 import { NOT_BOT } from './dialects/timestream.ts';
+import { NOT_BOT as CLICKHOUSE_NOT_BOT } from './dialects/clickhouse.ts';
 import { filterColumns, filterSql, label, num } from './text.ts';
 
 export type LiveScope = Omit<ReportScope, 'from' | 'to'> & { since: number };
@@ -20,6 +21,13 @@ export const livePages: Query<[scope: LiveScope, limit: number]> = {
     SELECT "path" AS "name", count(DISTINCT "visitor") AS "visitors"
     FROM ${sql.scan({ kinds: ['pageview'], sites: [scope], from: scope.since }, ['path', 'visitor', 'bot', ...filterColumns(scope.filters)])} AS e
     WHERE ${NOT_BOT} AND "visitor" IS NOT NULL${filterSql(sql, scope.filters)}
+    GROUP BY "path"
+    ORDER BY "visitors" DESC, "name" ASC
+    LIMIT ${sql.limit(limit)}`,
+  clickhouse: (sql, scope, limit) => `
+    SELECT "path" AS "name", count(DISTINCT "visitor") AS "visitors"
+    FROM ${sql.scan(['pageview'], [scope], scope.since, undefined, ['path', 'visitor', 'bot', ...filterColumns(scope.filters)])} AS e
+    WHERE ${CLICKHOUSE_NOT_BOT} AND "visitor" IS NOT NULL${filterSql(sql, scope.filters)}
     GROUP BY "path"
     ORDER BY "visitors" DESC, "name" ASC
     LIMIT ${sql.limit(limit)}`,

@@ -2,6 +2,7 @@
 import type { SiteRef } from '#ports/report-store.ts';
 import type { Query, ResultRow } from './dialect.ts';
 import { NOT_BOT } from './dialects/timestream.ts';
+import { NOT_BOT as CLICKHOUSE_NOT_BOT } from './dialects/clickhouse.ts';
 import { num } from './text.ts';
 
 export const liveVisitors: Query<[sites: readonly SiteRef[], since: number]> = {
@@ -13,6 +14,11 @@ export const liveVisitors: Query<[sites: readonly SiteRef[], since: number]> = {
     SELECT "site", count(DISTINCT "visitor") AS "visitors"
     FROM ${sql.scan({ kinds: ['pageview', 'event'], sites, from: since }, ['site', 'visitor', 'bot'])} AS e
     WHERE ${NOT_BOT} AND "visitor" IS NOT NULL
+    GROUP BY "site"`,
+  clickhouse: (sql, sites, since) => `
+    SELECT "site", count(DISTINCT "visitor") AS "visitors"
+    FROM ${sql.scan(['pageview', 'event'], sites, since, undefined, ['site', 'visitor', 'bot'])} AS e
+    WHERE ${CLICKHOUSE_NOT_BOT} AND "visitor" IS NOT NULL
     GROUP BY "site"`,
 };
 

@@ -26,6 +26,8 @@ export const retention: Query<Thresholds> = {
     `WITH ${engagedPages.duckdb(sql, [scope], scope.from, scope.to, scope.filters)} SELECT ${thresholdCounts(sql, durations, scrolls)} FROM page`,
   timestream: (sql, scope, durations, scrolls) =>
     `WITH ${engagedPages.timestream(sql, [scope], scope.from, scope.to, scope.filters)} SELECT ${thresholdCounts(sql, durations, scrolls)} FROM page`,
+  clickhouse: (sql, scope, durations, scrolls) =>
+    `WITH ${engagedPages.clickhouse(sql, [scope], scope.from, scope.to, scope.filters)} SELECT ${thresholdCounts(sql, durations, scrolls)} FROM page`,
 };
 
 export function engagementOf(durations: readonly number[], scrolls: readonly number[], rows: readonly ResultRow[]): Engagement {

@@ -25,6 +25,8 @@ export const techLists: Query<[scope: ReportScope, dims: readonly LabelDim[], li
   /** Each list is the breakdown's statement, cut by it; one statement for them all. */
   timestream: (sql, scope, dims, limit) =>
     dims.map((dim, i) => `SELECT ${i} AS "list", "name", "value", "visitors" FROM (${breakdown.timestream(sql, scope, dim, limit)}) AS l${i}`).join('\nUNION ALL\n'),
+  clickhouse: (sql, scope, dims, limit) =>
+    dims.map((dim, i) => `SELECT ${i} AS "list", "name", "value", "visitors" FROM (${breakdown.clickhouse(sql, scope, dim, limit)}) AS l${i}`).join('\nUNION ALL\n'),
 };
 
 export function techListRows<D extends LabelDim>(dims: readonly D[], limit: number, rows: readonly ResultRow[]): Record<D, BreakdownRow[]> {

@@ -9,6 +9,7 @@ import type { TrafficRow, TrafficScope } from '#ports/report-store.ts';
 import type { Query, ResultRow } from './dialect.ts';
 import { CANONICAL, UNIQUE_WITHOUT_HASH, VISITORS as DUCKDB_VISITORS } from './dialects/duckdb.ts';
 import { NOT_BOT, VISITORS as TIMESTREAM_VISITORS } from './dialects/timestream.ts';
+import { NOT_BOT as CLICKHOUSE_NOT_BOT, VISITORS as CLICKHOUSE_VISITORS } from './dialects/clickhouse.ts';
 import { engagedPages } from './engaged-pages.ts';
 import { bucketExpression, filterColumns, filterSql, num, numOrNull } from './text.ts';
 
@@ -57,6 +58,17 @@ export const trafficCounts: Query<[scope: TrafficScope, bounds: readonly number[
     ) AS b
     GROUP BY "site", "bucket"`;
   },
+  clickhouse: (sql, scope, bounds) => {
+    const rows = sql.canonical('pageview', scope.sites, bounds[0]!, bounds[bounds.length - 1]!, ['visitor', 'unique', 'bot', ...filterColumns(scope.filters)]);
+    return `
+    SELECT "site", "bucket", count() AS "pageviews", ${CLICKHOUSE_VISITORS} AS "visitors"
+    FROM (
+      SELECT "site", "visitor", "unique", ${bucketExpression(sql, bounds)} AS "bucket"
+      FROM ${rows} AS e
+      WHERE ${CLICKHOUSE_NOT_BOT}${filterSql(sql, scope.filters)}
+    ) AS b
+    GROUP BY "site", "bucket"`;
+  },
 };
 
 /** Median duration (of totals of at least 5 s) and mean scroll per site and bucket, and per site over the range (bucket NULL). */
@@ -94,6 +106,18 @@ export const trafficEngagement: Query<[scope: TrafficScope]> = {
                 WHEN "n" % 2 = 1 THEN element_at("sorted", "n" / 2 + 1)
                 ELSE (element_at("sorted", "n" / 2) + element_at("sorted", "n" / 2 + 1)) / 2 END AS "duration"
     FROM g`;
+  },
+  /** quantileExactInclusive interpolates: the middle total, or the mean of the middle two, as DuckDB's median. */
+  clickhouse: (sql, scope) => {
+    const bounds = scope.boundaries;
+    const engaged = `"total_duration" >= 5`;
+    const aggregates = `avg("scroll") AS "scrolled",
+             if(countIf(${engaged}) = 0, NULL, quantileExactInclusiveIf(0.5)("total_duration", ${engaged})) AS "duration"`;
+    return `
+    WITH ${engagedPages.clickhouse(sql, scope.sites, bounds[0]!, bounds[bounds.length - 1]!, scope.filters)}
+    SELECT "site", toNullable(${bucketExpression(sql, bounds)}) AS "bucket", ${aggregates} FROM page GROUP BY "site", "bucket"
+    UNION ALL
+    SELECT "site", CAST(NULL AS Nullable(UInt32)) AS "bucket", ${aggregates} FROM page GROUP BY "site"`;
   },
 };
 

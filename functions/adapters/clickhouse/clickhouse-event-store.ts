@@ -1,0 +1,70 @@
+/**
+ * Event store on ClickHouse. Each batch is one INSERT, append-only: flags are
+ * decided when reports read (functions/reports/sql/dialects/clickhouse.ts),
+ * so no write reads or rewrites the day's rows. A redelivery adds nothing:
+ * the batch's identities are looked up by (site, ts) — the table's sort key,
+ * so only the granules of those instants are read — and stored ones are left
+ * out; writes of one instance run one after another, and the
+ * ReplacingMergeTree folds what two instances might race to store twice.
+ */
+import { eventKey, uniqueEvents, type EventRow, type EventStore } from '#ports/event-store.ts';
+import type { ClickHouseExecutor } from './executor.ts';
+import { EVENTS_TABLE, ident, migrate, storedRow } from './schema.ts';
+
+export class ClickHouseEventStore implements EventStore {
+  private tail: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private constructor(
+    readonly executor: ClickHouseExecutor,
+    readonly database: string,
+  ) {}
+
+  /** The database's events table, quoted. */
+  get table(): string {
+    return `${ident(this.database)}.${EVENTS_TABLE}`;
+  }
+
+  /** Applies the migrations, then stores into `database`. */
+  static async open(executor: ClickHouseExecutor, database: string): Promise<ClickHouseEventStore> {
+    // Unquoted names reach the insert target: only plain identifiers are accepted.
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new RangeError(`invalid ClickHouse database name: ${database}`);
+    await migrate(executor, database);
+    return new ClickHouseEventStore(executor, database);
+  }
+
+  saveEvents(rows: readonly EventRow[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('event store is closed'));
+    const run = this.tail.then(() => this.write(uniqueEvents(rows)));
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async write(rows: EventRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const stored = await this.storedKeys(rows);
+    const fresh = stored.size === 0 ? rows : rows.filter((r) => !stored.has(eventKey(r)));
+    if (fresh.length > 0) await this.executor.insert(`${this.database}.${EVENTS_TABLE}`, fresh.map(storedRow));
+  }
+
+  /** The identities of `rows` already stored. */
+  private async storedKeys(rows: readonly EventRow[]): Promise<Set<string>> {
+    const found = await this.executor.query<{ site: string; registration: string; id: string; ts: number }>(
+      `SELECT site, registration, id, ts FROM ${this.table}
+       WHERE site IN {sites:Array(String)} AND ts IN {times:Array(Int64)} AND id IN {ids:Array(String)}`,
+      {
+        sites: [...new Set(rows.map((r) => r.site))],
+        times: [...new Set(rows.map((r) => Math.trunc(r.ts)))],
+        ids: [...new Set(rows.map((r) => r.id))],
+      },
+    );
+    return new Set(found.map((r) => eventKey({ site: r.site, registration: r.registration, id: r.id, ts: Number(r.ts) })));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.tail;
+    await this.executor.close();
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The executor over a ClickHouse server (or ClickHouse Cloud) through
+ * `@clickhouse/client`: HTTP, credentials and database from the settings,
+ * 64-bit integers as JSON numbers (the adapters read counts and Unix
+ * milliseconds, all below 2^53).
+ */
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseExecutor, ClickHouseParams } from './executor.ts';
+
+export interface ClickHouseSettings {
+  url: string;
+  user: string;
+  password: string;
+  database: string;
+}
+
+/** Settings every statement runs with: LEFT JOINs give NULLs (not defaults), as the report SQL expects. */
+export const SESSION_SETTINGS = { join_use_nulls: 1, output_format_json_quote_64bit_integers: 0 } as const;
+
+export function clickHouseHttpExecutor(settings: ClickHouseSettings, client?: ClickHouseClient): ClickHouseExecutor {
+  const ch =
+    client ??
+    createClient({
+      url: settings.url,
+      username: settings.user,
+      password: settings.password,
+      database: settings.database,
+      clickhouse_settings: SESSION_SETTINGS,
+      application: 'tinytrack',
+    });
+  return {
+    async query<T>(sql: string, params?: ClickHouseParams) {
+      const result = await ch.query({ query: sql, query_params: params, format: 'JSONEachRow' });
+      return result.json<T>();
+    },
+    async command(sql: string, params?: ClickHouseParams) {
+      await ch.command({ query: sql, query_params: params });
+    },
+    async insert(table: string, rows: readonly Record<string, unknown>[]) {
+      if (rows.length === 0) return;
+      await ch.insert({ table, values: rows as Record<string, unknown>[], format: 'JSONEachRow' });
+    },
+    close: () => ch.close(),
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * The ClickHouse event table: one column per EventRow field, MergeTree-family
+ * ordered by (site, ts) so a report reads only its site's time range, and
+ * partitioned by month so retention drops whole parts. Replay, the first
+ * pageview of a visitor-day and an append's page are decided when reports
+ * read (the dialect's canonical rows), so a write never reads or rewrites
+ * stored rows.
+ */
+import type { EventRow } from '#ports/event-store.ts';
+import type { ClickHouseExecutor } from './executor.ts';
+
+type Kind = 'text' | 'int' | 'double' | 'bool';
+
+interface Column {
+  name: keyof EventRow;
+  type: string;
+  kind: Kind;
+}
+
+const text = (name: keyof EventRow, type = 'Nullable(String)'): Column => ({ name, type, kind: 'text' });
+const int = (name: keyof EventRow): Column => ({ name, type: 'Nullable(Int32)', kind: 'int' });
+
+export const COLUMNS: readonly Column[] = [
+  text('site', 'String'),
+  text('registration', 'String'),
+  { name: 'ts', type: 'Int64', kind: 'int' },
+  text('kind', 'LowCardinality(String)'),
+  text('id', 'String'),
+  text('original_id'),
+  text('event'),
+  text('visitor'),
+  { name: 'unique', type: 'Nullable(Bool)', kind: 'bool' },
+  text('page_id'),
+  text('session_id'),
+  text('path'),
+  text('query'),
+  text('referrer'),
+  text('referrer_host'),
+  text('utm_source'),
+  text('utm_medium'),
+  text('utm_campaign'),
+  text('utm_term'),
+  text('utm_content'),
+  text('source'),
+  text('country', 'LowCardinality(Nullable(String))'),
+  text('browser', 'LowCardinality(Nullable(String))'),
+  text('os', 'LowCardinality(Nullable(String))'),
+  text('device', 'LowCardinality(Nullable(String))'),
+  text('language', 'LowCardinality(Nullable(String))'),
+  int('viewport_width'),
+  int('viewport_height'),
+  int('screen_width'),
+  int('screen_height'),
+  { name: 'duration', type: 'Nullable(Float64)', kind: 'double' },
+  int('scrolled'),
+  { name: 'bot', type: 'Bool', kind: 'bool' },
+  text('metadata'),
+  { name: 'https', type: 'Nullable(Bool)', kind: 'bool' },
+  { name: 'imported', type: 'Bool', kind: 'bool' },
+  text('source_id'),
+];
+
+export const EVENTS_TABLE = 'events';
+const MIGRATIONS_TABLE = 'schema_migrations';
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+/** A row as JSONEachRow writes it: integers rounded (null when out of range), non-finite numbers null, as the DuckDB store stages them. */
+export function storedRow(row: EventRow): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const c of COLUMNS) {
+    const v = row[c.name];
+    if (v === null || v === undefined) out[c.name] = null;
+    else if (c.name === 'ts') out[c.name] = Math.trunc(v as number);
+    else if (c.kind === 'int') {
+      const n = Math.round(v as number);
+      out[c.name] = Number.isFinite(n) && n >= INT32_MIN && n <= INT32_MAX ? n : null;
+    } else if (c.kind === 'double') out[c.name] = Number.isFinite(v) ? v : null;
+    else if (c.kind === 'bool') out[c.name] = Boolean(v);
+    else out[c.name] = v;
+  }
+  return out;
+}
+
+/** A quoted identifier. */
+export const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * Versioned migrations, each applied once and recorded; every statement is
+ * idempotent too, so a start that died between a statement and its record
+ * simply runs it again. A cluster would add ON CLUSTER and Replicated engines
+ * (docs/scaling.md).
+ */
+const MIGRATIONS: readonly { version: number; statements: (db: string) => string[] }[] = [
+  {
+    version: 1,
+    statements: (db) => [
+      `CREATE TABLE IF NOT EXISTS ${ident(db)}.${EVENTS_TABLE} (${COLUMNS.map((c) => `${ident(c.name)} ${c.type}`).join(', ')})
+       ENGINE = ReplacingMergeTree
+       PARTITION BY toYYYYMM(fromUnixTimestamp64Milli(ts))
+       ORDER BY (site, ts, registration, id)`,
+    ],
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/** Creates the database when missing and applies the migrations it lacks, in order. */
+export async function migrate(ch: ClickHouseExecutor, db: string): Promise<void> {
+  await ch.command(`CREATE DATABASE IF NOT EXISTS ${ident(db)}`);
+  await ch.command(`CREATE TABLE IF NOT EXISTS ${ident(db)}.${MIGRATIONS_TABLE} (version UInt32, applied_at DateTime DEFAULT now()) ENGINE = MergeTree ORDER BY version`);
+  const applied = new Set((await ch.query<{ version: number }>(`SELECT version FROM ${ident(db)}.${MIGRATIONS_TABLE}`)).map((r) => Number(r.version)));
+  for (const m of MIGRATIONS) {
+    if (applied.has(m.version)) continue;
+    for (const statement of m.statements(db)) await ch.command(statement);
+    await ch.command(`INSERT INTO ${ident(db)}.${MIGRATIONS_TABLE} (version) VALUES ({version:UInt32})`, { version: m.version });
+  }
+}
