@@ -1,7 +1,8 @@
 /** The EventStore contract on ClickHouse, through an in-process chDB session (the server's engine, as a library). */
 import { randomUUID } from 'node:crypto';
 import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
-import { chdbExecutor } from '../support/chdb-executor.ts';
+import { afterAll } from 'vitest';
+import { chdbExecutor, closeChdb } from '../support/chdb-executor.ts';
 import { eventStoreContract } from './event-store.contract.ts';
 
 eventStoreContract('ClickHouse (chDB)', async () => {
@@ -13,3 +14,5 @@ eventStoreContract('ClickHouse (chDB)', async () => {
     close: () => store.close(),
   };
 });
+
+afterAll(closeChdb);

@@ -14,6 +14,7 @@ import type { EventRow, EventStore } from '#ports/event-store.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import { copyFlags } from '#domain/reports/copies.ts';
+import { closeChdb } from '../support/chdb-executor.ts';
 import { getBreakdown, getOverview, getOverviewSummary } from '#reports/reports.ts';
 import { REGISTRATION, row } from './report-store.contract.ts';
 import { REPORT_STORES, titleOf, type ReportAdapter } from './report-stores.ts';
@@ -161,3 +162,5 @@ for (const store of REPORT_STORES) {
     }, 120_000);
   });
 }
+
+afterAll(closeChdb);

@@ -15,6 +15,12 @@ function session(): Session {
   return shared;
 }
 
+/** Closes the session, removing its temporary directory (nothing else would): each test file using chDB calls it after all its tests. */
+export function closeChdb(): void {
+  shared?.close();
+  shared = null;
+}
+
 const rowsOf = <T>(text: string): T[] =>
   text
     .split('\n')
