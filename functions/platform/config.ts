@@ -30,6 +30,11 @@ const Env = z.object({
   // AWS: the event store (Timestream), set on the functions that read or write it.
   TIMESTREAM_DATABASE: z.optional(z.string()),
   TIMESTREAM_TABLE: z.optional(z.string()),
+  // A ClickHouse server for events and reports instead of the embedded DuckDB (local runs; the stack sets it too).
+  CLICKHOUSE_URL: z.optional(z.url()),
+  CLICKHOUSE_USER: z._default(z.string(), 'default'),
+  CLICKHOUSE_PASSWORD: z._default(z.string(), ''),
+  CLICKHOUSE_DATABASE: z._default(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/)), 'tinytrack'),
   // AWS: the built latest.js, inlined into the collector's bundle (lambdaEnv).
   TT_TRACKER_JS: z.optional(z.string()),
   // AWS: the OpenAPI document as JSON, inlined into the meta group's bundle (lambdaEnv).
@@ -68,6 +73,8 @@ export interface Config {
   importRetryBaseMs: number;
   /** AWS: the Timestream database and table of the event store. */
   timestream: { database: string; table: string } | null;
+  /** CLICKHOUSE_URL and its credentials and database: events and reports on that server; null, on the embedded DuckDB. */
+  clickhouse: { url: string; user: string; password: string; database: string } | null;
   /** AWS: the built, minified latest.js (locally it is built at start instead). */
   trackerScript: string | null;
   /** AWS: the OpenAPI document as JSON text (locally it is built on first use). */
@@ -164,6 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     importCredentialTimeoutMs: e.IMPORT_CREDENTIAL_TIMEOUT_MS,
     importRetryBaseMs: e.IMPORT_RETRY_BASE_MS,
     timestream: e.TIMESTREAM_DATABASE && e.TIMESTREAM_TABLE ? { database: e.TIMESTREAM_DATABASE, table: e.TIMESTREAM_TABLE } : null,
+    clickhouse: e.CLICKHOUSE_URL ? { url: e.CLICKHOUSE_URL, user: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE } : null,
     trackerScript: e.TT_TRACKER_JS ?? null,
     openApiJson: e.TT_OPENAPI_JSON ?? null,
   });

@@ -19,9 +19,9 @@ import { JwtTokenVerifier } from '#adapters/jwt/jwt-token-verifier.ts';
 import { OWNER_DIR, ownDataDir } from '#local/data-dir.ts';
 import { openStoreDoor, readStoreAddress, storeClient } from '#local/store-socket.ts';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, LOCAL_JWKS_URI, issuerJwks, loadIssuerKey } from '#local/local-issuer.ts';
-import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
+import type { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
+import { openLocalEvents, type LocalEvents } from './local-events.ts';
 import { currentRegistrations } from '#domain/registration.ts';
-import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
 import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { createEventWriter } from '#workers/event-writer.ts';
 import { buildTracker } from '#tracker/build.ts';
@@ -29,7 +29,6 @@ import { buildOpenApi } from '#http/openapi.ts';
 import { eventRowBytes, type EventRow, type EventStore } from '#ports/event-store.ts';
 import type { ImportChunkMessage } from '#ports/import-jobs.ts';
 import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
-import { DuckDbImportLedger } from '#adapters/duckdb/duckdb-import-ledger.ts';
 import { LocalSecretBox } from '#adapters/local-secret-box/local-secret-box.ts';
 import { createImportWorker, type ImportWorker } from '#workers/import-worker.ts';
 import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
@@ -109,7 +108,9 @@ export function createEventQueue(events: EventStore, dataDir: string, journal?: 
 
 export interface LocalRuntime {
   adapters: Adapters;
-  events: DuckDbEventStore;
+  events: EventStore;
+  /** The embedded DuckDB store when it is the one in use; null on ClickHouse (CLICKHOUSE_URL). */
+  duckdb: DuckDbEventStore | null;
   eventQueue: MemoryQueue<EventRow>;
   /** Import chunks, two at a time in the import worker. */
   importQueue: MemoryQueue<ImportChunkMessage>;
@@ -126,7 +127,7 @@ export interface LocalRuntimeOptions {
 }
 
 /** Imports on one machine: credentials sealed under a key file in DATA_DIR; chunks through an in-process queue to the worker. */
-function localImports(config: Readonly<Config>, dataDir: string, store: LocalStore, events: DuckDbEventStore, clock: Clock) {
+function localImports(config: Readonly<Config>, dataDir: string, store: LocalStore, { events, ledger }: LocalEvents, clock: Clock) {
   const imports = {
     importJobs: new DynamoImportJobs(store.client, config.tableName),
     secrets: LocalSecretBox.open(dataDir),
@@ -136,7 +137,7 @@ function localImports(config: Readonly<Config>, dataDir: string, store: LocalSto
     jobs: imports.importJobs,
     secrets: imports.secrets,
     source: imports.importSource,
-    ledger: new DuckDbImportLedger(events),
+    ledger,
     events,
     clock,
     chunkRetryDelayMs: config.importRetryBaseMs * 5,
@@ -159,10 +160,8 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   const dataDir = ownDataDir(config.dataDir);
   const store = await startLocalStore(config);
   const registry = new DynamoRegistry(store.client, config.tableName);
-  const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), {
-    registrationsOf: (hostnames) => currentRegistrations(registry, hostnames),
-    indexBytes: config.eventIndexBytes,
-  });
+  const local = await openLocalEvents(config, dataDir, (hostnames) => currentRegistrations(registry, hostnames));
+  const { events } = local;
   // Opened even when receipt is not durable, so rows an earlier durable run left are still written.
   const { journal, recovered } = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'events'), { codec: eventRowCodec });
   const eventQueue = createEventQueue(events, dataDir, journal, config.durableReceipt);
@@ -172,7 +171,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   const tokens = config.auth
     ? new JwtTokenVerifier(config.auth)
     : new JwtTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: LOCAL_JWKS_URI, jwks: issuerJwks(loadIssuerKey(config.dataDir)) });
-  const { imports, importWorker, importQueue } = localImports(config, dataDir, store, events, clock);
+  const { imports, importWorker, importQueue } = localImports(config, dataDir, store, local, clock);
   let apiDocument: string | null = null;
   const adapters: Adapters = {
     config,
@@ -184,8 +183,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     eventQueue,
     trackerScript: (await buildTracker()).code,
     apiDocument: () => (apiDocument ??= JSON.stringify(buildOpenApi())),
-    // Reports read through the event store's pooled reader connections for now.
-    reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }),
+    reports: local.reports,
     ...imports,
     importQueue,
   };
@@ -199,6 +197,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   return {
     adapters,
     events,
+    duckdb: local.duckdb,
     eventQueue,
     importQueue,
     importWorker,
@@ -212,7 +211,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
       await eventQueue.drain();
       eventQueue.stop();
       await journal.close();
-      await events.close();
+      await local.close();
       await store.close();
     },
   };

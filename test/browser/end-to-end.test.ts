@@ -95,7 +95,7 @@ async function breakdown(site: string, dim: string, count = 1): Promise<[string,
 }
 
 async function storedRows(site: string, minimum: number): Promise<Record<string, unknown>[]> {
-  const read = () => svc.node.runtime.events.query<Record<string, unknown>>(`SELECT * FROM ${FRESH_TABLE} WHERE site = $site ORDER BY ts, rowid`, { site });
+  const read = () => svc.node.runtime.duckdb!.query<Record<string, unknown>>(`SELECT * FROM ${FRESH_TABLE} WHERE site = $site ORDER BY ts, rowid`, { site });
   return until(read, (rows) => rows.length >= minimum);
 }
 

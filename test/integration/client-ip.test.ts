@@ -22,7 +22,7 @@ afterAll(() => svc.stop());
 
 async function visitors(site: string): Promise<unknown[]> {
   await svc.node.runtime.eventQueue.drain();
-  const rows = await svc.node.runtime.events.query<{ visitor: unknown }>(`SELECT visitor FROM ${FRESH_TABLE} WHERE site = $site ORDER BY ts, rowid`, { site });
+  const rows = await svc.node.runtime.duckdb!.query<{ visitor: unknown }>(`SELECT visitor FROM ${FRESH_TABLE} WHERE site = $site ORDER BY ts, rowid`, { site });
   return rows.map((r) => r.visitor);
 }
 

@@ -26,7 +26,7 @@ type Row = Record<string, unknown>;
 /** Waits until the queue is drained, then reads the site's rows. */
 async function rows(site: string): Promise<Row[]> {
   await svc.node.runtime.eventQueue.drain();
-  return svc.node.runtime.events.query<Row>(`SELECT * FROM ${FRESH_TABLE} WHERE site = $site ORDER BY ts, rowid`, { site });
+  return svc.node.runtime.duckdb!.query<Row>(`SELECT * FROM ${FRESH_TABLE} WHERE site = $site ORDER BY ts, rowid`, { site });
 }
 
 const post = (route: '/events' | '/append', body: unknown, headers: Record<string, string> = {}) =>

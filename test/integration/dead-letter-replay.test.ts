@@ -49,7 +49,7 @@ describe('dead letters of an earlier run', () => {
 
     const onStart = writeDeadLetters('dead-start.example', 15);
     restarted = await startTestService({ DATA_DIR: dataDir });
-    const events = restarted.node.runtime.events;
+    const events = restarted.node.runtime.duckdb!;
     const count = async () => (await events.query<{ n: bigint }>('SELECT count(*) AS n FROM events WHERE site = $site', { site: 'dead-start.example' }))[0]?.n;
     await expect.poll(count, { timeout: 10_000 }).toBe(15n);
     await restarted.stop({ keepData: true });
@@ -78,7 +78,7 @@ describe('dead letters of an earlier run', () => {
       const token = await again.token('legacy-owner');
       const pageviews = async () => (await again.req('GET', `/api/sites/${site}/overview?from=${Math.floor(Date.now() / 1000) - 3600}`, { token })).json?.totals?.pageviews;
       await expect.poll(pageviews, { timeout: 15_000 }).toBe(6);
-      const rows = await again.node.runtime.events.query<{ site: string; registration: string }>(
+      const rows = await again.node.runtime.duckdb!.query<{ site: string; registration: string }>(
         "SELECT site, registration FROM events WHERE site IN ($a, 'nobody-holds.example') ORDER BY site",
         { a: site },
       );

@@ -101,7 +101,7 @@ describe('a crash between chunks', () => {
     expect(fetchedAfter.filter((k) => finishedFirst.has(k))).toEqual([]);
     expect(new Set(fetchedAfter)).toEqual(heldBack);
 
-    const [stored] = await second.node.runtime.events.query<{ rows: bigint; distinct: bigint }>(
+    const [stored] = await second.node.runtime.duckdb!.query<{ rows: bigint; distinct: bigint }>(
       'SELECT count(*) AS rows, count(DISTINCT source_id) AS distinct FROM events WHERE site = $site',
       { site: h },
     );

@@ -78,7 +78,7 @@ function inRange(data: SaDataset, start: string, end: string) {
 }
 
 async function storedRows(site: string): Promise<{ rows: number; distinct: number; bots: number }> {
-  const [r] = await svc.node.runtime.events.query<{ rows: bigint; distinct: bigint; bots: bigint }>(
+  const [r] = await svc.node.runtime.duckdb!.query<{ rows: bigint; distinct: bigint; bots: bigint }>(
     `SELECT count(*) AS rows, count(DISTINCT source_id) AS distinct, count(*) FILTER (WHERE bot) AS bots FROM events WHERE site = $site AND imported`,
     { site },
   );

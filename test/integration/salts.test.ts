@@ -69,7 +69,7 @@ describe('salts across midnight (service clock)', () => {
       const r = await clocked.req('POST', '/events', { raw: JSON.stringify({ hostname: site, path: '/', ua: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/124.0 Safari/537.36', id: randomUUID() }) });
       expect(r.status).toBe(200);
       await clocked.node.runtime.eventQueue.drain();
-      const [row] = await clocked.node.runtime.events.query<{ day: string; visitor: string | null }>(
+      const [row] = await clocked.node.runtime.duckdb!.query<{ day: string; visitor: string | null }>(
         "SELECT strftime(make_timestamp(ts * 1000), '%Y-%m-%d') AS day, visitor FROM events WHERE site = $site",
         { site },
       );

@@ -1,0 +1,44 @@
+/**
+ * The event store of one machine, with the reports and the import ledger
+ * over it: the embedded DuckDB file in DATA_DIR by default, or a ClickHouse
+ * server when CLICKHOUSE_URL is set (the way past one machine's disk and
+ * cores, docs/scaling.md).
+ */
+import { join } from 'node:path';
+import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
+import { ClickHouseImportLedger } from '#adapters/clickhouse/clickhouse-import-ledger.ts';
+import { ClickHouseReportStore } from '#adapters/clickhouse/clickhouse-report-store.ts';
+import { clickHouseHttpExecutor } from '#adapters/clickhouse/http-executor.ts';
+import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
+import { DuckDbImportLedger } from '#adapters/duckdb/duckdb-import-ledger.ts';
+import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
+import type { EventStore } from '#ports/event-store.ts';
+import type { ImportLedger } from '#ports/import-ledger.ts';
+import type { ReportStore } from '#ports/report-store.ts';
+import type { RegistrationsOf } from '#adapters/duckdb/migrations.ts';
+import type { Config } from './config.ts';
+
+export interface LocalEvents {
+  events: EventStore;
+  reports: ReportStore;
+  ledger: ImportLedger;
+  /** The embedded store when it is the one in use (tests and admin commands read it directly); null on ClickHouse. */
+  duckdb: DuckDbEventStore | null;
+  close(): Promise<void>;
+}
+
+export async function openLocalEvents(config: Readonly<Config>, dataDir: string, registrationsOf: RegistrationsOf): Promise<LocalEvents> {
+  if (config.clickhouse) {
+    const events = await ClickHouseEventStore.open(clickHouseHttpExecutor(config.clickhouse), config.clickhouse.database);
+    return { events, reports: new ClickHouseReportStore(events), ledger: new ClickHouseImportLedger(events), duckdb: null, close: () => events.close() };
+  }
+  const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { registrationsOf, indexBytes: config.eventIndexBytes });
+  return {
+    events,
+    // Reports read through the event store's pooled reader connections.
+    reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }),
+    ledger: new DuckDbImportLedger(events),
+    duckdb: events,
+    close: () => events.close(),
+  };
+}
