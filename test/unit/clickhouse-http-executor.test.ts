@@ -1,8 +1,9 @@
 /**
  * The executor over a ClickHouse server, against a local HTTP stand-in that
- * records what arrives: credentials, database, settings and bound parameters
- * as a ClickHouse server's HTTP interface takes them, values never in the
- * statement's text.
+ * records what arrives: credentials, settings and bound parameters as a
+ * ClickHouse server's HTTP interface takes them, values never in the
+ * statement's text, and no default database (statements name theirs, which
+ * the store creates at start).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -41,7 +42,7 @@ afterAll(() => new Promise<void>((ok) => server.close(() => ok())));
 const executor = () => clickHouseHttpExecutor({ url, user: 'tinytrack', password: 's3cret-pass', database: 'analytics' });
 
 describe('the ClickHouse HTTP executor', () => {
-  it('sends the credentials, database, session settings and bound parameters of a query, and reads JSONEachRow rows', async () => {
+  it('sends the credentials, session settings and bound parameters of a query, no default database, and reads JSONEachRow rows', async () => {
     received.length = 0;
     const ch = executor();
     const rows = await ch.query('SELECT count() AS n, name FROM t WHERE site = {site:String} GROUP BY name', { site: "o'brien.example" });
@@ -54,7 +55,7 @@ describe('the ClickHouse HTTP executor', () => {
     const auth = request!.headers.authorization ?? '';
     const basic = auth.startsWith('Basic ') ? Buffer.from(auth.slice(6), 'base64').toString('utf8') : `${String(request!.headers['x-clickhouse-user'])}:${String(request!.headers['x-clickhouse-key'])}`;
     expect(basic).toBe('tinytrack:s3cret-pass');
-    expect(request!.url.searchParams.get('database')).toBe('analytics');
+    expect(request!.url.searchParams.has('database')).toBe(false);
     expect(request!.url.searchParams.get('join_use_nulls')).toBe('1');
     // Parameter values travel escaped as ClickHouse reads them (a quote behind a backslash).
     expect(request!.url.searchParams.get('param_site')).toBe("o\\'brien.example");

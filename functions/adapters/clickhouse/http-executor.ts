@@ -1,8 +1,10 @@
 /**
  * The executor over a ClickHouse server (or ClickHouse Cloud) through
- * `@clickhouse/client`: HTTP, credentials and database from the settings,
- * 64-bit integers as JSON numbers (the adapters read counts and Unix
- * milliseconds, all below 2^53).
+ * `@clickhouse/client`: HTTP, credentials from the settings, 64-bit integers
+ * as JSON numbers (the adapters read counts and Unix milliseconds, all below
+ * 2^53). No default database: every statement names `database` itself, and
+ * the store creates it at start, so a new server needs nothing prepared (a
+ * server refuses every request naming a database that does not exist yet).
  */
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ClickHouseExecutor, ClickHouseParams } from './executor.ts';
@@ -24,7 +26,6 @@ export function clickHouseHttpExecutor(settings: ClickHouseSettings, client?: Cl
       url: settings.url,
       username: settings.user,
       password: settings.password,
-      database: settings.database,
       clickhouse_settings: SESSION_SETTINGS,
       application: 'tinytrack',
     });

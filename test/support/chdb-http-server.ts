@@ -1,0 +1,92 @@
+/**
+ * A ClickHouse HTTP interface over an in-process chDB session: enough of it
+ * for `@clickhouse/client` (queries and commands in the body or `query`,
+ * `param_*` bound parameters, `database`, settings, JSONEachRow inserts,
+ * Basic auth), so `npm start` with CLICKHOUSE_URL and the conformance check
+ * run against ClickHouse's engine where no server can be installed.
+ * Run it alone: `npx tsx test/support/chdb-http-server.ts` prints its URL.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { Session } from 'chdb';
+
+/** Settings the client sends that are no settings. */
+const NOT_SETTINGS = new Set(['query', 'database', 'query_id', 'default_format', 'session_id', 'session_timeout', 'user', 'password']);
+
+/** A raw parameter value (ClickHouse's escaped text) as a string literal that unquotes back to it. */
+const literal = (raw: string) => `'${raw.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+
+function body(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((ok, fail) => {
+    const parts: Buffer[] = [];
+    req.on('data', (d: Buffer) => parts.push(d));
+    req.on('end', () => ok(Buffer.concat(parts)));
+    req.on('error', fail);
+  });
+}
+
+export interface ChdbHttpServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Listens on 127.0.0.1 at a free port; only `user:password` may call it. */
+export async function startChdbHttpServer({ user, password }: { user: string; password: string }): Promise<ChdbHttpServer> {
+  const session = new Session();
+  const expected = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  let tail: Promise<unknown> = Promise.resolve();
+  // One statement at a time: parameters are session settings until the next request sets its own.
+  const serially = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      if (req.headers.authorization !== expected) {
+        res.writeHead(401, { 'x-clickhouse-exception-code': '516' }).end('Code: 516. DB::Exception: Authentication failed');
+        return;
+      }
+      const url = new URL(req.url ?? '/', 'http://chdb');
+      if (url.pathname === '/ping') return void res.writeHead(200).end('Ok.\n');
+      const payload = await body(req);
+      const inUrl = url.searchParams.get('query');
+      const sets = [...url.searchParams]
+        .filter(([name]) => !NOT_SETTINGS.has(name))
+        .map(([name, value]) => (name.startsWith('param_') ? `SET ${name} = ${literal(value)}` : `SET ${name} = ${literal(value)}`));
+      const database = url.searchParams.get('database');
+      try {
+        const out = await serially(async () => {
+          if (database) await session.queryAsync(`USE ${database}`);
+          for (const statement of sets) await session.queryAsync(statement);
+          if (inUrl?.startsWith('INSERT INTO ')) {
+            const table = /^INSERT INTO (\S+)/.exec(inUrl)?.[1] ?? '';
+            await session.insert({ table, values: payload, format: 'JSONEachRow' });
+            return '';
+          }
+          return (await session.queryAsync(inUrl ?? payload.toString('utf8'))).text();
+        });
+        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'x-clickhouse-summary': '{}' }).end(out);
+      } catch (e) {
+        res.writeHead(500, { 'x-clickhouse-exception-code': '1' }).end(`Code: 1. DB::Exception: ${(e as Error).message}`);
+      }
+    })();
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((ok) =>
+        server.close(() => {
+          session.close();
+          ok();
+        }),
+      ),
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const server = await startChdbHttpServer({ user: process.env.CLICKHOUSE_USER ?? 'default', password: process.env.CLICKHOUSE_PASSWORD ?? '' });
+  console.log(server.url);
+}
