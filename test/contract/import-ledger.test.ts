@@ -1,0 +1,83 @@
+/**
+ * The import ledger over each event store: imported rows found by source id
+ * within the span asked, for the site's registration only.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
+import { ClickHouseImportLedger } from '#adapters/clickhouse/clickhouse-import-ledger.ts';
+import { SCHEMA_VERSION } from '#adapters/clickhouse/schema.ts';
+import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
+import { DuckDbImportLedger } from '#adapters/duckdb/duckdb-import-ledger.ts';
+import type { EventStore } from '#ports/event-store.ts';
+import type { ImportLedger } from '#ports/import-ledger.ts';
+import { chdbExecutor, closeChdb } from '../support/chdb-executor.ts';
+import { eventRow } from './event-store.contract.ts';
+
+interface LedgerUnderTest {
+  name: string;
+  open(): Promise<{ events: EventStore; ledger: ImportLedger; close(): Promise<void> }>;
+}
+
+const LEDGERS: LedgerUnderTest[] = [
+  {
+    name: 'DuckDB',
+    async open() {
+      const events = await DuckDbEventStore.open(':memory:');
+      return { events, ledger: new DuckDbImportLedger(events), close: () => events.close() };
+    },
+  },
+  {
+    name: 'ClickHouse (chDB)',
+    async open() {
+      const events = await ClickHouseEventStore.open(chdbExecutor(), `ledger_${randomUUID().replaceAll('-', '')}`);
+      return { events, ledger: new ClickHouseImportLedger(events), close: () => events.close() };
+    },
+  },
+];
+
+const T = Date.UTC(2025, 2, 1, 12);
+const SITE = { site: 'ledger.example', registration: 'reg-now' };
+const imported = (sourceId: string, ts: number, registration = SITE.registration) =>
+  eventRow({ ...SITE, registration, ts, id: `import-${sourceId}`, source_id: sourceId, imported: true });
+
+for (const store of LEDGERS) {
+  describe(`import ledger: ${store.name}`, () => {
+    let under: Awaited<ReturnType<LedgerUnderTest['open']>>;
+    beforeAll(async () => {
+      under = await store.open();
+      await under.events.saveEvents([
+        imported('a', T),
+        imported('b', T + 1_000),
+        imported('c', T + 86_400_000),
+        imported('d', T, 'reg-earlier'),
+        eventRow({ ...SITE, ts: T, id: 'collected', source_id: 'e', imported: false }),
+      ]);
+    });
+    afterAll(() => under.close());
+
+    it('finds the imported rows of the source ids asked, within the span, of this registration only', async () => {
+      const found = await under.ledger.findImported(SITE, ['a', 'b', 'c', 'd', 'e', 'f'], T, T + 60_000);
+      expect(Object.fromEntries(found)).toEqual({ a: 'import-a', b: 'import-b' });
+      expect((await under.ledger.findImported(SITE, [], T, T + 60_000)).size).toBe(0);
+    });
+
+    it('says whether any imported row of the registration lies in a span', async () => {
+      expect(await under.ledger.hasImported(SITE, T - 1_000, T)).toBe(true);
+      expect(await under.ledger.hasImported(SITE, T + 2_000, T + 3_000)).toBe(false);
+      expect(await under.ledger.hasImported({ ...SITE, registration: 'reg-other' }, T - 1_000, T + 86_400_000)).toBe(false);
+    });
+  });
+}
+
+describe('ClickHouse migrations', () => {
+  it('apply each version once, however often the store opens', async () => {
+    const executor = chdbExecutor();
+    const database = `migrate_${randomUUID().replaceAll('-', '')}`;
+    for (let i = 0; i < 3; i++) await (await ClickHouseEventStore.open(executor, database)).close();
+    const versions = await executor.query<{ version: number }>(`SELECT version FROM ${database}.schema_migrations ORDER BY version`);
+    expect(versions.map((v) => Number(v.version))).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+  });
+});
+
+afterAll(closeChdb);
