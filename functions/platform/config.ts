@@ -34,6 +34,8 @@ const Env = z.object({
   CLICKHOUSE_URL: z.optional(z.url()),
   CLICKHOUSE_USER: z._default(z.string(), 'default'),
   CLICKHOUSE_PASSWORD: z._default(z.string(), ''),
+  // AWS: the Secrets Manager secret holding the ClickHouse user and password (JSON {"username","password"}), read at start.
+  CLICKHOUSE_SECRET_ARN: z.optional(z.string().check(z.regex(/^arn:aws[a-z-]*:secretsmanager:/))),
   CLICKHOUSE_DATABASE: z._default(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/)), 'tinytrack'),
   // AWS: the built latest.js, inlined into the collector's bundle (lambdaEnv).
   TT_TRACKER_JS: z.optional(z.string()),
@@ -75,6 +77,8 @@ export interface Config {
   timestream: { database: string; table: string } | null;
   /** CLICKHOUSE_URL and its credentials and database: events and reports on that server; null, on the embedded DuckDB. */
   clickhouse: { url: string; user: string; password: string; database: string } | null;
+  /** AWS: where the ClickHouse credentials are (never in the environment); null locally. */
+  clickhouseSecretArn: string | null;
   /** AWS: the built, minified latest.js (locally it is built at start instead). */
   trackerScript: string | null;
   /** AWS: the OpenAPI document as JSON text (locally it is built on first use). */
@@ -171,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     importCredentialTimeoutMs: e.IMPORT_CREDENTIAL_TIMEOUT_MS,
     importRetryBaseMs: e.IMPORT_RETRY_BASE_MS,
     timestream: e.TIMESTREAM_DATABASE && e.TIMESTREAM_TABLE ? { database: e.TIMESTREAM_DATABASE, table: e.TIMESTREAM_TABLE } : null,
+    clickhouseSecretArn: e.CLICKHOUSE_SECRET_ARN ?? null,
     clickhouse: e.CLICKHOUSE_URL ? { url: e.CLICKHOUSE_URL, user: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE } : null,
     trackerScript: e.TT_TRACKER_JS ?? null,
     openApiJson: e.TT_OPENAPI_JSON ?? null,

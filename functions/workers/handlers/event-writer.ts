@@ -1,13 +1,10 @@
 /**
- * Lambda entry of the event writer: SQS batches from the collector into
- * Timestream. It needs only the Timestream names, not the registry or auth.
+ * Lambda entry of the event writer: SQS batches from the collector into the
+ * event store (ClickHouse or Timestream, as the stack chose). It needs no
+ * registry and no issuer.
  */
-import { TimestreamWriteClient } from '@aws-sdk/client-timestream-write';
-import { TimestreamEventStore } from '#adapters/timestream/timestream-event-store.ts';
-import { awsClient } from '#platform/aws-clients.ts';
-import { loadConfig, required } from '#platform/config.ts';
+import { awsEventStore } from '#platform/aws-event-store.ts';
+import { loadConfig } from '#platform/config.ts';
 import { createSqsEventWriterHandler } from '../event-writer.ts';
 
-const { database, table } = required(loadConfig(), 'timestream');
-
-export const handler = createSqsEventWriterHandler(new TimestreamEventStore(awsClient(TimestreamWriteClient), database, table));
+export const handler = createSqsEventWriterHandler(await awsEventStore(loadConfig()));

@@ -1,18 +1,16 @@
 /**
  * Lambda entry of the import worker (AWS): chunk messages from the import
  * queue (SQS), jobs in the registry table, credentials under the KMS key,
- * rows into Timestream, which also serves as the import ledger. Timestream
- * must accept the old timestamps of an import (magnetic store writes).
+ * rows into the event store (ClickHouse or Timestream), which also serves as
+ * the import ledger. Timestream must accept the old timestamps of an import
+ * (magnetic store writes).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
-import { TimestreamQueryClient } from '@aws-sdk/client-timestream-query';
-import { TimestreamWriteClient } from '@aws-sdk/client-timestream-write';
 import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
 import { KmsSecretBox } from '#adapters/kms/kms-secret-box.ts';
-import { TimestreamEventStore } from '#adapters/timestream/timestream-event-store.ts';
-import { TimestreamImportLedger } from '#adapters/timestream/timestream-import-ledger.ts';
 import { awsClient } from '#platform/aws-clients.ts';
+import { awsImportStores } from '#platform/aws-event-store.ts';
 import { loadConfig, required } from '#platform/config.ts';
 import { importSourceFor } from '#platform/import-source.ts';
 import { systemClock } from '#ports/clock.ts';
@@ -20,15 +18,15 @@ import { createImportWorker } from '../import-worker.ts';
 import { createSqsImportWorkerHandler } from '../sqs-import-worker.ts';
 
 const config = loadConfig();
-const { database, table } = required(config, 'timestream');
+const { events, ledger } = await awsImportStores(config);
 
 export const handler = createSqsImportWorkerHandler(
   createImportWorker({
     jobs: new DynamoImportJobs(awsClient(DynamoDBClient), config.tableName),
     secrets: new KmsSecretBox(awsClient(KMSClient), required(config, 'importKmsKeyId')),
     source: importSourceFor(config),
-    ledger: new TimestreamImportLedger(awsClient(TimestreamQueryClient), database, table),
-    events: new TimestreamEventStore(awsClient(TimestreamWriteClient), database, table),
+    ledger,
+    events,
     clock: systemClock,
   }),
 );

@@ -1,0 +1,73 @@
+/**
+ * The event store of the AWS functions that read or write events (the
+ * writer, the reports group, the import worker): ClickHouse when the stack
+ * set CLICKHOUSE_URL (credentials read once at start from the Secrets
+ * Manager secret CLICKHOUSE_SECRET_ARN names, never from the environment),
+ * else Timestream. Each entry builds only the parts it uses.
+ */
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { TimestreamQueryClient } from '@aws-sdk/client-timestream-query';
+import { TimestreamWriteClient } from '@aws-sdk/client-timestream-write';
+import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
+import { ClickHouseImportLedger } from '#adapters/clickhouse/clickhouse-import-ledger.ts';
+import { ClickHouseReportStore } from '#adapters/clickhouse/clickhouse-report-store.ts';
+import { clickHouseHttpExecutor } from '#adapters/clickhouse/http-executor.ts';
+import { TimestreamEventStore } from '#adapters/timestream/timestream-event-store.ts';
+import { TimestreamImportLedger } from '#adapters/timestream/timestream-import-ledger.ts';
+import { TimestreamReportStore } from '#adapters/timestream/timestream-report-store.ts';
+import type { EventStore } from '#ports/event-store.ts';
+import type { ImportLedger } from '#ports/import-ledger.ts';
+import type { ReportStore } from '#ports/report-store.ts';
+import { awsClient } from './aws-clients.ts';
+import { ConfigError, required, type Config } from './config.ts';
+
+/** The user and password of a ClickHouse secret: `{"username": …, "password": …}` (the shape Secrets Manager's console writes). */
+export function clickHouseCredentials(secret: string | undefined): { user: string; password: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(secret ?? '');
+  } catch {
+    parsed = null;
+  }
+  const { username, password } = (parsed ?? {}) as Record<string, unknown>;
+  if (typeof username !== 'string' || username === '' || typeof password !== 'string') {
+    // Never the secret's text: only what is wrong with it.
+    throw new ConfigError('invalid configuration: the CLICKHOUSE_SECRET_ARN secret must be JSON {"username": "…", "password": "…"}');
+  }
+  return { user: username, password };
+}
+
+/** The ClickHouse store of this function, its credentials read now; null when the stack chose Timestream. */
+export async function clickHouseStore(config: Readonly<Config>, secrets = awsClient(SecretsManagerClient)): Promise<ClickHouseEventStore | null> {
+  if (!config.clickhouse) return null;
+  const arn = config.clickhouseSecretArn;
+  if (!arn) throw new ConfigError('invalid configuration: CLICKHOUSE_URL on AWS needs CLICKHOUSE_SECRET_ARN (the credentials are never in the environment)');
+  const secret = await secrets.send(new GetSecretValueCommand({ SecretId: arn }));
+  const settings = { ...config.clickhouse, ...clickHouseCredentials(secret.SecretString) };
+  return ClickHouseEventStore.open(clickHouseHttpExecutor(settings), settings.database);
+}
+
+export async function awsEventStore(config: Readonly<Config>): Promise<EventStore> {
+  const clickhouse = await clickHouseStore(config);
+  if (clickhouse) return clickhouse;
+  const { database, table } = required(config, 'timestream');
+  return new TimestreamEventStore(awsClient(TimestreamWriteClient), database, table);
+}
+
+export async function awsReportStore(config: Readonly<Config>): Promise<ReportStore> {
+  const clickhouse = await clickHouseStore(config);
+  if (clickhouse) return new ClickHouseReportStore(clickhouse);
+  const { database, table } = required(config, 'timestream');
+  return new TimestreamReportStore(awsClient(TimestreamQueryClient), database, table);
+}
+
+/** The writer and the ledger of imports, over one store. */
+export async function awsImportStores(config: Readonly<Config>): Promise<{ events: EventStore; ledger: ImportLedger }> {
+  const clickhouse = await clickHouseStore(config);
+  if (clickhouse) return { events: clickhouse, ledger: new ClickHouseImportLedger(clickhouse) };
+  const { database, table } = required(config, 'timestream');
+  return {
+    events: new TimestreamEventStore(awsClient(TimestreamWriteClient), database, table),
+    ledger: new TimestreamImportLedger(awsClient(TimestreamQueryClient), database, table),
+  };
+}
