@@ -28,7 +28,7 @@ import { alarmOnAny } from './alarms.ts';
 import { parsePublicUrls } from '#platform/config.ts';
 import { NodeFunction } from './node-function.ts';
 import { KEY_LOOKUP, KEY_LOOKUP_AND_TOUCH, KEY_PATTERNS, grantTableRules, type TableRule } from './table-access.ts';
-import type { Timestream } from './timestream.ts';
+import type { EventStoreResource } from './event-store.ts';
 
 /** What each group's function may reach, and how long it may run. A new group fails type checking until it is listed here. */
 export interface GroupAccess {
@@ -163,7 +163,7 @@ export interface ApiProps {
   routes: readonly RouteDef[];
   table: dynamodb.ITable;
   eventQueue: sqs.IQueue;
-  eventStore: Timestream;
+  eventStore: EventStoreResource;
   /** The chunk queue of historical imports. */
   importQueue: sqs.IQueue;
   /** The KMS key that wraps import credentials. */

@@ -11,7 +11,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { alarmOnAny } from './alarms.ts';
 import { NodeFunction } from './node-function.ts';
-import type { Timestream } from './timestream.ts';
+import type { EventStoreResource } from './event-store.ts';
 
 /**
  * The Lambda entry: `export const handler = createSqsEventWriterHandler(store)`
@@ -20,11 +20,6 @@ import type { Timestream } from './timestream.ts';
  */
 export const EVENT_WRITER_ENTRY = 'functions/workers/handlers/event-writer.ts';
 
-/** A batch of 100 Timestream writes with retries and back-off fits well inside this. */
-export const WRITER_TIMEOUT = Duration.seconds(30);
-/** SQS hands over up to 100 messages, waiting at most this long to fill a batch. */
-export const WRITER_BATCHING_WINDOW = Duration.seconds(5);
-export const WRITER_BATCH_SIZE = 100;
 export const WRITER_DESCRIPTION = 'tinytrack worker: event queue → event store';
 
 /** Rows older than this on the event queue mean the writer falls behind (or fails) for a while. */
@@ -32,7 +27,7 @@ export const WRITER_BACKLOG_ALARM_AGE = Duration.hours(1);
 
 export interface EventWriterProps {
   queue: sqs.IQueue;
-  store: Timestream;
+  store: EventStoreResource;
   /**
    * At most this many writer invocations at once (the event source's maximum
    * concurrency, 2 or more): a backlog, say after a store outage, drains at
@@ -49,15 +44,15 @@ export class EventWriter extends Construct {
     this.function = new NodeFunction(this, 'Function', {
       entry: EVENT_WRITER_ENTRY,
       description: WRITER_DESCRIPTION,
-      timeout: WRITER_TIMEOUT,
+      timeout: props.store.writer.timeout,
       environment: { ...props.store.environment },
     });
     props.store.grantWrite(this.function);
     // Grants receive/delete/change-visibility on the queue.
     this.function.addEventSource(
       new SqsEventSource(props.queue, {
-        batchSize: WRITER_BATCH_SIZE,
-        maxBatchingWindow: WRITER_BATCHING_WINDOW,
+        batchSize: props.store.writer.batchSize,
+        maxBatchingWindow: props.store.writer.batchingWindow,
         reportBatchItemFailures: true,
         maxConcurrency: props.maxConcurrency,
       }),

@@ -17,7 +17,7 @@ import { Construct } from 'constructs';
 import { NodeFunction } from './node-function.ts';
 import { WorkQueue } from './queues.ts';
 import { KEY_PATTERNS, grantTableRules } from './table-access.ts';
-import type { Timestream } from './timestream.ts';
+import type { EventStoreResource } from './event-store.ts';
 
 /**
  * The Lambda entry: `createSqsImportWorkerHandler` (functions/workers/sqs-import-worker.ts)
@@ -55,7 +55,7 @@ export const IMPORT_WORKER_MAX_CONCURRENCY = 5;
 
 export interface ImportsProps {
   table: dynamodb.ITable;
-  eventStore: Timestream;
+  eventStore: EventStoreResource;
 }
 
 export class Imports extends Construct {

@@ -15,6 +15,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as timestream from 'aws-cdk-lib/aws-timestream';
 import { Construct } from 'constructs';
+import type { EventStoreResource, WriterSettings } from './event-store.ts';
 
 /**
  * Memory store: the last 24 hours, where `live`, today's buckets and the
@@ -25,7 +26,11 @@ export const MEMORY_STORE_RETENTION_HOURS = 24;
 /** Magnetic store: the maximum (200 years). Collected and imported analytics remain (spec: site deletion keeps them). */
 export const MAGNETIC_STORE_RETENTION_DAYS = 73_000;
 
-export class Timestream extends Construct {
+/** A batch of 100 Timestream writes (its WriteRecords limit) with retries and back-off fits well inside 30 s. */
+export const TIMESTREAM_WRITER: WriterSettings = { batchSize: 100, batchingWindow: Duration.seconds(5), timeout: Duration.seconds(30) };
+
+export class Timestream extends Construct implements EventStoreResource {
+  readonly writer = TIMESTREAM_WRITER;
   readonly database: timestream.CfnDatabase;
   readonly table: timestream.CfnTable;
   /** Error reports for records the magnetic store rejects asynchronously. */

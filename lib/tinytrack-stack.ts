@@ -1,7 +1,8 @@
 /**
  * The tinytrack stack (DESIGN.md §1): registry table, identity provider,
  * the HTTP API with one function per route group, the collector's Function
- * URL, the event queue and its writer into the event store (Timestream), the
+ * URL, the event queue and its writer into the event store (Timestream, or
+ * ClickHouse with `-c eventStore=clickhouse`: lib/clickhouse.ts), the
  * historical imports (chunk queue, credential key, worker), and the scheduled
  * workers; one SNS topic that every alarm notifies, and the guard rails
  * against a flood read from context (lib/context.ts).
@@ -12,8 +13,10 @@ import { routes } from '#http/routes.ts';
 import { Alarms } from './alarms.ts';
 import { Api, publicUrlsFromContext } from './api.ts';
 import { Auth, externalIssuerFromContext } from './auth.ts';
-import { guardRailsFromContext } from './context.ts';
-import { EventWriter, WRITER_BATCHING_WINDOW, WRITER_TIMEOUT } from './event-writer.ts';
+import { ClickHouse } from './clickhouse.ts';
+import { contextString, guardRailsFromContext } from './context.ts';
+import type { EventStoreResource } from './event-store.ts';
+import { EventWriter } from './event-writer.ts';
 import { Imports } from './imports.ts';
 import { WorkQueue } from './queues.ts';
 import { Schedules } from './schedules.ts';
@@ -30,7 +33,7 @@ export class TinytrackStack extends Stack {
   readonly storage: Storage;
   readonly auth: Auth;
   readonly events: WorkQueue;
-  readonly eventStore: Timestream;
+  readonly eventStore: EventStoreResource;
   readonly writer: EventWriter;
   readonly imports: Imports;
   readonly api: Api;
@@ -44,10 +47,10 @@ export class TinytrackStack extends Stack {
     this.storage = new Storage(this, 'Storage');
     const external = externalIssuerFromContext(this);
     this.auth = new Auth(this, 'Auth', external ? { external } : {});
-    this.eventStore = new Timestream(this, 'EventStore');
+    this.eventStore = eventStoreFromContext(this);
     this.events = new WorkQueue(this, 'Events', {
-      consumerTimeout: WRITER_TIMEOUT,
-      consumerBatchingWindow: WRITER_BATCHING_WINDOW,
+      consumerTimeout: this.eventStore.writer.timeout,
+      consumerBatchingWindow: this.eventStore.writer.batchingWindow,
       // Anything here is collected data that is not in the event store yet.
       deadLetterAlarmDescription: 'tinytrack: collected events in the dead-letter queue (not stored); redrive once the event store works',
     });
@@ -90,12 +93,30 @@ export class TinytrackStack extends Stack {
       description: 'Import chunks the worker could not store; redrive to ImportQueueUrl, or cancel and retry their jobs',
     });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'Every alarm notifies this SNS topic; subscribe more endpoints to it' });
-    new CfnOutput(this, 'TimestreamDatabase', { value: this.eventStore.environment.TIMESTREAM_DATABASE as string });
-    new CfnOutput(this, 'TimestreamTable', { value: this.eventStore.environment.TIMESTREAM_TABLE as string });
+    if (this.eventStore instanceof Timestream) {
+      new CfnOutput(this, 'TimestreamDatabase', { value: this.eventStore.environment.TIMESTREAM_DATABASE as string });
+      new CfnOutput(this, 'TimestreamTable', { value: this.eventStore.environment.TIMESTREAM_TABLE as string });
+    }
     new CfnOutput(this, 'AuthIssuer', { value: this.auth.environment.AUTH_ISSUER as string });
     if (this.auth.userPool && this.auth.userPoolClient) {
       new CfnOutput(this, 'UserPoolId', { value: this.auth.userPool.userPoolId });
       new CfnOutput(this, 'UserPoolClientId', { value: this.auth.userPoolClient.userPoolClientId });
     }
   }
+}
+
+/**
+ * `-c eventStore=timestream` (the default: accounts that have Timestream for
+ * LiveAnalytics) or `-c eventStore=clickhouse -c clickhouseUrl=https://…
+ * -c clickhouseSecretArn=arn:…` (no Timestream resource is created).
+ */
+function eventStoreFromContext(scope: Construct): EventStoreResource {
+  const engine = contextString(scope, 'eventStore') ?? 'timestream';
+  if (engine === 'timestream') return new Timestream(scope, 'EventStore');
+  if (engine !== 'clickhouse') throw new Error('context eventStore must be clickhouse or timestream');
+  const url = contextString(scope, 'clickhouseUrl');
+  const secretArn = contextString(scope, 'clickhouseSecretArn');
+  if (!url || !secretArn) throw new Error('context eventStore=clickhouse needs clickhouseUrl and clickhouseSecretArn (a secret holding {"username", "password"})');
+  const database = contextString(scope, 'clickhouseDatabase');
+  return new ClickHouse(scope, 'EventStore', { url, secretArn, ...(database ? { database } : {}) });
 }

@@ -17,6 +17,7 @@ import { MAX_RECEIVE_COUNT } from '../../lib/queues.ts';
 import { PROJECT_ROOT, type NodeFunction } from '../../lib/node-function.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
 import { actionsOf, actionsOfFunction, logicalIdOf, refTarget, resourcesOf, statementsOfFunction, type Resource } from './template-helpers.ts';
+import type { Timestream } from '../../lib/timestream.ts';
 
 describe('TinytrackStack imports', () => {
   let stack: TinytrackStack;
@@ -105,8 +106,9 @@ describe('TinytrackStack imports', () => {
       const env = worker().Properties.Environment.Variables;
       expect(refTarget(env.TABLE_NAME)).toBe(logicalIdOf(stack.storage.table));
       expect(env.IMPORT_KMS_KEY_ID).toEqual(keyArn());
-      expect(refTarget(env.TIMESTREAM_DATABASE)).toBe(logicalIdOf(stack.eventStore.database));
-      expect(env.TIMESTREAM_TABLE).toEqual({ 'Fn::GetAtt': [logicalIdOf(stack.eventStore.table), 'Name'] });
+      const store = stack.eventStore as Timestream;
+      expect(refTarget(env.TIMESTREAM_DATABASE)).toBe(logicalIdOf(store.database));
+      expect(env.TIMESTREAM_TABLE).toEqual({ 'Fn::GetAtt': [logicalIdOf(store.table), 'Name'] });
       expect(env.AUTH_ISSUER).toBeUndefined();
       expect(env.IMPORT_QUEUE_URL).toBeUndefined();
     });

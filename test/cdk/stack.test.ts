@@ -16,7 +16,8 @@ import { routes, routeKey } from '#http/routes.ts';
 import type { RouteGroup } from '#http/routes.ts';
 import { buildTracker } from '#tracker/build.ts';
 import { GROUP_ACCESS } from '../../lib/api.ts';
-import { EVENT_WRITER_ENTRY, WRITER_TIMEOUT } from '../../lib/event-writer.ts';
+import { EVENT_WRITER_ENTRY } from '../../lib/event-writer.ts';
+import { TIMESTREAM_WRITER } from '../../lib/timestream.ts';
 import { LAZY_MODULES, PROJECT_ROOT } from '../../lib/node-function.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
 import { actionsOf, actionsOfFunction, logicalIdOf, refTarget, renderValue, statementsByRole, statementsOfFunction, type Resource } from './template-helpers.ts';
@@ -249,7 +250,7 @@ describe('TinytrackStack', () => {
     it('keeps a message invisible for at least six writer timeouts', () => {
       const { queues, main } = queueIds();
       const writer = functions[logicalIdOf(stack.writer.function)] as Resource;
-      expect(writer.Properties.Timeout).toBe(WRITER_TIMEOUT.toSeconds());
+      expect(writer.Properties.Timeout).toBe(TIMESTREAM_WRITER.timeout.toSeconds());
       expect(queues[main]?.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * writer.Properties.Timeout);
     });
 
