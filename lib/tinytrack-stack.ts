@@ -106,17 +106,23 @@ export class TinytrackStack extends Stack {
 }
 
 /**
- * `-c eventStore=timestream` (the default: accounts that have Timestream for
- * LiveAnalytics) or `-c eventStore=clickhouse -c clickhouseUrl=https://…
- * -c clickhouseSecretArn=arn:…` (no Timestream resource is created).
+ * `-c clickhouseUrl=https://… -c clickhouseSecretArn=arn:…` (ClickHouse, the
+ * default: a new AWS account can no longer create Timestream, and no
+ * Timestream resource is created) or `-c eventStore=timestream` (accounts
+ * that already have Timestream for LiveAnalytics).
  */
 function eventStoreFromContext(scope: Construct): EventStoreResource {
-  const engine = contextString(scope, 'eventStore') ?? 'timestream';
+  const engine = contextString(scope, 'eventStore') ?? 'clickhouse';
   if (engine === 'timestream') return new Timestream(scope, 'EventStore');
   if (engine !== 'clickhouse') throw new Error('context eventStore must be clickhouse or timestream');
   const url = contextString(scope, 'clickhouseUrl');
   const secretArn = contextString(scope, 'clickhouseSecretArn');
-  if (!url || !secretArn) throw new Error('context eventStore=clickhouse needs clickhouseUrl and clickhouseSecretArn (a secret holding {"username", "password"})');
+  if (!url || !secretArn) {
+    throw new Error(
+      'the event store is ClickHouse: pass -c clickhouseUrl=https://… -c clickhouseSecretArn=arn:… (a secret holding {"username", "password"}), ' +
+        'or -c eventStore=timestream on an account that has Timestream for LiveAnalytics',
+    );
+  }
   const database = contextString(scope, 'clickhouseDatabase');
   return new ClickHouse(scope, 'EventStore', { url, secretArn, ...(database ? { database } : {}) });
 }

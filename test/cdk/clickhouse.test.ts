@@ -1,5 +1,5 @@
 /**
- * `-c eventStore=clickhouse`: no Timestream resource; the functions that
+ * ClickHouse, the default (`-c clickhouseUrl=… -c clickhouseSecretArn=…`): no Timestream resource; the functions that
  * read or write events get the ClickHouse URL and the secret's ARN (never a
  * password) and may read that secret, nothing else may; the writer takes few
  * large batches. Bundling is skipped.
@@ -14,7 +14,7 @@ import { actionsOfFunction, logicalIdOf, refTarget, resourcesOf, statementsOfFun
 
 const URL = 'https://abc123.eu-west-1.aws.clickhouse.cloud:8443';
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:tinytrack-clickhouse-AbCdEf';
-const CONTEXT = { eventStore: 'clickhouse', clickhouseUrl: URL, clickhouseSecretArn: ARN };
+const CONTEXT = { clickhouseUrl: URL, clickhouseSecretArn: ARN };
 
 const synth = (context: Record<string, unknown>) => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
@@ -67,16 +67,17 @@ describe('the stack on ClickHouse', () => {
     expect([mapping?.Properties.BatchSize, mapping?.Properties.MaximumBatchingWindowInSeconds]).toEqual([CLICKHOUSE_WRITER.batchSize, CLICKHOUSE_WRITER.batchingWindow.toSeconds()]);
   });
 
-  it('refuses a ClickHouse store without its URL or secret, over plain http, or an unknown engine', () => {
-    expect(() => synth({ eventStore: 'clickhouse', clickhouseUrl: URL })).toThrow(/needs clickhouseUrl and clickhouseSecretArn/);
+  it('refuses a ClickHouse store without its URL or secret (saying what to pass), over plain http, or an unknown engine', () => {
+    expect(() => synth({})).toThrow(/pass -c clickhouseUrl=https:\/\/… -c clickhouseSecretArn=arn:….*or -c eventStore=timestream/);
+    expect(() => synth({ eventStore: 'clickhouse', clickhouseUrl: URL })).toThrow(/clickhouseSecretArn/);
     expect(() => synth({ ...CONTEXT, clickhouseUrl: 'http://clickhouse.internal:8123' })).toThrow(/https/);
     expect(() => synth({ eventStore: 'athena' })).toThrow(/clickhouse or timestream/);
   });
 });
 
-describe('the stack on Timestream (the default)', () => {
+describe('the stack on Timestream (-c eventStore=timestream)', () => {
   it('creates the Timestream database and table and no Secrets Manager grant', () => {
-    const { template } = synth({});
+    const { template } = synth({ eventStore: 'timestream' });
     expect(Object.keys(resourcesOf(template, 'AWS::Timestream::Table'))).toHaveLength(1);
     expect(JSON.stringify(template.toJSON())).not.toMatch(/secretsmanager:GetSecretValue|CLICKHOUSE_/);
   });

@@ -12,7 +12,7 @@ import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
 import { logicalIdOf, refTarget, resourcesOf, type Resource } from './template-helpers.ts';
 
 const synth = (context: Record<string, unknown> = {}) => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], eventStore: 'timestream', ...context } });
   const stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: '' });
   return { stack, template: Template.fromStack(stack) };
 };

@@ -31,7 +31,7 @@ describe('TinytrackStack imports', () => {
   let groupFn: (group: RouteGroup) => string;
 
   beforeAll(() => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [], eventStore: 'timestream' } });
     stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: '' });
     template = Template.fromStack(stack);
     functions = resourcesOf(template, 'AWS::Lambda::Function');

@@ -34,7 +34,7 @@ describe('TinytrackStack', () => {
   const fnIdOf = new Map<string, string>();
 
   beforeAll(async () => {
-    app = new App();
+    app = new App({ context: { eventStore: 'timestream' } });
     stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: (await buildTracker()).code });
     template = Template.fromStack(stack);
     functions = template.findResources('AWS::Lambda::Function') as Record<string, Resource>;
@@ -408,7 +408,7 @@ describe('TinytrackStack', () => {
 describe('TinytrackStack with an external issuer', () => {
   // No bundling: these tests look at identity settings only.
   const synth = (context: Record<string, string>) => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [], eventStore: 'timestream', ...context } });
     return Template.fromStack(new TinytrackStack(app, 'Tinytrack', { trackerScript: '' }));
   };
 

@@ -29,7 +29,7 @@ describe('TinytrackStack registry table access', () => {
   let arns: ReturnType<typeof tableArns>;
 
   beforeAll(() => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [], eventStore: 'timestream' } });
     stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: '' });
     template = Template.fromStack(stack);
     arns = tableArns(logicalIdOf(stack.storage.table));
