@@ -1,0 +1,171 @@
+/**
+ * The reports over 10 million events, the same rows on DuckDB and on
+ * ClickHouse (chDB behind a stand-in of its HTTP interface), each through
+ * `npm start` in its own process: every report for 30 and 365 days of the
+ * largest site, median and p95 against DESIGN.md §6's 50 ms.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
+import { clickHouseHttpExecutor } from '#adapters/clickhouse/http-executor.ts';
+import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
+import { registrationKey } from '#domain/registration.ts';
+import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
+import { startChdbHttpServer } from '../support/chdb-http-server.ts';
+import { BENCH_OWNER, ownerSession, startServer, type Server } from './service.ts';
+import { fmt, type BenchRow } from './stats.ts';
+import { dimensionColumns } from './seed-columns.ts';
+
+const SEED_SITES = 50;
+const SEED_DAYS = 90;
+/** Rows handed to the store at once while seeding: about a day of the seeded traffic. */
+const SEED_CHUNK = 100_000;
+const REPORT_BUDGET_MS = 50;
+
+/** The seed's shape, in either engine's SQL: site shares follow a 1/rank curve, so site-0 is the largest. */
+function seedShape(hash: (expr: string) => string, text: (expr: string) => string) {
+  const end = Date.now();
+  const start = end - SEED_DAYS * 86_400_000;
+  const weights = Array.from({ length: SEED_SITES }, (_, i) => 1 / (i + 1));
+  const sum = weights.reduce((a, b) => a + b, 0);
+  let cumulative = 0;
+  const cuts = weights.map((w) => (cumulative += w / sum));
+  const siteCase = cuts.map((c, i) => `WHEN r < ${c.toFixed(6)} THEN 'site-${i}.example'`).join(' ');
+  // The rows of the bench owner's registrations, which the reports bench registers again (bench-owner, see ownerSession).
+  const registrationCase = weights.map((_, i) => `WHEN 'site-${i}.example' THEN '${registrationKey(BENCH_OWNER, `site-${i}.example`)}'`).join(' ');
+  const rows = (numbers: string) => `
+    SELECT CASE ${siteCase} ELSE 'site-${SEED_SITES - 1}.example' END AS site,
+      ${start} + (page * 7919 % ${end - start}) + CASE WHEN i % 10 = 1 THEN (i % 120) * 1000 ELSE 0 END AS ts,
+      CASE WHEN i % 10 = 0 THEN 'event' WHEN i % 10 = 1 THEN 'append' ELSE 'pageview' END AS kind,
+      'e' || ${text('i')} AS id,
+      CASE WHEN i % 10 = 1 THEN 'e' || ${text('page')} END AS original_id,
+      CASE WHEN i % 10 = 0 THEN 'event_' || ${text('i % 30')} END AS event,
+      'v' || ${text('i % 200000')} AS visitor, i % 5 = 0 AS "unique", NULL AS page_id, NULL AS session_id,
+      '/page/' || ${text('i % 500')} AS path, NULL AS query, NULL AS referrer,${dimensionColumns('i')}
+      CASE WHEN i % 10 = 1 THEN i % 120 END AS duration, CASE WHEN i % 10 = 1 THEN i % 101 END AS scrolled,
+      i % 50 = 0 AS bot, NULL AS metadata, true AS https, false AS imported, NULL AS source_id, r, page
+    -- An append (i % 10 = 1) belongs to the pageview two rows before it: same site, seconds later.
+    FROM (SELECT i, page, ${hash('page')} % 1000000 / 1000000.0 AS r FROM (SELECT i, CASE WHEN i % 10 = 1 THEN i - 2 ELSE i END AS page FROM ${numbers}))`;
+  return { rows, registrationCase };
+}
+
+/**
+ * 10 million events over 90 days and 50 sites, made with SQL and handed to
+ * the DuckDB store in arrival (ts) order through the writer's own insert
+ * statement (saveSelected), so flags and compaction are as in production.
+ */
+export async function seedReports(dataDir: string, total: number): Promise<void> {
+  const store = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'));
+  const { rows, registrationCase } = seedShape((e) => `hash(${e})`, (e) => `(${e})`);
+  const seed = join(dataDir, 'seed.duckdb');
+  await store.query(`ATTACH '${seed}' AS seed`);
+  await store.query(`
+    CREATE TABLE seed.rows AS
+    SELECT * EXCLUDE (r, page), CASE site ${registrationCase} END AS registration, row_number() OVER (ORDER BY ts) AS n
+    FROM (${rows(`range(${total}) t(i)`)})`);
+  for (let first = 1; first <= total; first += SEED_CHUNK) {
+    await store.saveSelected(`SELECT * EXCLUDE (n) FROM seed.rows WHERE n BETWEEN ${first} AND ${first + SEED_CHUNK - 1}`);
+  }
+  await store.query('DETACH seed');
+  rmSync(seed, { force: true });
+  await store.close();
+}
+
+/** The same rows into ClickHouse with one INSERT … SELECT (the store is append-only: nothing to decide per batch). */
+async function seedClickHouse(store: ClickHouseEventStore, total: number): Promise<void> {
+  const { rows, registrationCase } = seedShape((e) => `cityHash64(${e})`, (e) => `toString(${e})`);
+  await store.executor.command(`
+    INSERT INTO ${store.table} (site, registration, ts, kind, id, original_id, event, visitor, "unique", page_id, session_id, path, query, referrer,
+      referrer_host, utm_source, utm_medium, utm_campaign, utm_term, utm_content, source, country, browser, os, device, language,
+      viewport_width, viewport_height, screen_width, screen_height, duration, scrolled, bot, metadata, https, imported, source_id)
+    SELECT site, CASE site ${registrationCase} END, ts, kind, id, original_id, event, visitor, "unique", page_id, session_id, path, query, referrer,
+      referrer_host, utm_source, utm_medium, utm_campaign, utm_term, utm_content, source, country, browser, os, device, language,
+      viewport_width, viewport_height, screen_width, screen_height, duration, scrolled, bot, metadata, https, imported, source_id
+    FROM (${rows(`(SELECT number AS i FROM numbers(${total}))`)})`);
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
+}
+
+/** Every report of the largest site for 30 and 365 days: median and p95 of the requests after the first. */
+async function measureReports(server: Server, engine: string): Promise<BenchRow[]> {
+  const { auth, register } = await ownerSession(server);
+  await register('site-0.example');
+  const to = Math.floor(Date.now() / 1000);
+  const base = `${server.url}/api/sites/site-0.example`;
+  const rows: BenchRow[] = [];
+  let peak = 0;
+  for (const days of [30, 365]) {
+    const range = `from=${to - days * 86400}&to=${to}`;
+    const reports: [string, string, number][] = [
+      ['overview', `${base}/overview?${range}&tz=Europe/Berlin`, 25],
+      ['overview summary', `${base}/overview/summary?${range}&tz=Europe/Berlin`, 25],
+      ['retention', `${base}/retention?${range}`, 25],
+      ...BREAKDOWN_DIMS.map((dim): [string, string, number] => [`breakdown ${dim}`, `${base}/breakdown?dim=${dim}&${range}`, 11]),
+    ];
+    for (const [name, url, n] of reports) {
+      const times: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const t = performance.now();
+        const r = await fetch(url, { headers: auth });
+        if (r.status !== 200) throw new Error(`${name}: ${r.status} ${await r.text()}`);
+        await r.arrayBuffer();
+        if (i > 0) times.push(performance.now() - t);
+        peak = Math.max(peak, server.rssMb());
+      }
+      times.sort((a, b) => a - b);
+      const median = percentile(times, 0.5);
+      rows.push({
+        name: `${engine}: ${name}, ${days} days of the largest site`,
+        value: `median ${median.toFixed(0)} ms, p95 ${percentile(times, 0.95).toFixed(0)} ms`,
+        budget: `median < ${REPORT_BUDGET_MS} ms`,
+        ok: median < REPORT_BUDGET_MS,
+      });
+    }
+  }
+  rows.push({ name: `${engine}: server RSS during the report runs (peak)`, value: `${peak.toFixed(0)} MiB` });
+  return rows;
+}
+
+export async function reportsBench(pages: string, total: number): Promise<BenchRow[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tt-bench-reports-'));
+  try {
+    const seeded = performance.now();
+    await seedReports(dataDir, total);
+    const seed: BenchRow = { name: `DuckDB: seeded ${fmt(total)} events, ${SEED_SITES} sites, ${SEED_DAYS} days`, value: `${((performance.now() - seeded) / 1000).toFixed(1)} s` };
+    const server = await startServer(dataDir, pages);
+    try {
+      return [seed, ...(await measureReports(server, 'DuckDB'))];
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function clickHouseReportsBench(pages: string, total: number): Promise<BenchRow[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tt-bench-reports-ch-'));
+  const credentials = { user: 'bench', password: 'bench-only' };
+  const clickhouse = await startChdbHttpServer(credentials);
+  const settings = { url: clickhouse.url, ...credentials, database: 'bench' };
+  try {
+    const store = await ClickHouseEventStore.open(clickHouseHttpExecutor(settings), settings.database);
+    const seeded = performance.now();
+    await seedClickHouse(store, total);
+    await store.close();
+    const seed: BenchRow = { name: `ClickHouse (chDB): seeded ${fmt(total)} events, ${SEED_SITES} sites, ${SEED_DAYS} days`, value: `${((performance.now() - seeded) / 1000).toFixed(1)} s` };
+    const env = { CLICKHOUSE_URL: settings.url, CLICKHOUSE_USER: settings.user, CLICKHOUSE_PASSWORD: settings.password, CLICKHOUSE_DATABASE: settings.database };
+    const server = await startServer(dataDir, pages, env);
+    try {
+      return [seed, ...(await measureReports(server, 'ClickHouse (chDB)'))];
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await clickhouse.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
