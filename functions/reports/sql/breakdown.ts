@@ -6,13 +6,28 @@
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
 import type { BreakdownRow, ReportScope } from '#ports/report-store.ts';
-import type { Query, ResultRow } from './dialect.ts';
+import type { Query, ReadTimeSql, ResultRow } from './dialect.ts';
 import { CANONICAL, VISITORS } from './dialects/duckdb.ts';
-import { NOT_BOT, VISITORS as TIMESTREAM_VISITORS } from './dialects/timestream.ts';
-import { NOT_BOT as CLICKHOUSE_NOT_BOT, VISITORS as CLICKHOUSE_VISITORS } from './dialects/clickhouse.ts';
 import { filterColumns, filterSql, keepsEmptyLabels, label, labelExpression, num } from './text.ts';
 
 export type PageviewDim = Exclude<BreakdownDim, 'events'>;
+
+/** Timestream and ClickHouse: the same statement over their canonical pageviews. */
+function readTime(sql: ReadTimeSql, scope: ReportScope, dim: PageviewDim, limit: number): string {
+  const rows = sql.canonical('pageview', [scope], scope.from, scope.to, ['visitor', 'unique', 'bot', BREAKDOWN_COLUMNS[dim], ...filterColumns(scope.filters)]);
+  const entryOnly = dim === 'entry_pages' ? ' AND coalesce("unique", false)' : '';
+  const keep = keepsEmptyLabels(dim) ? '' : ` WHERE coalesce("label", '') <> ''`;
+  return `
+    SELECT coalesce("label", '') AS "name", count(*) AS "value", ${sql.visitors} AS "visitors"
+    FROM (
+      SELECT ${labelExpression(sql, dim)} AS "label", "visitor", "unique"
+      FROM ${rows} AS e
+      WHERE ${sql.notBot}${filterSql(sql, scope.filters)}${entryOnly}
+    ) AS pv${keep}
+    GROUP BY coalesce("label", '')
+    ORDER BY "value" DESC, "name" ASC
+    LIMIT ${sql.limit(limit)}`;
+}
 
 export const breakdown: Query<[scope: ReportScope, dim: PageviewDim, limit: number]> = {
   duckdb: (sql, scope, dim, limit) => {
@@ -25,36 +40,8 @@ export const breakdown: Query<[scope: ReportScope, dim: PageviewDim, limit: numb
       WHERE true${keep}
       GROUP BY 1 ORDER BY value DESC, name ASC LIMIT ${sql.limit(limit)}`;
   },
-  timestream: (sql, scope, dim, limit) => {
-    const rows = sql.canonical('pageview', [scope], scope.from, scope.to, ['visitor', 'unique', 'bot', BREAKDOWN_COLUMNS[dim], ...filterColumns(scope.filters)]);
-    const entryOnly = dim === 'entry_pages' ? ' AND coalesce("unique", false)' : '';
-    const keep = keepsEmptyLabels(dim) ? '' : ` WHERE coalesce("label", '') <> ''`;
-    return `
-    SELECT coalesce("label", '') AS "name", count(*) AS "value", ${TIMESTREAM_VISITORS} AS "visitors"
-    FROM (
-      SELECT ${labelExpression(sql, dim)} AS "label", "visitor", "unique"
-      FROM ${rows} AS e
-      WHERE ${NOT_BOT}${filterSql(sql, scope.filters)}${entryOnly}
-    ) AS pv${keep}
-    GROUP BY coalesce("label", '')
-    ORDER BY "value" DESC, "name" ASC
-    LIMIT ${sql.limit(limit)}`;
-  },
-  clickhouse: (sql, scope, dim, limit) => {
-    const rows = sql.canonical('pageview', [scope], scope.from, scope.to, ['visitor', 'unique', 'bot', BREAKDOWN_COLUMNS[dim], ...filterColumns(scope.filters)]);
-    const entryOnly = dim === 'entry_pages' ? ' AND coalesce("unique", false)' : '';
-    const keep = keepsEmptyLabels(dim) ? '' : ` WHERE coalesce("label", '') <> ''`;
-    return `
-    SELECT coalesce("label", '') AS "name", count() AS "value", ${CLICKHOUSE_VISITORS} AS "visitors"
-    FROM (
-      SELECT ${labelExpression(sql, dim)} AS "label", "visitor", "unique"
-      FROM ${rows} AS e
-      WHERE ${CLICKHOUSE_NOT_BOT}${filterSql(sql, scope.filters)}${entryOnly}
-    ) AS pv${keep}
-    GROUP BY "name"
-    ORDER BY "value" DESC, "name" ASC
-    LIMIT ${sql.limit(limit)}`;
-  },
+  timestream: (sql, scope, dim, limit) => readTime(sql, scope, dim, limit),
+  clickhouse: (sql, scope, dim, limit) => readTime(sql, scope, dim, limit),
 };
 
 export const breakdownRow = (r: ResultRow): BreakdownRow => ({ name: label(r.name), value: num(r.value), visitors: num(r.visitors) });

@@ -9,11 +9,42 @@
 import type { FilterClause } from '#domain/reports/filter.ts';
 import { APPEND_WINDOW_MS } from '#domain/event-flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
-import type { Query } from './dialect.ts';
+import type { Query, ReadTimeSql } from './dialect.ts';
 import { CANONICAL } from './dialects/duckdb.ts';
-import { NOT_BOT } from './dialects/timestream.ts';
-import { NOT_BOT as CLICKHOUSE_NOT_BOT } from './dialects/clickhouse.ts';
 import { filterColumns, filterSql } from './text.ts';
+
+/**
+ * Timestream and ClickHouse: canonical appends (they may arrive up to a
+ * window after `to`) joined to the canonical page of their original_id at
+ * most APPEND_WINDOW_MS before them; the window is a condition after the
+ * equi-join (an inner join, so the same rows). `greatest` is NULL when any
+ * argument is: the coalesces make it skip a missing side; a page without
+ * appends gets NULLs from the LEFT JOIN (ClickHouse: join_use_nulls, set for
+ * every report statement).
+ */
+function readTime(sql: ReadTimeSql, sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]): string {
+  const pageviews = sql.canonical('pageview', sites, from, to, ['duration', 'scrolled', 'bot', ...filterColumns(filters)]);
+  const appends = sql.canonical('append', sites, from, to + APPEND_WINDOW_MS, ['original_id', 'duration', 'scrolled']);
+  return `
+    pv AS (
+      SELECT "site", "id", "ts", "duration", "scrolled" FROM ${pageviews} AS e
+      WHERE ${sql.notBot}${filterSql(sql, filters)}
+    ),
+    ap AS (
+      SELECT pv."site" AS "site", pv."id" AS "id", pv."ts" AS "ts", sum(a."duration") AS "duration", max(a."scrolled") AS "scrolled"
+      FROM pv INNER JOIN ${appends} AS a ON a."site" = pv."site" AND a."original_id" = pv."id"
+      WHERE a."ts" >= pv."ts" AND a."ts" <= pv."ts" + ${sql.int(APPEND_WINDOW_MS)}
+      GROUP BY pv."site", pv."id", pv."ts"
+    ),
+    page AS (
+      SELECT pv."site" AS "site", pv."ts" AS "ts",
+             CASE WHEN pv."duration" IS NULL AND ap."duration" IS NULL THEN NULL
+                  ELSE coalesce(pv."duration", 0) + coalesce(ap."duration", 0) END AS "total_duration",
+             greatest(coalesce(pv."scrolled", ap."scrolled"), coalesce(ap."scrolled", pv."scrolled")) AS "scroll"
+      FROM pv LEFT JOIN ap ON ap."site" = pv."site" AND ap."id" = pv."id" AND ap."ts" = pv."ts"
+      WHERE pv."duration" IS NOT NULL OR pv."scrolled" IS NOT NULL OR ap."site" IS NOT NULL
+    )`;
+}
 
 export const engagedPages: Query<[sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]]> = {
   /**
@@ -55,61 +86,6 @@ export const engagedPages: Query<[sites: readonly SiteRef[], from: number, to: n
     ),
     page AS (SELECT pv.site, pv.ts, ${totals('pv')} FROM pv LEFT JOIN ap ON ${samePage('pv')})`;
   },
-  /**
-   * Canonical appends (they may arrive up to a window after `to`) joined to
-   * the canonical page of their original_id at most APPEND_WINDOW_MS before
-   * them. (`greatest` is NULL when any argument is: the coalesces make it
-   * skip a missing side.)
-   */
-  timestream: (sql, sites, from, to, filters) => {
-    const pageviews = sql.canonical('pageview', sites, from, to, ['duration', 'scrolled', 'bot', ...filterColumns(filters)]);
-    const appends = sql.canonical('append', sites, from, to + APPEND_WINDOW_MS, ['original_id', 'duration', 'scrolled']);
-    return `
-    pv AS (
-      SELECT "site", "id", "ts", "duration", "scrolled" FROM ${pageviews} AS e
-      WHERE ${NOT_BOT}${filterSql(sql, filters)}
-    ),
-    ap AS (
-      SELECT pv."site", pv."id", pv."ts", sum(a."duration") AS "duration", max(a."scrolled") AS "scrolled"
-      FROM pv JOIN ${appends} AS a
-        ON a."site" = pv."site" AND a."original_id" = pv."id" AND a."ts" >= pv."ts" AND a."ts" <= pv."ts" + ${sql.int(APPEND_WINDOW_MS)}
-      GROUP BY pv."site", pv."id", pv."ts"
-    ),
-    page AS (
-      SELECT pv."site", pv."ts",
-             CASE WHEN pv."duration" IS NULL AND ap."duration" IS NULL THEN NULL
-                  ELSE coalesce(pv."duration", 0) + coalesce(ap."duration", 0) END AS "total_duration",
-             greatest(coalesce(pv."scrolled", ap."scrolled"), coalesce(ap."scrolled", pv."scrolled")) AS "scroll"
-      FROM pv LEFT JOIN ap ON ap."site" = pv."site" AND ap."id" = pv."id" AND ap."ts" = pv."ts"
-      WHERE pv."duration" IS NOT NULL OR pv."scrolled" IS NOT NULL OR ap."site" IS NOT NULL
-    )`;
-  },
-  /**
-   * As for Timestream; the append window is a condition after the equi-join
-   * (an inner join, so the same rows), and LEFT JOIN gives NULLs for pages
-   * without appends (join_use_nulls, set for every statement).
-   */
-  clickhouse: (sql, sites, from, to, filters) => {
-    const pageviews = sql.canonical('pageview', sites, from, to, ['duration', 'scrolled', 'bot', ...filterColumns(filters)]);
-    const appends = sql.canonical('append', sites, from, to + APPEND_WINDOW_MS, ['original_id', 'duration', 'scrolled']);
-    return `
-    pv AS (
-      SELECT "site", "id", "ts", "duration", "scrolled" FROM ${pageviews} AS e
-      WHERE ${CLICKHOUSE_NOT_BOT}${filterSql(sql, filters)}
-    ),
-    ap AS (
-      SELECT pv."site" AS "site", pv."id" AS "id", pv."ts" AS "ts", sum(a."duration") AS "duration", max(a."scrolled") AS "scrolled"
-      FROM pv INNER JOIN ${appends} AS a ON a."site" = pv."site" AND a."original_id" = pv."id"
-      WHERE a."ts" >= pv."ts" AND a."ts" <= pv."ts" + ${sql.int(APPEND_WINDOW_MS)}
-      GROUP BY pv."site", pv."id", pv."ts"
-    ),
-    page AS (
-      SELECT pv."site" AS "site", pv."ts" AS "ts",
-             CASE WHEN pv."duration" IS NULL AND ap."duration" IS NULL THEN NULL
-                  ELSE coalesce(pv."duration", 0) + coalesce(ap."duration", 0) END AS "total_duration",
-             greatest(coalesce(pv."scrolled", ap."scrolled"), coalesce(ap."scrolled", pv."scrolled")) AS "scroll"
-      FROM pv LEFT JOIN ap ON ap."site" = pv."site" AND ap."id" = pv."id" AND ap."ts" = pv."ts"
-      WHERE pv."duration" IS NOT NULL OR pv."scrolled" IS NOT NULL OR ap."site" IS NOT NULL
-    )`;
-  },
+  timestream: (sql, sites, from, to, filters) => readTime(sql, sites, from, to, filters),
+  clickhouse: (sql, sites, from, to, filters) => readTime(sql, sites, from, to, filters),
 };

@@ -5,32 +5,27 @@
  * needs (a day more than the 30 minutes) would buy nothing.
  */
 import type { ReportScope } from '#ports/report-store.ts';
-import type { Query, ResultRow } from './dialect.ts';
-import { NOT_BOT } from './dialects/timestream.ts';
-import { NOT_BOT as CLICKHOUSE_NOT_BOT } from './dialects/clickhouse.ts';
+import type { Query, ReadTimeSql, ResultRow } from './dialect.ts';
 import { filterColumns, filterSql, label, num } from './text.ts';
 
 export type LiveScope = Omit<ReportScope, 'from' | 'to'> & { since: number };
+
+/** Timestream and ClickHouse: the same statement over their scans. */
+const readTime = (sql: ReadTimeSql, scope: LiveScope, limit: number) => `
+    SELECT "path" AS "name", count(DISTINCT "visitor") AS "visitors"
+    FROM ${sql.scan({ kinds: ['pageview'], sites: [scope], from: scope.since }, ['path', 'visitor', 'bot', ...filterColumns(scope.filters)])} AS e
+    WHERE ${sql.notBot} AND "visitor" IS NOT NULL${filterSql(sql, scope.filters)}
+    GROUP BY "path"
+    ORDER BY "visitors" DESC, "name" ASC
+    LIMIT ${sql.limit(limit)}`;
 
 export const livePages: Query<[scope: LiveScope, limit: number]> = {
   duckdb: (sql, scope, limit) => `
     SELECT path AS name, count(DISTINCT visitor_key) AS visitors FROM events
     WHERE kind = 'pageview' AND NOT bot AND visitor_key IS NOT NULL AND ${sql.sites([scope])} AND ts >= ${sql.bind(scope.since)}${filterSql(sql, scope.filters)}
     GROUP BY path ORDER BY visitors DESC, name ASC LIMIT ${sql.limit(limit)}`,
-  timestream: (sql, scope, limit) => `
-    SELECT "path" AS "name", count(DISTINCT "visitor") AS "visitors"
-    FROM ${sql.scan({ kinds: ['pageview'], sites: [scope], from: scope.since }, ['path', 'visitor', 'bot', ...filterColumns(scope.filters)])} AS e
-    WHERE ${NOT_BOT} AND "visitor" IS NOT NULL${filterSql(sql, scope.filters)}
-    GROUP BY "path"
-    ORDER BY "visitors" DESC, "name" ASC
-    LIMIT ${sql.limit(limit)}`,
-  clickhouse: (sql, scope, limit) => `
-    SELECT "path" AS "name", count(DISTINCT "visitor") AS "visitors"
-    FROM ${sql.scan(['pageview'], [scope], scope.since, undefined, ['path', 'visitor', 'bot', ...filterColumns(scope.filters)])} AS e
-    WHERE ${CLICKHOUSE_NOT_BOT} AND "visitor" IS NOT NULL${filterSql(sql, scope.filters)}
-    GROUP BY "path"
-    ORDER BY "visitors" DESC, "name" ASC
-    LIMIT ${sql.limit(limit)}`,
+  timestream: (sql, scope, limit) => readTime(sql, scope, limit),
+  clickhouse: (sql, scope, limit) => readTime(sql, scope, limit),
 };
 
 export const livePageRow = (r: ResultRow) => ({ name: label(r.name), visitors: num(r.visitors) });

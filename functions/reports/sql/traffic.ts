@@ -6,10 +6,8 @@
  * across buckets); `trafficRows` puts the three answers together.
  */
 import type { TrafficRow, TrafficScope } from '#ports/report-store.ts';
-import type { Query, ResultRow } from './dialect.ts';
+import type { Query, ReadTimeSql, ResultRow } from './dialect.ts';
 import { CANONICAL, UNIQUE_WITHOUT_HASH, VISITORS as DUCKDB_VISITORS } from './dialects/duckdb.ts';
-import { NOT_BOT, VISITORS as TIMESTREAM_VISITORS } from './dialects/timestream.ts';
-import { NOT_BOT as CLICKHOUSE_NOT_BOT, VISITORS as CLICKHOUSE_VISITORS } from './dialects/clickhouse.ts';
 import { engagedPages } from './engaged-pages.ts';
 import { bucketExpression, filterColumns, filterSql, num, numOrNull } from './text.ts';
 
@@ -36,6 +34,19 @@ export function visitorsByFirstFlags(bounds: readonly number[]): string {
     + ${UNIQUE_WITHOUT_HASH}`;
 }
 
+/** Timestream and ClickHouse: distinct counts over their canonical pageviews. */
+function readTimeCounts(sql: ReadTimeSql, scope: TrafficScope, bounds: readonly number[]): string {
+  const rows = sql.canonical('pageview', scope.sites, bounds[0]!, bounds[bounds.length - 1]!, ['visitor', 'unique', 'bot', ...filterColumns(scope.filters)]);
+  return `
+    SELECT "site", "bucket", count(*) AS "pageviews", ${sql.visitors} AS "visitors"
+    FROM (
+      SELECT "site", "visitor", "unique", ${bucketExpression(sql, bounds)} AS "bucket"
+      FROM ${rows} AS e
+      WHERE ${sql.notBot}${filterSql(sql, scope.filters)}
+    ) AS b
+    GROUP BY "site", "bucket"`;
+}
+
 /** Pageviews and visitors per site and bucket of `bounds` (the scope's boundaries, or its first and last for the whole range). */
 export const trafficCounts: Query<[scope: TrafficScope, bounds: readonly number[]]> = {
   duckdb: (sql, scope, bounds) => {
@@ -47,28 +58,8 @@ export const trafficCounts: Query<[scope: TrafficScope, bounds: readonly number[
        FROM (SELECT *, ${bucketExpression(sql, bounds)} AS bucket FROM events WHERE ${CANONICAL} AND ${where})
        GROUP BY ALL`;
   },
-  timestream: (sql, scope, bounds) => {
-    const rows = sql.canonical('pageview', scope.sites, bounds[0]!, bounds[bounds.length - 1]!, ['visitor', 'unique', 'bot', ...filterColumns(scope.filters)]);
-    return `
-    SELECT "site", "bucket", count(*) AS "pageviews", ${TIMESTREAM_VISITORS} AS "visitors"
-    FROM (
-      SELECT "site", "visitor", "unique", ${bucketExpression(sql, bounds)} AS "bucket"
-      FROM ${rows} AS e
-      WHERE ${NOT_BOT}${filterSql(sql, scope.filters)}
-    ) AS b
-    GROUP BY "site", "bucket"`;
-  },
-  clickhouse: (sql, scope, bounds) => {
-    const rows = sql.canonical('pageview', scope.sites, bounds[0]!, bounds[bounds.length - 1]!, ['visitor', 'unique', 'bot', ...filterColumns(scope.filters)]);
-    return `
-    SELECT "site", "bucket", count() AS "pageviews", ${CLICKHOUSE_VISITORS} AS "visitors"
-    FROM (
-      SELECT "site", "visitor", "unique", ${bucketExpression(sql, bounds)} AS "bucket"
-      FROM ${rows} AS e
-      WHERE ${CLICKHOUSE_NOT_BOT}${filterSql(sql, scope.filters)}
-    ) AS b
-    GROUP BY "site", "bucket"`;
-  },
+  timestream: (sql, scope, bounds) => readTimeCounts(sql, scope, bounds),
+  clickhouse: (sql, scope, bounds) => readTimeCounts(sql, scope, bounds),
 };
 
 /** Median duration (of totals of at least 5 s) and mean scroll per site and bucket, and per site over the range (bucket NULL). */

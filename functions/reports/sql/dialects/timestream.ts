@@ -10,10 +10,10 @@
  * the columns it needs and stands a typed NULL in for any the table does not
  * have (yet).
  */
-import { COPY_WINDOW_MS } from '#domain/reports/copies.ts';
 import type { EventRow } from '#ports/event-store.ts';
-import type { SiteRef } from '#ports/report-store.ts';
-import { sqlIdentifier, sqlInteger, sqlLimit, sqlNumber, sqlString, type SqlText } from '../text.ts';
+import type { ScanRange } from '../dialect.ts';
+import { ReadTimeDialect } from './read-time.ts';
+import { sqlIdentifier, sqlInteger, sqlString } from '../text.ts';
 
 type SqlType = 'VARCHAR' | 'BIGINT' | 'DOUBLE' | 'BOOLEAN';
 export type ColumnName = Exclude<keyof EventRow, 'ts'>;
@@ -44,38 +44,20 @@ export const NOT_BOT = 'NOT coalesce("bot", false)';
 /** Distinct daily visitor hashes; pageviews without one count their unique flag. */
 export const VISITORS = `count(DISTINCT "visitor") + count(CASE WHEN "visitor" IS NULL AND coalesce("unique", false) THEN 1 END)`;
 
-export interface ScanRange {
-  kinds: readonly ('pageview' | 'event' | 'append')[];
-  sites: readonly SiteRef[];
-  /** Inclusive, Unix ms. */
-  from: number;
-  /** Exclusive, Unix ms; none for "since". */
-  to?: number;
-}
 
 const ms = (value: number) => `from_milliseconds(${sqlInteger(value)})`;
 
-export class TimestreamSql implements SqlText {
-  constructor(readonly table: SqlContext) {}
+export class TimestreamSql extends ReadTimeDialect {
+  readonly notBot = NOT_BOT;
+  readonly visitors = VISITORS;
+  protected readonly previousTs = 'lag("ts") OVER (PARTITION BY "site", "id" ORDER BY "ts")';
+
+  constructor(readonly table: SqlContext) {
+    super();
+  }
 
   value(value: string): string {
     return sqlString(value);
-  }
-
-  int(value: number): string {
-    return sqlInteger(value);
-  }
-
-  limit(value: number): string {
-    return sqlLimit(value);
-  }
-
-  number(value: number): string {
-    return sqlNumber(value);
-  }
-
-  column(name: string): string {
-    return sqlIdentifier(name);
   }
 
   contains(haystack: string, needle: string): string {
@@ -105,22 +87,6 @@ export class TimestreamSql implements SqlText {
       ...(range.to === undefined ? [] : [`time < ${ms(range.to)}`]),
     ];
     return `(SELECT ${projection.join(', ')} FROM ${sqlIdentifier(this.table.database)}.${sqlIdentifier(this.table.table)} WHERE ${where.join(' AND ')})`;
-  }
-
-  /**
-   * The rows of one kind in [from, to) that are not copies (domain/reports/copies.ts):
-   * no row of the same site and id (and so registration) at most COPY_WINDOW_MS
-   * before. The look-back reads one window more than the range.
-   */
-  canonical(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], from: number, to: number, columns: readonly string[]): string {
-    const wanted = [...new Set(['site', 'id', ...columns])].map(sqlIdentifier);
-    const rows = this.scan({ kinds: [kind], sites, from: from - COPY_WINDOW_MS, to }, ['site', 'id', ...columns]);
-    return `(
-      SELECT "ts", ${wanted.join(', ')} FROM (
-        SELECT "ts", ${wanted.join(', ')}, lag("ts") OVER (PARTITION BY "site", "id" ORDER BY "ts") AS "previous_ts" FROM ${rows} AS r
-      ) AS c
-      WHERE "ts" >= ${sqlInteger(from)} AND ("previous_ts" IS NULL OR "ts" - "previous_ts" > ${sqlInteger(COPY_WINDOW_MS)})
-    )`;
   }
 }
 

@@ -1,0 +1,49 @@
+/**
+ * What the dialects that decide copies when they read (Timestream,
+ * ClickHouse) write the same way: numbers and identifiers as literals, and
+ * the canonical rows (domain/reports/copies.ts: no row of the same site and
+ * id, and so registration, at most COPY_WINDOW_MS before), read one window
+ * before the range so the first rows' predecessors are seen.
+ */
+import { COPY_WINDOW_MS } from '#domain/reports/copies.ts';
+import type { SiteRef } from '#ports/report-store.ts';
+import type { ReadTimeSql, ScanRange } from '../dialect.ts';
+import { sqlIdentifier, sqlInteger, sqlLimit, sqlNumber } from '../text.ts';
+
+export abstract class ReadTimeDialect implements ReadTimeSql {
+  abstract readonly notBot: string;
+  abstract readonly visitors: string;
+  /** The window function giving each row the `ts` of the one before it of the same site and id (NULL for the first). */
+  protected abstract readonly previousTs: string;
+
+  abstract value(value: string): string;
+  abstract contains(haystack: string, needle: string): string;
+  abstract scan(range: ScanRange, columns: readonly string[]): string;
+
+  int(value: number): string {
+    return sqlInteger(value);
+  }
+
+  limit(value: number): string {
+    return sqlLimit(value);
+  }
+
+  number(value: number): string {
+    return sqlNumber(value);
+  }
+
+  column(name: string): string {
+    return sqlIdentifier(name);
+  }
+
+  canonical(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], from: number, to: number, columns: readonly string[]): string {
+    const wanted = [...new Set(['site', 'id', ...columns])].filter((c) => c !== 'ts').map(sqlIdentifier);
+    const rows = this.scan({ kinds: [kind], sites, from: from - COPY_WINDOW_MS, to }, ['site', 'id', ...columns]);
+    return `(
+      SELECT "ts", ${wanted.join(', ')} FROM (
+        SELECT "ts", ${wanted.join(', ')}, ${this.previousTs} AS "previous_ts" FROM ${rows} AS r
+      ) AS c
+      WHERE "ts" >= ${sqlInteger(from)} AND ("previous_ts" IS NULL OR "ts" - "previous_ts" > ${sqlInteger(COPY_WINDOW_MS)})
+    )`;
+  }
+}
