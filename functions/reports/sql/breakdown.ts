@@ -6,7 +6,8 @@
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
 import type { BreakdownRow, ReportScope } from '#ports/report-store.ts';
-import type { Query, ReadTimeSql, ResultRow } from './dialect.ts';
+import type { Query, ResultRow } from './dialect.ts';
+import type { ReadTimeSql } from './dialects/read-time.ts';
 import { CANONICAL, VISITORS } from './dialects/duckdb.ts';
 import { filterColumns, filterSql, keepsEmptyLabels, label, labelExpression, num } from './text.ts';
 

@@ -9,7 +9,8 @@
 import type { FilterClause } from '#domain/reports/filter.ts';
 import { APPEND_WINDOW_MS } from '#domain/event-flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
-import type { Query, ReadTimeSql } from './dialect.ts';
+import type { Query } from './dialect.ts';
+import type { ReadTimeSql } from './dialects/read-time.ts';
 import { CANONICAL } from './dialects/duckdb.ts';
 import { filterColumns, filterSql } from './text.ts';
 

@@ -1,7 +1,8 @@
 /** The `events` breakdown: canonical human custom events by name, with visitors and the newest time (`last_seen`, Unix ms). */
 import type { BreakdownRow, ReportScope } from '#ports/report-store.ts';
 import { breakdownRow } from './breakdown.ts';
-import type { Query, ReadTimeSql, ResultRow } from './dialect.ts';
+import type { Query, ResultRow } from './dialect.ts';
+import type { ReadTimeSql } from './dialects/read-time.ts';
 import { eventRows, readTimeEventRows } from './event-totals.ts';
 import { num } from './text.ts';
 

@@ -1,6 +1,7 @@
 /** The overview summary's event totals: canonical human custom events and their distinct visitor hashes (events without one add no visitor). */
 import type { ReportScope } from '#ports/report-store.ts';
-import type { Query, ReadTimeSql, ResultRow } from './dialect.ts';
+import type { Query, ResultRow } from './dialect.ts';
+import type { ReadTimeSql } from './dialects/read-time.ts';
 import { filterColumns, filterSql, num } from './text.ts';
 
 /** Timestream and ClickHouse: canonical human events with a name, copies decided as they are read. */

@@ -5,7 +5,8 @@
  * needs (a day more than the 30 minutes) would buy nothing.
  */
 import type { ReportScope } from '#ports/report-store.ts';
-import type { Query, ReadTimeSql, ResultRow } from './dialect.ts';
+import type { Query, ResultRow } from './dialect.ts';
+import type { ReadTimeSql } from './dialects/read-time.ts';
 import { filterColumns, filterSql, label, num } from './text.ts';
 
 export type LiveScope = Omit<ReportScope, 'from' | 'to'> & { since: number };

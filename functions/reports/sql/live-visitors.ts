@@ -1,6 +1,7 @@
 /** Live visitors: distinct visitor hashes with a non-bot pageview or event since a time, per site. */
 import type { SiteRef } from '#ports/report-store.ts';
-import type { Query, ReadTimeSql, ResultRow } from './dialect.ts';
+import type { Query, ResultRow } from './dialect.ts';
+import type { ReadTimeSql } from './dialects/read-time.ts';
 import { num } from './text.ts';
 
 /** Timestream and ClickHouse: the same statement over their scans. */

@@ -6,7 +6,8 @@
  * across buckets); `trafficRows` puts the three answers together.
  */
 import type { TrafficRow, TrafficScope } from '#ports/report-store.ts';
-import type { Query, ReadTimeSql, ResultRow } from './dialect.ts';
+import type { Query, ResultRow } from './dialect.ts';
+import type { ReadTimeSql } from './dialects/read-time.ts';
 import { CANONICAL, UNIQUE_WITHOUT_HASH, VISITORS as DUCKDB_VISITORS } from './dialects/duckdb.ts';
 import { engagedPages } from './engaged-pages.ts';
 import { bucketExpression, filterColumns, filterSql, num, numOrNull } from './text.ts';

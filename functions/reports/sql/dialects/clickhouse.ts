@@ -7,8 +7,7 @@
  * `{name:Type}` parameters, so they never enter the statement's text.
  */
 import type { SiteRef } from '#ports/report-store.ts';
-import type { ScanRange } from '../dialect.ts';
-import { ReadTimeDialect } from './read-time.ts';
+import { ReadTimeDialect, type ScanRange } from './read-time.ts';
 import { sqlIdentifier, sqlInteger } from '../text.ts';
 
 export const NOT_BOT = 'NOT "bot"';

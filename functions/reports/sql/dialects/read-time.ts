@@ -7,8 +7,33 @@
  */
 import { COPY_WINDOW_MS } from '#domain/reports/copies.ts';
 import type { SiteRef } from '#ports/report-store.ts';
-import type { ReadTimeSql, ScanRange } from '../dialect.ts';
-import { sqlIdentifier, sqlInteger, sqlLimit, sqlNumber } from '../text.ts';
+import { sqlIdentifier, sqlInteger, sqlLimit, sqlNumber, type SqlText } from '../text.ts';
+
+/** The rows a scan reads: some kinds, of the sites' current registrations, from `from` (and before `to`). */
+export interface ScanRange {
+  kinds: readonly ('pageview' | 'event' | 'append')[];
+  sites: readonly SiteRef[];
+  /** Inclusive, Unix ms. */
+  from: number;
+  /** Exclusive, Unix ms; none for "since". */
+  to?: number;
+}
+
+/**
+ * The dialects whose stores keep no writer flags and decide copies when they
+ * read (Timestream, ClickHouse): their statements are the same text over
+ * these, written once in each query file.
+ */
+export interface ReadTimeSql extends SqlText {
+  /** Rows that are no bot's. */
+  readonly notBot: string;
+  /** Distinct daily visitor hashes; pageviews without one count their unique flag. */
+  readonly visitors: string;
+  /** The rows of a range as a derived table with `ts` and the named columns. */
+  scan(range: ScanRange, columns: readonly string[]): string;
+  /** The rows of one kind in [from, to) that are no copies (domain/reports/copies.ts), as a derived table. */
+  canonical(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], from: number, to: number, columns: readonly string[]): string;
+}
 
 export abstract class ReadTimeDialect implements ReadTimeSql {
   abstract readonly notBot: string;

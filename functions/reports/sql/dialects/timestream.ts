@@ -11,8 +11,7 @@
  * have (yet).
  */
 import type { EventRow } from '#ports/event-store.ts';
-import type { ScanRange } from '../dialect.ts';
-import { ReadTimeDialect } from './read-time.ts';
+import { ReadTimeDialect, type ScanRange } from './read-time.ts';
 import { sqlIdentifier, sqlInteger, sqlString } from '../text.ts';
 
 type SqlType = 'VARCHAR' | 'BIGINT' | 'DOUBLE' | 'BOOLEAN';
