@@ -1,7 +1,7 @@
 /**
  * A ClickHouse HTTP interface over an in-process chDB session: enough of it
  * for `@clickhouse/client` (queries and commands in the body or `query`,
- * `param_*` bound parameters, `database`, settings, JSONEachRow inserts,
+ * `param_*` bound parameters, settings, JSONEachRow inserts,
  * Basic auth), so `npm start` with CLICKHOUSE_URL and the conformance check
  * run against ClickHouse's engine where no server can be installed.
  * Run it alone: `npx tsx test/support/chdb-http-server.ts` prints its URL.
@@ -16,6 +16,21 @@ const NOT_SETTINGS = new Set(['query', 'database', 'query_id', 'default_format',
 
 /** A raw parameter value (ClickHouse's escaped text) as a string literal that unquotes back to it. */
 const literal = (raw: string) => `'${raw.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+
+/**
+ * The statement with each `{name:Type}` replaced as a server substitutes it:
+ * the value arrives in ClickHouse's escaped text form, which is also a valid
+ * SQL literal of its type (a string's quote and backslash come escaped), cast
+ * to the placeholder's type. One engine call per statement.
+ */
+function bound(statement: string, params: Record<string, string>): string {
+  return statement.replace(/\{(\w+):([^{}]+)\}/g, (placeholder, name: string, type: string) => {
+    const raw = params[name];
+    if (raw === undefined) return placeholder;
+    const text = /^(Nullable\()?String\)?$/.test(type) ? `'${raw}'` : raw;
+    return `CAST(${text}, ${literal(type)})`;
+  });
+}
 
 function body(req: IncomingMessage): Promise<Buffer> {
   return new Promise((ok, fail) => {
@@ -36,7 +51,8 @@ export async function startChdbHttpServer({ user, password }: { user: string; pa
   const session = new Session();
   const expected = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
   let tail: Promise<unknown> = Promise.resolve();
-  // One statement at a time: parameters are session settings until the next request sets its own.
+  const applied = new Map<string, string>();
+  // One statement at a time, as the session's settings are shared.
   const serially = <T>(task: () => Promise<T>): Promise<T> => {
     const run = tail.then(task);
     tail = run.catch(() => undefined);
@@ -52,20 +68,21 @@ export async function startChdbHttpServer({ user, password }: { user: string; pa
       if (url.pathname === '/ping') return void res.writeHead(200).end('Ok.\n');
       const payload = await body(req);
       const inUrl = url.searchParams.get('query');
-      const sets = [...url.searchParams]
-        .filter(([name]) => !NOT_SETTINGS.has(name))
-        .map(([name, value]) => (name.startsWith('param_') ? `SET ${name} = ${literal(value)}` : `SET ${name} = ${literal(value)}`));
-      const database = url.searchParams.get('database');
+      // Settings are session-wide: only changed ones are set.
+      const params = Object.fromEntries([...url.searchParams].filter(([name]) => name.startsWith('param_')).map(([name, value]) => [name.slice(6), value]));
+      const settings = [...url.searchParams].filter(([name, value]) => !NOT_SETTINGS.has(name) && !name.startsWith('param_') && applied.get(name) !== value);
       try {
         const out = await serially(async () => {
-          if (database) await session.queryAsync(`USE ${database}`);
-          for (const statement of sets) await session.queryAsync(statement);
+          for (const [name, value] of settings) {
+            await session.queryAsync(`SET ${name} = ${literal(value)}`);
+            applied.set(name, value);
+          }
           if (inUrl?.startsWith('INSERT INTO ')) {
             const table = /^INSERT INTO (\S+)/.exec(inUrl)?.[1] ?? '';
             await session.insert({ table, values: payload, format: 'JSONEachRow' });
             return '';
           }
-          return (await session.queryAsync(inUrl ?? payload.toString('utf8'))).text();
+          return (await session.queryAsync(bound(inUrl ?? payload.toString('utf8'), params))).text();
         });
         res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'x-clickhouse-summary': '{}' }).end(out);
       } catch (e) {
