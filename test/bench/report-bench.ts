@@ -152,7 +152,8 @@ export async function clickHouseReportsBench(pages: string, total: number): Prom
   const clickhouse = await startChdbHttpServer(credentials);
   const settings = { url: clickhouse.url, ...credentials, database: 'bench' };
   try {
-    const store = await ClickHouseEventStore.open(clickHouseHttpExecutor(settings), settings.database);
+    // The seed is one INSERT … SELECT of every row: far past the client's default 30 s request limit.
+    const store = await ClickHouseEventStore.open(clickHouseHttpExecutor({ ...settings, requestTimeoutMs: 30 * 60_000 }), settings.database);
     const seeded = performance.now();
     await seedClickHouse(store, total);
     const seed: BenchRow = { name: `ClickHouse (chDB): seeded ${fmt(total)} events, ${SEED_SITES} sites, ${SEED_DAYS} days`, value: `${((performance.now() - seeded) / 1000).toFixed(1)} s` };

@@ -14,6 +14,8 @@ export interface ClickHouseSettings {
   user: string;
   password: string;
   database: string;
+  /** How long one request may take (the client's default: 30 s); bulk loads need longer. */
+  requestTimeoutMs?: number;
 }
 
 /** Settings every statement runs with: LEFT JOINs give NULLs (not defaults), as the report SQL expects. */
@@ -28,6 +30,7 @@ export function clickHouseHttpExecutor(settings: ClickHouseSettings, client?: Cl
       password: settings.password,
       clickhouse_settings: SESSION_SETTINGS,
       application: 'tinytrack',
+      ...(settings.requestTimeoutMs === undefined ? {} : { request_timeout: settings.requestTimeoutMs }),
     });
   return {
     async query<T>(sql: string, params?: ClickHouseParams) {
