@@ -37,14 +37,22 @@ export function clickHouseCredentials(secret: string | undefined): { user: strin
   return { user: username, password };
 }
 
-/** The ClickHouse store of this function, its credentials read now; null when the stack chose Timestream. */
-export async function clickHouseStore(config: Readonly<Config>, secrets = awsClient(SecretsManagerClient)): Promise<ClickHouseEventStore | null> {
+/**
+ * The ClickHouse store of this function, its credentials read now; null when
+ * the stack chose Timestream. Writers migrate the schema at start; a reader
+ * (`migrate: false`) only attaches, so it needs no DDL rights and no start-up statements.
+ */
+export async function clickHouseStore(
+  config: Readonly<Config>,
+  { migrate = true, secrets = awsClient(SecretsManagerClient) }: { migrate?: boolean; secrets?: SecretsManagerClient } = {},
+): Promise<ClickHouseEventStore | null> {
   if (!config.clickhouse) return null;
   const arn = config.clickhouseSecretArn;
   if (!arn) throw new ConfigError('invalid configuration: CLICKHOUSE_URL on AWS needs CLICKHOUSE_SECRET_ARN (the credentials are never in the environment)');
   const secret = await secrets.send(new GetSecretValueCommand({ SecretId: arn }));
   const settings = { ...config.clickhouse, ...clickHouseCredentials(secret.SecretString) };
-  return ClickHouseEventStore.open(clickHouseHttpExecutor(settings), settings.database);
+  const executor = clickHouseHttpExecutor(settings);
+  return migrate ? ClickHouseEventStore.open(executor, settings.database) : ClickHouseEventStore.attach(executor, settings.database);
 }
 
 export async function awsEventStore(config: Readonly<Config>): Promise<EventStore> {
@@ -55,7 +63,7 @@ export async function awsEventStore(config: Readonly<Config>): Promise<EventStor
 }
 
 export async function awsReportStore(config: Readonly<Config>): Promise<ReportStore> {
-  const clickhouse = await clickHouseStore(config);
+  const clickhouse = await clickHouseStore(config, { migrate: false });
   if (clickhouse) return new ClickHouseReportStore(clickhouse);
   const { database, table } = required(config, 'timestream');
   return new TimestreamReportStore(awsClient(TimestreamQueryClient), database, table);

@@ -27,9 +27,15 @@ export class ClickHouseEventStore implements EventStore {
 
   /** Applies the migrations, then stores into `database`. */
   static async open(executor: ClickHouseExecutor, database: string): Promise<ClickHouseEventStore> {
+    const store = ClickHouseEventStore.attach(executor, database);
+    await migrate(executor, database);
+    return store;
+  }
+
+  /** The store over a database another instance has migrated: no DDL, so a reader needs no rights to create anything. */
+  static attach(executor: ClickHouseExecutor, database: string): ClickHouseEventStore {
     // Unquoted names reach the insert target: only plain identifiers are accepted.
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new RangeError(`invalid ClickHouse database name: ${database}`);
-    await migrate(executor, database);
     return new ClickHouseEventStore(executor, database);
   }
 
