@@ -2,6 +2,7 @@
  * Operator CLI.
  *   token <sub> [--ttl <seconds>] [--email <e>]   one ID token from the local issuer
  *   admin verify-site <hostname>                  mark a registered site verified
+ *   admin login-link <user>                       a one-time dashboard sign-in link (local issuer)
  *   admin replay-dead-letters                     write the local dead letters to the stores (server stopped)
  *   admin redrive <dead-letter queue URL>…        AWS: move SQS dead letters back to their queues
  *   bench                                         run the benchmarks (test/bench)
@@ -11,6 +12,8 @@ import { ConfigError, loadConfig } from '#platform/config.ts';
 import { DEAD_LETTER_REPLAY_MS, openLocalStore, startLocalRuntime } from '#platform/local.ts';
 import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
+import { DynamoLoginLinks } from '#adapters/dynamodb/login-links.ts';
+import { LOGIN_LINK_TTL_SECONDS, loginCodeHash, loginLinkUrl, newLoginCode } from '#domain/login-link.ts';
 
 function usage(message: string): never {
   console.error(message);
@@ -45,11 +48,12 @@ async function token(args: string[]) {
   process.stdout.write(`${jwt}\n`);
 }
 
-const ADMIN_USAGE = 'usage: npm run --silent admin -- verify-site <hostname> | replay-dead-letters | redrive <dead-letter queue URL>… [--max-per-second <n>]';
+const ADMIN_USAGE =
+  'usage: npm run --silent admin -- verify-site <hostname> | login-link <user> | replay-dead-letters | redrive <dead-letter queue URL>… [--max-per-second <n>]';
 
 async function admin(args: string[]) {
   const [command, ...rest] = args;
-  const commands: Record<string, (args: string[]) => Promise<void>> = { 'verify-site': verifySite, 'replay-dead-letters': replayDeadLetters, redrive };
+  const commands: Record<string, (args: string[]) => Promise<void>> = { 'verify-site': verifySite, 'login-link': loginLink, 'replay-dead-letters': replayDeadLetters, redrive };
   await (commands[command ?? ''] ?? (() => usage(ADMIN_USAGE)))(rest);
 }
 
@@ -65,6 +69,24 @@ async function verifySite([hostname]: string[]) {
       return;
     }
     console.log(`${site.hostname} verified at ${site.verified_at}`);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Prints `{origin}/login#code=…`: it signs `user` in to the dashboard once,
+ * within 10 minutes. The origin is the first PUBLIC_URL, else HOST and PORT.
+ */
+async function loginLink([user]: string[]) {
+  if (!user) usage(ADMIN_USAGE);
+  const config = loadConfig();
+  if (config.auth) usage('AUTH_ISSUER is set: owners sign in with that issuer, not with login links');
+  const store = await openLocalStore(config);
+  try {
+    const code = newLoginCode();
+    await new DynamoLoginLinks(store.client, config.tableName).create(loginCodeHash(code), user, Math.floor(Date.now() / 1000) + LOGIN_LINK_TTL_SECONDS);
+    console.log(loginLinkUrl(config.publicUrls?.[0] ?? `http://${config.host}:${config.port}`, code));
   } finally {
     await store.close();
   }

@@ -11,6 +11,7 @@ import { parseQueryString } from '#http/query-string.ts';
 import type { Services } from '#platform/services.ts';
 import { clientIp } from '#domain/client-ip.ts';
 import { InternalError } from '#domain/errors.ts';
+import type { DashboardEdge } from './dashboard-edge.ts';
 
 /** Product request bodies above this are refused before they reach a handler. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -23,6 +24,8 @@ export interface LocalServerOptions {
   routes?: readonly EdgeRoute[];
   /** The instance's services, handed to every request. */
   services: Services;
+  /** The dashboard, asked for requests no product route matched (functions/local/dashboard-edge.ts). */
+  dashboard?: DashboardEdge;
 }
 
 type EdgeRoute = RoutePattern & { group: RouteGroup };
@@ -125,7 +128,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
   const body = await readBody(req, MAX_BODY_BYTES);
   const handler = options.groups[group];
   let result: ApiResponse;
-  if (body) {
+  const page = body && !match.route && options.dashboard ? await options.dashboard(method, path, body) : null;
+  if (page) {
+    result = page;
+  } else if (body) {
     result = await handler.serve(requestFromNode(req, method, path, search, body, match.route ? match.params : {}, sourceIp(req, options.trustedProxies), options.services), key);
   } else {
     // In the route group's own form: the collector's errors are plain text.

@@ -7,6 +7,27 @@ import { groupHandlers } from '#http/handlers/index.ts';
 import { createLocalServer } from './http-server.ts';
 import { assertDataDirFree } from './startup.ts';
 import { scheduleSaltRotation } from '#workers/rotate-salts.ts';
+import { buildDashboard, type BuiltDashboard } from '#dashboard/build.ts';
+import type { DashboardConfig } from '#dashboard/config.ts';
+import { DynamoLoginLinks } from '#adapters/dynamodb/login-links.ts';
+import { dashboardEdge, type DashboardEdge } from './dashboard-edge.ts';
+import { loadIssuerKey, mintIdToken } from './local-issuer.ts';
+
+// The build is the same for every node of a process (tests start many): made once.
+let dashboardBuild: Promise<BuiltDashboard> | undefined;
+
+/** The dashboard for this node: local sign-in links unless AUTH_ISSUER names another issuer. */
+function localDashboard(config: Readonly<Config>, runtime: LocalRuntime, built: BuiltDashboard): DashboardEdge {
+  const { auth } = config;
+  const dashboardConfig: DashboardConfig = { signIn: auth ? { type: 'oidc', issuer: auth.issuer, clientId: auth.audience } : { type: 'local' } };
+  const key = auth ? null : loadIssuerKey(config.dataDir);
+  return dashboardEdge({
+    built,
+    config: dashboardConfig,
+    localSignIn: key ? { links: new DynamoLoginLinks(runtime.store, config.tableName), mint: (sub, ttlSeconds) => mintIdToken(key, sub, { ttlSeconds }) } : null,
+    clock: runtime.adapters.clock,
+  });
+}
 
 export interface LocalNode {
   url: string;
@@ -17,10 +38,11 @@ export interface LocalNode {
 
 export async function startLocalNode(config: Readonly<Config>, options: LocalRuntimeOptions = {}): Promise<LocalNode> {
   await assertDataDirFree(config.dataDir);
+  const built = await (dashboardBuild ??= buildDashboard());
   const runtime = await startLocalRuntime(config, options);
   const services = withInstanceState(runtime.adapters, { collectorInProcess: true });
   const stopRotation = scheduleSaltRotation(services.registry, () => services.clock.now());
-  const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies, services });
+  const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies, services, dashboard: localDashboard(config, runtime, built) });
   try {
     await new Promise<void>((ok, fail) => {
       server.once('error', fail);

@@ -108,6 +108,8 @@ export function createEventQueue(events: EventStore, dataDir: string, journal?: 
 
 export interface LocalRuntime {
   adapters: Adapters;
+  /** The registry's DynamoDB client (dynalite), for what only the local server keeps there (login links). */
+  store: DynamoDBClient;
   events: EventStore;
   /** The embedded DuckDB store when it is the one in use; null on ClickHouse (CLICKHOUSE_URL). */
   duckdb: DuckDbEventStore | null;
@@ -196,6 +198,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   const stopReplays = (background ? [eventQueue, importQueue] : []).map((queue) => queue.replayDeadLettersEvery(DEAD_LETTER_REPLAY_MS));
   return {
     adapters,
+    store: store.client,
     events,
     duckdb: local.duckdb,
     eventQueue,

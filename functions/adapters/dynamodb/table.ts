@@ -16,6 +16,8 @@ export const keys = {
   importActive: (hostname: string) => ({ pk: `SITE#${hostname}`, sk: 'IMPORT_ACTIVE' }),
   activeImports: 'IMPORTS_ACTIVE',
   importsBy: (uid: string) => `IMPORTS_BY#${uid}`,
+  // Local sign-in (functions/adapters/dynamodb/login-links.ts): one item per unused link, by the code's hash.
+  loginLink: (codeHash: string) => ({ pk: `LOGIN#${codeHash}`, sk: 'LOGIN' }),
 };
 
 export const GSI1 = 'gsi1';

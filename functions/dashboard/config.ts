@@ -1,0 +1,32 @@
+/**
+ * What the dashboard page learns from `/dashboard/config.json`: how owners
+ * sign in. Written by the local server (functions/local/dashboard-edge.ts) and
+ * by the stack (lib/dashboard.ts); read by ui/auth.ts.
+ */
+export type SignIn =
+  /** The local issuer: one-time links from `npm run admin -- login-link <user>`, traded at POST /dashboard/login. */
+  | { type: 'local' }
+  /**
+   * An OIDC issuer (Cognito's hosted sign-in on AWS), authorization code with
+   * PKCE. Endpoints not given are read from the issuer's discovery document.
+   */
+  | { type: 'oidc'; issuer: string; clientId: string; authorizeUrl?: string; tokenUrl?: string; logoutUrl?: string; scope?: string };
+
+export interface DashboardConfig {
+  signIn: SignIn;
+}
+
+/** The dashboard's Content-Security-Policy: its own scripts and styles only; an OIDC token endpoint may sit on another origin. */
+export function dashboardCsp(signIn: SignIn): string {
+  const connect = signIn.type === 'oidc' ? "'self' https:" : "'self'";
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `connect-src ${connect}`,
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}

@@ -1,0 +1,79 @@
+/**
+ * The product API as the dashboard calls it: the same public endpoints any
+ * API user has, on the page's own origin, with the owner's ID token when
+ * signed in (public pages send none). A 401 to a signed-in call goes back to
+ * sign-in; other refusals carry the API's error text to the panel.
+ */
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { currentToken, requireSignIn } from './auth.ts';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface CallOptions {
+  method?: string;
+  body?: unknown;
+  /** Public reads (share pages) go without a token. Default true. */
+  signedIn?: boolean;
+  signal?: AbortSignal;
+}
+
+export async function api<T>(path: string, { method = 'GET', body, signedIn = true, signal }: CallOptions = {}): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (signedIn) {
+    const token = currentToken();
+    if (!token) {
+      requireSignIn();
+      throw new ApiError(401, 'signing in');
+    }
+    headers.Authorization = `Bearer ${token}`;
+  }
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal, cache: 'no-store' });
+  if (r.status === 401 && signedIn) {
+    requireSignIn();
+    throw new ApiError(401, 'signing in');
+  }
+  const data = (await r.json().catch(() => ({}))) as { error?: string };
+  if (!r.ok) throw new ApiError(r.status, data.error ?? `request failed (${r.status})`);
+  return data as T;
+}
+
+export interface Loaded<T> {
+  data: T | null;
+  error: ApiError | Error | null;
+  loading: boolean;
+  reload: () => void;
+}
+
+/**
+ * A GET whose answer a panel shows; it runs again when `path` changes or
+ * `reload` is called, and an answer to an older path never replaces a newer one.
+ * A null path waits.
+ */
+export function useApi<T>(path: string | null, signedIn = true): Loaded<T> {
+  const [state, setState] = useState<{ data: T | null; error: Error | null; loading: boolean }>({ data: null, error: null, loading: path !== null });
+  const [round, setRound] = useState(0);
+  const latest = useRef(0);
+  useEffect(() => {
+    if (path === null) return;
+    const id = ++latest.current;
+    const controller = new AbortController();
+    setState((s) => ({ data: s.data, error: null, loading: true }));
+    api<T>(path, { signedIn, signal: controller.signal }).then(
+      (data) => id === latest.current && setState({ data, error: null, loading: false }),
+      (error: Error) => id === latest.current && error.name !== 'AbortError' && setState({ data: null, error, loading: false }),
+    );
+    return () => controller.abort();
+  }, [path, signedIn, round]);
+  const reload = useCallback(() => setRound((n) => n + 1), []);
+  return { ...state, reload };
+}
+
+export const sitePath = (hostname: string) => `/api/sites/${encodeURIComponent(hostname)}`;

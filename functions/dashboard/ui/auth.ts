@@ -1,0 +1,151 @@
+/**
+ * Signing owners in. The ID token lives in sessionStorage (this tab only,
+ * never a cookie another site could ride) with its expiry; when it is missing
+ * or expired, or the API answers 401, the page goes to /login and remembers
+ * where the owner was, and comes back there after sign-in.
+ *   local: the link from `npm run admin -- login-link <user>` carries a
+ *     one-time code in its fragment, traded at POST /dashboard/login.
+ *   oidc: authorization code with PKCE against the issuer (Cognito's hosted
+ *     sign-in on AWS); the verifier and state wait in sessionStorage.
+ */
+import type { DashboardConfig, SignIn } from '../config.ts';
+
+const TOKEN = 'tt.token';
+const RETURN_TO = 'tt.returnTo';
+const PKCE = 'tt.pkce';
+
+interface StoredToken {
+  token: string;
+  /** Unix milliseconds. */
+  expiresAt: number;
+}
+
+let config: DashboardConfig | null = null;
+
+export async function loadConfig(): Promise<DashboardConfig> {
+  if (config) return config;
+  const r = await fetch('/dashboard/config.json', { cache: 'no-store' });
+  if (!r.ok) throw new Error(`dashboard configuration unavailable (${r.status})`);
+  config = (await r.json()) as DashboardConfig;
+  return config;
+}
+
+/** The `exp` claim of a JWT in milliseconds, or now when it has none we can read. */
+function expiryOf(token: string): number {
+  try {
+    const payload = JSON.parse(atob((token.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/'))) as { exp?: number };
+    return typeof payload.exp === 'number' ? payload.exp * 1000 : Date.now();
+  } catch {
+    return Date.now();
+  }
+}
+
+export function currentToken(): string | null {
+  const raw = sessionStorage.getItem(TOKEN);
+  if (!raw) return null;
+  const stored = JSON.parse(raw) as StoredToken;
+  // A token about to expire is as good as gone: a request sent with it could arrive too late.
+  return stored.expiresAt - 10_000 > Date.now() ? stored.token : null;
+}
+
+function keepToken(token: string) {
+  sessionStorage.setItem(TOKEN, JSON.stringify({ token, expiresAt: expiryOf(token) } satisfies StoredToken));
+}
+
+/** Leaves for /login, remembering the page (path and query) to come back to. */
+export function requireSignIn(): void {
+  sessionStorage.removeItem(TOKEN);
+  const here = location.pathname + location.search;
+  if (location.pathname !== '/login') sessionStorage.setItem(RETURN_TO, here);
+  location.assign('/login');
+}
+
+/** Where to go after sign-in: the remembered page, or the sites list. Only same-site paths. */
+export function takeReturnPath(): string {
+  const path = sessionStorage.getItem(RETURN_TO);
+  sessionStorage.removeItem(RETURN_TO);
+  return path && path.startsWith('/') && !path.startsWith('//') ? path : '/';
+}
+
+const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const randomText = () => base64url(crypto.getRandomValues(new Uint8Array(32)));
+
+async function oidcEndpoints(signIn: Extract<SignIn, { type: 'oidc' }>): Promise<{ authorize: string; token: string; logout?: string }> {
+  if (signIn.authorizeUrl && signIn.tokenUrl) return { authorize: signIn.authorizeUrl, token: signIn.tokenUrl, logout: signIn.logoutUrl };
+  const r = await fetch(`${signIn.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`);
+  const d = (await r.json()) as { authorization_endpoint: string; token_endpoint: string; end_session_endpoint?: string };
+  return { authorize: d.authorization_endpoint, token: d.token_endpoint, logout: signIn.logoutUrl ?? d.end_session_endpoint };
+}
+
+const callbackUrl = () => `${location.origin}/login`;
+
+/** OIDC: off to the issuer's sign-in page. */
+export async function startOidcSignIn(signIn: Extract<SignIn, { type: 'oidc' }>): Promise<void> {
+  const { authorize } = await oidcEndpoints(signIn);
+  const verifier = randomText();
+  const state = randomText();
+  sessionStorage.setItem(PKCE, JSON.stringify({ verifier, state }));
+  const challenge = base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
+  const url = new URL(authorize);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: signIn.clientId,
+    redirect_uri: callbackUrl(),
+    scope: signIn.scope ?? 'openid email',
+    state,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  }).toString();
+  location.assign(url.toString());
+}
+
+/**
+ * Finishes a sign-in that brought the browser back to /login: the local link's
+ * fragment code, or the issuer's code and state. True when a token is now kept.
+ * Throws with a message for the owner when the link or code is refused.
+ */
+export async function finishSignIn(signIn: SignIn): Promise<boolean> {
+  if (signIn.type === 'local') {
+    const code = new URLSearchParams(location.hash.slice(1)).get('code');
+    if (!code) return false;
+    // The code is spent either way: it must not stay in the address bar or history.
+    history.replaceState(null, '', '/login');
+    const r = await fetch('/dashboard/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code }) });
+    if (!r.ok) throw new Error('This sign-in link is not valid: it was used already or is older than 10 minutes. Ask for a new one.');
+    keepToken(((await r.json()) as { id_token: string }).id_token);
+    return true;
+  }
+  const query = new URLSearchParams(location.search);
+  const code = query.get('code');
+  if (!code) return false;
+  history.replaceState(null, '', '/login');
+  const pkce = JSON.parse(sessionStorage.getItem(PKCE) ?? 'null') as { verifier: string; state: string } | null;
+  sessionStorage.removeItem(PKCE);
+  if (!pkce || query.get('state') !== pkce.state) throw new Error('The sign-in answer does not belong to this browser tab. Sign in again.');
+  const { token } = await oidcEndpoints(signIn);
+  const r = await fetch(token, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'authorization_code', client_id: signIn.clientId, code, redirect_uri: callbackUrl(), code_verifier: pkce.verifier }).toString(),
+  });
+  if (!r.ok) throw new Error('The identity provider refused the sign-in. Sign in again.');
+  keepToken(((await r.json()) as { id_token: string }).id_token);
+  return true;
+}
+
+/** Forgets the token; with an OIDC issuer that has a logout endpoint, ends its session too. */
+export async function signOut(): Promise<void> {
+  sessionStorage.removeItem(TOKEN);
+  const signIn = (await loadConfig()).signIn;
+  if (signIn.type === 'oidc') {
+    const { logout } = await oidcEndpoints(signIn);
+    if (logout) {
+      const url = new URL(logout);
+      url.searchParams.set('client_id', signIn.clientId);
+      url.searchParams.set('logout_uri', `${location.origin}/login`);
+      location.assign(url.toString());
+      return;
+    }
+  }
+  location.assign('/login');
+}

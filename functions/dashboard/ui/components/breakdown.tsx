@@ -1,0 +1,57 @@
+/**
+ * A breakdown list: one row per name with a bar for its share of the top
+ * value, pageviews and visitors. A row whose dimension can filter is a button
+ * that adds `dim:name` to the view's filters.
+ */
+import type { FilterDim } from '#domain/reports/filter.ts';
+import { formatCompact } from '../format.ts';
+
+export interface BreakdownRow {
+  name: string;
+  value: number;
+  visitors: number;
+}
+
+export function BreakdownList({ rows, filterDim, onFilter, valueLabel = 'Pageviews', emptyName = '(none)' }: {
+  rows: readonly BreakdownRow[];
+  filterDim: FilterDim | null;
+  onFilter?: (dim: FilterDim, value: string) => void;
+  valueLabel?: string;
+  emptyName?: string;
+}) {
+  if (rows.length === 0) return <p class="empty">No data for this range.</p>;
+  const top = Math.max(...rows.map((r) => r.value), 1);
+  return (
+    <table class="breakdown">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col" class="num">
+            Visitors
+          </th>
+          <th scope="col" class="num">
+            {valueLabel}
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.name}>
+            <th scope="row" class="name">
+              <span class="bar" style={{ width: `${(r.value / top) * 100}%` }} aria-hidden="true" />
+              {filterDim && onFilter ? (
+                <button type="button" class="row-filter" title={`Filter by ${r.name || emptyName}`} onClick={() => onFilter(filterDim, r.name)}>
+                  {r.name || emptyName}
+                </button>
+              ) : (
+                <span>{r.name || emptyName}</span>
+              )}
+            </th>
+            <td class="num">{formatCompact(r.visitors)}</td>
+            <td class="num">{formatCompact(r.value)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

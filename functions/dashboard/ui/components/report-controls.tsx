@@ -1,0 +1,89 @@
+/** Period (presets or custom days), timezone, and the filters as removable chips. */
+import { useState } from 'preact/hooks';
+import { browserTimezone, FILTER_LABELS, MAX_DAYS, PERIOD_LABELS, PERIODS, daysBetween, stateDays, withoutFilter, type Period, type ReportState } from '../report-state.ts';
+
+const OP_TEXT = { eq: 'is', neq: 'is not', contains: 'contains' } as const;
+
+export function ReportControls({ state, setState }: { state: ReportState; setState: (s: ReportState) => void }) {
+  const days = stateDays(state, Date.now() / 1000);
+  const [custom, setCustom] = useState({ from: days.from, to: days.to });
+  const [showCustom, setShowCustom] = useState(state.period === 'custom');
+  const customError =
+    custom.from > custom.to ? 'The first day must not be after the last.' : daysBetween(custom.from, custom.to) > MAX_DAYS ? `A range can span at most ${MAX_DAYS} days.` : null;
+  const zones = [...new Set([browserTimezone(), 'UTC', state.tz])];
+  const choosePeriod = (period: Period) => {
+    if (period === 'custom') {
+      setCustom({ from: days.from, to: days.to });
+      setShowCustom(true);
+      return;
+    }
+    setShowCustom(false);
+    setState({ ...state, period, from: null, to: null });
+  };
+  return (
+    <div class="controls">
+      <div class="control-row">
+        <label class="control">
+          <span>Period</span>
+          <select value={showCustom ? 'custom' : state.period} onChange={(e) => choosePeriod((e.currentTarget as HTMLSelectElement).value as Period)}>
+            {PERIODS.map((p) => (
+              <option key={p} value={p}>
+                {PERIOD_LABELS[p]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="control">
+          <span>Timezone</span>
+          <select value={state.tz} onChange={(e) => setState({ ...state, tz: (e.currentTarget as HTMLSelectElement).value })}>
+            {zones.map((z) => (
+              <option key={z} value={z}>
+                {z}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {showCustom && (
+        <form
+          class="control-row custom"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!customError) setState({ ...state, period: 'custom', from: custom.from, to: custom.to });
+          }}
+        >
+          <label class="control">
+            <span>From</span>
+            <input type="date" required value={custom.from} onInput={(e) => setCustom({ ...custom, from: (e.currentTarget as HTMLInputElement).value })} />
+          </label>
+          <label class="control">
+            <span>To</span>
+            <input type="date" required value={custom.to} onInput={(e) => setCustom({ ...custom, to: (e.currentTarget as HTMLInputElement).value })} />
+          </label>
+          <button type="submit" disabled={customError !== null}>
+            Apply
+          </button>
+          {customError && (
+            <p class="field-error" role="alert">
+              {customError}
+            </p>
+          )}
+        </form>
+      )}
+      {state.filters.length > 0 && (
+        <ul class="chips" aria-label="Filters">
+          {state.filters.map((f) => (
+            <li key={f.dim} class="chip" data-testid={`filter-${f.dim}`}>
+              <span>
+                {FILTER_LABELS[f.dim]} {OP_TEXT[f.op]} <strong>{f.value || '(none)'}</strong>
+              </span>
+              <button type="button" aria-label={`Remove filter ${FILTER_LABELS[f.dim]} ${OP_TEXT[f.op]} ${f.value}`} onClick={() => setState(withoutFilter(state, f.dim))}>
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

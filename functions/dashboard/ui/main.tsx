@@ -1,0 +1,100 @@
+/** The dashboard page: one bundle, routed on the client (router.ts), over the public product API only. */
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import './styles.css';
+import { currentToken, finishSignIn, loadConfig, requireSignIn, signOut, startOidcSignIn, takeReturnPath } from './auth.ts';
+import type { DashboardConfig } from '../config.ts';
+import { linkClick, navigate, routeOf, useLocation } from './router.ts';
+import { SitesView } from './views/sites.tsx';
+import { ShareView, SiteView } from './views/site.tsx';
+
+function LoginView() {
+  const [config, setConfig] = useState<DashboardConfig | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    loadConfig()
+      .then(async (c) => {
+        setConfig(c);
+        if (await finishSignIn(c.signIn)) navigate(takeReturnPath(), { replace: true });
+      })
+      .catch((e: Error) => setError(e.message));
+  }, []);
+  return (
+    <main class="page narrow">
+      <h1>Sign in</h1>
+      {error && (
+        <p class="field-error" role="alert">
+          {error}
+        </p>
+      )}
+      {config?.signIn.type === 'local' && (
+        <p>
+          On the machine that runs tinytrack, run <code>npm run admin -- login-link &lt;user&gt;</code> and open the link it prints. A link works once, for 10 minutes.
+        </p>
+      )}
+      {config?.signIn.type === 'oidc' && (
+        <button type="button" onClick={() => void startOidcSignIn(config.signIn as Extract<DashboardConfig['signIn'], { type: 'oidc' }>).catch((e: Error) => setError(e.message))}>
+          Sign in
+        </button>
+      )}
+      {!config && !error && <p role="status">Loading…</p>}
+    </main>
+  );
+}
+
+function TopBar({ signedIn }: { signedIn: boolean }) {
+  return (
+    <header class="topbar">
+      <a class="brand" href="/" onClick={linkClick}>
+        tinytrack
+      </a>
+      {signedIn && (
+        <button type="button" class="link" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      )}
+    </header>
+  );
+}
+
+function App() {
+  const { path, search } = useLocation();
+  const route = routeOf(path);
+  const needsToken = route.view === 'sites' || route.view === 'site';
+  const token = currentToken();
+  useEffect(() => {
+    if (needsToken && !token) requireSignIn();
+  }, [needsToken, token]);
+  if (needsToken && !token) return null;
+  return (
+    <>
+      <a class="skip" href="#content">
+        Skip to content
+      </a>
+      <TopBar signedIn={Boolean(token)} />
+      <div id="content">
+        {route.view === 'login' ? (
+          <LoginView />
+        ) : route.view === 'sites' ? (
+          <SitesView />
+        ) : route.view === 'site' ? (
+          <SiteView key={route.hostname} hostname={route.hostname} tab={route.tab} search={search} />
+        ) : route.view === 'share' ? (
+          <ShareView key={route.hostname} hostname={route.hostname} search={search} />
+        ) : (
+          <main class="page">
+            <h1>Not found</h1>
+            <p>
+              There is no such page. <a href="/">Go to your sites</a>.
+            </p>
+          </main>
+        )}
+      </div>
+    </>
+  );
+}
+
+const root = document.getElementById('app') as HTMLElement;
+// The page's "Loading…" is for the time before this script runs.
+root.textContent = '';
+render(<App />, root);

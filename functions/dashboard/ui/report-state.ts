@@ -1,0 +1,171 @@
+/**
+ * A report view's state as its URL keeps it (so a view can be bookmarked and
+ * shared): the period (a preset, or custom calendar days), the timezone of
+ * those days, and the API's filter string. Pure: the range math is the
+ * server's own (domain/reports/time.ts), so the days match its buckets.
+ */
+import { parseFilter, type FilterClause, type FilterDim } from '#domain/reports/filter.ts';
+import { isValidTimezone, localParts, zonedToUnix, type Range } from '#domain/reports/time.ts';
+
+export const PERIODS = ['today', 'yesterday', '7d', '30d', 'month', '12mo', 'custom'] as const;
+export type Period = (typeof PERIODS)[number];
+export const DEFAULT_PERIOD: Period = '30d';
+
+export const PERIOD_LABELS: Record<Period, string> = {
+  today: 'Today',
+  yesterday: 'Yesterday',
+  '7d': 'Last 7 days',
+  '30d': 'Last 30 days',
+  month: 'This month',
+  '12mo': 'Last 12 months',
+  custom: 'Custom range',
+};
+
+/** A calendar day, YYYY-MM-DD. */
+export type Day = string;
+
+export interface ReportState {
+  period: Period;
+  /** Custom range: first and last day (inclusive), in `tz`. */
+  from: Day | null;
+  to: Day | null;
+  tz: string;
+  filters: FilterClause[];
+}
+
+const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** The API's longest range (spec part 4: at most 400 days). */
+export const MAX_DAYS = 400;
+
+function parseDay(day: string | null): { y: number; m: number; d: number } | null {
+  const match = day === null ? null : DAY_PATTERN.exec(day);
+  if (!match) return null;
+  const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const check = new Date(Date.UTC(y, m - 1, d));
+  return check.getUTCMonth() === m - 1 && check.getUTCDate() === d ? { y, m, d } : null;
+}
+
+/** The day `n` days after `day` (calendar arithmetic, no timezone involved). */
+export function addDays(day: Day, n: number): Day {
+  const p = parseDay(day);
+  if (!p) throw new RangeError(`not a day: ${day}`);
+  return new Date(Date.UTC(p.y, p.m - 1, p.d + n)).toISOString().slice(0, 10);
+}
+
+/** Today in `tz` at `nowSeconds`. */
+export function today(tz: string, nowSeconds: number): Day {
+  const p = localParts(tz, nowSeconds);
+  return `${String(p.year).padStart(4, '0')}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
+}
+
+const startOf = (tz: string, day: Day): number => {
+  const p = parseDay(day) as { y: number; m: number; d: number };
+  return zonedToUnix(tz, p.y, p.m, p.d);
+};
+
+/** Whole days between two days, both counted. */
+export const daysBetween = (from: Day, to: Day): number => Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000) + 1;
+
+/** First and last day (inclusive) the state covers at `nowSeconds`. */
+export function stateDays(state: ReportState, nowSeconds: number): { from: Day; to: Day } {
+  const t = today(state.tz, nowSeconds);
+  switch (state.period) {
+    case 'today':
+      return { from: t, to: t };
+    case 'yesterday':
+      return { from: addDays(t, -1), to: addDays(t, -1) };
+    case '7d':
+      return { from: addDays(t, -6), to: t };
+    case '30d':
+      return { from: addDays(t, -29), to: t };
+    case 'month':
+      return { from: `${t.slice(0, 8)}01`, to: t };
+    case '12mo':
+      return { from: addDays(t, -364), to: t };
+    case 'custom':
+      return { from: state.from as Day, to: state.to as Day };
+  }
+}
+
+/** The API range: from the first day's start to the next day's after the last, in `tz` (Unix seconds). */
+export function stateRange(state: ReportState, nowSeconds: number): Range {
+  const { from, to } = stateDays(state, nowSeconds);
+  return { from: startOf(state.tz, from), to: startOf(state.tz, addDays(to, 1)) };
+}
+
+/** The filter string of the API (domain/reports/filter.ts grammar), values URL-encoded. */
+export function formatFilter(filters: readonly FilterClause[]): string {
+  const op = { eq: ':', neq: '!', contains: '~' } as const;
+  return filters.map((f) => `${f.dim}${op[f.op]}${encodeURIComponent(f.value)}`).join(';');
+}
+
+/** The browser's timezone, or UTC when it names none the API knows. */
+export function browserTimezone(): string {
+  const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return tz && isValidTimezone(tz) ? tz : 'UTC';
+}
+
+/**
+ * The state in a URL's query. Anything unreadable falls back to the default
+ * (a bad bookmark shows the last 30 days rather than an error): an unknown
+ * period, a custom range that is not two valid days in order within 400 days,
+ * an unknown timezone, a filter the API would refuse.
+ */
+export function readState(search: URLSearchParams, defaultTz: string): ReportState {
+  const tzParam = search.get('tz');
+  const tz = tzParam && isValidTimezone(tzParam) ? tzParam : defaultTz;
+  const filters = parseFilter(search.get('filter') ?? undefined) ?? [];
+  let period = (PERIODS as readonly string[]).includes(search.get('period') ?? '') ? (search.get('period') as Period) : DEFAULT_PERIOD;
+  const from = search.get('from');
+  const to = search.get('to');
+  const customOk = parseDay(from) !== null && parseDay(to) !== null && (from as Day) <= (to as Day) && daysBetween(from as Day, to as Day) <= MAX_DAYS;
+  if (period === 'custom' && !customOk) period = DEFAULT_PERIOD;
+  return { period, from: period === 'custom' ? from : null, to: period === 'custom' ? to : null, tz, filters };
+}
+
+/** The query string of a state (without `?`): only what differs from the defaults. */
+export function writeState(state: ReportState, defaultTz: string): string {
+  const q = new URLSearchParams();
+  if (state.period !== DEFAULT_PERIOD) q.set('period', state.period);
+  if (state.period === 'custom' && state.from && state.to) {
+    q.set('from', state.from);
+    q.set('to', state.to);
+  }
+  if (state.tz !== defaultTz) q.set('tz', state.tz);
+  if (state.filters.length > 0) q.set('filter', formatFilter(state.filters));
+  return q.toString();
+}
+
+/** The report query of the API for a state: from, to, tz and filter. */
+export function apiQuery(state: ReportState, nowSeconds: number): URLSearchParams {
+  const range = stateRange(state, nowSeconds);
+  const q = new URLSearchParams({ from: String(range.from), to: String(range.to), tz: state.tz });
+  if (state.filters.length > 0) q.set('filter', formatFilter(state.filters));
+  return q;
+}
+
+/** The state with `clause` added; an existing clause on the same dimension is replaced (a dimension has one value). */
+export function withFilter(state: ReportState, clause: FilterClause): ReportState {
+  return { ...state, filters: [...state.filters.filter((f) => f.dim !== clause.dim), clause] };
+}
+
+export function withoutFilter(state: ReportState, dim: FilterDim): ReportState {
+  return { ...state, filters: state.filters.filter((f) => f.dim !== dim) };
+}
+
+export const FILTER_LABELS: Record<FilterDim, string> = {
+  page: 'Page',
+  referrer: 'Referrer',
+  source: 'Source',
+  utm_source: 'UTM source',
+  utm_medium: 'UTM medium',
+  utm_campaign: 'UTM campaign',
+  utm_term: 'UTM term',
+  utm_content: 'UTM content',
+  country: 'Country',
+  device: 'Device',
+  browser: 'Browser',
+  os: 'OS',
+  language: 'Language',
+  event: 'Event',
+};

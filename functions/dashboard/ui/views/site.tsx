@@ -1,0 +1,102 @@
+/** A site's page: its header (icon, name, tabs) and the tab the URL names; the share page is the same without the owner's tabs. */
+import { sitePath, useApi } from '../api.ts';
+import { Load } from '../components/panel.tsx';
+import { browserTimezone, readState, writeState, type ReportState } from '../report-state.ts';
+import { linkClick, navigate, siteUrl, type SiteTab } from '../router.ts';
+import { ImportsView } from './imports.tsx';
+import { OverviewView } from './overview.tsx';
+import { RetentionView } from './retention.tsx';
+import { SettingsView } from './settings.tsx';
+import { SiteIcon, type SiteInfo } from './sites.tsx';
+
+const TAB_LABELS: Record<SiteTab, string> = { overview: 'Overview', retention: 'Retention', imports: 'Imports', settings: 'Settings' };
+
+/** The report state of the URL, and a setter that writes it back to the URL (a new history entry). */
+function useReportState(search: URLSearchParams): [ReportState, (s: ReportState) => void] {
+  const tz = browserTimezone();
+  const state = readState(search, tz);
+  const set = (s: ReportState) => {
+    const q = writeState(s, tz);
+    navigate(`${location.pathname}${q ? `?${q}` : ''}`);
+  };
+  return [state, set];
+}
+
+export function SiteView({ hostname, tab, search }: { hostname: string; tab: SiteTab; search: URLSearchParams }) {
+  const site = useApi<SiteInfo>(sitePath(hostname));
+  const [state, setState] = useReportState(search);
+  // Tabs keep the report state (period, filters) as the owner moves between them.
+  const query = search.toString();
+  return (
+    <main class="page">
+      <Load state={site} label="the site">
+        {(s) => (
+          <>
+            <header class="site-head">
+              <h1>
+                <SiteIcon hostname={s.hostname} />
+                <span>{s.display_name || s.hostname}</span>
+              </h1>
+              <nav aria-label="Site views">
+                <ul class="tabs">
+                  {(Object.keys(TAB_LABELS) as SiteTab[]).map((t) => (
+                    <li key={t}>
+                      <a href={siteUrl(hostname, t, t === 'overview' || t === 'retention' ? query : '')} onClick={linkClick} aria-current={t === tab ? 'page' : undefined}>
+                        {TAB_LABELS[t]}
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+              </nav>
+            </header>
+            {!s.verified_at && tab !== 'settings' && tab !== 'imports' ? (
+              <p class="note">
+                This site is not verified yet, so it has no reports. <a href={siteUrl(hostname, 'settings')} onClick={linkClick}>Install the script and verify it</a>.
+              </p>
+            ) : tab === 'overview' ? (
+              <OverviewView hostname={hostname} state={state} setState={setState} signedIn />
+            ) : tab === 'retention' ? (
+              <RetentionView hostname={hostname} state={state} setState={setState} signedIn />
+            ) : tab === 'imports' ? (
+              <ImportsView hostname={hostname} />
+            ) : (
+              <SettingsView site={s} onSaved={site.reload} />
+            )}
+          </>
+        )}
+      </Load>
+    </main>
+  );
+}
+
+/** /share/{hostname}: the public reports of a verified public site, to anyone, read-only; nothing for any other site. */
+export function ShareView({ hostname, search }: { hostname: string; search: URLSearchParams }) {
+  const site = useApi<SiteInfo>(sitePath(hostname), false);
+  const [state, setState] = useReportState(search);
+  if (site.error) {
+    return (
+      <main class="page">
+        <h1>Not available</h1>
+        <p data-testid="not-public">There are no public statistics for {hostname}.</p>
+      </main>
+    );
+  }
+  return (
+    <main class="page">
+      <Load state={site} label="the site">
+        {(s) => (
+          <>
+            <header class="site-head">
+              <h1>
+                <SiteIcon hostname={s.hostname} signedIn={false} />
+                <span>{s.display_name || s.hostname}</span>
+              </h1>
+              <p class="note">Public statistics</p>
+            </header>
+            <OverviewView hostname={hostname} state={state} setState={setState} signedIn={false} />
+          </>
+        )}
+      </Load>
+    </main>
+  );
+}

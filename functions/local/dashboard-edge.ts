@@ -1,0 +1,66 @@
+/**
+ * The dashboard on the local server (DESIGN.md §1): the built page at `/`,
+ * `/login`, `/sites/…` and `/share/…` (the page routes itself), its hashed
+ * assets, its sign-in configuration, and the trade of a one-time login link
+ * for an ID token of the local issuer. Asked only for requests no product
+ * route matched, so the API and the collector never pass through here.
+ */
+import type { ApiResponse } from '#http/api.ts';
+import { json } from '#http/api.ts';
+import type { BuiltDashboard, DashboardFile } from '#dashboard/build.ts';
+import { dashboardCsp, type DashboardConfig } from '#dashboard/config.ts';
+import { INVALID_LOGIN_LINK, LOGIN_TOKEN_TTL_SECONDS, loginCodeHash, parseLoginCode } from '#domain/login-link.ts';
+import type { LoginLinks } from '#ports/login-links.ts';
+import type { Clock } from '#ports/clock.ts';
+
+export interface DashboardEdgeOptions {
+  built: BuiltDashboard;
+  config: DashboardConfig;
+  /** Local sign-in: the links and the issuer that signs the tokens they give. Null with AUTH_ISSUER. */
+  localSignIn: { links: LoginLinks; mint: (sub: string, ttlSeconds: number) => Promise<string> } | null;
+  clock: Clock;
+}
+
+export type DashboardEdge = (method: string, path: string, body: Buffer) => Promise<ApiResponse | null>;
+
+/** Paths the page answers itself: `/`, `/login`, `/sites/{hostname}[/{view}]`, `/share/{hostname}`. */
+const PAGE_PATH = /^\/(?:login|sites\/[^/]+(?:\/[a-z]+)?|share\/[^/]+)?$/;
+
+export function dashboardEdge({ built, config, localSignIn, clock }: DashboardEdgeOptions): DashboardEdge {
+  const securityHeaders = {
+    'Content-Security-Policy': dashboardCsp(config.signIn),
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+  };
+  const file = (f: DashboardFile): ApiResponse => ({
+    statusCode: 200,
+    headers: { 'Content-Type': f.contentType, 'Cache-Control': f.immutable ? 'public, max-age=31536000, immutable' : 'no-cache', ...securityHeaders },
+    body: f.body.toString('utf8'),
+  });
+  const configJson = JSON.stringify(config);
+
+  async function login(body: Buffer): Promise<ApiResponse> {
+    if (!localSignIn) return json(404, { error: 'not found' });
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      parsed = null;
+    }
+    const code = parseLoginCode(parsed);
+    const sub = code === null ? null : await localSignIn.links.consume(loginCodeHash(code), Math.floor(clock.now().getTime() / 1000));
+    if (sub === null) return json(400, { error: INVALID_LOGIN_LINK });
+    return json(200, { id_token: await localSignIn.mint(sub, LOGIN_TOKEN_TTL_SECONDS), expires_in: LOGIN_TOKEN_TTL_SECONDS });
+  }
+
+  return async (method, path, body) => {
+    if (method === 'POST' && path === '/dashboard/login') return login(body);
+    if (method !== 'GET' && method !== 'HEAD') return null;
+    if (path === '/dashboard/config.json') return { statusCode: 200, headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...securityHeaders }, body: configJson };
+    const asset = path.startsWith('/dashboard/') ? built.files.get(path) : undefined;
+    if (asset) return file(asset);
+    if (PAGE_PATH.test(path)) return file(built.index);
+    return null;
+  };
+}
