@@ -12,12 +12,17 @@ function LoginView() {
   const [config, setConfig] = useState<DashboardConfig | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    loadConfig()
-      .then(async (c) => {
-        setConfig(c);
-        if (await finishSignIn(c.signIn)) navigate(takeReturnPath(), { replace: true });
-      })
-      .catch((e: Error) => setError(e.message));
+    const finish = () =>
+      loadConfig()
+        .then(async (c) => {
+          setConfig(c);
+          if (await finishSignIn(c.signIn)) navigate(takeReturnPath(), { replace: true });
+        })
+        .catch((e: Error) => setError(e.message));
+    void finish();
+    // A link pasted into a tab already on /login changes only the fragment: no new page load.
+    window.addEventListener('hashchange', finish);
+    return () => window.removeEventListener('hashchange', finish);
   }, []);
   return (
     <main class="page narrow">

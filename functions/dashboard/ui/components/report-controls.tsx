@@ -70,20 +70,25 @@ export function ReportControls({ state, setState }: { state: ReportState; setSta
           )}
         </form>
       )}
-      {state.filters.length > 0 && (
-        <ul class="chips" aria-label="Filters">
-          {state.filters.map((f) => (
-            <li key={f.dim} class="chip" data-testid={`filter-${f.dim}`}>
-              <span>
-                {FILTER_LABELS[f.dim]} {OP_TEXT[f.op]} <strong>{f.value || '(none)'}</strong>
-              </span>
-              <button type="button" aria-label={`Remove filter ${FILTER_LABELS[f.dim]} ${OP_TEXT[f.op]} ${f.value}`} onClick={() => setState(withoutFilter(state, f.dim))}>
-                ×
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
+      <FilterChips state={state} setState={setState} />
     </div>
+  );
+}
+
+function FilterChips({ state, setState }: { state: ReportState; setState: (s: ReportState) => void }) {
+  if (state.filters.length === 0) return null;
+  return (
+    <ul class="chips" aria-label="Filters">
+      {state.filters.map((f) => (
+        <li key={f.dim} class="chip" data-testid={`filter-${f.dim}`}>
+          <span>
+            {FILTER_LABELS[f.dim]} {OP_TEXT[f.op]} <strong>{f.value || '(none)'}</strong>
+          </span>
+          <button type="button" aria-label={`Remove filter ${FILTER_LABELS[f.dim]} ${OP_TEXT[f.op]} ${f.value}`} onClick={() => setState(withoutFilter(state, f.dim))}>
+            ×
+          </button>
+        </li>
+      ))}
+    </ul>
   );
 }

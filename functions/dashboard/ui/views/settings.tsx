@@ -131,6 +131,28 @@ function Install({ hostname }: { hostname: string }) {
   );
 }
 
+function KeyList({ keys, onRevoke }: { keys: Key[]; onRevoke: (id: string) => void }) {
+  if (keys.length === 0) return <p class="empty">No management keys.</p>;
+  return (
+    <ul class="keys">
+      {keys.map((k) => (
+        <li key={k.id}>
+          <span>
+            <strong>{k.label || k.id}</strong> · {k.scopes.join(', ')} · created {formatTimestamp(k.created_at)}
+            {k.last_used_at ? ` · last used ${formatTimestamp(k.last_used_at)}` : ''}
+            {k.revoked_at ? ` · revoked ${formatTimestamp(k.revoked_at)}` : ''}
+          </span>
+          {!k.revoked_at && (
+            <button type="button" aria-label={`Revoke key ${k.label || k.id}`} onClick={() => onRevoke(k.id)}>
+              Revoke
+            </button>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function Keys() {
   const keys = useApi<{ keys: Key[] }>('/api/management-keys');
   const [label, setLabel] = useState('');
@@ -161,28 +183,7 @@ function Keys() {
   return (
     <div class="stack">
       <Load state={keys} label="management keys">
-        {(d) =>
-          d.keys.length === 0 ? (
-            <p class="empty">No management keys.</p>
-          ) : (
-            <ul class="keys">
-              {d.keys.map((k) => (
-                <li key={k.id}>
-                  <span>
-                    <strong>{k.label || k.id}</strong> · {k.scopes.join(', ')} · created {formatTimestamp(k.created_at)}
-                    {k.last_used_at ? ` · last used ${formatTimestamp(k.last_used_at)}` : ''}
-                    {k.revoked_at ? ` · revoked ${formatTimestamp(k.revoked_at)}` : ''}
-                  </span>
-                  {!k.revoked_at && (
-                    <button type="button" aria-label={`Revoke key ${k.label || k.id}`} onClick={() => void revoke(k.id)}>
-                      Revoke
-                    </button>
-                  )}
-                </li>
-              ))}
-            </ul>
-          )
-        }
+        {(d) => <KeyList keys={d.keys} onRevoke={(id) => void revoke(id)} />}
       </Load>
       <form class="stack" onSubmit={create}>
         <label class="control">
