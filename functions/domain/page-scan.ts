@@ -27,6 +27,8 @@ export interface PageScan {
   foreignScript: string | null;
   /** The token is on the page outside its places, or a verification tag holds another value. */
   tokenMisplaced: boolean;
+  /** Where the site's icon may be, best first: the first `<link rel="icon">` (resolved), then `/favicon.ico` of the page's origin. */
+  iconUrls: string[];
 }
 
 export const VERIFICATION_META = 'tinytrack-verification';
@@ -60,6 +62,9 @@ export function publicScriptUrl(origin: string): URL | null {
   return url;
 }
 
+/** `rel` holds the token `icon` ("icon", "shortcut icon"; not "apple-touch-icon", a larger picture). */
+const isIconLink = (rel: string | undefined) => (rel ?? '').toLowerCase().split(/\s+/).includes('icon');
+
 type SrcKind = { kind: 'own' | 'unrelated' } | { kind: 'foreign'; script: string };
 
 /** Classifies a script src. The scheme is not compared: an http page may load the https origin and back. */
@@ -78,7 +83,8 @@ export function classifyScriptSrc(src: string, ctx: Omit<ScanContext, 'verifyTok
 
 export function scanPage(html: string, ctx: ScanContext): PageScan {
   const token = ctx.verifyToken;
-  const scan: PageScan = { scriptFound: false, tokenFound: false, foreignScript: null, tokenMisplaced: false };
+  const scan: PageScan = { scriptFound: false, tokenFound: false, foreignScript: null, tokenMisplaced: false, iconUrls: [] };
+  let linkIcon: string | null = null;
   let inHead = true;
   let rawDepth = 0;
   const tokenTag = (value: string | undefined, counts: boolean) => {
@@ -93,6 +99,7 @@ export function scanPage(html: string, ctx: ScanContext): PageScan {
         if (name === 'body' || !HEAD_ELEMENTS.has(name)) inHead = false;
         if (RAW_TEXT.has(name)) rawDepth++;
         if (name === 'meta' && attribs['name']?.trim().toLowerCase() === VERIFICATION_META) tokenTag(attribs['content'] ?? '', inHead);
+        if (name === 'link' && linkIcon === null && isIconLink(attribs['rel'])) linkIcon = parseHttpUrl((attribs['href'] ?? '').trim(), ctx.pageUrl)?.href ?? null;
         if (name !== 'script') return;
         tokenTag(attribs[VERIFICATION_ATTRIBUTE], true);
         const src = attribs['src'];
@@ -113,6 +120,8 @@ export function scanPage(html: string, ctx: ScanContext): PageScan {
   );
   parser.write(html);
   parser.end();
+  const favicon = parseHttpUrl('/favicon.ico', ctx.pageUrl)?.href;
+  scan.iconUrls = [...new Set([linkIcon, favicon].filter((u): u is string => typeof u === 'string'))];
   if (scan.tokenFound) scan.tokenMisplaced = false;
   // The token in a comment or text proves nothing (a visitor can write it there), but says what to fix.
   else if (token !== '' && html.includes(token)) scan.tokenMisplaced = true;

@@ -49,7 +49,7 @@ export async function runVerification(
   site: SiteRecord,
   trigger: SiteCheck['trigger'],
   options: CheckOptions = {},
-): Promise<{ site: SiteRecord; verification: Verification }> {
+): Promise<{ site: SiteRecord; verification: Verification; page: PageCheck }> {
   const publicOrigins = originsFor(services, options);
   const page = await services.pageChecker.checkPage({ hostname: site.hostname, verifyToken: site.verify_token, publicOrigins });
   let verification = judgeVerification(page, false, publicOrigins);
@@ -62,5 +62,5 @@ export async function runVerification(
   // Null: the site was deleted meanwhile, and the cache must forget it.
   const recorded = await services.registry.recordCheck(site.hostname, { ...verification, checked_at: now, trigger });
   siteChanged(services, site.hostname, recorded);
-  return { site: recorded ?? current, verification };
+  return { site: recorded ?? current, verification, page };
 }

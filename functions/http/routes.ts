@@ -171,6 +171,15 @@ const productRoutes: RouteDef[] = [
     summary: 'Installation state: verified, whether the script is on the page now and why not, the last recorded check, last beacon time.',
     responses: { 200: { description: 'setup state', schema: s.SiteSetup }, ...refusals(...scoped('read'), UnknownSiteError) },
   },
+  {
+    method: 'GET',
+    path: '/api/sites/{hostname}/icon',
+    group: 'sites',
+    auth: 'site',
+    scope: 'read',
+    summary: "The site's icon (PNG, ICO, GIF, JPEG or WebP, at most 64 KiB; an SVG placeholder when none), with the metadata read's rules: anonymous for verified public sites.",
+    responses: { 200: { description: 'image', contentType: 'image/*' }, ...refusals(...siteReader) },
+  },
 ];
 
 const collectorText = (description: string): ResponseDef => ({ description, schema: s.PlainText, contentType: 'text/plain' });

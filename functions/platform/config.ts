@@ -24,6 +24,8 @@ const Env = z.object({
   EVENT_QUEUE_URL: z.optional(z.string()),
   // Imports: the chunk queue and KMS key in AWS; the credential test's timeout (20 s).
   IMPORT_QUEUE_URL: z.optional(z.string()),
+  // AWS: the bucket of site icons.
+  ICON_BUCKET: z.optional(z.string()),
   IMPORT_KMS_KEY_ID: z.optional(z.string()),
   IMPORT_CREDENTIAL_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.minimum(1)), 20_000),
   IMPORT_RETRY_BASE_MS: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 1_000),
@@ -69,6 +71,8 @@ export interface Config {
   importQueueUrl: string | null;
   /** AWS: the KMS key that wraps import credentials. */
   importKmsKeyId: string | null;
+  /** AWS: the S3 bucket of site icons (locally they are files in DATA_DIR). */
+  iconBucket: string | null;
   /** The import credential test is abandoned after this long (spec part 8: 20 s). */
   importCredentialTimeoutMs: number;
   /** First backoff of import export retries (429, 5xx), doubling up to 30 s. */
@@ -91,6 +95,7 @@ const VARIABLES = {
   eventQueueUrl: 'EVENT_QUEUE_URL',
   importQueueUrl: 'IMPORT_QUEUE_URL',
   importKmsKeyId: 'IMPORT_KMS_KEY_ID',
+  iconBucket: 'ICON_BUCKET',
   timestream: 'TIMESTREAM_DATABASE and TIMESTREAM_TABLE',
   trackerScript: 'TT_TRACKER_JS',
   openApiJson: 'TT_OPENAPI_JSON',
@@ -172,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     eventQueueUrl: e.EVENT_QUEUE_URL ?? null,
     importQueueUrl: e.IMPORT_QUEUE_URL ?? null,
     importKmsKeyId: e.IMPORT_KMS_KEY_ID ?? null,
+    iconBucket: e.ICON_BUCKET ?? null,
     importCredentialTimeoutMs: e.IMPORT_CREDENTIAL_TIMEOUT_MS,
     importRetryBaseMs: e.IMPORT_RETRY_BASE_MS,
     timestream: e.TIMESTREAM_DATABASE && e.TIMESTREAM_TABLE ? { database: e.TIMESTREAM_DATABASE, table: e.TIMESTREAM_TABLE } : null,

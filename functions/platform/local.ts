@@ -31,6 +31,7 @@ import type { ImportChunkMessage } from '#ports/import-jobs.ts';
 import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
 import { LocalSecretBox } from '#adapters/local-secret-box/local-secret-box.ts';
 import { createImportWorker, type ImportWorker } from '#workers/import-worker.ts';
+import { IconFiles } from '#adapters/icon-files/icon-files.ts';
 import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
 import { eventRowCodec } from '#adapters/receipt-journal/event-row-codec.ts';
 
@@ -186,6 +187,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     trackerScript: (await buildTracker()).code,
     apiDocument: () => (apiDocument ??= JSON.stringify(buildOpenApi())),
     reports: local.reports,
+    icons: new IconFiles(dataDir),
     ...imports,
     importQueue,
   };

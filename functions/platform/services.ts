@@ -6,6 +6,7 @@
  * its routes read, through the same builders (instance-state.ts, collector-state.ts).
  */
 import type { Config } from './config.ts';
+import type { IconStore } from '#ports/icon-store.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { Registry } from '#ports/registry.ts';
 import type { TokenVerifier } from '#ports/token-verifier.ts';
@@ -43,6 +44,8 @@ export interface Adapters {
   secrets: SecretBox;
   /** The Simple Analytics export (credential test; the worker streams chunks through it). */
   importSource: ImportSourceClient;
+  /** Sites' icons (functions/domain/site-icon.ts). */
+  icons: IconStore;
 }
 
 export type { CollectorState, KeyState, SiteCaches };

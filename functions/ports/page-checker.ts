@@ -16,6 +16,8 @@ export type PageCheck = PageOutcome;
 
 export interface PageChecker {
   checkPage(request: PageCheckRequest): Promise<PageCheck>;
+  /** The bytes at `url` when they arrive whole within `maxBytes` (the site's icon), through the same address guard; else null. */
+  fetchImage(url: string, maxBytes: number): Promise<Buffer | null>;
   /** Whether a TXT record `tinytrack-verification=<token>` is on the hostname itself. */
   hasTxtRecord(hostname: string, verifyToken: string): Promise<boolean>;
 }

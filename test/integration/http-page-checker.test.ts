@@ -82,6 +82,12 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse) {
       res.writeHead(301, { location: `http://${target}:${port}/token` });
       return res.end();
     }
+    case '/img':
+      res.writeHead(200, { 'content-type': 'image/png' });
+      return res.end(Buffer.alloc(1000, 7));
+    case '/img-moved':
+      res.writeHead(302, { location: `http://other.test:${port}/img` });
+      return res.end();
     case '/hang':
       // Never answers: only the checker's deadline ends this.
       return;
@@ -159,6 +165,7 @@ const seen = (found: Partial<PageCheck & { reachable: true }> = {}): PageCheck =
   tokenFound: false,
   foreignScript: null,
   tokenMisplaced: false,
+  iconUrls: expect.any(Array) as unknown as string[],
   ...found,
 });
 
@@ -365,5 +372,27 @@ describe('HttpPageChecker DNS TXT records', () => {
     expect(await checker.hasTxtRecord('a.test', TOKEN)).toBe(false);
     expect(await checker.hasTxtRecord('a.test', '')).toBe(false);
     expect(await checker.hasTxtRecord('c.test', TOKEN)).toBe(false);
+  });
+});
+
+describe('HttpPageChecker images (site icons)', () => {
+  it('gives the whole body when it fits, null when it does not', async () => {
+    const image = await local().fetchImage(`http://127.0.0.1:${port}/img`, 1000);
+    expect(image?.equals(Buffer.alloc(1000, 7))).toBe(true);
+    expect(await local().fetchImage(`http://127.0.0.1:${port}/img`, 999)).toBeNull();
+  });
+
+  it('follows a redirect to another host, and gives null for non-2xx, other schemes and no answer', async () => {
+    const { checker } = byName('/');
+    expect((await checker.fetchImage(`http://site.test:${port}/img-moved`, 2000))?.length).toBe(1000);
+    expect(await local().fetchImage(`http://127.0.0.1:${port}/nope`, 2000)).toBeNull();
+    expect(await local().fetchImage('ftp://127.0.0.1/x.png', 2000)).toBeNull();
+    expect(await local({ timeoutMs: 200 }).fetchImage(`http://127.0.0.1:${port}/hang`, 2000)).toBeNull();
+  });
+
+  it('asks through the address guard: a private address gives null before any request', async () => {
+    const checker = new HttpPageChecker({ urlTemplate: 'https://{hostname}/', allowPrivateAddresses: false });
+    expect(await checker.fetchImage(`http://127.0.0.1:${port}/img`, 2000)).toBeNull();
+    expect(hits).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ const ctx: ScanContext = {
 };
 const page = (head: string, body = '') => `<!doctype html><html><head>${head}</head><body>${body}</body></html>`;
 const scan = (html: string, over: Partial<ScanContext> = {}) => scanPage(html, { ...ctx, ...over });
-const NOTHING = { scriptFound: false, tokenFound: false, foreignScript: null, tokenMisplaced: false };
+const NOTHING = { scriptFound: false, tokenFound: false, foreignScript: null, tokenMisplaced: false, iconUrls: ['https://shop.example/favicon.ico'] };
 
 describe('scanPage: this service\'s script', () => {
   it.each([
@@ -75,7 +75,7 @@ describe('scanPage: this service\'s script', () => {
 
   it('resolves relative srcs against the page URL', () => {
     const elsewhere = { pageUrl: 'https://mirror.example/' };
-    expect(scan(page('<script src="/latest.js"></script>'), elsewhere)).toEqual({ ...NOTHING, foreignScript: 'https://mirror.example/latest.js' });
+    expect(scan(page('<script src="/latest.js"></script>'), elsewhere)).toEqual({ ...NOTHING, foreignScript: 'https://mirror.example/latest.js', iconUrls: ['https://mirror.example/favicon.ico'] });
     expect(classifyScriptSrc('latest.js', { ...ctx, pageUrl: 'https://www.shop.example/blog/' })).toEqual({ kind: 'own' });
     expect(classifyScriptSrc('http://[::1', ctx)).toEqual({ kind: 'unrelated' });
   });
@@ -131,5 +131,17 @@ describe('hostTwins', () => {
   it('pairs the apex and its www. form', () => {
     expect(hostTwins('shop.example')).toEqual(['shop.example', 'www.shop.example']);
     expect(hostTwins('WWW.Shop.example')).toEqual(['www.shop.example', 'shop.example']);
+  });
+});
+
+describe('scanPage: the site icon', () => {
+  it('lists the first rel=icon link, resolved against the page, before /favicon.ico', () => {
+    const html = page('<link rel="apple-touch-icon" href="/big.png"><link rel="Shortcut Icon" href="img/fav.png?v=2"><link rel="icon" href="/second.png">');
+    expect(scan(html, { pageUrl: 'https://shop.example/en/home' }).iconUrls).toEqual(['https://shop.example/en/img/fav.png?v=2', 'https://shop.example/favicon.ico']);
+  });
+
+  it('ignores icon links that are not http(s), and lists /favicon.ico once', () => {
+    expect(scan(page('<link rel="icon" href="data:image/png;base64,AAAA">')).iconUrls).toEqual(['https://shop.example/favicon.ico']);
+    expect(scan(page('<link rel="icon" href="/favicon.ico">')).iconUrls).toEqual(['https://shop.example/favicon.ico']);
   });
 });

@@ -8,6 +8,7 @@ const seen = (over: Partial<PageOutcome & { reachable: true }> = {}): PageOutcom
   tokenFound: false,
   foreignScript: null,
   tokenMisplaced: false,
+  iconUrls: [],
   ...over,
 });
 

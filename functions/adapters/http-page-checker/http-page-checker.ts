@@ -49,7 +49,13 @@ class CheckError extends Error {}
 /** A redirect that leaves the site: the owner has to fix the page address, not the page. */
 class OffSiteError extends CheckError {}
 
-type Hop = { kind: 'redirect'; location: string } | { kind: 'page'; body: string };
+type Hop = { kind: 'redirect'; location: string } | { kind: 'page'; body: Buffer; truncated: boolean };
+
+/** What a hop asks for: the Accept header, and how many body bytes are read at most. */
+interface HopRequest {
+  accept: string;
+  maxBytes: number;
+}
 
 export class HttpPageChecker implements PageChecker {
   private readonly urlTemplate: string;
@@ -71,9 +77,39 @@ export class HttpPageChecker implements PageChecker {
   }
 
   async checkPage({ hostname, verifyToken, publicOrigins }: PageCheckRequest): Promise<PageCheck> {
+    try {
+      const page = await this.withDeadline((signal) => this.fetchPage(hostname, signal));
+      return { reachable: true, ...scanPage(page.body, { pageUrl: page.url.href, siteHosts: page.siteHosts, publicOrigins, verifyToken }) };
+    } catch (err) {
+      return { reachable: false, offSite: err instanceof OffSiteError, error: describe(err) };
+    }
+  }
+
+  /**
+   * An image at `url` (the site's icon): redirects are followed to any public host, the whole
+   * body must fit `maxBytes`. Null for anything else: no answer, not 2xx, too large, refused address.
+   */
+  async fetchImage(url: string, maxBytes: number): Promise<Buffer | null> {
+    const request: HopRequest = { accept: 'image/*', maxBytes };
+    try {
+      return await this.withDeadline(async (signal) => {
+        let at = parseHttpUrl(url);
+        for (let redirects = 0; ; redirects++) {
+          const hop = await this.fetchHop(at, signal, request);
+          if (hop.kind === 'page') return hop.truncated ? null : hop.body;
+          if (redirects >= this.maxRedirects) return null;
+          at = parseHttpUrl(hop.location, at);
+        }
+      });
+    } catch {
+      return null;
+    }
+  }
+
+  /** Runs `work` under one deadline for DNS, every hop and the body; aborting tears down whatever socket is open. */
+  private async withDeadline<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
-    // One deadline for DNS, every hop and the body; aborting tears down whatever socket is open.
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         reject(new CheckError(`timed out after ${this.timeoutMs} ms`));
@@ -81,10 +117,7 @@ export class HttpPageChecker implements PageChecker {
       }, this.timeoutMs);
     });
     try {
-      const page = await Promise.race([this.fetchPage(hostname, controller.signal), deadline]);
-      return { reachable: true, ...scanPage(page.body, { pageUrl: page.url.href, siteHosts: page.siteHosts, publicOrigins, verifyToken }) };
-    } catch (err) {
-      return { reachable: false, offSite: err instanceof OffSiteError, error: describe(err) };
+      return await Promise.race([work(controller.signal), deadline]);
     } finally {
       clearTimeout(timer);
       controller.abort();
@@ -108,12 +141,14 @@ export class HttpPageChecker implements PageChecker {
    * (the same name unless a test serves pages elsewhere); redirects may not leave it.
    */
   private async fetchPage(hostname: string, signal: AbortSignal): Promise<{ url: URL; body: string; siteHosts: string[] }> {
+    const request: HopRequest = { accept: 'text/html,*/*;q=0.5', maxBytes: this.maxBytes };
     if (hostname === '' || UNSAFE_HOSTNAME.test(hostname)) throw new CheckError('invalid hostname');
     let url = parseHttpUrl(this.urlTemplate.replaceAll('{hostname}', hostname));
     const siteHosts = [...new Set([...hostTwins(hostname), ...hostTwins(url.hostname)])];
     for (let redirects = 0; ; redirects++) {
-      const hop = await this.fetchHop(url, signal);
-      if (hop.kind === 'page') return { url, body: hop.body, siteHosts };
+      const hop = await this.fetchHop(url, signal, request);
+      // A huge page is scanned by its head.
+      if (hop.kind === 'page') return { url, body: hop.body.toString('utf8'), siteHosts };
       if (redirects >= this.maxRedirects) throw new CheckError('too many redirects');
       url = parseHttpUrl(hop.location, url);
       if (!siteHosts.includes(url.hostname)) {
@@ -123,7 +158,7 @@ export class HttpPageChecker implements PageChecker {
   }
 
   /** Resolves and vets the host, then connects to exactly the vetted addresses (no DNS rebinding). */
-  private async fetchHop(url: URL, signal: AbortSignal): Promise<Hop> {
+  private async fetchHop(url: URL, signal: AbortSignal, { accept, maxBytes }: HopRequest): Promise<Hop> {
     // URL keeps IPv6 literals bracketed; node:net wants them bare.
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     const addresses = await this.resolve(host);
@@ -145,7 +180,7 @@ export class HttpPageChecker implements PageChecker {
           port: url.port === '' ? undefined : Number(url.port),
           path: `${url.pathname}${url.search}`,
           method: 'GET',
-          headers: { 'user-agent': USER_AGENT, accept: 'text/html,*/*;q=0.5', 'accept-encoding': 'identity' },
+          headers: { 'user-agent': USER_AGENT, accept, 'accept-encoding': 'identity' },
           lookup: pinnedLookup,
           // A fresh connection per hop: a pooled socket could have been opened for another address.
           agent: false,
@@ -161,7 +196,7 @@ export class HttpPageChecker implements PageChecker {
             res.destroy();
             reject(new CheckError(`HTTP ${status}`));
           } else {
-            readLimited(res, this.maxBytes).then((body) => resolve({ kind: 'page', body }), reject);
+            readLimited(res, maxBytes).then(({ body, truncated }) => resolve({ kind: 'page', body, truncated }), reject);
           }
         },
       );
@@ -195,16 +230,16 @@ function parseHttpUrl(input: string, base?: URL): URL {
   return url;
 }
 
-/** Reads at most maxBytes of the body, then drops the connection: a huge page is scanned by its head. */
-function readLimited(res: IncomingMessage, maxBytes: number): Promise<string> {
+/** Reads at most maxBytes of the body, then drops the connection; `truncated` when there was more. */
+function readLimited(res: IncomingMessage, maxBytes: number): Promise<{ body: Buffer; truncated: boolean }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
     let done = false;
-    const finish = () => {
+    const finish = (truncated: boolean) => {
       if (done) return;
       done = true;
-      resolve(Buffer.concat(chunks, total).toString('utf8'));
+      resolve({ body: Buffer.concat(chunks, total), truncated });
     };
     res.on('data', (chunk: Buffer) => {
       if (done) return;
@@ -212,12 +247,12 @@ function readLimited(res: IncomingMessage, maxBytes: number): Promise<string> {
       const piece = chunk.length > room ? chunk.subarray(0, room) : chunk;
       chunks.push(piece);
       total += piece.length;
-      if (total >= maxBytes) {
-        finish();
+      if (chunk.length > room) {
+        finish(true);
         res.destroy();
       }
     });
-    res.on('end', finish);
+    res.on('end', () => finish(false));
     res.on('error', (err) => {
       if (!done) {
         done = true;

@@ -22,9 +22,10 @@ import { readableSite, requireOwnedSite, requireOwnedSiteByIdToken, requirePrinc
 import { findSite, siteChanged } from '#domain/site-lookup.ts';
 import { checkSite, originsFor, runVerification, type VerifyServices } from '#domain/site-verification-run.ts';
 import type { Services } from '#platform/services.ts';
+import { iconIsStale, PLACEHOLDER_ICON, refreshIcon, type IconServices } from '#domain/site-icon.ts';
 
-/** Callers, the registry with its caches, verification runs, and (in one process with the collector) its recent drops. */
-export type SitesServices = AuthServices & VerifyServices & Pick<Services, 'recentDrops'>;
+/** Callers, the registry with its caches, verification runs, site icons, and (in one process with the collector) its recent drops. */
+export type SitesServices = AuthServices & VerifyServices & IconServices & Pick<Services, 'recentDrops'>;
 type ApiRequest = AnyApiRequest<SitesServices>;
 
 const hostnameParam = (req: ApiRequest) => req.params.hostname ?? '';
@@ -80,12 +81,15 @@ async function deleteSite(req: ApiRequest) {
   const deleted = await req.services.registry.deleteSite(site.hostname, principal.uid);
   siteChanged(req.services, site.hostname, null);
   if (!deleted) throw new UnknownSiteError();
+  await req.services.icons.delete(site.hostname);
   return json(200, { deleted: site.hostname });
 }
 
 async function verifySite(req: ApiRequest) {
   const { site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
-  const { site: after, verification } = await runVerification(req.services, site, 'verify', { servedOrigin: req.servedOrigin });
+  const { site: after, verification, page } = await runVerification(req.services, site, 'verify', { servedOrigin: req.servedOrigin });
+  // A site that verifies gets its icon from the page just read.
+  if (verification.ok) await refreshIcon(req.services, site.hostname, page);
   // The Site as before, plus why the check did not pass (200 either way: the call worked).
   return json(200, { ...ownerView(after), verification });
 }
@@ -121,6 +125,33 @@ async function siteSetup(req: ApiRequest) {
   });
 }
 
+/**
+ * The site's icon with the metadata read's rules (public sites anonymously), a neutral square
+ * when there is none. A verified website's icon a week old (or never looked for: a site the
+ * collector verified) is looked for again first.
+ */
+async function siteIcon(req: ApiRequest) {
+  const { site } = await readableSite(req, hostnameParam(req));
+  let stored = await req.services.icons.get(site.hostname);
+  if (site.kind === 'web' && isVerified(site) && iconIsStale(stored, req.services.clock.now())) {
+    const { page } = await checkSite(req.services, site, { servedOrigin: req.servedOrigin });
+    stored = await refreshIcon(req.services, site.hostname, page);
+  }
+  const image = stored?.image ?? PLACEHOLDER_ICON;
+  return {
+    statusCode: 200,
+    headers: {
+      'Content-Type': image.contentType,
+      'Cache-Control': 'private, max-age=3600',
+      'X-Content-Type-Options': 'nosniff',
+      // Opened on its own, an image from a site runs nothing here.
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+    },
+    body: image.body.toString('base64'),
+    isBase64Encoded: true,
+  };
+}
+
 export const handler = createGroupHandler<SitesServices>({
   'GET /api/sites': listSites,
   'POST /api/sites': createSite,
@@ -129,6 +160,7 @@ export const handler = createGroupHandler<SitesServices>({
   'DELETE /api/sites/{hostname}': deleteSite,
   'POST /api/sites/{hostname}/verify': verifySite,
   'GET /api/sites/{hostname}/setup': siteSetup,
+  'GET /api/sites/{hostname}/icon': siteIcon,
 });
 
 /** The group's Lambda handler over what its composition root built (functions/http/lambda/sites.ts). */

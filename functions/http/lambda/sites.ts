@@ -1,10 +1,13 @@
-/** Lambda entry of the `sites` route group: the registry, the issuer and the page checker. */
+/** Lambda entry of the `sites` route group: the registry, the issuer, the page checker and the icon bucket. */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { S3IconStore } from '#adapters/s3/s3-icon-store.ts';
 import { createSitesHandler } from '#http/handlers/sites.ts';
 import { systemClock } from '#ports/clock.ts';
 import { awsClient } from '#platform/aws-clients.ts';
 import { authServices } from '#platform/aws-auth.ts';
-import { lambdaEnv, loadConfig } from '#platform/config.ts';
+import { lambdaEnv, loadConfig, required } from '#platform/config.ts';
+import { log } from '#platform/log.ts';
 import { pageCheckerFor } from '#platform/page-checker.ts';
 import { verifyState } from '#platform/instance-state.ts';
 
@@ -15,6 +18,8 @@ export const handler = createSitesHandler({
   ...verifyState(systemClock),
   pageChecker: pageCheckerFor(config),
   publicOrigins: config.publicUrls ?? [],
+  icons: new S3IconStore(awsClient(S3Client), required(config, 'iconBucket')),
+  log,
   // The collector's drops stay in its own function: setup says so rather than show an empty list.
   recentDrops: null,
 });
