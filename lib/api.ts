@@ -21,6 +21,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { RouteDef, RouteGroup } from '#http/routes.ts';
@@ -55,6 +56,8 @@ export interface GroupAccess {
   verifiesSites: boolean;
   /** Authenticates callers (ID tokens, management keys), so it needs the issuer's settings. */
   callers: boolean;
+  /** Reads, writes and deletes site icons in the icon bucket (ICON_BUCKET). */
+  icons: boolean;
   /** Function timeout; API Gateway gives up on an HTTP API integration after 30 s. */
   timeoutSeconds: number;
 }
@@ -70,6 +73,7 @@ const NOTHING: GroupAccess = {
   functionUrl: false,
   verifiesSites: false,
   callers: false,
+  icons: false,
   timeoutSeconds: 10,
 };
 
@@ -99,6 +103,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     ],
     verifiesSites: true,
     callers: true,
+    icons: true,
   },
   // Reads sites and keys and queries the event store; changes nothing (read-only grants).
   // So a management key's last_used_at cannot be written from here: the handler must treat that
@@ -168,6 +173,8 @@ export interface ApiProps {
   importQueue: sqs.IQueue;
   /** The KMS key that wraps import credentials. */
   importKey: kms.IKey;
+  /** Sites' icons. */
+  iconBucket: s3.IBucket;
   /** AUTH_ISSUER, AUTH_AUDIENCE, AUTH_JWKS_URI. */
   authEnvironment: Readonly<Record<string, string>>;
   /** The built, minified latest.js (functions/tracker/build.ts). */
@@ -238,6 +245,7 @@ export class Api extends Construct {
       if (access.eventStore !== 'none') Object.assign(environment, props.eventStore.environment);
       if (access.importQueue) environment.IMPORT_QUEUE_URL = props.importQueue.queueUrl;
       if (access.importKey !== 'none') environment.IMPORT_KMS_KEY_ID = props.importKey.keyArn;
+      if (access.icons) environment.ICON_BUCKET = props.iconBucket.bucketName;
       const fn = new NodeFunction(this, `${pascal(group)}Function`, {
         entry: httpEntry(group),
         description: `tinytrack HTTP routes: ${group}`,
@@ -253,6 +261,11 @@ export class Api extends Construct {
       if (access.eventStore === 'read') props.eventStore.grantRead(fn);
       if (access.importQueue) props.importQueue.grantSendMessages(fn);
       if (access.importKey === 'seal') props.importKey.grant(fn, 'kms:GenerateDataKey');
+      if (access.icons) {
+        props.iconBucket.grantRead(fn, 'icons/*');
+        props.iconBucket.grantPut(fn, 'icons/*');
+        props.iconBucket.grantDelete(fn, 'icons/*');
+      }
       if (access.functionUrl) {
         functionUrls.set(group, fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE, cors: COLLECTOR_URL_CORS }));
         // API Gateway's throttling does not cover the URL: concurrency is its only cap, and a throttled beacon is lost.

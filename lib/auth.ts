@@ -4,7 +4,8 @@
  * (`-c authIssuer=… -c authAudience=… [-c authJwksUri=…]`). Functions get
  * AUTH_ISSUER, AUTH_AUDIENCE and AUTH_JWKS_URI either way.
  */
-import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { SignIn } from '#dashboard/config.ts';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import { contextString } from './context.ts';
@@ -18,6 +19,8 @@ export interface ExternalIssuer {
 export interface AuthProps {
   /** Unset: create a Cognito user pool. */
   external?: ExternalIssuer;
+  /** The Cognito hosted sign-in's domain prefix (globally unique); default `tinytrack-<account id>`. */
+  domainPrefix?: string;
 }
 
 const jwksOf = (issuer: string) => `${issuer.replace(/\/$/, '')}/.well-known/jwks.json`;
@@ -25,6 +28,10 @@ const jwksOf = (issuer: string) => `${issuer.replace(/\/$/, '')}/.well-known/jwk
 export class Auth extends Construct {
   readonly userPool?: cognito.UserPool;
   readonly userPoolClient?: cognito.UserPoolClient;
+  /** Cognito's hosted sign-in (authorization code with PKCE for the dashboard). */
+  readonly userPoolDomain?: cognito.UserPoolDomain;
+  /** The dashboard's origin, once the distribution exists: the app client's callback and sign-out URLs. */
+  private dashboardOrigin?: string;
   /** AUTH_ISSUER, AUTH_AUDIENCE, AUTH_JWKS_URI for every function. */
   readonly environment: Readonly<Record<string, string>>;
 
@@ -43,15 +50,46 @@ export class Auth extends Construct {
       // Accounts own sites and keys: losing the pool locks every owner out.
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    const stack = Stack.of(this);
+    this.userPoolDomain = this.userPool.addDomain('Domain', { cognitoDomain: { domainPrefix: props.domainPrefix ?? `tinytrack-${stack.account}` } });
+    const dashboardUrls = Lazy.list({ produce: () => (this.dashboardOrigin ? [`${this.dashboardOrigin}/login`] : []) });
     this.userPoolClient = this.userPool.addClient('WebClient', {
+      // A browser app: no secret it could keep; PKCE protects the code instead.
       generateSecret: false,
       authFlows: { userSrp: true },
       preventUserExistenceErrors: true,
+      supportedIdentityProviders: [cognito.UserPoolClientIdentityProvider.COGNITO],
+      oAuth: {
+        flows: { authorizationCodeGrant: true },
+        scopes: [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE],
+        callbackUrls: dashboardUrls,
+        logoutUrls: dashboardUrls,
+      },
     });
-    const stack = Stack.of(this);
     const issuer = `https://cognito-idp.${stack.region}.${stack.urlSuffix}/${this.userPool.userPoolId}`;
     this.environment = { AUTH_ISSUER: issuer, AUTH_AUDIENCE: this.userPoolClient.userPoolClientId, AUTH_JWKS_URI: jwksOf(issuer) };
   }
+
+  useDashboardOrigin(origin: string): void {
+    this.dashboardOrigin = origin;
+  }
+}
+
+/** How the dashboard at `origin` signs owners in; Cognito's client gets `origin`/login as its one callback and sign-out URL. */
+export function dashboardSignIn(auth: Auth, origin: string): SignIn {
+  const env = auth.environment;
+  if (!auth.userPoolDomain) return { type: 'oidc', issuer: env.AUTH_ISSUER as string, clientId: env.AUTH_AUDIENCE as string };
+  auth.useDashboardOrigin(origin);
+  const base = auth.userPoolDomain.baseUrl();
+  return {
+    type: 'oidc',
+    issuer: env.AUTH_ISSUER as string,
+    clientId: env.AUTH_AUDIENCE as string,
+    authorizeUrl: `${base}/oauth2/authorize`,
+    tokenUrl: `${base}/oauth2/token`,
+    logoutUrl: `${base}/logout`,
+    scope: 'openid email profile',
+  };
 }
 
 /** Reads the external issuer from context; throws when it is half configured. */

@@ -4,6 +4,7 @@
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 
 /** TTL attribute (Unix seconds): daily salts and other short-lived items. */
@@ -11,6 +12,8 @@ export const TTL_ATTRIBUTE = 'expires_at';
 
 export class Storage extends Construct {
   readonly table: dynamodb.Table;
+  /** Sites' icons (`icons/{hostname}`). Kept when the stack goes, as the table is (an emptied bucket can be deleted by hand). */
+  readonly icons: s3.Bucket;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -29,6 +32,12 @@ export class Storage extends Construct {
       partitionKey: { name: 'gsi1pk', type: dynamodb.AttributeType.STRING },
       sortKey: { name: 'gsi1sk', type: dynamodb.AttributeType.STRING },
       projectionType: dynamodb.ProjectionType.ALL,
+    });
+    this.icons = new s3.Bucket(this, 'Icons', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      removalPolicy: RemovalPolicy.RETAIN,
     });
   }
 }

@@ -12,7 +12,8 @@ import type { Construct } from 'constructs';
 import { routes } from '#http/routes.ts';
 import { Alarms } from './alarms.ts';
 import { Api, publicUrlsFromContext } from './api.ts';
-import { Auth, externalIssuerFromContext } from './auth.ts';
+import { Auth, dashboardSignIn, externalIssuerFromContext } from './auth.ts';
+import { Dashboard } from './dashboard.ts';
 import { ClickHouse } from './clickhouse.ts';
 import { contextString, guardRailsFromContext } from './context.ts';
 import type { EventStoreResource } from './event-store.ts';
@@ -27,6 +28,8 @@ import { buildOpenApi } from '#http/openapi.ts';
 export interface TinytrackStackProps extends StackProps {
   /** The built, minified latest.js, inlined into the collector function. */
   trackerScript: string;
+  /** The built dashboard (functions/dashboard/build.ts writeDashboard), uploaded to its bucket. */
+  dashboardDir: string;
 }
 
 export class TinytrackStack extends Stack {
@@ -39,6 +42,7 @@ export class TinytrackStack extends Stack {
   readonly api: Api;
   readonly schedules: Schedules;
   readonly alarms: Alarms;
+  readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: TinytrackStackProps) {
     super(scope, id, props);
@@ -46,7 +50,8 @@ export class TinytrackStack extends Stack {
     this.alarms = new Alarms(this, 'Alarms', guardRails.alarmEmail ? { email: guardRails.alarmEmail } : {});
     this.storage = new Storage(this, 'Storage');
     const external = externalIssuerFromContext(this);
-    this.auth = new Auth(this, 'Auth', external ? { external } : {});
+    const domainPrefix = contextString(this, 'authDomainPrefix');
+    this.auth = new Auth(this, 'Auth', { ...(external ? { external } : {}), ...(domainPrefix ? { domainPrefix } : {}) });
     this.eventStore = eventStoreFromContext(this);
     this.events = new WorkQueue(this, 'Events', {
       consumerTimeout: this.eventStore.writer.timeout,
@@ -67,6 +72,7 @@ export class TinytrackStack extends Stack {
       eventStore: this.eventStore,
       importQueue: this.imports.queue.queue,
       importKey: this.imports.key,
+      iconBucket: this.storage.icons,
       authEnvironment: this.auth.environment,
       trackerScript: props.trackerScript,
       apiDocument: JSON.stringify(buildOpenApi()),
@@ -75,10 +81,16 @@ export class TinytrackStack extends Stack {
       publicUrls: publicUrlsFromContext(this),
     });
     this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table });
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      assetsDir: props.dashboardDir,
+      api: this.api.httpApi,
+      signIn: (origin) => dashboardSignIn(this.auth, origin),
+    });
 
     const collectorUrl = this.api.functionUrls.get('collector');
     if (!collectorUrl) throw new Error('the collector route group has no Function URL (lib/api.ts GROUP_ACCESS)');
 
+    new CfnOutput(this, 'DashboardUrl', { value: this.dashboard.origin, description: 'The dashboard, and the API on the same origin under /api' });
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint, description: 'Base URL of the API and the collector' });
     new CfnOutput(this, 'CollectorUrl', {
       value: collectorUrl.url,

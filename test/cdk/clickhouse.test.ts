@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CLICKHOUSE_WRITER } from '../../lib/clickhouse.ts';
 import type { NodeFunction } from '../../lib/node-function.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
-import { actionsOfFunction, logicalIdOf, refTarget, resourcesOf, statementsOfFunction, type Resource } from './template-helpers.ts';
+import { DASHBOARD_FIXTURE, actionsOfFunction, logicalIdOf, refTarget, resourcesOf, statementsOfFunction, type Resource } from './template-helpers.ts';
 
 const URL = 'https://abc123.eu-west-1.aws.clickhouse.cloud:8443';
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:tinytrack-clickhouse-AbCdEf';
@@ -18,7 +18,7 @@ const CONTEXT = { clickhouseUrl: URL, clickhouseSecretArn: ARN };
 
 const synth = (context: Record<string, unknown>) => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
-  const stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: '' });
+  const stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: '', dashboardDir: DASHBOARD_FIXTURE });
   return { stack, template: Template.fromStack(stack) };
 };
 

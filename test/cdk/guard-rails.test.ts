@@ -9,11 +9,11 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { NodeFunction } from '../../lib/node-function.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
-import { logicalIdOf, refTarget, resourcesOf, type Resource } from './template-helpers.ts';
+import { DASHBOARD_FIXTURE, logicalIdOf, refTarget, resourcesOf, type Resource } from './template-helpers.ts';
 
 const synth = (context: Record<string, unknown> = {}) => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [], eventStore: 'timestream', ...context } });
-  const stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: '' });
+  const stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: '', dashboardDir: DASHBOARD_FIXTURE });
   return { stack, template: Template.fromStack(stack) };
 };
 

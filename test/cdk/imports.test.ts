@@ -16,7 +16,7 @@ import { IMPORT_WORKER_ENTRY, IMPORT_WORKER_TIMEOUT } from '../../lib/imports.ts
 import { MAX_RECEIVE_COUNT } from '../../lib/queues.ts';
 import { PROJECT_ROOT, type NodeFunction } from '../../lib/node-function.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
-import { actionsOf, actionsOfFunction, logicalIdOf, refTarget, resourcesOf, statementsOfFunction, type Resource } from './template-helpers.ts';
+import { DASHBOARD_FIXTURE, actionsOf, actionsOfFunction, logicalIdOf, refTarget, resourcesOf, statementsOfFunction, type Resource } from './template-helpers.ts';
 import type { Timestream } from '../../lib/timestream.ts';
 
 describe('TinytrackStack imports', () => {
@@ -32,7 +32,7 @@ describe('TinytrackStack imports', () => {
 
   beforeAll(() => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [], eventStore: 'timestream' } });
-    stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: '' });
+    stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: '', dashboardDir: DASHBOARD_FIXTURE });
     template = Template.fromStack(stack);
     functions = resourcesOf(template, 'AWS::Lambda::Function');
     queueId = logicalIdOf(stack.imports.queue.queue);

@@ -20,7 +20,7 @@ import { EVENT_WRITER_ENTRY } from '../../lib/event-writer.ts';
 import { TIMESTREAM_WRITER } from '../../lib/timestream.ts';
 import { LAZY_MODULES, PROJECT_ROOT } from '../../lib/node-function.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
-import { actionsOf, actionsOfFunction, logicalIdOf, refTarget, renderValue, statementsByRole, statementsOfFunction, type Resource } from './template-helpers.ts';
+import { BUCKET_DEPLOYMENT_HELPER, DASHBOARD_FIXTURE, actionsOf, actionsOfFunction, logicalIdOf, refTarget, renderValue, statementsByRole, statementsOfFunction, type Resource } from './template-helpers.ts';
 
 const groups = [...new Set<RouteGroup>(['meta', ...routes.map((r) => r.group)])];
 const groupOf = (fn: Resource) => /^tinytrack HTTP routes: (\w+)$/.exec(fn.Properties.Description ?? '')?.[1];
@@ -35,9 +35,12 @@ describe('TinytrackStack', () => {
 
   beforeAll(async () => {
     app = new App({ context: { eventStore: 'timestream' } });
-    stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: (await buildTracker()).code });
+    stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: (await buildTracker()).code, dashboardDir: DASHBOARD_FIXTURE });
     template = Template.fromStack(stack);
-    functions = template.findResources('AWS::Lambda::Function') as Record<string, Resource>;
+    // The service's own functions: the CDK's file-upload helper of the dashboard (test/cdk/dashboard.test.ts) is not one.
+    functions = Object.fromEntries(
+      Object.entries(template.findResources('AWS::Lambda::Function') as Record<string, Resource>).filter(([id]) => !id.startsWith(BUCKET_DEPLOYMENT_HELPER)),
+    );
     for (const [id, fn] of Object.entries(functions)) {
       const group = groupOf(fn);
       if (group) fnIdOf.set(group, id);
@@ -409,7 +412,7 @@ describe('TinytrackStack with an external issuer', () => {
   // No bundling: these tests look at identity settings only.
   const synth = (context: Record<string, string>) => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [], eventStore: 'timestream', ...context } });
-    return Template.fromStack(new TinytrackStack(app, 'Tinytrack', { trackerScript: '' }));
+    return Template.fromStack(new TinytrackStack(app, 'Tinytrack', { trackerScript: '', dashboardDir: DASHBOARD_FIXTURE }));
   };
 
   /** The route groups that authenticate callers; no worker, no schedule, neither meta nor the collector verifies a token. */

@@ -21,6 +21,7 @@ import {
   statementsOfFunction,
   tableArns,
   type ConditionedStatement,
+  DASHBOARD_FIXTURE,
 } from './template-helpers.ts';
 
 describe('TinytrackStack registry table access', () => {
@@ -30,7 +31,7 @@ describe('TinytrackStack registry table access', () => {
 
   beforeAll(() => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [], eventStore: 'timestream' } });
-    stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: '' });
+    stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: '', dashboardDir: DASHBOARD_FIXTURE });
     template = Template.fromStack(stack);
     arns = tableArns(logicalIdOf(stack.storage.table));
   });

@@ -83,3 +83,9 @@ export function renderValue(value: unknown): string {
   if (v['Fn::Join']) return v['Fn::Join'][1].map(renderValue).join(v['Fn::Join'][0]);
   return JSON.stringify(value);
 }
+
+/** A stand-in for the built dashboard (the stack only uploads the folder); bin/app.ts builds the real one. */
+export const DASHBOARD_FIXTURE = new URL('../fixtures/dashboard', import.meta.url).pathname;
+
+/** The logical id prefix of the CDK's BucketDeployment function (Python, the AWS CLI), which uploads the dashboard's files. */
+export const BUCKET_DEPLOYMENT_HELPER = 'CustomCDKBucketDeployment';
