@@ -6,7 +6,8 @@
  * route matched, so the API and the collector never pass through here.
  */
 import type { ApiResponse } from '#http/api.ts';
-import { json } from '#http/api.ts';
+import { errorResponse, json } from '#http/api.ts';
+import { NotFoundError } from '#domain/errors.ts';
 import type { BuiltDashboard, DashboardFile } from '#dashboard/build.ts';
 import { dashboardCsp, type DashboardConfig } from '#dashboard/config.ts';
 import { INVALID_LOGIN_LINK, LOGIN_TOKEN_TTL_SECONDS, loginCodeHash, parseLoginCode } from '#domain/login-link.ts';
@@ -41,7 +42,7 @@ export function dashboardEdge({ built, config, localSignIn, clock }: DashboardEd
   const configJson = JSON.stringify(config);
 
   async function login(body: Buffer): Promise<ApiResponse> {
-    if (!localSignIn) return json(404, { error: 'not found' });
+    if (!localSignIn) return errorResponse(new NotFoundError());
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));

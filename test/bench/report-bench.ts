@@ -16,6 +16,7 @@ import { startChdbHttpServer } from '../support/chdb-http-server.ts';
 import { BENCH_OWNER, ownerSession, startServer, type Server } from './service.ts';
 import { fmt, type BenchRow } from './stats.ts';
 import { dimensionColumns } from './seed-columns.ts';
+import { dashboardRenderBench } from './dashboard-bench.ts';
 
 const SEED_SITES = 50;
 const SEED_DAYS = 90;
@@ -137,7 +138,9 @@ export async function reportsBench(pages: string, total: number): Promise<BenchR
     const seed: BenchRow = { name: `DuckDB: seeded ${fmt(total)} events, ${SEED_SITES} sites, ${SEED_DAYS} days`, value: `${((performance.now() - seeded) / 1000).toFixed(1)} s` };
     const server = await startServer(dataDir, pages);
     try {
-      return [seed, ...(await measureReports(server, 'DuckDB'))];
+      const reports = await measureReports(server, 'DuckDB');
+      const { token } = await ownerSession(server);
+      return [seed, ...reports, ...(await dashboardRenderBench(server, 'site-0.example', token, 'DuckDB'))];
     } finally {
       await server.stop();
     }

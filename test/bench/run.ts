@@ -2,7 +2,7 @@
  * `npm run bench`: the budgets of DESIGN.md §6, measured on this machine and
  * written to docs/benchmarks.md. Servers run in their own processes; load
  * comes from autocannon in this one. A missed budget is reported, not hidden.
- * BENCH_ONLY=tracker,bundles,writer,http,long,imports,reports,reports-clickhouse runs some parts
+ * BENCH_ONLY=tracker,dashboard,bundles,writer,http,long,imports,reports,reports-clickhouse runs some parts
  * while iterating (the default runs all); each part's file documents its own
  * settings (collector-bench.ts, writer-bench.ts, BENCH_EVENTS here for the
  * reports' seed).
@@ -20,6 +20,7 @@ import { collectorBench, longCollectorBench, longRunSettings } from './collector
 import { writerBench, writerSettings } from './writer-bench.ts';
 import { importBench } from './import-bench.ts';
 import { bundleBench } from './bundle-bench.ts';
+import { dashboardSizeBench } from './dashboard-bench.ts';
 import { envNumber, fmt, RUNS, type BenchRow } from './stats.ts';
 
 /** A page for the verifier: every hostname serves the script tag (a tracker proxied on the site, which verifies). */
@@ -52,7 +53,7 @@ function render(rows: BenchRow[]): string {
   return lines.join('\n');
 }
 
-const PARTS = ['tracker', 'bundles', 'writer', 'http', 'long', 'imports', 'reports', 'reports-clickhouse'];
+const PARTS = ['tracker', 'dashboard', 'bundles', 'writer', 'http', 'long', 'imports', 'reports', 'reports-clickhouse'];
 
 /** What docs/benchmarks.md says above the table: how each part was run. */
 function header(total: number, only: ReadonlySet<string>): string {
@@ -66,6 +67,8 @@ function header(total: number, only: ReadonlySet<string>): string {
       `Long collector run: \`npm start\` (durable receipt) loaded over ${long.connections} connections for ${fmt(long.seconds)} s or until ${fmt(long.max)} beacons are answered, each beacon a new pageview, on one UTC day (the run waits for 00:00 UTC rather than cross it); read every ${fmt(long.minute)} s: throughput as a share of the bare server's (mean of ${fmt(long.minute)} s before and after the long run, same load) and the server process's CPU time (utime + stime over all its threads, /proc/<pid>/stat) per beacon answered, against the bare server's per request. The CPU the writer spends draining the queue after the last reading is not counted. Afterwards the server is stopped and its DuckDB file must hold every beacon answered 2xx exactly once.`,
     only.has('bundles') &&
       'Lambda bundles: each function built as the stack builds it (lib/node-function.ts); own code is the bundle without the AWS SDK, minified; "ready" is the median over 9 fresh Node processes of `import()` to an exported handler, with the AWS SDK bundled and with it loaded from node_modules as the Lambda runtime provides it; source maps: the deployed way with maps written and `--enable-source-maps`, against none.',
+    only.has('reports') &&
+      'Dashboard: the overview of the largest site (default 30 days) loaded in headless Chromium against the DuckDB server of the reports part, with the owner\'s token in the tab, timed from navigation until the totals, the chart and every breakdown panel are filled; median of 5 loads after a first one.',
     only.has('writer') &&
       `Writer: ${fmt(writer.rows)} rows through the local queue into an empty store and onto a store already holding ${fmt(writer.prefill)} rows of the same UTC day (made with SQL, stored through saveSelected, the store closed and reopened), ${RUNS} alternating rounds, each in a process of its own; the reopen's time and the RSS it adds are listed.`,
   ]
@@ -83,6 +86,7 @@ export async function runBenchmarks(): Promise<void> {
   if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown part ${unknown.join(', ')} (parts: ${PARTS.join(', ')})`);
   try {
     if (only.has('tracker')) rows.push(...(await trackerBench()));
+    if (only.has('dashboard')) rows.push(...(await dashboardSizeBench()));
     if (only.has('bundles')) rows.push(...(await bundleBench()));
     if (only.has('writer')) rows.push(...(await writerBench()));
     if (only.has('http')) {

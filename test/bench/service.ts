@@ -100,7 +100,7 @@ export async function ownerSession(server: Server) {
     await fetch(`${server.url}/api/sites`, { method: 'POST', headers: auth, body: JSON.stringify({ hostname }) });
     await fetch(`${server.url}/api/sites/${hostname}/verify`, { method: 'POST', headers: auth });
   };
-  return { auth, register };
+  return { token, auth, register };
 }
 
 /** An autocannon run (20 connections, 5 s unless told); any non-2xx answer or error fails it. */

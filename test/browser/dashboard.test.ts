@@ -9,12 +9,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { html, launchChromium } from '../support/browser.ts';
+import { html, launchChromium, startPageOrigin } from '../support/browser.ts';
 import { startTestService, unique, type TestService } from '../support/local-node.ts';
 import { zonedToUnix, localParts } from '#domain/reports/time.ts';
 
@@ -33,9 +31,9 @@ const OWNER = 'dashboard-owner';
 let svc: TestService;
 let token: string;
 let browser: Browser;
-let pageServer: Server;
+let pageSites: Awaited<ReturnType<typeof startPageOrigin>>;
 let pageOrigin: string;
-const pages = new Map<string, string>();
+let pages: Map<string, string>;
 /** The signed-in owner's tab: the token lives in this tab's sessionStorage. */
 let ownerContext: BrowserContext;
 let owner: Page;
@@ -52,13 +50,9 @@ async function loginLink(user: string): Promise<string> {
 beforeAll(async () => {
   svc = await startTestService();
   token = await svc.token(OWNER);
-  pageServer = createServer((req, res) => {
-    const body = pages.get(new URL(req.url ?? '/', 'http://x').pathname);
-    res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'text/html' });
-    res.end(body ?? 'not found');
-  });
-  await new Promise<void>((ok) => pageServer.listen(0, '127.0.0.1', () => ok()));
-  pageOrigin = `http://localhost:${(pageServer.address() as AddressInfo).port}`;
+  pageSites = await startPageOrigin();
+  pageOrigin = pageSites.origin;
+  pages = pageSites.pages;
   browser = await launchChromium();
   ownerContext = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC', viewport: { width: 1280, height: 900 } });
   owner = await ownerContext.newPage();
@@ -66,7 +60,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-  pageServer?.close();
+  pageSites?.close();
   await svc?.stop();
 });
 
@@ -181,7 +175,7 @@ describe('sites', () => {
     expect(snippet).toContain(`${svc.url}/latest.js`);
     svc.setPage(hostname, svc.scriptPage);
     await owner.getByRole('button', { name: 'Check the site now' }).click();
-    await owner.getByTestId('verification').getByText('Verified').waitFor();
+    await owner.getByTestId('verification').getByText(/^Verified/).waitFor();
     expect((await api(`/api/sites/${hostname}`)).verified_at).not.toBeNull();
     await owner.goto(`${svc.url}/`);
     await expect(owner.getByTestId(`site-${hostname}`).innerText()).resolves.toContain('Verified');

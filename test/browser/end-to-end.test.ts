@@ -6,10 +6,8 @@
  * stay in tracker.test.ts against a fake collector.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { hidePage, html, launchChromium, scrollPage } from '../support/browser.ts';
+import { hidePage, html, launchChromium, scrollPage, startPageOrigin } from '../support/browser.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
 import { FRESH_TABLE } from '#adapters/duckdb/duckdb-event-store.ts';
 
@@ -25,26 +23,22 @@ const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, l
 let svc: TestService;
 let owner: string;
 let browser: Browser;
-let pageServer: Server;
+let pageSites: Awaited<ReturnType<typeof startPageOrigin>>;
 let pageOrigin: string;
-const pages = new Map<string, string>();
+let pages: Map<string, string>;
 
 beforeAll(async () => {
   svc = await startTestService();
   owner = await svc.token('e2e-owner');
   // The pages' own origin is localhost; the script and beacons go to the service at 127.0.0.1.
-  pageServer = createServer((req, res) => {
-    const body = pages.get(new URL(req.url ?? '/', 'http://x').pathname);
-    res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'text/html' });
-    res.end(body ?? 'not found');
-  });
-  await new Promise<void>((ok) => pageServer.listen(0, '127.0.0.1', () => ok()));
-  pageOrigin = `http://localhost:${(pageServer.address() as AddressInfo).port}`;
+  pageSites = await startPageOrigin();
+  pageOrigin = pageSites.origin;
+  pages = pageSites.pages;
   browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
-  pageServer?.close();
+  pageSites?.close();
   await svc.stop();
 });
 

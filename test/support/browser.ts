@@ -239,3 +239,18 @@ export async function scrollPage(page: Page, y: number): Promise<void> {
     y,
   );
 }
+
+/**
+ * A web server playing sites on their own origin (http://localhost:PORT, so
+ * the service at 127.0.0.1 is another origin): `pages` maps a path to its HTML.
+ */
+export async function startPageOrigin(): Promise<{ origin: string; pages: Map<string, string>; close: () => void }> {
+  const pages = new Map<string, string>();
+  const server = createServer((req, res) => {
+    const body = pages.get(new URL(req.url ?? '/', 'http://x').pathname);
+    res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'text/html' });
+    res.end(body ?? 'not found');
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
+  return { origin: `http://localhost:${(server.address() as AddressInfo).port}`, pages, close: () => server.close() };
+}

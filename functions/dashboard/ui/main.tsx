@@ -6,6 +6,7 @@ import { currentToken, finishSignIn, loadConfig, requireSignIn, signOut, startOi
 import type { DashboardConfig } from '../config.ts';
 import { linkClick, navigate, routeOf, useLocation } from './router.ts';
 import { SitesView } from './views/sites.tsx';
+import { FieldError } from './components/panel.tsx';
 import { ShareView, SiteView } from './views/site.tsx';
 
 function LoginView() {
@@ -27,11 +28,7 @@ function LoginView() {
   return (
     <main class="page narrow">
       <h1>Sign in</h1>
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
       {config?.signIn.type === 'local' && (
         <p>
           On the machine that runs tinytrack, run <code>npm run admin -- login-link &lt;user&gt;</code> and open the link it prints. A link works once, for 10 minutes.

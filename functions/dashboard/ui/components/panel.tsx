@@ -38,3 +38,23 @@ export function Load<T>({ state, children, label }: { state: Loaded<T>; label: s
   }
   return <div aria-busy={state.loading ? 'true' : 'false'}>{children(state.data)}</div>;
 }
+
+/** A refusal or failure next to the form or button it belongs to, announced to screen readers; nothing when null. */
+export function FieldError({ message }: { message: string | null }) {
+  if (!message) return null;
+  return (
+    <p class="field-error" role="alert">
+      {message}
+    </p>
+  );
+}
+
+/** What an action came to: a failure as an alert, a success as a status line; nothing when null. */
+export function Outcome({ outcome }: { outcome: { error: boolean; text: string } | null }) {
+  if (!outcome) return null;
+  return (
+    <p class={outcome.error ? 'field-error' : 'note'} role={outcome.error ? 'alert' : 'status'}>
+      {outcome.text}
+    </p>
+  );
+}

@@ -1,5 +1,6 @@
 /** Period (presets or custom days), timezone, and the filters as removable chips. */
 import { useState } from 'preact/hooks';
+import { FieldError } from './panel.tsx';
 import { browserTimezone, FILTER_LABELS, MAX_DAYS, PERIOD_LABELS, PERIODS, daysBetween, stateDays, withoutFilter, type Period, type ReportState } from '../report-state.ts';
 
 const OP_TEXT = { eq: 'is', neq: 'is not', contains: 'contains' } as const;
@@ -63,11 +64,7 @@ export function ReportControls({ state, setState }: { state: ReportState; setSta
           <button type="submit" disabled={customError !== null}>
             Apply
           </button>
-          {customError && (
-            <p class="field-error" role="alert">
-              {customError}
-            </p>
-          )}
+          <FieldError message={customError} />
         </form>
       )}
       <FilterChips state={state} setState={setState} />

@@ -5,36 +5,17 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, sitePath, useApi } from '../api.ts';
-import { Load, Panel } from '../components/panel.tsx';
+import { FieldError, Load, Panel } from '../components/panel.tsx';
 import { formatNumber, formatTimestamp } from '../format.ts';
+import type { ImportSource } from '#domain/imports/source.ts';
+import type { ImportJobRecord } from '#ports/import-jobs.ts';
 
-interface ConfigField {
-  key: string;
-  label: string;
-  type: 'text' | 'password';
-  required: boolean;
-  placeholder?: string;
-  help?: string;
-}
-interface Source {
-  id: string;
-  label: string;
-  description: string;
-  configFields: ConfigField[];
-}
-interface Job {
-  id: string;
+/** A source as GET /api/import-sources lists it (domain/imports/source.ts sourceView). */
+type Source = ImportSource;
+/** A job as the API shows it (domain/imports/job.ts jobView). */
+type Job = Pick<ImportJobRecord, 'id' | 'status' | 'range_start' | 'range_end' | 'chunks_total' | 'chunks_done' | 'rows_imported' | 'rows_skipped' | 'error' | 'created_at'> & {
   source_label: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-  range_start: string;
-  range_end: string;
-  chunks_total: number;
-  chunks_done: number;
-  rows_imported: number;
-  rows_skipped: number;
-  error: string | null;
-  created_at: string;
-}
+};
 
 const ACTIVE = new Set(['queued', 'running']);
 
@@ -81,11 +62,7 @@ function StartImport({ hostname, source, onStarted }: { hostname: string; source
         </label>
       </div>
       <button type="submit">Start import</button>
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
     </form>
   );
 }
@@ -125,11 +102,7 @@ function JobRow({ hostname, job, onChanged }: { hostname: string; job: Job; onCh
           </button>
         )}
       </div>
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
     </li>
   );
 }

@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError, sitePath, useApi } from '../api.ts';
-import { Load, Panel } from '../components/panel.tsx';
+import { FieldError, Load, Outcome, Panel } from '../components/panel.tsx';
 import { formatTimestamp } from '../format.ts';
 import { navigate } from '../router.ts';
 import type { SiteInfo } from './sites.tsx';
@@ -74,11 +74,7 @@ function SiteSettings({ site, onSaved }: { site: SiteInfo; onSaved: () => void }
         <input type="checkbox" checked={Boolean(site.pinned_at)} onChange={(e) => void patch({ pinned: (e.currentTarget as HTMLInputElement).checked }, 'Pin saved.')} />
         <span>Pinned to the top of the sites list</span>
       </label>
-      {status && (
-        <p class={status.error ? 'field-error' : 'note'} role={status.error ? 'alert' : 'status'}>
-          {status.text}
-        </p>
-      )}
+      <Outcome outcome={status} />
     </div>
   );
 }
@@ -120,11 +116,7 @@ function Install({ hostname }: { hostname: string }) {
               Check the site now
             </button>
           )}
-          {check && (
-            <p class={check.error ? 'field-error' : 'note'} role={check.error ? 'alert' : 'status'}>
-              {check.text}
-            </p>
-          )}
+          <Outcome outcome={check} />
         </div>
       )}
     </Load>
@@ -218,11 +210,7 @@ function Keys() {
           </button>
         </div>
       )}
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
     </div>
   );
 }
@@ -250,11 +238,7 @@ function DeleteSite({ hostname }: { hostname: string }) {
       <button type="submit" class="danger" disabled={confirm !== hostname}>
         Delete site
       </button>
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
     </form>
   );
 }

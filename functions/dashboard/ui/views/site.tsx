@@ -1,4 +1,5 @@
 /** A site's page: its header (icon, name, tabs) and the tab the URL names; the share page is the same without the owner's tabs. */
+import type { ComponentChildren } from 'preact';
 import { sitePath, useApi } from '../api.ts';
 import { Load } from '../components/panel.tsx';
 import { browserTimezone, readState, writeState, type ReportState } from '../report-state.ts';
@@ -22,6 +23,18 @@ function useReportState(search: URLSearchParams): [ReportState, (s: ReportState)
   return [state, set];
 }
 
+function SiteHeader({ site, signedIn, children }: { site: SiteInfo; signedIn: boolean; children: ComponentChildren }) {
+  return (
+    <header class="site-head">
+      <h1>
+        <SiteIcon hostname={site.hostname} signedIn={signedIn} />
+        <span>{site.display_name || site.hostname}</span>
+      </h1>
+      {children}
+    </header>
+  );
+}
+
 export function SiteView({ hostname, tab, search }: { hostname: string; tab: SiteTab; search: URLSearchParams }) {
   const site = useApi<SiteInfo>(sitePath(hostname));
   const [state, setState] = useReportState(search);
@@ -32,11 +45,7 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
       <Load state={site} label="the site">
         {(s) => (
           <>
-            <header class="site-head">
-              <h1>
-                <SiteIcon hostname={s.hostname} />
-                <span>{s.display_name || s.hostname}</span>
-              </h1>
+            <SiteHeader site={s} signedIn>
               <nav aria-label="Site views">
                 <ul class="tabs">
                   {(Object.keys(TAB_LABELS) as SiteTab[]).map((t) => (
@@ -48,7 +57,7 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
                   ))}
                 </ul>
               </nav>
-            </header>
+            </SiteHeader>
             {!s.verified_at && tab !== 'settings' && tab !== 'imports' ? (
               <p class="note">
                 This site is not verified yet, so it has no reports. <a href={siteUrl(hostname, 'settings')} onClick={linkClick}>Install the script and verify it</a>.
@@ -86,13 +95,9 @@ export function ShareView({ hostname, search }: { hostname: string; search: URLS
       <Load state={site} label="the site">
         {(s) => (
           <>
-            <header class="site-head">
-              <h1>
-                <SiteIcon hostname={s.hostname} signedIn={false} />
-                <span>{s.display_name || s.hostname}</span>
-              </h1>
+            <SiteHeader site={s} signedIn={false}>
               <p class="note">Public statistics</p>
-            </header>
+            </SiteHeader>
             <OverviewView hostname={hostname} state={state} setState={setState} signedIn={false} />
           </>
         )}

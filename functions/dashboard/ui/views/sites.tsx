@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { currentToken } from '../auth.ts';
 import { api, ApiError, sitePath, useApi } from '../api.ts';
-import { Load, Panel } from '../components/panel.tsx';
+import { FieldError, Load, Panel } from '../components/panel.tsx';
 import { Sparkline } from '../components/sparkline.tsx';
 import { formatCompact, formatNumber } from '../format.ts';
 import { linkClick, navigate, siteUrl } from '../router.ts';
@@ -69,11 +69,7 @@ function AddSite({ onAdded }: { onAdded: (hostname: string) => void }) {
       <button type="submit" disabled={busy}>
         Add site
       </button>
-      {error && (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FieldError message={error} />
     </form>
   );
 }
