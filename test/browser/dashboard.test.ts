@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { html, launchChromium, startPageOrigin } from '../support/browser.ts';
+import { html, launchChromium, startPageOrigin, USER_AGENT, type PageOrigin } from '../support/browser.ts';
 import { startTestService, unique, type TestService } from '../support/local-node.ts';
 import { zonedToUnix, localParts } from '#domain/reports/time.ts';
 
@@ -24,14 +24,12 @@ declare const document: Any;
 const ROOT = join(import.meta.dirname, '..', '..');
 const ARTIFACTS = join(ROOT, 'test', 'artifacts');
 const HTMLCS = readFileSync(join(ROOT, 'node_modules', 'html_codesniffer', 'build', 'HTMLCS.js'), 'utf8');
-// Headless Chromium says "HeadlessChrome" and would rightly be stored as a bot.
-const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const OWNER = 'dashboard-owner';
 
 let svc: TestService;
 let token: string;
 let browser: Browser;
-let pageSites: Awaited<ReturnType<typeof startPageOrigin>>;
+let pageSites: PageOrigin;
 let pageOrigin: string;
 let pages: Map<string, string>;
 /** The signed-in owner's tab: the token lives in this tab's sessionStorage. */
@@ -81,17 +79,6 @@ async function visit(site: string, path: string): Promise<void> {
   await page.goto(pageOrigin + path);
   await page.waitForFunction(() => typeof window.tt_event === 'function');
   await context.close();
-}
-
-/** Polls the overview until `ready` holds, writing what the queue holds in between. */
-async function until(read: () => Promise<Any>, ready: (v: Any) => boolean): Promise<Any> {
-  let value = await read();
-  for (let i = 0; i < 100 && !ready(value); i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    await svc.node.runtime.eventQueue.drain();
-    value = await read();
-  }
-  return value;
 }
 
 /** Start of today in UTC, and of the day 29 days before: the default period's range. */
@@ -189,7 +176,7 @@ describe('a site with traffic from latest.js', () => {
     await visit(site, '/pricing');
     await visit(site, '/pricing');
     await visit(site, '/about');
-    await until(() => api(`/api/sites/${site}/overview?from=${Math.floor(Date.now() / 1000) - 3600}&to=${Math.floor(Date.now() / 1000) + 3600}`), (o) => o.totals.pageviews >= 3);
+    await svc.until(() => api(`/api/sites/${site}/overview?from=${Math.floor(Date.now() / 1000) - 3600}&to=${Math.floor(Date.now() / 1000) + 3600}`), (o) => o.totals.pageviews >= 3);
   }, 90_000);
 
   it('shows the totals, chart points and top pages the API gives for the last 30 days', async () => {

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { hidePage, html, launchChromium, scrollPage, startPageOrigin } from '../support/browser.ts';
+import { hidePage, html, launchChromium, scrollPage, startPageOrigin, USER_AGENT, type PageOrigin } from '../support/browser.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
 import { FRESH_TABLE } from '#adapters/duckdb/duckdb-event-store.ts';
 
@@ -17,13 +17,11 @@ type Any = any;
 declare const window: Any;
 declare const navigator: Any;
 
-// Headless Chromium says "HeadlessChrome" and would rightly be stored as a bot.
-const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
 let svc: TestService;
 let owner: string;
 let browser: Browser;
-let pageSites: Awaited<ReturnType<typeof startPageOrigin>>;
+let pageSites: PageOrigin;
 let pageOrigin: string;
 let pages: Map<string, string>;
 
@@ -60,17 +58,6 @@ async function newPage(init?: () => void): Promise<{ context: BrowserContext; pa
   return { context, page: await context.newPage() };
 }
 
-/** Polls `read` (after writing what the queue holds) until `ready` holds; collected data shows within 2 s locally. */
-async function until<T>(read: () => Promise<T>, ready: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let i = 0; i < 100 && !ready(value); i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    await svc.node.runtime.eventQueue.drain();
-    value = await read();
-  }
-  return value;
-}
-
 const window24h = () => {
   const now = Math.floor(Date.now() / 1000);
   return `from=${now - 86_400}&to=${now + 3600}`;
@@ -85,12 +72,12 @@ async function report(site: string, path: string): Promise<Any> {
 /** Breakdown rows as [name, value], once at least `count` rows show. */
 async function breakdown(site: string, dim: string, count = 1): Promise<[string, number][]> {
   const read = async () => ((await report(site, `breakdown?dim=${dim}`)).rows as { name: string; value: number }[]).map((r): [string, number] => [r.name, r.value]);
-  return until(read, (rows) => rows.length >= count);
+  return svc.until(read, (rows) => rows.length >= count);
 }
 
 async function storedRows(site: string, minimum: number): Promise<Record<string, unknown>[]> {
   const read = () => svc.node.runtime.duckdb!.query<Record<string, unknown>>(`SELECT * FROM ${FRESH_TABLE} WHERE site = $site ORDER BY ts, rowid`, { site });
-  return until(read, (rows) => rows.length >= minimum);
+  return svc.until(read, (rows) => rows.length >= minimum);
 }
 
 describe('latest.js served by the local service', () => {
@@ -122,7 +109,7 @@ describe('trying it on localhost (README "Try it locally")', () => {
     const { context, page } = await newPage();
     await page.goto(servePage('/plain', snippet));
     await page.waitForFunction(() => typeof window.tt_event === 'function');
-    const seen = await until(setup, (s) => s.local_drops.length > 0);
+    const seen = await svc.until(setup, (s) => s.local_drops.length > 0);
     expect(seen.local_drops).toEqual([expect.objectContaining({ hostname: 'localhost', reason: 'invalid_hostname', advice: expect.stringContaining(`data-hostname="${site}"`) })]);
     await page.goto(servePage('/named', local_snippet));
     await page.waitForFunction(() => typeof window.tt_event === 'function');
@@ -152,7 +139,7 @@ describe('the tracker suite\'s beacons through the real collector', () => {
       await page.clock.fastForward(12_000);
       await scrollPage(page, 600); // (600 + 600) / 2400 = 50 %
       await hidePage(page);
-      const overview = await until(
+      const overview = await svc.until(
         () => report(site, 'overview'),
         (o) => o.totals.avg_duration_s !== null,
       );

@@ -11,6 +11,9 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildTracker } from '../../functions/tracker/build.ts';
 import { findChromium } from './chromium.ts';
 
+/** A desktop Chrome's user agent: headless Chromium says "HeadlessChrome" and would rightly be stored as a bot. */
+export const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+
 export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -244,7 +247,13 @@ export async function scrollPage(page: Page, y: number): Promise<void> {
  * A web server playing sites on their own origin (http://localhost:PORT, so
  * the service at 127.0.0.1 is another origin): `pages` maps a path to its HTML.
  */
-export async function startPageOrigin(): Promise<{ origin: string; pages: Map<string, string>; close: () => void }> {
+export interface PageOrigin {
+  origin: string;
+  pages: Map<string, string>;
+  close: () => void;
+}
+
+export async function startPageOrigin(): Promise<PageOrigin> {
   const pages = new Map<string, string>();
   const server = createServer((req, res) => {
     const body = pages.get(new URL(req.url ?? '/', 'http://x').pathname);

@@ -44,6 +44,8 @@ export interface TestService {
   /** Registers (asserting 201) and, unless verify is false, verifies through POST …/verify. */
   site(token: string, options?: { prefix?: string; kind?: 'web' | 'api'; verify?: boolean }): Promise<string>;
   key(token: string, scopes: string[], label?: string): Promise<{ id: string; key: string }>;
+  /** Polls `read` until `ready` holds, writing what the queue holds in between (collected data shows within 2 s locally). */
+  until<T>(read: () => Promise<T>, ready: (value: T) => boolean): Promise<T>;
   /** Stops the node and the page server; DATA_DIR is removed unless `keepData`. */
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
@@ -125,6 +127,15 @@ export async function startTestService(env: Record<string, string> = {}, options
       const r = await service.req('POST', '/api/management-keys', { token, body: { label, scopes } });
       if (r.status !== 201) throw new Error(`creating key: ${r.status} ${r.text}`);
       return { id: r.json.id, key: r.json.key };
+    },
+    async until(read, ready) {
+      let value = await read();
+      for (let i = 0; i < 100 && !ready(value); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        await node.runtime.eventQueue.drain();
+        value = await read();
+      }
+      return value;
     },
     async stop({ keepData = false } = {}) {
       await node.stop();
