@@ -150,6 +150,21 @@ describe('signing in', () => {
   }, 60_000);
 });
 
+describe('signing out', () => {
+  it('forgets the token: the next page asks for sign-in again', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(await loginLink(OWNER));
+    await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL((url) => url.pathname === '/login');
+    expect(await page.evaluate(() => window.sessionStorage.getItem('tt.token'))).toBeNull();
+    await page.goto(`${svc.url}/`);
+    await page.waitForURL((url) => url.pathname === '/login');
+    await context.close();
+  }, 60_000);
+});
+
 describe('sites', () => {
   it('adds a site, shows the snippet, and verifies it', async () => {
     const hostname = unique('dash-add');
