@@ -36,7 +36,7 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
   return {
     events,
     // Reports read through the event store's pooled reader connections.
-    reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }),
+    reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }, events),
     ledger: new DuckDbImportLedger(events),
     duckdb: events,
     close: () => events.close(),

@@ -108,19 +108,22 @@ async function measureReports(server: Server, engine: string): Promise<BenchRow[
     ];
     for (const [name, url, n] of reports) {
       const times: number[] = [];
+      let first = 0;
       for (let i = 0; i < n; i++) {
         const t = performance.now();
         const r = await fetch(url, { headers: auth });
         if (r.status !== 200) throw new Error(`${name}: ${r.status} ${await r.text()}`);
         await r.arrayBuffer();
+        // The first (cold) request also builds the rollups its days lack (DuckDB): listed, not judged.
         if (i > 0) times.push(performance.now() - t);
+        else first = performance.now() - t;
         peak = Math.max(peak, server.rssMb());
       }
       times.sort((a, b) => a - b);
       const median = percentile(times, 0.5);
       rows.push({
         name: `${engine}: ${name}, ${days} days of the largest site`,
-        value: `median ${median.toFixed(0)} ms, p95 ${percentile(times, 0.95).toFixed(0)} ms`,
+        value: `median ${median.toFixed(0)} ms, p95 ${percentile(times, 0.95).toFixed(0)} ms (first ${first.toFixed(0)} ms)`,
         budget: `median < ${REPORT_BUDGET_MS} ms`,
         ok: median < REPORT_BUDGET_MS,
       });

@@ -15,6 +15,7 @@ import { flagRuleStatements, RECOMPUTED_FIRSTS, TARGETS_DEFS, TARGETS_TABLE } fr
 import { duckDbDayLoader } from './flag-index-loader.ts';
 import { migrate, type RegistrationsOf } from './migrations.ts';
 import { compactOn, Compactor, COMPACT_AT_ROWS } from './compactor.ts';
+import { buildRollups, clearRollups, invalidateRollups, ROLLUP_DAYS, ROLLUP_TABLES } from './rollups.ts';
 import { DuckDbReadPool, type QueryParams } from './read-pool.ts';
 import { uniqueEvents, eventKey, type EventRow, type EventStore } from '#ports/event-store.ts';
 import { DAY_MS, FlagIndex, type Decisions } from '#domain/event-flags/flag-index.ts';
@@ -80,6 +81,8 @@ export class DuckDbEventStore implements EventStore {
   private checkpointTimer: NodeJS.Timeout | null = null;
   /** Moves fresh rows into the sorted main table, on its own connection. */
   private readonly compactor: Compactor;
+  /** Whether any rollup is stored: until one is, batches have none to forget. */
+  private rollupsExist = false;
   readonly index: FlagIndex;
 
   private constructor(
@@ -127,7 +130,10 @@ export class DuckDbEventStore implements EventStore {
     await writer.run(`CREATE TABLE IF NOT EXISTS ${FRESH_TABLE} (${STORED_DEFS})`);
     await writer.run(`CREATE OR REPLACE VIEW events AS SELECT * FROM ${MAIN_TABLE} UNION ALL SELECT * FROM ${FRESH_TABLE}`);
     await writer.run(`CREATE OR REPLACE TEMP TABLE ${TARGETS_TABLE} (${TARGETS_DEFS})`);
-    const [state] = (await writer.runAndReadAll(`SELECT count(*) AS fresh FROM ${FRESH_TABLE}`)).getRowObjectsJS();
+    for (const statement of ROLLUP_TABLES) await writer.run(statement);
+    const [state] = (
+      await writer.runAndReadAll(`SELECT (SELECT count(*) FROM ${FRESH_TABLE}) AS fresh, (SELECT count(*) FROM ${ROLLUP_DAYS}) AS rolled`)
+    ).getRowObjectsJS();
     const store = new DuckDbEventStore(
       instance,
       writer,
@@ -137,6 +143,7 @@ export class DuckDbEventStore implements EventStore {
       registrationsOf,
       options.indexBytes ?? DEFAULT_INDEX_BYTES,
     );
+    store.rollupsExist = Number(state?.rolled ?? 0) > 0;
     const today = Math.floor((options.now ?? Date.now()) / DAY_MS);
     await store.index.holdDays([today - 2, today - 1, today, today + 1]);
     return store;
@@ -185,6 +192,7 @@ export class DuckDbEventStore implements EventStore {
         appender.closeSync();
       }
       if (targets.length > 0) await this.recompute(targets);
+      if (this.rollupsExist) await invalidateRollups(this.writer, batch.rows);
       await this.writer.run('COMMIT');
     } catch (e) {
       await this.writer.run('ROLLBACK').catch(() => undefined);
@@ -254,6 +262,18 @@ export class DuckDbEventStore implements EventStore {
     }
   }
 
+  /**
+   * Builds the daily rollups (rollups.ts) of a site's days first..last (UTC day numbers) that
+   * are missing, between batches: a report reads them once this resolves.
+   */
+  ensureRollups(site: string, registration: string, first: number, last: number): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('event store is closed'));
+    return this.writes.run(async () => {
+      await buildRollups(this.writer, site, registration, first, last);
+      this.rollupsExist = true;
+    });
+  }
+
   /** Moves every fresh row into the sorted main table now (the writer starts one every COMPACT_AT_ROWS fresh rows). */
   compact(): Promise<void> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
@@ -276,6 +296,7 @@ export class DuckDbEventStore implements EventStore {
       await this.writer.run('BEGIN TRANSACTION');
       try {
         for (const statement of flagRuleStatements([MAIN_TABLE, FRESH_TABLE], false)) await this.writer.run(statement);
+        await clearRollups(this.writer);
         await this.writer.run('COMMIT');
       } catch (e) {
         await this.writer.run('ROLLBACK').catch(() => undefined);

@@ -1,26 +1,81 @@
 /**
  * Report aggregates over the DuckDB `events` view: the report queries'
  * DuckDB dialect (functions/reports/sql), run on connections of the injected
- * read pool.
+ * read pool. With the store's daily rollups (rollups.ts), unfiltered
+ * breakdowns, tech lists and event totals read the sealed days from them and
+ * only the partial days at the ends from the rows.
  */
+import type { BreakdownDim } from '#domain/reports/query.ts';
+import type { BreakdownRow, LabelDim, ReportScope } from '#ports/report-store.ts';
 import type { Query, QueryRunner, ResultRow } from '#reports/sql/dialect.ts';
 import { DuckDbSql } from '#reports/sql/dialects/duckdb.ts';
+import { breakdownRow } from '#reports/sql/breakdown.ts';
+import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
+import { eventTotalsOf } from '#reports/sql/event-totals.ts';
+import { rolledBreakdown, rolledEventTotals, type SealedDays } from '#reports/sql/rolled.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import type { ReadPool } from './read-pool.ts';
+import { sealedDays } from './rollups.ts';
 
 /** Builds each statement in a fresh context, so its parameters are its own. */
 export class DuckDbQueryRunner implements QueryRunner {
   constructor(private readonly pool: ReadPool) {}
 
   run<A extends unknown[]>(query: Query<A>, ...args: A): Promise<ResultRow[]> {
+    return this.runDuckDb((sql) => query.duckdb(sql, ...args));
+  }
+
+  /** A DuckDB-only statement (the rollup reads). */
+  runDuckDb(build: (sql: DuckDbSql) => string): Promise<ResultRow[]> {
     const sql = new DuckDbSql();
-    const text = query.duckdb(sql, ...args);
+    const text = build(sql);
     return this.pool.query<ResultRow>(text, sql.params);
   }
 }
 
+/** What builds the rollups a read needs: the event store, between its batches. */
+export interface RollupBuilder {
+  ensureRollups(site: string, registration: string, first: number, last: number): Promise<void>;
+}
+
 export class DuckDbReportStore extends SqlReportStore {
-  constructor(pool: ReadPool) {
-    super(new DuckDbQueryRunner(pool));
+  private readonly duckdb: DuckDbQueryRunner;
+
+  /** Without `rollups`, every report reads the rows (the tests compare both ways). `now` decides which days are sealed. */
+  constructor(
+    pool: ReadPool,
+    private readonly rollups: RollupBuilder | null = null,
+    private readonly now: () => number = Date.now,
+  ) {
+    const runner = new DuckDbQueryRunner(pool);
+    super(runner);
+    this.duckdb = runner;
+  }
+
+  /** The sealed days of an unfiltered scope, their rollups built; null when the rows answer alone. */
+  private async sealed(scope: ReportScope): Promise<SealedDays | null> {
+    if (!this.rollups || scope.filters.length > 0) return null;
+    const days = sealedDays(scope.from, scope.to, this.now());
+    if (days) await this.rollups.ensureRollups(scope.site, scope.registration, days.first, days.last);
+    return days;
+  }
+
+  override async breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]> {
+    const days = await this.sealed(scope);
+    if (!days) return super.breakdown(scope, dim, limit);
+    const rows = await this.duckdb.runDuckDb((sql) => rolledBreakdown(sql, scope, dim, days, limit));
+    return rows.map(dim === 'events' ? eventBreakdownRow : breakdownRow);
+  }
+
+  override async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
+    if (!(await this.sealed(scope))) return super.breakdowns(scope, dims, limit);
+    const lists = await Promise.all(dims.map((dim) => this.breakdown(scope, dim, limit)));
+    return Object.fromEntries(dims.map((dim, i) => [dim, lists[i]])) as Record<D, BreakdownRow[]>;
+  }
+
+  override async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {
+    const days = await this.sealed(scope);
+    if (!days) return super.eventTotals(scope);
+    return eventTotalsOf(await this.duckdb.runDuckDb((sql) => rolledEventTotals(sql, scope, days)));
   }
 }

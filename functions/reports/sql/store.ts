@@ -16,7 +16,7 @@ import { techListRows, techLists } from './tech-lists.ts';
 import { trafficCounts, trafficEngagement, trafficRows } from './traffic.ts';
 
 export class SqlReportStore implements ReportStore {
-  constructor(private readonly db: QueryRunner) {}
+  constructor(protected readonly db: QueryRunner) {}
 
   /**
    * Per-bucket rows and the whole-range row come from separate statements

@@ -1,0 +1,101 @@
+/**
+ * The DuckDB daily rollups (adapters/duckdb/rollups.ts) change no answer:
+ * over random rows spread across days (visitor hashes per UTC day, as the
+ * collector makes them; copies, bots, appends, events, entries, screens),
+ * written in batches between reads, so rollups built by one read must be
+ * forgotten by the next batch that touches their days, every breakdown, the
+ * tech lists and the event totals equal the answers read from the rows alone,
+ * for ranges with partial days at either end.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { randomUUID } from 'node:crypto';
+import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
+import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
+import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
+import type { ReportScope } from '#ports/report-store.ts';
+import { REGISTRATION, row } from './report-store.contract.ts';
+
+const DAY = 86_400_000;
+const T0 = Date.UTC(2024, 5, 3);
+const DAYS = 6;
+
+let events: DuckDbEventStore;
+let rolled: DuckDbReportStore;
+let rows: DuckDbReportStore;
+beforeAll(async () => {
+  events = await DuckDbEventStore.open(':memory:');
+  const pool = { query: (sql: string, params?: Record<string, unknown>) => events.query(sql, params as never) };
+  rolled = new DuckDbReportStore(pool as never, events);
+  rows = new DuckDbReportStore(pool as never);
+});
+afterAll(() => events.close());
+
+const arbEvent = fc.record({
+  at: fc.integer({ min: 0, max: DAYS * DAY - 1 }),
+  kind: fc.constantFrom('pageview', 'pageview', 'pageview', 'event', 'append'),
+  visitor: fc.option(fc.integer({ min: 1, max: 4 }), { nil: null, freq: 6 }),
+  unique: fc.option(fc.boolean(), { nil: null }),
+  path: fc.constantFrom('/', '/a', '/b'),
+  referrer: fc.option(fc.constantFrom('google.com', 'news.example', ''), { nil: null }),
+  country: fc.option(fc.constantFrom('DE', 'FR'), { nil: null }),
+  browser: fc.option(fc.constantFrom('Chrome', 'Firefox'), { nil: null }),
+  screen: fc.option(fc.constantFrom(360, 800, 1440, 2560), { nil: null }),
+  event: fc.constantFrom('signup', 'buy', ''),
+  bot: fc.boolean(),
+  copy: fc.boolean(),
+  batch: fc.integer({ min: 0, max: 2 }),
+});
+
+const arbRange = fc
+  .record({ from: fc.integer({ min: -DAY, max: DAYS * DAY }), length: fc.integer({ min: DAY, max: DAYS * DAY + DAY }) })
+  .map(({ from, length }) => ({ from: T0 + from, to: T0 + from + length }));
+
+describe('DuckDB daily rollups', () => {
+  it('give every unfiltered breakdown, tech list and event total the rows give, across batches written between reads', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(arbEvent, { minLength: 10, maxLength: 70 }), fc.array(arbRange, { minLength: 2, maxLength: 2 }), async (spec, ranges) => {
+        const site = `rollup-${randomUUID().slice(0, 8)}.example`;
+        let lastId = randomUUID();
+        let lastPage = lastId;
+        const made = spec.map((r) => {
+          const ts = T0 + r.at;
+          const id = r.copy ? lastId : randomUUID();
+          lastId = id;
+          if (r.kind === 'pageview') lastPage = id;
+          return {
+            batch: r.batch,
+            row: row(site, 0, {
+              ts,
+              id, kind: r.kind as 'pageview', unique: r.unique, path: r.path, referrer_host: r.referrer, country: r.country, browser: r.browser,
+              screen_width: r.screen, bot: r.bot, event: r.kind === 'event' ? r.event : null, original_id: r.kind === 'append' ? lastPage : null,
+              visitor: r.visitor === null ? null : `v${r.visitor}-${Math.floor(ts / DAY)}`,
+            }),
+          };
+        });
+        // Each batch is followed by reads over every range, so later batches land in days already rolled up.
+        for (let batch = 0; batch <= 2; batch++) {
+          await events.saveEvents(made.filter((m) => m.batch === batch).map((m) => m.row));
+          for (const range of ranges) {
+            const scope: ReportScope = { site, registration: REGISTRATION, ...range, filters: [] };
+            for (const dim of BREAKDOWN_DIMS) expect([dim, await rolled.breakdown(scope, dim, 1000)]).toEqual([dim, await rows.breakdown(scope, dim, 1000)]);
+            expect(await rolled.breakdowns(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.breakdowns(scope, ['devices', 'browsers', 'os'], 2));
+            expect(await rolled.eventTotals(scope)).toEqual(await rows.eventTotals(scope));
+          }
+        }
+      }),
+      { numRuns: 15, seed: 1515 },
+    );
+  }, 300_000);
+
+  it('are built for sealed days only: none for yesterday or today', async () => {
+    const site = `rollup-${randomUUID().slice(0, 8)}.example`;
+    const now = Date.now();
+    await events.saveEvents([row(site, 0, { ts: now - 3 * DAY, visitor: 'old' }), row(site, 0, { ts: now - 60_000, visitor: 'new' })]);
+    const scope: ReportScope = { site, registration: REGISTRATION, from: now - 5 * DAY, to: now, filters: [] };
+    expect((await rolled.breakdown(scope, 'pages', 10)).map((r) => r.value)).toEqual([2]);
+    const days = await events.query<{ day: number }>(`SELECT day FROM rollup_v1_days WHERE site = $site ORDER BY day`, { site });
+    const today = Math.floor(now / DAY);
+    expect(days.map((d) => Number(d.day))).toEqual([today - 4, today - 3, today - 2]);
+  });
+});
