@@ -12,7 +12,7 @@ import { clickHouseHttpExecutor } from '#adapters/clickhouse/http-executor.ts';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { registrationKey } from '#domain/registration.ts';
 import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
-import { startChdbHttpServer } from '../support/chdb-http-server.ts';
+import { clickHouseEnv, withClickHouse } from './clickhouse-bench.ts';
 import { BENCH_OWNER, ownerSession, startServer, type Server } from './service.ts';
 import { fmt, type BenchRow } from './stats.ts';
 import { dimensionColumns } from './seed-columns.ts';
@@ -154,29 +154,26 @@ export async function reportsBench(pages: string, total: number): Promise<BenchR
 
 export async function clickHouseReportsBench(pages: string, total: number): Promise<BenchRow[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tt-bench-reports-ch-'));
-  const credentials = { user: 'bench', password: 'bench-only' };
-  const clickhouse = await startChdbHttpServer(credentials);
-  const settings = { url: clickhouse.url, ...credentials, database: 'bench' };
   try {
-    // The seed is one INSERT … SELECT of every row: far past the client's default 30 s request limit.
-    const store = await ClickHouseEventStore.open(clickHouseHttpExecutor({ ...settings, requestTimeoutMs: 30 * 60_000 }), settings.database);
-    const seeded = performance.now();
-    await seedClickHouse(store, total);
-    const seed: BenchRow = { name: `ClickHouse (chDB): seeded ${fmt(total)} events, ${SEED_SITES} sites, ${SEED_DAYS} days`, value: `${((performance.now() - seeded) / 1000).toFixed(1)} s` };
-    // What the stand-in and the HTTP client add to each statement, which a report runs several of one after another.
-    const trip = performance.now();
-    for (let i = 0; i < 20; i++) await store.executor.query('SELECT {n:UInt32} AS n', { n: i });
-    const roundTrip: BenchRow = { name: 'ClickHouse (chDB): round trip of a trivial statement through the HTTP stand-in (in every figure below, per statement)', value: `${((performance.now() - trip) / 20).toFixed(1)} ms` };
-    await store.close();
-    const env = { CLICKHOUSE_URL: settings.url, CLICKHOUSE_USER: settings.user, CLICKHOUSE_PASSWORD: settings.password, CLICKHOUSE_DATABASE: settings.database };
-    const server = await startServer(dataDir, pages, env);
-    try {
-      return [seed, roundTrip, ...(await measureReports(server, 'ClickHouse (chDB)'))];
-    } finally {
-      await server.stop();
-    }
+    return await withClickHouse('bench', async (settings) => {
+      // The seed is one INSERT … SELECT of every row: far past the client's default 30 s request limit.
+      const store = await ClickHouseEventStore.open(clickHouseHttpExecutor({ ...settings, requestTimeoutMs: 30 * 60_000 }), settings.database);
+      const seeded = performance.now();
+      await seedClickHouse(store, total);
+      const seed: BenchRow = { name: `ClickHouse (chDB): seeded ${fmt(total)} events, ${SEED_SITES} sites, ${SEED_DAYS} days`, value: `${((performance.now() - seeded) / 1000).toFixed(1)} s` };
+      // What the stand-in and the HTTP client add to each statement, which a report runs several of one after another.
+      const trip = performance.now();
+      for (let i = 0; i < 20; i++) await store.executor.query('SELECT {n:UInt32} AS n', { n: i });
+      const roundTrip: BenchRow = { name: 'ClickHouse (chDB): round trip of a trivial statement through the HTTP stand-in (in every figure below, per statement)', value: `${((performance.now() - trip) / 20).toFixed(1)} ms` };
+      await store.close();
+      const server = await startServer(dataDir, pages, clickHouseEnv(settings));
+      try {
+        return [seed, roundTrip, ...(await measureReports(server, 'ClickHouse (chDB)'))];
+      } finally {
+        await server.stop();
+      }
+    });
   } finally {
-    await clickhouse.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

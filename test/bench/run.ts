@@ -2,7 +2,7 @@
  * `npm run bench`: the budgets of DESIGN.md §6, measured on this machine and
  * written to docs/benchmarks.md. Servers run in their own processes; load
  * comes from autocannon in this one. A missed budget is reported, not hidden.
- * BENCH_ONLY=tracker,dashboard,bundles,writer,http,long,imports,reports,reports-clickhouse runs some parts
+ * BENCH_ONLY=tracker,dashboard,bundles,writer,writer-clickhouse,http,long,imports,imports-clickhouse,reports,reports-clickhouse runs some parts
  * while iterating (the default runs all); each part's file documents its own
  * settings (collector-bench.ts, writer-bench.ts, BENCH_EVENTS here for the
  * reports' seed).
@@ -17,7 +17,8 @@ import { buildTracker } from '#tracker/build.ts';
 import { load, ownerSession, rps, startServer, type Server } from './service.ts';
 import { clickHouseReportsBench, reportsBench } from './report-bench.ts';
 import { collectorBench, longCollectorBench, longRunSettings } from './collector-bench.ts';
-import { writerBench, writerSettings } from './writer-bench.ts';
+import { clickHouseWriterBench, writerBench, writerSettings } from './writer-bench.ts';
+import { clickHouseEnv, withClickHouse } from './clickhouse-bench.ts';
 import { importBench } from './import-bench.ts';
 import { bundleBench } from './bundle-bench.ts';
 import { dashboardSizeBench } from './dashboard-bench.ts';
@@ -53,7 +54,7 @@ function render(rows: BenchRow[]): string {
   return lines.join('\n');
 }
 
-const PARTS = ['tracker', 'dashboard', 'bundles', 'writer', 'http', 'long', 'imports', 'reports', 'reports-clickhouse'];
+const PARTS = ['tracker', 'dashboard', 'bundles', 'writer', 'writer-clickhouse', 'http', 'long', 'imports', 'imports-clickhouse', 'reports', 'reports-clickhouse'];
 
 /** What docs/benchmarks.md says above the table: how each part was run. */
 function header(total: number, only: ReadonlySet<string>): string {
@@ -69,6 +70,8 @@ function header(total: number, only: ReadonlySet<string>): string {
       'Lambda bundles: each function built as the stack builds it (lib/node-function.ts); own code is the bundle without the AWS SDK, minified; "ready" is the median over 9 fresh Node processes of `import()` to an exported handler, with the AWS SDK bundled and with it loaded from node_modules as the Lambda runtime provides it; source maps: the deployed way with maps written and `--enable-source-maps`, against none.',
     only.has('reports') &&
       'Dashboard: the overview of the largest site (default 30 days) loaded in headless Chromium against the DuckDB server of the reports part, with the owner\'s token in the tab, timed from navigation until the totals, the chart and every breakdown panel are filled; median of 5 loads after a first one.',
+    (only.has('writer-clickhouse') || only.has('imports-clickhouse')) &&
+      'ClickHouse writer and import: the same rows and export as DuckDB\'s, into chDB behind its HTTP stand-in in the bench\'s process (one statement at a time, each run a database of its own); the writer through the local queue in-process, the imports through `npm start` with CLICKHOUSE_URL.',
     only.has('writer') &&
       `Writer: ${fmt(writer.rows)} rows through the local queue into an empty store and onto a store already holding ${fmt(writer.prefill)} rows of the same UTC day (made with SQL, stored through saveSelected, the store closed and reopened), ${RUNS} alternating rounds, each in a process of its own; the reopen's time and the RSS it adds are listed.`,
   ]
@@ -89,6 +92,7 @@ export async function runBenchmarks(): Promise<void> {
     if (only.has('dashboard')) rows.push(...(await dashboardSizeBench()));
     if (only.has('bundles')) rows.push(...(await bundleBench()));
     if (only.has('writer')) rows.push(...(await writerBench()));
+    if (only.has('writer-clickhouse')) rows.push(...(await clickHouseWriterBench()));
     if (only.has('http')) {
       const dataDir = mkdtempSync(join(tmpdir(), 'tt-bench-'));
       const undurableDir = mkdtempSync(join(tmpdir(), 'tt-bench-'));
@@ -105,6 +109,14 @@ export async function runBenchmarks(): Promise<void> {
     }
     if (only.has('long')) rows.push(...(await longCollectorBench(pages.template)));
     if (only.has('imports')) rows.push(...(await importBench(pages.template)));
+    if (only.has('imports-clickhouse')) {
+      let run = 0;
+      // One stand-in for every run, a database of its own each.
+      const imports = await withClickHouse('unused', (settings) =>
+        importBench(pages.template, 'ClickHouse (chDB)', async () => ({ env: clickHouseEnv(settings, `import_${run++}`), close: async () => undefined })),
+      );
+      rows.push(...imports);
+    }
     if (only.has('reports')) rows.push(...(await reportsBench(pages.template, total)));
     if (only.has('reports-clickhouse')) rows.push(...(await clickHouseReportsBench(pages.template, total)));
   } finally {

@@ -29,6 +29,9 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
+import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
+import { clickHouseHttpExecutor } from '#adapters/clickhouse/http-executor.ts';
+import { withClickHouse } from './clickhouse-bench.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { QueueFullError } from '#ports/queue.ts';
 import type { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
@@ -245,6 +248,50 @@ export async function writerBench(): Promise<BenchRow[]> {
   } finally {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The same measured rows through the local queue into ClickHouse (chDB behind its HTTP stand-in in
+ * this process, as `npm start` with CLICKHOUSE_URL would write to a server): into an empty database,
+ * RUNS runs, each into a database of its own.
+ */
+export async function clickHouseWriterBench(): Promise<BenchRow[]> {
+  const { rows: count } = writerSettings();
+  const day = today(count);
+  const measured: Part = { first: 0, count };
+  return withClickHouse('unused', async (settings) => {
+    const runs: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const database = `writer_${run}`;
+      const store = await ClickHouseEventStore.open(clickHouseHttpExecutor({ ...settings, database, requestTimeoutMs: 10 * 60_000 }), database);
+      const dir = mkdtempSync(join(tmpdir(), 'tt-bench-writer-ch-'));
+      const queue = createEventQueue(store, dir);
+      try {
+        const rows = await measuredRows(day, measured);
+        const started = performance.now();
+        await sendAll(queue, rows);
+        await queue.drain();
+        runs.push(rows.length / ((performance.now() - started) / 1000));
+        if (queue.deadLettered > 0) throw new Error(`writer bench (ClickHouse): ${queue.deadLettered} rows dead-lettered`);
+        const [stored] = await store.executor.query<{ n: number }>(`SELECT count() AS n FROM ${store.table} WHERE site = {site:String}`, { site: SITE });
+        if (Number(stored?.n) !== rows.length) throw new Error(`writer bench (ClickHouse): ${stored?.n} rows stored, expected ${rows.length}`);
+      } finally {
+        queue.stop();
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+      console.error(`bench: ClickHouse writer run ${run + 1}: ${fmt(runs[run] as number)} rows/s`);
+    }
+    const rate = median(runs);
+    return [
+      {
+        name: `ClickHouse (chDB): writer into an empty database, ${fmt(count)} rows through the local queue (batches of up to ${fmt(EVENT_BATCH_SIZE)}); median of ${RUNS} runs`,
+        value: `${fmt(rate)} rows/s (runs: ${runs.map(fmt).join(', ')})`,
+        budget: '≥ 100,000 rows/s',
+        ok: rate >= 100_000,
+      },
+    ];
+  });
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

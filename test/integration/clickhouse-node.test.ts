@@ -7,6 +7,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clickHouseHttpExecutor } from '#adapters/clickhouse/http-executor.ts';
+import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
+import { row } from '../contract/report-store.contract.ts';
 import { startChdbHttpServer, type ChdbHttpServer } from '../support/chdb-http-server.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
 
@@ -49,4 +51,20 @@ describe('the local node on ClickHouse', () => {
     expect(overview.json.totals.pageviews).toBe(3);
     expect([svc.node.runtime.duckdb, existsSync(join(svc.dataDir, 'events.duckdb'))]).toEqual([null, false]);
   });
+
+  it('stores a batch of 30,000 rows the size of the local queue\'s through the HTTP interface: the redelivery look-up fits a server\'s URI limit', async () => {
+    const executor = clickHouseHttpExecutor({ url: clickhouse.url, ...CREDENTIALS, database: 'node_test' });
+    const store = await ClickHouseEventStore.open(executor, 'node_big_batch');
+    try {
+      const t = Date.now() - 3_600_000;
+      const rows = Array.from({ length: 30_000 }, (_, i) => row('big-batch.example', (t + i * 10) / 1000, { id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}` }));
+      await store.saveEvents(rows);
+      // Redelivered: the look-up finds every row, and nothing is stored twice.
+      await store.saveEvents(rows);
+      const [stored] = await store.executor.query<{ n: number }>(`SELECT count() AS n FROM ${store.table}`);
+      expect(Number(stored?.n)).toBe(30_000);
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
 });

@@ -58,7 +58,8 @@ export async function startChdbHttpServer({ user, password }: { user: string; pa
     tail = run.catch(() => undefined);
     return run;
   };
-  const server: Server = createServer((req, res) => {
+  // A server takes request lines up to http_max_uri_size (1 MiB); Node's default header limit is 16 KiB.
+  const server: Server = createServer({ maxHeaderSize: 1024 * 1024 }, (req, res) => {
     void (async () => {
       if (req.headers.authorization !== expected) {
         res.writeHead(401, { 'x-clickhouse-exception-code': '516' }).end('Code: 516. DB::Exception: Authentication failed');

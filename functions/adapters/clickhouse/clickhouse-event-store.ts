@@ -11,6 +11,9 @@ import { eventKey, uniqueEvents, type EventRow, type EventStore } from '#ports/e
 import type { ClickHouseExecutor } from './executor.ts';
 import { EVENTS_TABLE, ident, migrate, storedRow } from './schema.ts';
 
+/** Rows per redelivery look-up: ids of up to 128 characters keep its URL under a server's 1 MiB. */
+const LOOKUP_ROWS = 2_000;
+
 export class ClickHouseEventStore implements EventStore {
   private tail: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -53,18 +56,26 @@ export class ClickHouseEventStore implements EventStore {
     if (fresh.length > 0) await this.executor.insert(`${this.database}.${EVENTS_TABLE}`, fresh.map(storedRow));
   }
 
-  /** The identities of `rows` already stored. */
+  /**
+   * The identities of `rows` already stored, looked up LOOKUP_ROWS at a time: the values travel
+   * as query parameters in the request's URL, which a server takes up to 1 MiB (http_max_uri_size).
+   */
   private async storedKeys(rows: readonly EventRow[]): Promise<Set<string>> {
-    const found = await this.executor.query<{ site: string; registration: string; id: string; ts: number }>(
-      `SELECT site, registration, id, ts FROM ${this.table}
-       WHERE site IN {sites:Array(String)} AND ts IN {times:Array(Int64)} AND id IN {ids:Array(String)}`,
-      {
-        sites: [...new Set(rows.map((r) => r.site))],
-        times: [...new Set(rows.map((r) => Math.trunc(r.ts)))],
-        ids: [...new Set(rows.map((r) => r.id))],
-      },
-    );
-    return new Set(found.map((r) => eventKey({ site: r.site, registration: r.registration, id: r.id, ts: Number(r.ts) })));
+    const stored = new Set<string>();
+    for (let i = 0; i < rows.length; i += LOOKUP_ROWS) {
+      const part = rows.slice(i, i + LOOKUP_ROWS);
+      const found = await this.executor.query<{ site: string; registration: string; id: string; ts: number }>(
+        `SELECT site, registration, id, ts FROM ${this.table}
+         WHERE site IN {sites:Array(String)} AND ts IN {times:Array(Int64)} AND id IN {ids:Array(String)}`,
+        {
+          sites: [...new Set(part.map((r) => r.site))],
+          times: [...new Set(part.map((r) => Math.trunc(r.ts)))],
+          ids: [...new Set(part.map((r) => r.id))],
+        },
+      );
+      for (const r of found) stored.add(eventKey({ site: r.site, registration: r.registration, id: r.id, ts: Number(r.ts) }));
+    }
+    return stored;
   }
 
   async close(): Promise<void> {
