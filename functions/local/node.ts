@@ -41,7 +41,7 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
   const built = await (dashboardBuild ??= buildDashboard());
   const runtime = await startLocalRuntime(config, options);
   const services = withInstanceState(runtime.adapters, { collectorInProcess: true });
-  const stopRotation = scheduleSaltRotation(services.registry, () => services.clock.now());
+  const stopRotation = scheduleSaltRotation(services.registry, () => services.clock.now(), options.timers);
   const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies, services, dashboard: localDashboard(config, runtime, built) });
   try {
     await new Promise<void>((ok, fail) => {

@@ -31,6 +31,7 @@ import type { ImportChunkMessage } from '#ports/import-jobs.ts';
 import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
 import { LocalSecretBox } from '#adapters/local-secret-box/local-secret-box.ts';
 import { createImportWorker, type ImportWorker } from '#workers/import-worker.ts';
+import type { Timers } from '#workers/rotate-salts.ts';
 import { IconFiles } from '#adapters/icon-files/icon-files.ts';
 import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
 import { eventRowCodec } from '#adapters/receipt-journal/event-row-codec.ts';
@@ -127,6 +128,8 @@ export interface LocalRuntimeOptions {
   background?: boolean;
   /** The service clock; tests move it (salts across midnight). Default the system clock. */
   clock?: Clock;
+  /** The timers of scheduled work (the salt rotation); tests fire them by hand. Default Node's. */
+  timers?: Timers;
 }
 
 /** Imports on one machine: credentials sealed under a key file in DATA_DIR; chunks through an in-process queue to the worker. */

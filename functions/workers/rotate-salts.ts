@@ -32,8 +32,19 @@ export function msToNextUtcDay(now: Date): number {
  * the next midnight, by the service clock) and hourly as a backstop. The stop
  * function waits for a rotation in progress, so the store is not closed under it.
  */
-export function scheduleSaltRotation(registry: Registry, now: () => Date): () => Promise<void> {
-  let timer: NodeJS.Timeout | null = null;
+export interface Timers {
+  set(run: () => void, ms: number): unknown;
+  clear(timer: unknown): void;
+}
+
+/** Node's timers, unref'd: a pending rotation never keeps the process alive. */
+export const systemTimers: Timers = {
+  set: (run, ms) => setTimeout(run, ms).unref(),
+  clear: (timer) => clearTimeout(timer as NodeJS.Timeout),
+};
+
+export function scheduleSaltRotation(registry: Registry, now: () => Date, timers: Timers = systemTimers): () => Promise<void> {
+  let timer: unknown = null;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   const run = () => {
@@ -44,12 +55,12 @@ export function scheduleSaltRotation(registry: Registry, now: () => Date): () =>
   };
   const arm = () => {
     if (stopped) return;
-    timer = setTimeout(run, Math.min(msToNextUtcDay(now()), HOUR_MS)).unref();
+    timer = timers.set(run, Math.min(msToNextUtcDay(now()), HOUR_MS));
   };
   run();
   return async () => {
     stopped = true;
-    if (timer) clearTimeout(timer);
+    if (timer !== null) timers.clear(timer);
     await running;
   };
 }

@@ -54,14 +54,20 @@ describe('salts across midnight (service clock)', () => {
       const parsed = JSON.parse(String(line));
       if (parsed.msg === 'salts rotated') rotations.push(parsed.deleted);
     });
-    // The service clock runs at real speed from five seconds before midnight.
-    const offset = Date.parse('2032-03-05T00:00:00Z') - 5_000 - Date.now();
-    const clocked = await startTestService({ DATA_DIR: setup.dataDir }, { clock: { now: () => new Date(Date.now() + offset) } });
+    // A held clock one second before midnight, and the rotation's timer fired by hand: nothing here waits on wall time.
+    let now = new Date('2032-03-04T23:59:59.000Z');
+    const armed: { run: () => void; ms: number }[] = [];
+    const timers = { set: (run: () => void, ms: number) => armed.push({ run, ms }), clear: () => undefined };
+    const clocked = await startTestService({ DATA_DIR: setup.dataDir }, { clock: { now: () => now }, timers });
     try {
-      // At start (still the 4th) nothing is deleted; the timer to midnight then deletes the 4th's salt.
-      // (A timer may fire a fraction of a millisecond early, find the 4th still running and re-arm: hence "contains".)
-      await vi.waitFor(() => expect(rotations).toContain(1), { timeout: 15_000, interval: 50 });
-      expect(rotations[0]).toBe(0);
+      // At start (still the 4th) nothing is deleted, and the next rotation is armed for midnight.
+      await vi.waitFor(() => expect(rotations).toEqual([0]), { timeout: 5_000, interval: 20 });
+      expect(armed.map((t) => t.ms)).toEqual([1_000]);
+      now = new Date('2032-03-05T00:00:00.000Z');
+      armed[0]!.run();
+      await vi.waitFor(() => expect(rotations).toEqual([0, 1]), { timeout: 5_000, interval: 20 });
+      // The next one is armed an hour on (the backstop), not at the next midnight, 24 hours away.
+      expect(armed.map((t) => t.ms)).toEqual([1_000, 3_600_000]);
       const registry = clocked.node.services.registry;
       expect(await registry.getOrCreateDailySalt('2032-03-04', 'after-rotation', 1)).toBe('after-rotation');
       expect(ended).toBe('salt-of-the-4th');
