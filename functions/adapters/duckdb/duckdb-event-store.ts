@@ -15,7 +15,8 @@ import { flagRuleStatements, RECOMPUTED_FIRSTS, TARGETS_DEFS, TARGETS_TABLE } fr
 import { duckDbDayLoader } from './flag-index-loader.ts';
 import { migrate, type RegistrationsOf } from './migrations.ts';
 import { compactOn, Compactor, COMPACT_AT_ROWS } from './compactor.ts';
-import { buildRollups, clearRollups, invalidateRollups, ROLLUP_DAYS, ROLLUP_TABLES } from './rollups.ts';
+import { buildRollups, clearRollups, invalidateRollups, ROLLUP_TABLES } from './rollups.ts';
+import { ROLLUP_DAYS } from '#reports/sql/rolled.ts';
 import { DuckDbReadPool, type QueryParams } from './read-pool.ts';
 import { uniqueEvents, eventKey, type EventRow, type EventStore } from '#ports/event-store.ts';
 import { DAY_MS, FlagIndex, type Decisions } from '#domain/event-flags/flag-index.ts';

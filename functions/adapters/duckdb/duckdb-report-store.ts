@@ -12,7 +12,7 @@ import { DuckDbSql } from '#reports/sql/dialects/duckdb.ts';
 import { breakdownRow } from '#reports/sql/breakdown.ts';
 import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
-import { rolledBreakdown, rolledEventTotals, type SealedDays } from '#reports/sql/rolled.ts';
+import { builtDayCount, rolledBreakdown, rolledEventTotals, type SealedDays } from '#reports/sql/rolled.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import type { ReadPool } from './read-pool.ts';
 import { sealedDays } from './rollups.ts';
@@ -52,11 +52,16 @@ export class DuckDbReportStore extends SqlReportStore {
     this.duckdb = runner;
   }
 
-  /** The sealed days of an unfiltered scope, their rollups built; null when the rows answer alone. */
+  /**
+   * The sealed days of an unfiltered scope, their rollups built; null when the rows answer alone.
+   * Building takes the writer's turn, so it is asked for only when a day lacks its rollup.
+   */
   private async sealed(scope: ReportScope): Promise<SealedDays | null> {
     if (!this.rollups || scope.filters.length > 0) return null;
     const days = sealedDays(scope.from, scope.to, this.now());
-    if (days) await this.rollups.ensureRollups(scope.site, scope.registration, days.first, days.last);
+    if (!days) return null;
+    const [count] = await this.duckdb.runDuckDb((sql) => builtDayCount(sql, scope, days));
+    if (Number(count?.built ?? 0) < days.last - days.first + 1) await this.rollups.ensureRollups(scope.site, scope.registration, days.first, days.last);
     return days;
   }
 

@@ -18,10 +18,8 @@ import { BREAKDOWN_DIMS, type BreakdownDim } from '#domain/reports/query.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { CANONICAL, DuckDbSql, VISITORS } from '#reports/sql/dialects/duckdb.ts';
 import { labelExpression } from '#reports/sql/text.ts';
-import { ROLLUP_LABELS } from '#reports/sql/rolled.ts';
+import { ROLLUP_DAYS, ROLLUP_LABELS } from '#reports/sql/rolled.ts';
 
-/** The tables carry the rules' version: a file written by older rules starts with empty ones. */
-export const ROLLUP_DAYS = 'rollup_v1_days';
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
 export const EVENT_TOTALS = 'event_totals';
 export type RollupDim = BreakdownDim | typeof EVENT_TOTALS;

@@ -4,6 +4,11 @@
  * plus the raw rows of its partial ends grouped by UTC day, summed per name.
  * Visitor hashes never repeat across UTC days, so per-day distinct counts
  * add up exactly; the result equals breakdown.ts's over the raw rows.
+ *
+ * A sealed day counts from its rollup only if the day's marker is in the
+ * statement's snapshot; its rows are read otherwise. A build writes a day's
+ * marker and labels in one transaction and a batch deletes both in one, so a
+ * batch committed between a build and this read costs speed, never exactness.
  */
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
@@ -17,19 +22,30 @@ export interface SealedDays {
   last: number;
 }
 
-/** Written by the DuckDB store (adapters/duckdb/rollups.ts); the name carries the rules' version. */
+/** Written by the DuckDB store (adapters/duckdb/rollups.ts); the names carry the rules' version. */
 export const ROLLUP_LABELS = 'rollup_v1_labels';
+export const ROLLUP_DAYS = 'rollup_v1_days';
 
-/** The scope's rows outside the sealed days: [from, first day) and [after the last day, to). */
+/** The sealed days whose rollup exists in this statement's snapshot. */
+const builtDays = (sql: DuckDbSql, scope: ReportScope, days: SealedDays) =>
+  `(SELECT day FROM ${ROLLUP_DAYS} WHERE ${sql.sites([scope])} AND day BETWEEN ${sql.bind(days.first)} AND ${sql.bind(days.last)})`;
+
+/** The scope's rows no rollup answers: [from, first day), [after the last day, to), and the sealed days not built. */
 function edges(sql: DuckDbSql, scope: ReportScope, days: SealedDays): string {
   const start = sql.bind(days.first * DAY_MS);
   const end = sql.bind((days.last + 1) * DAY_MS);
-  return `${sql.sites([scope])} AND ((ts >= ${sql.bind(scope.from)} AND ts < ${start}) OR (ts >= ${end} AND ts < ${sql.bind(scope.to)}))`;
+  return `${sql.sites([scope])} AND ts >= ${sql.bind(scope.from)} AND ts < ${sql.bind(scope.to)}
+    AND (ts < ${start} OR ts >= ${end} OR ts // ${DAY_MS} NOT IN ${builtDays(sql, scope, days)})`;
 }
 
 function rolledRows(sql: DuckDbSql, scope: ReportScope, dim: string, days: SealedDays): string {
   return `SELECT name, value, visitors, last_seen FROM ${ROLLUP_LABELS}
-    WHERE ${sql.sites([scope])} AND dim = ${sql.bind(dim)} AND day BETWEEN ${sql.bind(days.first)} AND ${sql.bind(days.last)}`;
+    WHERE ${sql.sites([scope])} AND dim = ${sql.bind(dim)} AND day IN ${builtDays(sql, scope, days)}`;
+}
+
+/** How many of the sealed days have their rollup (the report store builds the rest first). */
+export function builtDayCount(sql: DuckDbSql, scope: ReportScope, days: SealedDays): string {
+  return `SELECT count(*) AS built FROM ${builtDays(sql, scope, days)}`;
 }
 
 const eventRowsOf = (where: string) => `kind = 'event' AND NOT bot AND NOT replay AND coalesce(event, '') <> '' AND ${where}`;
