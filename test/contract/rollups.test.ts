@@ -104,6 +104,33 @@ describe('DuckDB daily rollups', () => {
     ]);
   });
 
+  it('reads again when a batch removes a rollup between its look and its read', async () => {
+    const site = `rollup-${randomUUID().slice(0, 8)}.example`;
+    const day = (d: number, hour: number, visitor: string, path: string) => row(site, 0, { ts: T0 + d * DAY + hour * 3_600_000, visitor: `${visitor}-${d}`, path });
+    await events.saveEvents([day(0, 1, 'a', '/x'), day(1, 2, 'a', '/x'), day(2, 3, 'b', '/y')]);
+    await events.ensureRollups(site, REGISTRATION, T0 / DAY, T0 / DAY + 2);
+    let raced = 0;
+    // The batch lands just before the first rolled read runs, after the store saw every day built.
+    const racing = {
+      query: async (sql: string, params?: Record<string, unknown>) => {
+        if (raced === 0 && sql.includes('still_built')) {
+          raced++;
+          await events.saveEvents([day(1, 5, 'c', '/y')]);
+        }
+        return events.query(sql, params as never);
+      },
+    };
+    const store = new DuckDbReportStore(racing as never, events);
+    const scope: ReportScope = { site, registration: REGISTRATION, from: T0, to: T0 + 3 * DAY, filters: [] };
+    const answer = await store.breakdown(scope, 'pages', 10);
+    expect(raced).toBe(1);
+    expect(answer).toEqual(await rows.breakdown(scope, 'pages', 10));
+    expect(answer.map((r) => [r.name, r.value])).toEqual([
+      ['/x', 2],
+      ['/y', 2],
+    ]);
+  });
+
   it('are built for sealed days only: none for yesterday or today', async () => {
     const site = `rollup-${randomUUID().slice(0, 8)}.example`;
     const now = Date.now();

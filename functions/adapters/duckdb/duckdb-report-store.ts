@@ -12,7 +12,7 @@ import { DuckDbSql } from '#reports/sql/dialects/duckdb.ts';
 import { breakdownRow } from '#reports/sql/breakdown.ts';
 import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
-import { builtDayCount, rolledBreakdown, rolledEventTotals, type SealedDays } from '#reports/sql/rolled.ts';
+import { builtDayList, rolledBreakdown, rolledEventTotals, type SealedDays } from '#reports/sql/rolled.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import type { ReadPool } from './read-pool.ts';
 import { sealedDays } from './rollups.ts';
@@ -53,34 +53,43 @@ export class DuckDbReportStore extends SqlReportStore {
   }
 
   /**
-   * The sealed days of an unfiltered scope, their rollups built; null when the rows answer alone.
-   * Building takes the writer's turn, so it is asked for only when a day lacks its rollup.
+   * Runs `read` over the rollups of the sealed days of an unfiltered scope (building the missing ones
+   * first) and the rows of the rest; null when the rows answer alone. Building takes the writer's
+   * turn, so it is asked for only when a day lacks its rollup. A batch that removed a rollup between
+   * the look and the read shows in `still_built`: the read runs again, and after three such races
+   * the rows answer.
    */
-  private async sealed(scope: ReportScope): Promise<SealedDays | null> {
+  private async rolled(scope: ReportScope, read: (days: SealedDays) => Promise<ResultRow[]>): Promise<ResultRow[] | null> {
     if (!this.rollups || scope.filters.length > 0) return null;
-    const days = sealedDays(scope.from, scope.to, this.now());
-    if (!days) return null;
-    const [count] = await this.duckdb.runDuckDb((sql) => builtDayCount(sql, scope, days));
-    if (Number(count?.built ?? 0) < days.last - days.first + 1) await this.rollups.ensureRollups(scope.site, scope.registration, days.first, days.last);
-    return days;
+    const range = sealedDays(scope.from, scope.to, this.now());
+    if (!range) return null;
+    const builtNow = async () => (await this.duckdb.runDuckDb((sql) => builtDayList(sql, scope, range.first, range.last))).map((r) => Number(r.day));
+    for (let attempt = 0; attempt < 3; attempt++) {
+      let built = await builtNow();
+      if (built.length < range.last - range.first + 1) {
+        await this.rollups.ensureRollups(scope.site, scope.registration, range.first, range.last);
+        built = await builtNow();
+      }
+      const rows = await read({ ...range, built });
+      if (Number(rows[0]?.still_built) === built.length) return rows;
+    }
+    return null;
   }
 
   override async breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]> {
-    const days = await this.sealed(scope);
-    if (!days) return super.breakdown(scope, dim, limit);
-    const rows = await this.duckdb.runDuckDb((sql) => rolledBreakdown(sql, scope, dim, days, limit));
-    return rows.map(dim === 'events' ? eventBreakdownRow : breakdownRow);
+    const rows = await this.rolled(scope, (days) => this.duckdb.runDuckDb((sql) => rolledBreakdown(sql, scope, dim, days, limit)));
+    if (!rows) return super.breakdown(scope, dim, limit);
+    return rows.filter((r) => r.name !== null && r.name !== undefined).map(dim === 'events' ? eventBreakdownRow : breakdownRow);
   }
 
   override async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
-    if (!(await this.sealed(scope))) return super.breakdowns(scope, dims, limit);
+    if (!this.rollups || scope.filters.length > 0) return super.breakdowns(scope, dims, limit);
     const lists = await Promise.all(dims.map((dim) => this.breakdown(scope, dim, limit)));
     return Object.fromEntries(dims.map((dim, i) => [dim, lists[i]])) as Record<D, BreakdownRow[]>;
   }
 
   override async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {
-    const days = await this.sealed(scope);
-    if (!days) return super.eventTotals(scope);
-    return eventTotalsOf(await this.duckdb.runDuckDb((sql) => rolledEventTotals(sql, scope, days)));
+    const rows = await this.rolled(scope, (days) => this.duckdb.runDuckDb((sql) => rolledEventTotals(sql, scope, days)));
+    return rows ? eventTotalsOf(rows) : super.eventTotals(scope);
   }
 }

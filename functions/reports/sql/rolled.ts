@@ -5,75 +5,110 @@
  * Visitor hashes never repeat across UTC days, so per-day distinct counts
  * add up exactly; the result equals breakdown.ts's over the raw rows.
  *
- * A sealed day counts from its rollup only if the day's marker is in the
- * statement's snapshot; its rows are read otherwise. A build writes a day's
- * marker and labels in one transaction and a batch deletes both in one, so a
- * batch committed between a build and this read costs speed, never exactness.
+ * The caller names the days it found built; every other day of the range is
+ * read from rows, as plain ts ranges the scan can prune. A batch may remove
+ * a named day's rollup before this statement runs: each answer therefore
+ * carries `still_built`, how many of the named days still have their marker
+ * in the statement's own snapshot (a build writes marker and labels in one
+ * transaction, a batch deletes both in one), and the caller asks again when
+ * it is fewer.
  */
+import { listValue } from '@duckdb/node-api';
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import type { ReportScope } from '#ports/report-store.ts';
 import { CANONICAL, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
 import { keepsEmptyLabels, labelExpression } from './text.ts';
 
-/** Sealed UTC day numbers first..last, inside the scope's range. */
+/** Sealed UTC day numbers first..last inside the scope's range, and those of them found built. */
 export interface SealedDays {
   first: number;
   last: number;
+  built: readonly number[];
 }
 
 /** Written by the DuckDB store (adapters/duckdb/rollups.ts); the names carry the rules' version. */
 export const ROLLUP_LABELS = 'rollup_v1_labels';
 export const ROLLUP_DAYS = 'rollup_v1_days';
 
-/** The sealed days whose rollup exists in this statement's snapshot. */
-const builtDays = (sql: DuckDbSql, scope: ReportScope, days: SealedDays) =>
-  `(SELECT day FROM ${ROLLUP_DAYS} WHERE ${sql.sites([scope])} AND day BETWEEN ${sql.bind(days.first)} AND ${sql.bind(days.last)})`;
+const DAY = `ts // ${DAY_MS}`;
 
-/** The scope's rows no rollup answers: [from, first day), [after the last day, to), and the sealed days not built. */
-function edges(sql: DuckDbSql, scope: ReportScope, days: SealedDays): string {
-  const start = sql.bind(days.first * DAY_MS);
-  const end = sql.bind((days.last + 1) * DAY_MS);
-  return `${sql.sites([scope])} AND ts >= ${sql.bind(scope.from)} AND ts < ${sql.bind(scope.to)}
-    AND (ts < ${start} OR ts >= ${end} OR ts // ${DAY_MS} NOT IN ${builtDays(sql, scope, days)})`;
+/** The sealed days with a rollup now (the report store builds the rest, then reads). */
+export function builtDayList(sql: DuckDbSql, scope: ReportScope, first: number, last: number): string {
+  return `SELECT day FROM ${ROLLUP_DAYS} WHERE ${sql.sites([scope])} AND day BETWEEN ${sql.bind(first)} AND ${sql.bind(last)} ORDER BY day`;
 }
+
+/** [start, end) ms ranges of the scope that no named rollup answers: the partial ends and the days not built. */
+export function rowRanges(scope: ReportScope, days: SealedDays): [number, number][] {
+  const built = new Set(days.built);
+  const ranges: [number, number][] = [];
+  const add = (start: number, end: number) => {
+    const last = ranges[ranges.length - 1];
+    if (start >= end) return;
+    if (last && last[1] === start) last[1] = end;
+    else ranges.push([start, end]);
+  };
+  add(scope.from, days.first * DAY_MS);
+  for (let d = days.first; d <= days.last; d++) if (!built.has(d)) add(d * DAY_MS, (d + 1) * DAY_MS);
+  add((days.last + 1) * DAY_MS, scope.to);
+  return ranges;
+}
+
+/** The scope's rows in those ranges, one scan per range (each a plain ts range the zone maps prune). */
+function rowsOutsideRollups(sql: DuckDbSql, scope: ReportScope, days: SealedDays): string {
+  const ranges = rowRanges(scope, days);
+  if (ranges.length === 0) return '(SELECT * FROM events WHERE false)';
+  return `(${ranges.map(([a, b]) => `SELECT * FROM events WHERE ${sql.sites([scope])} AND ts >= ${sql.bind(a)} AND ts < ${sql.bind(b)}`).join(' UNION ALL ')})`;
+}
+
+/** The named days as a subquery (an empty list has no type to bind with). */
+const namedDays = (sql: DuckDbSql, days: SealedDays) =>
+  days.built.length === 0 ? '(SELECT NULL::INTEGER WHERE false)' : `(SELECT unnest(${sql.bind(listValue([...days.built]))}::INTEGER[]))`;
 
 function rolledRows(sql: DuckDbSql, scope: ReportScope, dim: string, days: SealedDays): string {
   return `SELECT name, value, visitors, last_seen FROM ${ROLLUP_LABELS}
-    WHERE ${sql.sites([scope])} AND dim = ${sql.bind(dim)} AND day IN ${builtDays(sql, scope, days)}`;
+    WHERE ${sql.sites([scope])} AND dim = ${sql.bind(dim)} AND day IN ${namedDays(sql, days)}`;
 }
 
-/** How many of the sealed days have their rollup (the report store builds the rest first). */
-export function builtDayCount(sql: DuckDbSql, scope: ReportScope, days: SealedDays): string {
-  return `SELECT count(*) AS built FROM ${builtDays(sql, scope, days)}`;
-}
+/** How many named days still have their rollup in this statement's snapshot. */
+const stillBuilt = (sql: DuckDbSql, scope: ReportScope, days: SealedDays) =>
+  `(SELECT count(*) AS still_built FROM ${ROLLUP_DAYS} WHERE ${sql.sites([scope])} AND day IN ${namedDays(sql, days)})`;
 
-const eventRowsOf = (where: string) => `kind = 'event' AND NOT bot AND NOT replay AND coalesce(event, '') <> '' AND ${where}`;
+const EVENT_ROWS = `kind = 'event' AND NOT bot AND NOT replay AND coalesce(event, '') <> ''`;
 
-/** A breakdown's rows: names with value, visitors (and last_seen for events), ranked and cut as breakdown.ts ranks them. */
+/**
+ * A breakdown's rows: names with value, visitors (and last_seen for events), ranked and cut as
+ * breakdown.ts ranks them; every row carries `still_built`, and one row with a null name stands
+ * for an empty answer.
+ */
 export function rolledBreakdown(sql: DuckDbSql, scope: ReportScope, dim: BreakdownDim, days: SealedDays, limit: number): string {
-  const day = `ts // ${DAY_MS}`;
+  const rows = rowsOutsideRollups(sql, scope, days);
   const raw =
     dim === 'events'
       ? `SELECT event AS name, count(*) AS value, count(DISTINCT visitor_key) AS visitors, max(ts) AS last_seen
-         FROM events WHERE ${eventRowsOf(edges(sql, scope, days))} GROUP BY event, ${day}`
+         FROM ${rows} AS e WHERE ${EVENT_ROWS} GROUP BY event, ${DAY}`
       : `SELECT coalesce(name, '') AS name, count(*) AS value, ${VISITORS} AS visitors, NULL::BIGINT AS last_seen
-         FROM (SELECT *, ${labelExpression(sql, dim)} AS name FROM events
-               WHERE ${CANONICAL} AND ${edges(sql, scope, days)}${dim === 'entry_pages' ? ' AND coalesce("unique", false)' : ''})
-         GROUP BY coalesce(name, ''), ${day}`;
+         FROM (SELECT *, ${labelExpression(sql, dim)} AS name FROM ${rows} AS e
+               WHERE ${CANONICAL}${dim === 'entry_pages' ? ' AND coalesce("unique", false)' : ''})
+         GROUP BY coalesce(name, ''), ${DAY}`;
   const keep = dim === 'events' || keepsEmptyLabels(dim) ? '' : `WHERE name <> ''`;
   return `
-    SELECT name, sum(value) AS value, sum(visitors) AS visitors, max(last_seen) AS last_seen
-    FROM (${rolledRows(sql, scope, dim, days)} UNION ALL ${raw}) ${keep}
-    GROUP BY name ORDER BY value DESC, name ASC LIMIT ${sql.limit(limit)}`;
+    WITH answer AS (
+      SELECT name, sum(value) AS value, sum(visitors) AS visitors, max(last_seen) AS last_seen
+      FROM (${rolledRows(sql, scope, dim, days)} UNION ALL ${raw}) ${keep}
+      GROUP BY name ORDER BY value DESC, name ASC LIMIT ${sql.limit(limit)}
+    )
+    SELECT c.still_built, a.name, a.value, a.visitors, a.last_seen FROM ${stillBuilt(sql, scope, days)} AS c LEFT JOIN answer AS a ON true
+    ORDER BY a.value DESC, a.name ASC`;
 }
 
-/** The named events and their visitors over the range. */
+/** The named events and their visitors over the range, with `still_built`. */
 export function rolledEventTotals(sql: DuckDbSql, scope: ReportScope, days: SealedDays): string {
   return `
-    SELECT coalesce(sum(value), 0) AS count, coalesce(sum(visitors), 0) AS visitors FROM (
-      ${rolledRows(sql, scope, 'event_totals', days)}
-      UNION ALL
-      SELECT '' AS name, count(*) AS value, count(DISTINCT visitor_key) AS visitors, NULL AS last_seen
-      FROM events WHERE ${eventRowsOf(edges(sql, scope, days))} GROUP BY ts // ${DAY_MS})`;
+    SELECT c.still_built, t.count, t.visitors FROM ${stillBuilt(sql, scope, days)} AS c CROSS JOIN (
+      SELECT coalesce(sum(value), 0) AS count, coalesce(sum(visitors), 0) AS visitors FROM (
+        ${rolledRows(sql, scope, 'event_totals', days)}
+        UNION ALL
+        SELECT '' AS name, count(*) AS value, count(DISTINCT visitor_key) AS visitors, NULL AS last_seen
+        FROM ${rowsOutsideRollups(sql, scope, days)} AS e WHERE ${EVENT_ROWS} GROUP BY ${DAY})) AS t`;
 }
