@@ -38,18 +38,20 @@ function StartImport({ hostname, source, onStarted }: { hostname: string; source
     <form class="stack" onSubmit={submit}>
       <p>{source.description}</p>
       {source.configFields.map((f) => (
-        <label key={f.key} class="control">
-          <span>{f.label}</span>
+        <div key={f.key} class="control">
+          <label for={`import-${f.key}`}>{f.label}</label>
           <input
+            id={`import-${f.key}`}
             type={f.type}
             required={f.required}
             placeholder={f.placeholder}
             autocomplete={f.type === 'password' ? 'off' : undefined}
+            aria-describedby={f.help ? `import-${f.key}-help` : undefined}
             value={fields[f.key] ?? ''}
             onInput={(e) => setFields({ ...fields, [f.key]: (e.currentTarget as HTMLInputElement).value })}
           />
-          {f.help && <small>{f.help}</small>}
-        </label>
+          {f.help && <small id={`import-${f.key}-help`}>{f.help}</small>}
+        </div>
       ))}
       <div class="control-row">
         <label class="control">
