@@ -6,7 +6,7 @@
  * route matched, so the API and the collector never pass through here.
  */
 import type { ApiResponse } from '#http/api.ts';
-import { errorResponse, json } from '#http/api.ts';
+import { errorResponse, json, jsonBody } from '#http/api.ts';
 import { NotFoundError } from '#domain/errors.ts';
 import type { BuiltDashboard, DashboardFile } from '#dashboard/build.ts';
 import { dashboardCsp, type DashboardConfig } from '#dashboard/config.ts';
@@ -43,13 +43,7 @@ export function dashboardEdge({ built, config, localSignIn, clock }: DashboardEd
 
   async function login(body: Buffer): Promise<ApiResponse> {
     if (!localSignIn) return errorResponse(new NotFoundError());
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body.toString('utf8'));
-    } catch {
-      parsed = null;
-    }
-    const code = parseLoginCode(parsed);
+    const code = parseLoginCode(jsonBody({ body }) ?? null);
     const sub = code === null ? null : await localSignIn.links.consume(loginCodeHash(code), Math.floor(clock.now().getTime() / 1000));
     if (sub === null) return json(400, { error: INVALID_LOGIN_LINK });
     return json(200, { id_token: await localSignIn.mint(sub, LOGIN_TOKEN_TTL_SECONDS), expires_in: LOGIN_TOKEN_TTL_SECONDS });

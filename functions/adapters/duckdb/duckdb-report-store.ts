@@ -59,15 +59,21 @@ export class DuckDbReportStore extends SqlReportStore {
    * the look and the read shows in `still_built`: the read runs again, and after three such races
    * the rows answer.
    */
+  /** What builds the rollups when they can answer the scope: none with a filter (a rollup keeps no row's other labels). */
+  private rollupsFor(scope: ReportScope): RollupBuilder | null {
+    return scope.filters.length === 0 ? this.rollups : null;
+  }
+
   private async rolled(scope: ReportScope, read: (days: SealedDays) => Promise<ResultRow[]>): Promise<ResultRow[] | null> {
-    if (!this.rollups || scope.filters.length > 0) return null;
+    const rollups = this.rollupsFor(scope);
+    if (!rollups) return null;
     const range = sealedDays(scope.from, scope.to, this.now());
     if (!range) return null;
     const builtNow = async () => (await this.duckdb.runDuckDb((sql) => builtDayList(sql, scope, range.first, range.last))).map((r) => Number(r.day));
     for (let attempt = 0; attempt < 3; attempt++) {
       let built = await builtNow();
       if (built.length < range.last - range.first + 1) {
-        await this.rollups.ensureRollups(scope.site, scope.registration, range.first, range.last);
+        await rollups.ensureRollups(scope.site, scope.registration, range.first, range.last);
         built = await builtNow();
       }
       const rows = await read({ ...range, built });
@@ -83,7 +89,7 @@ export class DuckDbReportStore extends SqlReportStore {
   }
 
   override async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
-    if (!this.rollups || scope.filters.length > 0) return super.breakdowns(scope, dims, limit);
+    if (!this.rollupsFor(scope)) return super.breakdowns(scope, dims, limit);
     const lists = await Promise.all(dims.map((dim) => this.breakdown(scope, dim, limit)));
     return Object.fromEntries(dims.map((dim, i) => [dim, lists[i]])) as Record<D, BreakdownRow[]>;
   }

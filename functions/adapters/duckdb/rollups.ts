@@ -16,8 +16,8 @@ import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import { BREAKDOWN_DIMS, type BreakdownDim } from '#domain/reports/query.ts';
 import type { EventRow } from '#ports/event-store.ts';
-import { CANONICAL, DuckDbSql, VISITORS } from '#reports/sql/dialects/duckdb.ts';
-import { labelExpression } from '#reports/sql/text.ts';
+import { CANONICAL, CANONICAL_EVENTS, DuckDbSql, VISITORS } from '#reports/sql/dialects/duckdb.ts';
+import { entryOnly, labelExpression } from '#reports/sql/text.ts';
 import { ROLLUP_DAYS, ROLLUP_LABELS } from '#reports/sql/rolled.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
@@ -44,12 +44,11 @@ function rollupSelect(dim: RollupDim): string {
   if (dim === 'events' || dim === EVENT_TOTALS) {
     const name = dim === 'events' ? 'event' : "''";
     return `SELECT site, registration, ${day} AS day, '${dim}' AS dim, ${name} AS name, count(*) AS value, count(DISTINCT visitor_key) AS visitors, max(ts) AS last_seen
-      FROM events WHERE kind = 'event' AND NOT bot AND NOT replay AND coalesce(event, '') <> '' AND ${scope}
+      FROM events WHERE ${CANONICAL_EVENTS} AND ${scope}
       GROUP BY ALL`;
   }
-  const entryOnly = dim === 'entry_pages' ? ' AND coalesce("unique", false)' : '';
   return `SELECT site, registration, day, '${dim}' AS dim, coalesce(name, '') AS name, count(*) AS value, ${VISITORS} AS visitors, NULL AS last_seen
-    FROM (SELECT *, ${day} AS day, ${labelExpression(new DuckDbSql(), dim)} AS name FROM events WHERE ${CANONICAL} AND ${scope}${entryOnly})
+    FROM (SELECT *, ${day} AS day, ${labelExpression(new DuckDbSql(), dim)} AS name FROM events WHERE ${CANONICAL} AND ${scope}${entryOnly(dim)})
     GROUP BY site, registration, day, coalesce(name, '')`;
 }
 

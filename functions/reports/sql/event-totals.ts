@@ -2,6 +2,7 @@
 import type { ReportScope } from '#ports/report-store.ts';
 import type { Query, ResultRow } from './dialect.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';
+import { CANONICAL_EVENTS } from './dialects/duckdb.ts';
 import { filterColumns, filterSql, num } from './text.ts';
 
 /** Timestream and ClickHouse: canonical human events with a name, copies decided as they are read. */
@@ -12,7 +13,7 @@ export const readTimeEventRows = (sql: ReadTimeSql, scope: ReportScope) => {
 
 /** Fragment: the scope's named human custom events (DuckDB: a condition on `events`; the others: a derived table and its condition). */
 export const eventRows: Query<[scope: ReportScope]> = {
-  duckdb: (sql, scope) => `kind = 'event' AND NOT bot AND NOT replay AND ${sql.scope([scope], scope.from, scope.to, scope.filters)} AND coalesce(event, '') <> ''`,
+  duckdb: (sql, scope) => `${CANONICAL_EVENTS} AND ${sql.scope([scope], scope.from, scope.to, scope.filters)}`,
   timestream: (sql, scope) => readTimeEventRows(sql, scope),
   clickhouse: (sql, scope) => readTimeEventRows(sql, scope),
 };

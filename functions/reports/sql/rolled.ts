@@ -17,8 +17,8 @@ import { listValue } from '@duckdb/node-api';
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import type { ReportScope } from '#ports/report-store.ts';
-import { CANONICAL, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
-import { keepsEmptyLabels, labelExpression } from './text.ts';
+import { CANONICAL, CANONICAL_EVENTS, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
+import { entryOnly, keepsEmptyLabels, labelExpression } from './text.ts';
 
 /** Sealed UTC day numbers first..last inside the scope's range, and those of them found built. */
 export interface SealedDays {
@@ -74,8 +74,6 @@ function rolledRows(sql: DuckDbSql, scope: ReportScope, dim: string, days: Seale
 const stillBuilt = (sql: DuckDbSql, scope: ReportScope, days: SealedDays) =>
   `(SELECT count(*) AS still_built FROM ${ROLLUP_DAYS} WHERE ${sql.sites([scope])} AND day IN ${namedDays(sql, days)})`;
 
-const EVENT_ROWS = `kind = 'event' AND NOT bot AND NOT replay AND coalesce(event, '') <> ''`;
-
 /**
  * A breakdown's rows: names with value, visitors (and last_seen for events), ranked and cut as
  * breakdown.ts ranks them; every row carries `still_built`, and one row with a null name stands
@@ -86,10 +84,10 @@ export function rolledBreakdown(sql: DuckDbSql, scope: ReportScope, dim: Breakdo
   const raw =
     dim === 'events'
       ? `SELECT event AS name, count(*) AS value, count(DISTINCT visitor_key) AS visitors, max(ts) AS last_seen
-         FROM ${rows} AS e WHERE ${EVENT_ROWS} GROUP BY event, ${DAY}`
+         FROM ${rows} AS e WHERE ${CANONICAL_EVENTS} GROUP BY event, ${DAY}`
       : `SELECT coalesce(name, '') AS name, count(*) AS value, ${VISITORS} AS visitors, NULL::BIGINT AS last_seen
          FROM (SELECT *, ${labelExpression(sql, dim)} AS name FROM ${rows} AS e
-               WHERE ${CANONICAL}${dim === 'entry_pages' ? ' AND coalesce("unique", false)' : ''})
+               WHERE ${CANONICAL}${entryOnly(dim)})
          GROUP BY coalesce(name, ''), ${DAY}`;
   const keep = dim === 'events' || keepsEmptyLabels(dim) ? '' : `WHERE name <> ''`;
   return `
@@ -110,5 +108,5 @@ export function rolledEventTotals(sql: DuckDbSql, scope: ReportScope, days: Seal
         ${rolledRows(sql, scope, 'event_totals', days)}
         UNION ALL
         SELECT '' AS name, count(*) AS value, count(DISTINCT visitor_key) AS visitors, NULL AS last_seen
-        FROM ${rowsOutsideRollups(sql, scope, days)} AS e WHERE ${EVENT_ROWS} GROUP BY ${DAY})) AS t`;
+        FROM ${rowsOutsideRollups(sql, scope, days)} AS e WHERE ${CANONICAL_EVENTS} GROUP BY ${DAY})) AS t`;
 }

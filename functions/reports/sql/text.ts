@@ -102,6 +102,9 @@ export function labelExpression(sql: SqlText, dim: BreakdownDim): string {
   return sql.column(BREAKDOWN_COLUMNS[dim]);
 }
 
+/** `entry_pages` counts only pageviews with the unique (entry) flag: the condition to add, else nothing. */
+export const entryOnly = (dim: BreakdownDim) => (dim === 'entry_pages' ? ' AND coalesce("unique", false)' : '');
+
 /** Pages and referrers keep empty labels (direct traffic); every other list omits them (spec part 4). */
 export const keepsEmptyLabels = (dim: BreakdownDim) => dim === 'pages' || dim === 'referrers';
 

@@ -14,6 +14,9 @@ import { filterSql, sqlIdentifier, sqlInteger, sqlNumber, type SqlText } from '.
 /** Canonical human pageviews: non-bot pageviews that are not copies of an earlier row (the writer's `replay`). */
 export const CANONICAL = `kind = 'pageview' AND NOT bot AND NOT replay`;
 
+/** Canonical named human custom events (the events breakdown and the event totals). */
+export const CANONICAL_EVENTS = `kind = 'event' AND NOT bot AND NOT replay AND coalesce(event, '') <> ''`;
+
 /** Distinct daily visitor hashes; pageviews without one count their unique flag. */
 export const UNIQUE_WITHOUT_HASH = 'count(*) FILTER (WHERE visitor_key IS NULL AND coalesce("unique", false))';
 export const VISITORS = `count(DISTINCT visitor_key) + ${UNIQUE_WITHOUT_HASH}`;
