@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, apiQuery, formatFilter, readState, stateRange, withFilter, withoutFilter, writeState, type ReportState } from '#dashboard/ui/report-state.ts';
-import { parseFilter } from '#domain/reports/filter.ts';
+import { addDays, apiQuery, readState, stateRange, withFilter, withoutFilter, writeState, type ReportState } from '#dashboard/ui/report-state.ts';
+import { formatFilter, parseFilter } from '#domain/reports/filter.ts';
 
 // 2026-03-29 10:00 UTC: the day Europe/Berlin moves its clocks forward (23 hours long).
 const NOW = Date.UTC(2026, 2, 29, 10) / 1000;

@@ -4,7 +4,7 @@
  * those days, and the API's filter string. Pure: the range math is the
  * server's own (domain/reports/time.ts), so the days match its buckets.
  */
-import { parseFilter, type FilterClause, type FilterDim } from '#domain/reports/filter.ts';
+import { formatFilter, parseFilter, type FilterClause, type FilterDim } from '#domain/reports/filter.ts';
 import { isValidTimezone, localParts, zonedToUnix, type Range } from '#domain/reports/time.ts';
 
 export const PERIODS = ['today', 'yesterday', '7d', '30d', 'month', '12mo', 'custom'] as const;
@@ -91,12 +91,6 @@ export function stateDays(state: ReportState, nowSeconds: number): { from: Day; 
 export function stateRange(state: ReportState, nowSeconds: number): Range {
   const { from, to } = stateDays(state, nowSeconds);
   return { from: startOf(state.tz, from), to: startOf(state.tz, addDays(to, 1)) };
-}
-
-/** The filter string of the API (domain/reports/filter.ts grammar), values URL-encoded. */
-export function formatFilter(filters: readonly FilterClause[]): string {
-  const op = { eq: ':', neq: '!', contains: '~' } as const;
-  return filters.map((f) => `${f.dim}${op[f.op]}${encodeURIComponent(f.value)}`).join(';');
 }
 
 /** The browser's timezone, or UTC when it names none the API knows. */

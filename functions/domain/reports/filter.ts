@@ -44,6 +44,12 @@ export const FILTER_COLUMNS: Record<FilterDim, string> = {
 };
 
 const OPERATORS: Record<string, FilterOp> = { ':': 'eq', '!': 'neq', '~': 'contains' };
+const SYMBOLS: Record<FilterOp, string> = { eq: ':', neq: '!', contains: '~' };
+
+/** The `filter` query value of clauses (what parseFilter reads back), values URL-encoded. */
+export function formatFilter(filters: readonly FilterClause[]): string {
+  return filters.map((f) => `${f.dim}${SYMBOLS[f.op]}${encodeURIComponent(f.value)}`).join(';');
+}
 
 export function isFilterDim(value: string): value is FilterDim {
   return Object.hasOwn(FILTER_COLUMNS, value);
