@@ -5,6 +5,19 @@
 import type { Construct } from 'constructs';
 
 /** A string setting; unset or empty is undefined. */
+/** `-c key=value` / `--context key=value` as the CDK CLI takes them, so `npm run synth -- -c …` works without the CLI. */
+export function contextArgs(args: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] !== '-c' && args[i] !== '--context') continue;
+    const pair = args[++i] ?? '';
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new Error(`context needs key=value, got "${pair}"`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}
+
 export function contextString(scope: Construct, key: string): string | undefined {
   const value: unknown = scope.node.tryGetContext(key);
   if (value === undefined || value === '') return undefined;
