@@ -212,6 +212,8 @@ describe('a site with traffic from latest.js', () => {
       .evaluateAll((rows: Any[]) => rows.map((r) => [Number(r.dataset.t), ...[...r.querySelectorAll('td')].map((td: Any) => Number(td.dataset.value))]));
     expect(points).toEqual(overview.series.map((p: Any) => [p.t, p.pageviews, p.visitors]));
     const pagesApi = await api(`/api/sites/${site}/breakdown?dim=pages&limit=10&${query}`);
+    // Each panel loads on its own: wait until the pages panel has its rows.
+    await owner.getByTestId('breakdown-pages').locator('tbody tr').first().waitFor();
     const rows = await owner
       .getByTestId('breakdown-pages')
       .locator('tbody tr')
