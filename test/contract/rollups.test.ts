@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
 import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
+import { planOverview, RETENTION_DURATIONS, RETENTION_SCROLLS } from '#domain/reports/overview.ts';
 import type { ReportScope } from '#ports/report-store.ts';
 import { REGISTRATION, row } from './report-store.contract.ts';
 
@@ -42,17 +43,22 @@ const arbEvent = fc.record({
   browser: fc.option(fc.constantFrom('Chrome', 'Firefox'), { nil: null }),
   screen: fc.option(fc.constantFrom(360, 800, 1440, 2560), { nil: null }),
   event: fc.constantFrom('signup', 'buy', ''),
+  duration: fc.option(fc.integer({ min: 0, max: 12 }), { nil: null }),
+  scrolled: fc.option(fc.integer({ min: 0, max: 100 }), { nil: null }),
   bot: fc.boolean(),
   copy: fc.boolean(),
   batch: fc.integer({ min: 0, max: 2 }),
 });
+
+/** Offsets of whole hours, half hours and quarter hours, with and without summer time. */
+const TIME_ZONES = ['UTC', 'Europe/Berlin', 'Asia/Kolkata', 'Asia/Kathmandu', 'America/St_Johns'];
 
 const arbRange = fc
   .record({ from: fc.integer({ min: -DAY, max: DAYS * DAY }), length: fc.integer({ min: DAY, max: DAYS * DAY + DAY }) })
   .map(({ from, length }) => ({ from: T0 + from, to: T0 + from + length }));
 
 describe('DuckDB daily rollups', () => {
-  it('give every unfiltered breakdown, tech list and event total the rows give, across batches written between reads', async () => {
+  it('give every unfiltered breakdown, tech list, event total, retention and overview traffic (in zones of whole, half and quarter hours) the rows give, across batches written between reads', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(arbEvent, { minLength: 10, maxLength: 70 }), fc.array(arbRange, { minLength: 2, maxLength: 2 }), async (spec, ranges) => {
         const site = `rollup-${randomUUID().slice(0, 8)}.example`;
@@ -68,7 +74,7 @@ describe('DuckDB daily rollups', () => {
             row: row(site, 0, {
               ts,
               id, kind: r.kind as 'pageview', unique: r.unique, path: r.path, referrer_host: r.referrer, country: r.country, browser: r.browser,
-              screen_width: r.screen, bot: r.bot, event: r.kind === 'event' ? r.event : null, original_id: r.kind === 'append' ? lastPage : null,
+              screen_width: r.screen, bot: r.bot, duration: r.duration, scrolled: r.scrolled, event: r.kind === 'event' ? r.event : null, original_id: r.kind === 'append' ? lastPage : null,
               visitor: r.visitor === null ? null : `v${r.visitor}-${Math.floor(ts / DAY)}`,
             }),
           };
@@ -81,6 +87,12 @@ describe('DuckDB daily rollups', () => {
             for (const dim of BREAKDOWN_DIMS) expect([dim, await rolled.breakdown(scope, dim, 1000)]).toEqual([dim, await rows.breakdown(scope, dim, 1000)]);
             expect(await rolled.breakdowns(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.breakdowns(scope, ['devices', 'browsers', 'os'], 2));
             expect(await rolled.eventTotals(scope)).toEqual(await rows.eventTotals(scope));
+            expect(await rolled.engagement(scope, RETENTION_DURATIONS, RETENTION_SCROLLS)).toEqual(await rows.engagement(scope, RETENTION_DURATIONS, RETENTION_SCROLLS));
+            for (const tz of TIME_ZONES) {
+              const { boundaries } = planOverview({ from: Math.ceil(range.from / 1000), to: Math.floor(range.to / 1000) }, tz);
+              const traffic = { sites: [{ site, registration: REGISTRATION }], boundaries, filters: [] };
+              expect([tz, await rolled.traffic(traffic)]).toEqual([tz, await rows.traffic(traffic)]);
+            }
           }
         }
       }),
@@ -95,7 +107,7 @@ describe('DuckDB daily rollups', () => {
     await events.ensureRollups(site, REGISTRATION, T0 / DAY, T0 / DAY + 2);
     // A late batch lands in day 1 after the build (an import, a redelivery): its rollup is gone.
     await events.saveEvents([day(1, 5, 'c', '/y')]);
-    const neverBuilds = new DuckDbReportStore({ query: (sql: string, params?: Record<string, unknown>) => events.query(sql, params as never) } as never, { ensureRollups: async () => undefined });
+    const neverBuilds = new DuckDbReportStore({ query: (sql: string, params?: Record<string, unknown>) => events.query(sql, params as never) } as never, { ensureRollups: async () => undefined, builtRollupDays: events.builtRollupDays.bind(events) });
     const scope: ReportScope = { site, registration: REGISTRATION, from: T0, to: T0 + 3 * DAY, filters: [] };
     expect(await neverBuilds.breakdown(scope, 'pages', 10)).toEqual(await rows.breakdown(scope, 'pages', 10));
     expect((await neverBuilds.breakdown(scope, 'pages', 10)).map((r) => [r.name, r.value, r.visitors])).toEqual([
@@ -137,7 +149,7 @@ describe('DuckDB daily rollups', () => {
     await events.saveEvents([row(site, 0, { ts: now - 3 * DAY, visitor: 'old' }), row(site, 0, { ts: now - 60_000, visitor: 'new' })]);
     const scope: ReportScope = { site, registration: REGISTRATION, from: now - 5 * DAY, to: now, filters: [] };
     expect((await rolled.breakdown(scope, 'pages', 10)).map((r) => r.value)).toEqual([2]);
-    const days = await events.query<{ day: number }>(`SELECT day FROM rollup_v1_days WHERE site = $site ORDER BY day`, { site });
+    const days = await events.query<{ day: number }>(`SELECT day FROM rollup_v2_days WHERE site = $site ORDER BY day`, { site });
     const today = Math.floor(now / DAY);
     expect(days.map((d) => Number(d.day))).toEqual([today - 4, today - 3, today - 2]);
   });

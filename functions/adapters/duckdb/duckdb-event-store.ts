@@ -15,8 +15,7 @@ import { flagRuleStatements, RECOMPUTED_FIRSTS, TARGETS_DEFS, TARGETS_TABLE } fr
 import { duckDbDayLoader } from './flag-index-loader.ts';
 import { migrate, type RegistrationsOf } from './migrations.ts';
 import { compactOn, Compactor, COMPACT_AT_ROWS } from './compactor.ts';
-import { buildRollups, clearRollups, invalidateRollups, ROLLUP_TABLES } from './rollups.ts';
-import { ROLLUP_DAYS } from '#reports/sql/rolled.ts';
+import { DuckDbRollups } from './rollups.ts';
 import { DuckDbReadPool, type QueryParams } from './read-pool.ts';
 import { uniqueEvents, eventKey, type EventRow, type EventStore } from '#ports/event-store.ts';
 import { DAY_MS, FlagIndex, type Decisions } from '#domain/event-flags/flag-index.ts';
@@ -37,7 +36,7 @@ export const DEFAULT_INDEX_BYTES = 1024 * 2 ** 20;
 class Serial {
   private tail: Promise<unknown> = Promise.resolve();
 
-  run(task: () => Promise<void>): Promise<void> {
+  run<T = void>(task: () => Promise<T>): Promise<T> {
     const run = this.tail.then(task);
     this.tail = run.catch(() => undefined);
     return run;
@@ -82,8 +81,8 @@ export class DuckDbEventStore implements EventStore {
   private checkpointTimer: NodeJS.Timeout | null = null;
   /** Moves fresh rows into the sorted main table, on its own connection. */
   private readonly compactor: Compactor;
-  /** Whether any rollup is stored: until one is, batches have none to forget. */
-  private rollupsExist = false;
+  /** The daily rollups the reports read, kept by this store's writes. */
+  private rollups!: DuckDbRollups;
   readonly index: FlagIndex;
 
   private constructor(
@@ -115,10 +114,7 @@ export class DuckDbEventStore implements EventStore {
    * The flag index holds today and the two days before from the start, so the
    * first batches do not wait for it.
    */
-  static async open(
-    path: string,
-    options: { compactAtRows?: number; registrationsOf?: RegistrationsOf; indexBytes?: number; now?: number } = {},
-  ): Promise<DuckDbEventStore> {
+  static async open(path: string, options: { compactAtRows?: number; registrationsOf?: RegistrationsOf; indexBytes?: number; now?: number } = {}): Promise<DuckDbEventStore> {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     // DuckDB checkpoints inside the commit that crosses the WAL threshold; at the default
     // 16 MB that stalled a batch every ~80k rows. Checkpoints now happen when writes go
@@ -131,10 +127,8 @@ export class DuckDbEventStore implements EventStore {
     await writer.run(`CREATE TABLE IF NOT EXISTS ${FRESH_TABLE} (${STORED_DEFS})`);
     await writer.run(`CREATE OR REPLACE VIEW events AS SELECT * FROM ${MAIN_TABLE} UNION ALL SELECT * FROM ${FRESH_TABLE}`);
     await writer.run(`CREATE OR REPLACE TEMP TABLE ${TARGETS_TABLE} (${TARGETS_DEFS})`);
-    for (const statement of ROLLUP_TABLES) await writer.run(statement);
-    const [state] = (
-      await writer.runAndReadAll(`SELECT (SELECT count(*) FROM ${FRESH_TABLE}) AS fresh, (SELECT count(*) FROM ${ROLLUP_DAYS}) AS rolled`)
-    ).getRowObjectsJS();
+    const rollups = await DuckDbRollups.open(writer);
+    const [state] = (await writer.runAndReadAll(`SELECT count(*) AS fresh FROM ${FRESH_TABLE}`)).getRowObjectsJS();
     const store = new DuckDbEventStore(
       instance,
       writer,
@@ -144,7 +138,7 @@ export class DuckDbEventStore implements EventStore {
       registrationsOf,
       options.indexBytes ?? DEFAULT_INDEX_BYTES,
     );
-    store.rollupsExist = Number(state?.rolled ?? 0) > 0;
+    store.rollups = rollups;
     const today = Math.floor((options.now ?? Date.now()) / DAY_MS);
     await store.index.holdDays([today - 2, today - 1, today, today + 1]);
     return store;
@@ -193,8 +187,9 @@ export class DuckDbEventStore implements EventStore {
         appender.closeSync();
       }
       if (targets.length > 0) await this.recompute(targets);
-      if (this.rollupsExist) await invalidateRollups(this.writer, batch.rows);
+      const forget = await this.rollups.invalidate(batch.rows);
       await this.writer.run('COMMIT');
+      forget?.();
     } catch (e) {
       await this.writer.run('ROLLBACK').catch(() => undefined);
       this.index.forget(decisions.days);
@@ -269,9 +264,17 @@ export class DuckDbEventStore implements EventStore {
    */
   ensureRollups(site: string, registration: string, first: number, last: number): Promise<void> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
+    return this.writes.run(() => this.rollups.build(site, registration, first, last));
+  }
+
+  /** The days of first..last whose rollups are built, as the last commit left them (loaded on a site's first look, between batches). */
+  builtRollupDays(site: string, registration: string, first: number, last: number): Promise<number[]> {
+    const known = this.rollups.known(site, registration, first, last);
+    if (known) return Promise.resolve(known);
+    if (this.closed) return Promise.reject(new Error('event store is closed'));
     return this.writes.run(async () => {
-      await buildRollups(this.writer, site, registration, first, last);
-      this.rollupsExist = true;
+      await this.rollups.load(site, registration);
+      return this.rollups.known(site, registration, first, last) as number[];
     });
   }
 
@@ -297,8 +300,9 @@ export class DuckDbEventStore implements EventStore {
       await this.writer.run('BEGIN TRANSACTION');
       try {
         for (const statement of flagRuleStatements([MAIN_TABLE, FRESH_TABLE], false)) await this.writer.run(statement);
-        await clearRollups(this.writer);
+        const forget = await this.rollups.clear();
         await this.writer.run('COMMIT');
+        forget();
       } catch (e) {
         await this.writer.run('ROLLBACK').catch(() => undefined);
         throw e;

@@ -6,14 +6,17 @@
  * only the partial days at the ends from the rows.
  */
 import type { BreakdownDim } from '#domain/reports/query.ts';
-import type { BreakdownRow, LabelDim, ReportScope } from '#ports/report-store.ts';
+import type { BreakdownRow, Engagement, LabelDim, ReportScope, TrafficRow, TrafficScope } from '#ports/report-store.ts';
 import type { Query, QueryRunner, ResultRow } from '#reports/sql/dialect.ts';
 import { DuckDbSql } from '#reports/sql/dialects/duckdb.ts';
 import { breakdownRow } from '#reports/sql/breakdown.ts';
 import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
-import { builtDayList, rolledBreakdown, rolledEventTotals, type SealedDays } from '#reports/sql/rolled.ts';
+import { engagementOf } from '#reports/sql/retention.ts';
+import { rolledBreakdown, rolledEventTotals, type SealedDays } from '#reports/sql/rolled.ts';
+import { rolledRetention, rolledTrafficCounts, rolledTrafficEngagement, trafficDays } from '#reports/sql/rolled-traffic.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
+import { trafficRows } from '#reports/sql/traffic.ts';
 import type { ReadPool } from './read-pool.ts';
 import { sealedDays } from './rollups.ts';
 
@@ -33,9 +36,10 @@ export class DuckDbQueryRunner implements QueryRunner {
   }
 }
 
-/** What builds the rollups a read needs: the event store, between its batches. */
+/** What builds the rollups a read needs and knows which are built: the event store, between its batches. */
 export interface RollupBuilder {
   ensureRollups(site: string, registration: string, first: number, last: number): Promise<void>;
+  builtRollupDays(site: string, registration: string, first: number, last: number): Promise<number[]>;
 }
 
 export class DuckDbReportStore extends SqlReportStore {
@@ -52,38 +56,71 @@ export class DuckDbReportStore extends SqlReportStore {
     this.duckdb = runner;
   }
 
-  /**
-   * Runs `read` over the rollups of the sealed days of an unfiltered scope (building the missing ones
-   * first) and the rows of the rest; null when the rows answer alone. Building takes the writer's
-   * turn, so it is asked for only when a day lacks its rollup. A batch that removed a rollup between
-   * the look and the read shows in `still_built`: the read runs again, and after three such races
-   * the rows answer.
-   */
   /** What builds the rollups when they can answer the scope: none with a filter (a rollup keeps no row's other labels). */
-  private rollupsFor(scope: ReportScope): RollupBuilder | null {
+  private rollupsFor(scope: { filters: readonly unknown[] }): RollupBuilder | null {
     return scope.filters.length === 0 ? this.rollups : null;
   }
 
-  private async rolled(scope: ReportScope, read: (days: SealedDays) => Promise<ResultRow[]>): Promise<ResultRow[] | null> {
+  /**
+   * Runs `read` over the rollups of the sealed days of an unfiltered scope (building the missing ones
+   * first) that `usable` keeps, and the rows of the rest; null when the rows answer alone. Building
+   * takes the writer's turn, so it is asked for only when a day lacks its rollup. `read` runs one or
+   * more statements; a batch that removed a rollup between the look and the read shows in a
+   * statement's `still_built`: the read runs again, and after three such races the rows answer.
+   */
+  private async rolled(
+    scope: ReportScope,
+    read: (days: SealedDays) => Promise<ResultRow[][]>,
+    usable: (built: number[]) => number[] = (built) => built,
+  ): Promise<ResultRow[][] | null> {
     const rollups = this.rollupsFor(scope);
     if (!rollups) return null;
     const range = sealedDays(scope.from, scope.to, this.now());
     if (!range) return null;
-    const builtNow = async () => (await this.duckdb.runDuckDb((sql) => builtDayList(sql, scope, range.first, range.last))).map((r) => Number(r.day));
+    const builtNow = () => rollups.builtRollupDays(scope.site, scope.registration, range.first, range.last);
     for (let attempt = 0; attempt < 3; attempt++) {
       let built = await builtNow();
       if (built.length < range.last - range.first + 1) {
         await rollups.ensureRollups(scope.site, scope.registration, range.first, range.last);
         built = await builtNow();
       }
-      const rows = await read({ ...range, built });
-      if (Number(rows[0]?.still_built) === built.length) return rows;
+      const named = usable(built);
+      const answers = await read({ ...range, built: named });
+      if (answers.every((rows) => Number(rows[0]?.still_built) === named.length)) return answers;
     }
     return null;
   }
 
+  /** One statement's rows through `rolled`. */
+  private async rolledOne(scope: ReportScope, read: (days: SealedDays) => Promise<ResultRow[]>): Promise<ResultRow[] | null> {
+    return (await this.rolled(scope, async (days) => [await read(days)]))?.[0] ?? null;
+  }
+
+  /** One site's unfiltered traffic from the slot rollups (rolled-traffic.ts); more sites, or filters, read the rows. */
+  override async traffic(scope: TrafficScope): Promise<TrafficRow[]> {
+    const [site] = scope.sites;
+    const bounds = scope.boundaries;
+    if (!site || scope.sites.length > 1) return super.traffic(scope);
+    const range: ReportScope = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
+    const answers = await this.rolled(
+      range,
+      (days) =>
+        Promise.all([
+          this.duckdb.runDuckDb((sql) => rolledTrafficCounts(sql, site, bounds, days)),
+          this.duckdb.runDuckDb((sql) => rolledTrafficEngagement(sql, site, bounds, days)),
+        ]),
+      (built) => trafficDays(built, bounds),
+    );
+    if (!answers) return super.traffic(scope);
+    const [counts, engagement] = answers as [ResultRow[], ResultRow[]];
+    const withSite = (part: string) => counts.filter((r) => r.part === part).map((r) => ({ ...r, site: site.site }));
+    if (bounds.length > 2) return trafficRows(withSite('bucket'), withSite('total'), engagement);
+    // One bucket: the range's engagement is also bucket 0's.
+    return trafficRows(null, withSite('total'), [...engagement, ...engagement.map((r) => ({ ...r, bucket: 0 }))]);
+  }
+
   override async breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]> {
-    const rows = await this.rolled(scope, (days) => this.duckdb.runDuckDb((sql) => rolledBreakdown(sql, scope, dim, days, limit)));
+    const rows = await this.rolledOne(scope, (days) => this.duckdb.runDuckDb((sql) => rolledBreakdown(sql, scope, dim, days, limit)));
     if (!rows) return super.breakdown(scope, dim, limit);
     return rows.filter((r) => r.name !== null && r.name !== undefined).map(dim === 'events' ? eventBreakdownRow : breakdownRow);
   }
@@ -95,7 +132,12 @@ export class DuckDbReportStore extends SqlReportStore {
   }
 
   override async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {
-    const rows = await this.rolled(scope, (days) => this.duckdb.runDuckDb((sql) => rolledEventTotals(sql, scope, days)));
+    const rows = await this.rolledOne(scope, (days) => this.duckdb.runDuckDb((sql) => rolledEventTotals(sql, scope, days)));
     return rows ? eventTotalsOf(rows) : super.eventTotals(scope);
+  }
+
+  override async engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
+    const rows = await this.rolledOne(scope, (days) => this.duckdb.runDuckDb((sql) => rolledRetention(sql, scope, days, durations, scrolls)));
+    return rows ? engagementOf(durations, scrolls, rows) : super.engagement(scope, durations, scrolls);
   }
 }

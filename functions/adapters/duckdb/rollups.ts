@@ -17,17 +17,25 @@ import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import { BREAKDOWN_DIMS, type BreakdownDim } from '#domain/reports/query.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { CANONICAL, CANONICAL_EVENTS, DuckDbSql, VISITORS } from '#reports/sql/dialects/duckdb.ts';
+import { duckdbEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { entryOnly, labelExpression } from '#reports/sql/text.ts';
-import { ROLLUP_DAYS, ROLLUP_LABELS } from '#reports/sql/rolled.ts';
+import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_ENGAGEMENT, ROLLUP_LABELS, ROLLUP_SLOTS, SLOT_MS } from '#reports/sql/rolled.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
 export const EVENT_TOTALS = 'event_totals';
 export type RollupDim = BreakdownDim | typeof EVENT_TOTALS;
 
-export const ROLLUP_TABLES = [
-  `CREATE TABLE IF NOT EXISTS ${ROLLUP_DAYS} (site VARCHAR NOT NULL, registration VARCHAR NOT NULL, day INTEGER NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS ${ROLLUP_LABELS} (site VARCHAR NOT NULL, registration VARCHAR NOT NULL, day INTEGER NOT NULL, dim VARCHAR NOT NULL,
-     name VARCHAR NOT NULL, value BIGINT NOT NULL, visitors BIGINT NOT NULL, last_seen BIGINT)`,
+const ROLLUP_KEY = 'site VARCHAR NOT NULL, registration VARCHAR NOT NULL, day INTEGER NOT NULL';
+const ROLLED_TABLES = [ROLLUP_DAYS, ROLLUP_LABELS, ROLLUP_SLOTS, ROLLUP_ENGAGEMENT];
+
+/** The statements that make the rollup tables (and drop those of earlier versions). */
+const ROLLUP_TABLES = [
+  ...RETIRED_ROLLUPS.map((table) => `DROP TABLE IF EXISTS ${table}`),
+  `CREATE TABLE IF NOT EXISTS ${ROLLUP_DAYS} (${ROLLUP_KEY})`,
+  `CREATE TABLE IF NOT EXISTS ${ROLLUP_LABELS} (${ROLLUP_KEY}, dim VARCHAR NOT NULL, name VARCHAR NOT NULL, value BIGINT NOT NULL, visitors BIGINT NOT NULL, last_seen BIGINT)`,
+  `CREATE TABLE IF NOT EXISTS ${ROLLUP_SLOTS} (${ROLLUP_KEY}, slot INTEGER NOT NULL,
+     pageviews BIGINT NOT NULL, firsts BIGINT NOT NULL, lasts BIGINT NOT NULL, unhashed BIGINT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS ${ROLLUP_ENGAGEMENT} (${ROLLUP_KEY}, slot INTEGER NOT NULL, measure VARCHAR NOT NULL, value DOUBLE NOT NULL, pages BIGINT NOT NULL)`,
 ];
 
 /** Only whole UTC days before yesterday are rolled up: beacons of yesterday may still arrive (queues, retries). */
@@ -54,6 +62,36 @@ function rollupSelect(dim: RollupDim): string {
 
 const DIMS: readonly RollupDim[] = [...BREAKDOWN_DIMS, EVENT_TOTALS];
 
+const SLOT = `(ts % ${DAY_MS}) // ${SLOT_MS}`;
+
+/**
+ * Canonical pageviews per slot, and each visitor hash's first and last pageview of the day by the
+ * slot it fell in: a visitor seen from slot s to the day's end has its last pageview there, one
+ * seen from the day's start to slot s its first (the traffic reads in rolled-traffic.ts).
+ */
+const SLOTS_SELECT = `
+  WITH pv AS (SELECT site, registration, ts, visitor_key, "unique" FROM events WHERE ${CANONICAL} AND site = $site AND registration = $registration AND ts >= $from AND ts < $to),
+  seen AS (SELECT site, registration, min(ts) AS first_ts, max(ts) AS last_ts FROM pv WHERE visitor_key IS NOT NULL GROUP BY site, registration, visitor_key, ts // ${DAY_MS})
+  SELECT site, registration, day, slot, sum(pageviews), sum(firsts), sum(lasts), sum(unhashed) FROM (
+    SELECT site, registration, (ts // ${DAY_MS})::INTEGER AS day, (${SLOT})::INTEGER AS slot, count(*) AS pageviews, 0 AS firsts, 0 AS lasts,
+           count(*) FILTER (WHERE visitor_key IS NULL AND coalesce("unique", false)) AS unhashed
+    FROM pv GROUP BY ALL
+    UNION ALL
+    SELECT site, registration, (first_ts // ${DAY_MS})::INTEGER, ((first_ts % ${DAY_MS}) // ${SLOT_MS})::INTEGER, 0, count(*), 0, 0 FROM seen GROUP BY ALL
+    UNION ALL
+    SELECT site, registration, (last_ts // ${DAY_MS})::INTEGER, ((last_ts % ${DAY_MS}) // ${SLOT_MS})::INTEGER, 0, 0, count(*), 0 FROM seen GROUP BY ALL
+  ) GROUP BY ALL`;
+
+/** The engaged pages of the range (engaged-pages.ts) by slot: how many had each total duration and each scroll depth. */
+function engagementSelect(site: string, registration: string, from: number, to: number): { text: string; params: Record<string, unknown> } {
+  const sql = new DuckDbSql();
+  const pages = duckdbEngagedPages(sql, [{ site, registration }], [[from, to]], []);
+  const reg = sql.bind(registration);
+  const histogram = (measure: string, column: string) =>
+    `SELECT site, ${reg}, (ts // ${DAY_MS})::INTEGER, (${SLOT})::INTEGER, '${measure}', ${column}, count(*) FROM page WHERE ${column} IS NOT NULL GROUP BY ALL`;
+  return { text: `WITH ${pages} ${histogram('duration', 'total_duration')} UNION ALL ${histogram('scroll', 'scroll')}`, params: sql.params };
+}
+
 /** Days built per transaction, so a first read of a long range holds writes back a little at a time. */
 const BUILD_DAYS = 31;
 
@@ -61,7 +99,7 @@ const BUILD_DAYS = 31;
  * Builds the missing rollups of `site` for days first..last. Runs on the
  * writer connection, between batches (the caller holds the writes' turn).
  */
-export async function buildRollups(writer: DuckDBConnection, site: string, registration: string, first: number, last: number): Promise<void> {
+async function buildRollups(writer: DuckDBConnection, site: string, registration: string, first: number, last: number): Promise<void> {
   const built = await writer.runAndReadAll(`SELECT day FROM ${ROLLUP_DAYS} WHERE site = $site AND registration = $registration AND day BETWEEN $first AND $last`, {
     site,
     registration,
@@ -80,6 +118,9 @@ export async function buildRollups(writer: DuckDBConnection, site: string, regis
     try {
       const range = { site, registration, from: from * DAY_MS, to: (to + 1) * DAY_MS };
       for (const dim of DIMS) await writer.run(`INSERT INTO ${ROLLUP_LABELS} ${rollupSelect(dim)}`, range);
+      await writer.run(`INSERT INTO ${ROLLUP_SLOTS} ${SLOTS_SELECT}`, range);
+      const engagement = engagementSelect(site, registration, range.from, range.to);
+      await writer.run(`INSERT INTO ${ROLLUP_ENGAGEMENT} ${engagement.text}`, engagement.params as never);
       await writer.run(`INSERT INTO ${ROLLUP_DAYS} SELECT $site, $registration, unnest(range($from::INTEGER, $to::INTEGER + 1))`, { site, registration, from, to });
       await writer.run('COMMIT');
     } catch (e) {
@@ -90,34 +131,98 @@ export async function buildRollups(writer: DuckDBConnection, site: string, regis
   }
 }
 
-/** Inside a batch's transaction: forgets the rollups of every (site, registration) day the batch touches, and the days beside them. */
-export async function invalidateRollups(writer: DuckDBConnection, rows: readonly EventRow[]): Promise<void> {
+/** The (site, registration, day) triples of rollups a batch makes stale: every day it touches, and the days beside them. */
+interface TouchedDays {
+  sites: string[];
+  registrations: string[];
+  days: number[];
+}
+
+function touchedDays(rows: readonly EventRow[]): TouchedDays {
   const seen = new Set<string>();
-  const sites: string[] = [];
-  const registrations: string[] = [];
-  const days: number[] = [];
+  const touched: TouchedDays = { sites: [], registrations: [], days: [] };
   for (const r of rows) {
     const day = Math.floor(r.ts / DAY_MS);
     for (const d of [day - 1, day, day + 1]) {
       const key = `${r.site}\u0000${r.registration}\u0000${d}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      sites.push(r.site);
-      registrations.push(r.registration);
-      days.push(d);
+      touched.sites.push(r.site);
+      touched.registrations.push(r.registration);
+      touched.days.push(d);
     }
   }
-  const params = { sites: listValue(sites), registrations: listValue(registrations), days: listValue(days) };
-  for (const table of [ROLLUP_DAYS, ROLLUP_LABELS]) {
-    await writer.run(
-      `DELETE FROM ${table} USING (SELECT unnest($sites::VARCHAR[]) AS s, unnest($registrations::VARCHAR[]) AS r, unnest($days::INTEGER[]) AS d) AS touched
-       WHERE ${table}.site = touched.s AND ${table}.registration = touched.r AND ${table}.day = touched.d`,
-      params,
-    );
-  }
+  return touched;
 }
 
-/** Every rollup goes (the flags were recomputed from scratch). */
-export async function clearRollups(writer: DuckDBConnection): Promise<void> {
-  for (const table of [ROLLUP_DAYS, ROLLUP_LABELS]) await writer.run(`DELETE FROM ${table}`);
+const siteKey = (site: string, registration: string) => `${site}\u0000${registration}`;
+
+/**
+ * The rollups of one store, kept by its writer: built between batches, forgotten by the batches
+ * that touch their days, and which days are built remembered in memory as the last commit left
+ * them, so a read names its days without a statement. A site's days are loaded from the table the
+ * first time a read asks (under the writes' turn, so no batch interleaves). A read that named a
+ * day a batch removed after the look sees it in `still_built` (rolled.ts).
+ */
+export class DuckDbRollups {
+  private readonly built = new Map<string, Set<number>>();
+
+  private constructor(
+    private readonly writer: DuckDBConnection,
+    /** Whether any rollup is stored: until one is, batches have none to forget. */
+    private exist: boolean,
+  ) {}
+
+  /** Makes the tables (dropping earlier versions') on the writer connection. */
+  static async open(writer: DuckDBConnection): Promise<DuckDbRollups> {
+    for (const statement of ROLLUP_TABLES) await writer.run(statement);
+    const [state] = (await writer.runAndReadAll(`SELECT count(*) AS rolled FROM ${ROLLUP_DAYS}`)).getRowObjectsJS();
+    return new DuckDbRollups(writer, Number(state?.rolled ?? 0) > 0);
+  }
+
+  /** The built days of first..last, when this site's days are loaded; undefined when they must be loaded first. */
+  known(site: string, registration: string, first: number, last: number): number[] | undefined {
+    const days = this.built.get(siteKey(site, registration));
+    if (!days) return undefined;
+    const out: number[] = [];
+    for (let d = first; d <= last; d++) if (days.has(d)) out.push(d);
+    return out;
+  }
+
+  /** Loads a site's built days from the table (the caller holds the writes' turn). */
+  async load(site: string, registration: string): Promise<void> {
+    const rows = await this.writer.runAndReadAll(`SELECT day FROM ${ROLLUP_DAYS} WHERE site = $site AND registration = $registration`, { site, registration });
+    this.built.set(siteKey(site, registration), new Set(rows.getRowObjectsJS().map((r) => Number(r.day))));
+  }
+
+  /** Builds the missing rollups of first..last (the caller holds the writes' turn). */
+  async build(site: string, registration: string, first: number, last: number): Promise<void> {
+    await buildRollups(this.writer, site, registration, first, last);
+    this.exist = true;
+    await this.load(site, registration);
+  }
+
+  /**
+   * Inside a batch's transaction: deletes the rollups the batch makes stale. Returns what to
+   * forget in memory once the transaction commits (nothing when no rollup exists).
+   */
+  async invalidate(rows: readonly EventRow[]): Promise<(() => void) | null> {
+    if (!this.exist) return null;
+    const touched = touchedDays(rows);
+    const params = { sites: listValue(touched.sites), registrations: listValue(touched.registrations), days: listValue(touched.days) };
+    for (const table of ROLLED_TABLES) {
+      await this.writer.run(
+        `DELETE FROM ${table} USING (SELECT unnest($sites::VARCHAR[]) AS s, unnest($registrations::VARCHAR[]) AS r, unnest($days::INTEGER[]) AS d) AS touched
+         WHERE ${table}.site = touched.s AND ${table}.registration = touched.r AND ${table}.day = touched.d`,
+        params,
+      );
+    }
+    return () => touched.days.forEach((d, i) => this.built.get(siteKey(touched.sites[i] as string, touched.registrations[i] as string))?.delete(d));
+  }
+
+  /** Inside a transaction: every rollup goes (the flags were recomputed from scratch). Returns what to forget once it commits. */
+  async clear(): Promise<() => void> {
+    for (const table of ROLLED_TABLES) await this.writer.run(`DELETE FROM ${table}`);
+    return () => this.built.clear();
+  }
 }

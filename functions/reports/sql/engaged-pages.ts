@@ -11,7 +11,7 @@ import { APPEND_WINDOW_MS } from '#domain/event-flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import type { Query } from './dialect.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';
-import { CANONICAL } from './dialects/duckdb.ts';
+import { CANONICAL, type DuckDbSql } from './dialects/duckdb.ts';
 import { filterColumns, filterSql } from './text.ts';
 
 /**
@@ -47,46 +47,57 @@ function readTime(sql: ReadTimeSql, sites: readonly SiteRef[], from: number, to:
     )`;
 }
 
-export const engagedPages: Query<[sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]]> = {
-  /**
-   * The writer stamps each append with the ts of its page (`parent_ts`), so
-   * only the appends of the range's pages are read, grouped by the page they
-   * belong to: its key and ts (an id may have a canonical page in the range
-   * more than once). Without filters every such append's page qualifies and
-   * only pages with engagement of their own are read besides; with filters
-   * the pages are matched first.
-   */
-  duckdb: (sql, sites, from, to, filters) => {
-    const site = sql.sites(sites);
-    const [start, end] = [sql.bind(from), sql.bind(to)];
-    const own = `${CANONICAL} AND ${site} AND ts >= ${start} AND ts < ${end}${filterSql(sql, filters)}`;
-    const appends = `
+/**
+ * DuckDB: the writer stamps each append with the ts of its page (`parent_ts`),
+ * so only the appends of the ranges' pages are read, grouped by the page they
+ * belong to: its key and ts (an id may have a canonical page in a range more
+ * than once). Without filters every such append's page qualifies and only
+ * pages with engagement of their own are read besides; with filters the pages
+ * are matched first. `ranges` are disjoint [start, end) ms ranges of page ts,
+ * each a condition the scan prunes by (the rolled reads pass the parts of a
+ * range that no rollup answers).
+ */
+export function duckdbEngagedPages(sql: DuckDbSql, sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], filters: readonly FilterClause[]): string {
+  // Nothing is bound unless some range uses it (DuckDB refuses unused parameters).
+  const site = ranges.length === 0 ? 'false' : sql.sites(sites);
+  const bound = ranges.map(([a, b]) => [sql.bind(a), sql.bind(b)] as const);
+  // One scan per range, each a plain ts range the zone maps prune (an OR of ranges would not be).
+  const inRanges = (where: (start: string, end: string) => string) =>
+    bound.length === 0 ? '(SELECT * FROM events WHERE false)' : `(${bound.map(([a, b]) => `SELECT * FROM events WHERE ${where(a, b)}`).join(' UNION ALL ')})`;
+  const pages = inRanges((a, b) => `${CANONICAL} AND ${site} AND ts >= ${a} AND ts < ${b}${filterSql(sql, filters)}`);
+  // An append comes at most APPEND_WINDOW_MS after its page: its own ts bounds the scan too.
+  const appendRows = inRanges(
+    (a, b) => `kind = 'append' AND NOT replay AND ${site} AND ts >= ${a} AND ts < ${b} + ${sql.int(APPEND_WINDOW_MS)} AND parent_ts >= ${a} AND parent_ts < ${b}`,
+  );
+  const appends = `
     ap AS (
       SELECT site, parent_key AS id, parent_ts AS ts, sum(duration) AS duration, max(scrolled) AS scrolled
-      FROM events
-      WHERE kind = 'append' AND NOT replay AND ${site} AND ts >= ${start} AND parent_ts >= ${start} AND parent_ts < ${end}
+      FROM ${appendRows} AS e
       GROUP BY site, parent_key, parent_ts
     )`;
-    const totals = (pv: string) => `
+  const totals = (pv: string) => `
     CASE WHEN ${pv}.duration IS NULL AND ap.duration IS NULL THEN NULL
          ELSE coalesce(${pv}.duration, 0) + coalesce(ap.duration, 0) END AS total_duration,
     greatest(${pv}.scrolled, ap.scrolled) AS scroll`;
-    const samePage = (pv: string) => `ap.site = ${pv}.site AND ap.id = ${pv}.id AND ap.ts = ${pv}.ts`;
-    if (filters.length === 0) {
-      return `${appends},
-    own AS (SELECT site, id_key AS id, ts, duration, scrolled FROM events WHERE ${own} AND (duration IS NOT NULL OR scrolled IS NOT NULL)),
+  const samePage = (pv: string) => `ap.site = ${pv}.site AND ap.id = ${pv}.id AND ap.ts = ${pv}.ts`;
+  if (filters.length === 0) {
+    return `${appends},
+    own AS (SELECT site, id_key AS id, ts, duration, scrolled FROM ${pages} AS e WHERE duration IS NOT NULL OR scrolled IS NOT NULL),
     page AS (
       SELECT coalesce(own.site, ap.site) AS site, coalesce(own.ts, ap.ts) AS ts, ${totals('own')}
       FROM own FULL OUTER JOIN ap ON ${samePage('own')}
     )`;
-    }
-    return `${appends},
+  }
+  return `${appends},
     pv AS (
-      SELECT site, id_key AS id, ts, duration, scrolled FROM events
-      WHERE ${own} AND (duration IS NOT NULL OR scrolled IS NOT NULL OR id_key IN (SELECT id FROM ap))
+      SELECT site, id_key AS id, ts, duration, scrolled FROM ${pages} AS e
+      WHERE duration IS NOT NULL OR scrolled IS NOT NULL OR id_key IN (SELECT id FROM ap)
     ),
     page AS (SELECT pv.site, pv.ts, ${totals('pv')} FROM pv LEFT JOIN ap ON ${samePage('pv')})`;
-  },
+}
+
+export const engagedPages: Query<[sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]]> = {
+  duckdb: (sql, sites, from, to, filters) => duckdbEngagedPages(sql, sites, [[from, to]], filters),
   timestream: (sql, sites, from, to, filters) => readTime(sql, sites, from, to, filters),
   clickhouse: (sql, sites, from, to, filters) => readTime(sql, sites, from, to, filters),
 };

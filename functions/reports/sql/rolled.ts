@@ -16,7 +16,7 @@
 import { listValue } from '@duckdb/node-api';
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
-import type { ReportScope } from '#ports/report-store.ts';
+import type { ReportScope, SiteRef } from '#ports/report-store.ts';
 import { CANONICAL, CANONICAL_EVENTS, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
 import { entryOnly, keepsEmptyLabels, labelExpression } from './text.ts';
 
@@ -28,18 +28,24 @@ export interface SealedDays {
 }
 
 /** Written by the DuckDB store (adapters/duckdb/rollups.ts); the names carry the rules' version. */
-export const ROLLUP_LABELS = 'rollup_v1_labels';
-export const ROLLUP_DAYS = 'rollup_v1_days';
+export const ROLLUP_LABELS = 'rollup_v2_labels';
+export const ROLLUP_DAYS = 'rollup_v2_days';
+/** Per quarter hour of a day: canonical pageviews, visitors' first and last pageviews, pageviews without a hash counted unique. */
+export const ROLLUP_SLOTS = 'rollup_v2_slots';
+/** Per quarter hour of a day: how many engaged pages had each total duration, and each scroll depth. */
+export const ROLLUP_ENGAGEMENT = 'rollup_v2_engagement';
+/** Tables earlier versions wrote, dropped at open. */
+export const RETIRED_ROLLUPS = ['rollup_v1_labels', 'rollup_v1_days'];
+/**
+ * The traffic rollups' time slot: a quarter hour, the finest step of any time
+ * zone's offset, so every local day or hour boundary falls on a slot's start.
+ */
+export const SLOT_MS = 15 * 60_000;
 
 const DAY = `ts // ${DAY_MS}`;
 
-/** The sealed days with a rollup now (the report store builds the rest, then reads). */
-export function builtDayList(sql: DuckDbSql, scope: ReportScope, first: number, last: number): string {
-  return `SELECT day FROM ${ROLLUP_DAYS} WHERE ${sql.sites([scope])} AND day BETWEEN ${sql.bind(first)} AND ${sql.bind(last)} ORDER BY day`;
-}
-
 /** [start, end) ms ranges of the scope that no named rollup answers: the partial ends and the days not built. */
-export function rowRanges(scope: ReportScope, days: SealedDays): [number, number][] {
+export function rowRanges(scope: Pick<ReportScope, 'from' | 'to'>, days: SealedDays): [number, number][] {
   const built = new Set(days.built);
   const ranges: [number, number][] = [];
   const add = (start: number, end: number) => {
@@ -55,14 +61,14 @@ export function rowRanges(scope: ReportScope, days: SealedDays): [number, number
 }
 
 /** The scope's rows in those ranges, one scan per range (each a plain ts range the zone maps prune). */
-function rowsOutsideRollups(sql: DuckDbSql, scope: ReportScope, days: SealedDays): string {
+export function rowsOutsideRollups(sql: DuckDbSql, scope: SiteRef & Pick<ReportScope, 'from' | 'to'>, days: SealedDays): string {
   const ranges = rowRanges(scope, days);
   if (ranges.length === 0) return '(SELECT * FROM events WHERE false)';
   return `(${ranges.map(([a, b]) => `SELECT * FROM events WHERE ${sql.sites([scope])} AND ts >= ${sql.bind(a)} AND ts < ${sql.bind(b)}`).join(' UNION ALL ')})`;
 }
 
 /** The named days as a subquery (an empty list has no type to bind with). */
-const namedDays = (sql: DuckDbSql, days: SealedDays) =>
+export const namedDays = (sql: DuckDbSql, days: SealedDays) =>
   days.built.length === 0 ? '(SELECT NULL::INTEGER WHERE false)' : `(SELECT unnest(${sql.bind(listValue([...days.built]))}::INTEGER[]))`;
 
 function rolledRows(sql: DuckDbSql, scope: ReportScope, dim: string, days: SealedDays): string {
@@ -71,7 +77,7 @@ function rolledRows(sql: DuckDbSql, scope: ReportScope, dim: string, days: Seale
 }
 
 /** How many named days still have their rollup in this statement's snapshot. */
-const stillBuilt = (sql: DuckDbSql, scope: ReportScope, days: SealedDays) =>
+export const stillBuilt = (sql: DuckDbSql, scope: SiteRef, days: SealedDays) =>
   `(SELECT count(*) AS still_built FROM ${ROLLUP_DAYS} WHERE ${sql.sites([scope])} AND day IN ${namedDays(sql, days)})`;
 
 /**

@@ -1,0 +1,178 @@
+/**
+ * DuckDB only: the overview's traffic (pageviews, visitors, median duration
+ * and mean scroll per bucket and over the range) from the quarter-hour slot
+ * rollups of sealed whole UTC days (adapters/duckdb/rollups.ts), plus the raw
+ * rows of every other part of the range. The answers equal traffic.ts's over
+ * the rows.
+ *
+ * Visitors: visitor hashes never repeat across UTC days, so a bucket's
+ * visitors are the sum over the UTC days it touches of the distinct hashes of
+ * its part of each day. A part that starts at the day's start holds exactly
+ * the hashes whose first pageview of the day falls in it; a part that ends at
+ * the day's end, those whose last one does. Both are sums of the slots'
+ * `firsts` or `lasts`, so a rolled day may hold at most one bucket boundary,
+ * on a slot's start (trafficDays): every local day and hour boundary of a
+ * time zone is one. Days with more (hourly buckets) are read from rows.
+ *
+ * Engagement: the slots keep how many engaged pages had each total duration
+ * and each scroll depth; a bucket's median and mean come from the sum of its
+ * slots' counts and those of the raw pages.
+ */
+import { DAY_MS } from '#domain/event-flags/flag-index.ts';
+import type { SiteRef } from '#ports/report-store.ts';
+import { CANONICAL, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
+import { duckdbEngagedPages } from './engaged-pages.ts';
+import { namedDays, ROLLUP_ENGAGEMENT, ROLLUP_SLOTS, rowRanges, rowsOutsideRollups, SLOT_MS, stillBuilt, type SealedDays } from './rolled.ts';
+import { bucketExpression, sqlInteger } from './text.ts';
+
+/** The named days whose slots can answer buckets with these boundaries: at most one boundary inside the day, on a slot's start. */
+export function trafficDays(built: readonly number[], bounds: readonly number[]): number[] {
+  return built.filter((day) => {
+    const inside = bounds.filter((b) => b > day * DAY_MS && b < (day + 1) * DAY_MS);
+    return inside.length === 0 || (inside.length === 1 && (inside[0] as number) % SLOT_MS === 0);
+  });
+}
+
+/** The index of the bucket holding `ts` (bucket i is [b_i, b_{i+1})). */
+function bucketAt(bounds: readonly number[], ts: number): number {
+  let lo = 0;
+  let hi = bounds.length - 2;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi + 1) / 2);
+    if (ts < (bounds[mid] as number)) hi = mid - 1;
+    else lo = mid;
+  }
+  return lo;
+}
+
+/**
+ * A slot row's bucket without a comparison per boundary: per named day (by its place in the
+ * range), the bucket holding its start and the slot where the next one starts (96 when none
+ * does), as constant lists. Slots before that split lie in a part that starts at the day's start.
+ */
+function slotBuckets(bounds: readonly number[], days: SealedDays): { bucket: string; fromDayStart: string } {
+  const first = new Array<number>(days.last - days.first + 1).fill(0);
+  const split = new Array<number>(days.last - days.first + 1).fill(DAY_MS / SLOT_MS);
+  for (const day of days.built) {
+    const i = day - days.first;
+    first[i] = bucketAt(bounds, day * DAY_MS);
+    const next = bounds[first[i] + 1] as number;
+    if (next < (day + 1) * DAY_MS) split[i] = (next - day * DAY_MS) / SLOT_MS;
+  }
+  const at = `[day - ${sqlInteger(days.first - 1)}]`;
+  return {
+    bucket: `(${listOf(first)}${at} + CASE WHEN slot < ${listOf(split)}${at} THEN 0 ELSE 1 END)`,
+    fromDayStart: `slot < ${listOf(split)}${at}`,
+  };
+}
+
+/** The bucket of a raw row: a comparison tree over only the buckets each raw range touches. */
+function rawBucket(sql: DuckDbSql, bounds: readonly number[], ranges: readonly [number, number][]): string {
+  if (ranges.length === 0) return '0';
+  const trees = ranges.map(([a, b]) => [b, bucketExpression(sql, bounds, bucketAt(bounds, a), bucketAt(bounds, b - 1))] as const);
+  return `(CASE ${trees.map(([end, tree]) => `WHEN ts < ${sqlInteger(end)} THEN ${tree}`).join(' ')} END)`;
+}
+
+/** The named days' slots of one rollup table. */
+const slotRows = (sql: DuckDbSql, site: SiteRef, days: SealedDays, table: string, columns: string) =>
+  `SELECT day, slot, ${columns} FROM ${table} WHERE ${sql.sites([site])} AND day IN ${namedDays(sql, days)}`;
+
+const listOf = (values: readonly number[]) => `[${values.map(sqlInteger).join(', ')}]`;
+
+/**
+ * Pageviews and visitors per bucket (`part` 'bucket', when there is more than one) and over the
+ * range (`part` 'total'); every row carries `still_built`, and one row with a null part stands for
+ * an empty answer.
+ */
+export function rolledTrafficCounts(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
+  const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
+  const slot = slotBuckets(bounds, days);
+  const perBucket =
+    bounds.length > 2
+      ? `SELECT 'bucket' AS part, ${slot.bucket} AS bucket, pageviews, CASE WHEN ${slot.fromDayStart} THEN firsts ELSE lasts END + unhashed AS visitors
+           FROM slots
+         UNION ALL
+         SELECT 'bucket', bucket, count(*), ${VISITORS} FROM (SELECT *, ${rawBucket(sql, bounds, rowRanges(range, days))} AS bucket FROM raw)
+         GROUP BY bucket, ts // ${DAY_MS}
+         UNION ALL`
+      : '';
+  return `
+    WITH slots AS (${slotRows(sql, site, days, ROLLUP_SLOTS, 'pageviews, firsts, lasts, unhashed')}),
+    raw AS MATERIALIZED (SELECT ts, visitor_key, "unique" FROM ${rowsOutsideRollups(sql, range, days)} AS e WHERE ${CANONICAL}),
+    answer AS (
+      SELECT part, bucket, sum(pageviews) AS pageviews, sum(visitors) AS visitors FROM (
+        ${perBucket}
+        SELECT 'total' AS part, NULL AS bucket, pageviews, firsts + unhashed AS visitors FROM slots
+        UNION ALL
+        SELECT 'total', NULL, count(*), ${VISITORS} FROM raw GROUP BY ts // ${DAY_MS}
+      ) GROUP BY part, bucket
+    )
+    SELECT c.still_built, a.part, a.bucket, a.pageviews, a.visitors FROM ${stillBuilt(sql, site, days)} AS c LEFT JOIN answer AS a ON true`;
+}
+
+/**
+ * Median duration (of totals of at least 5 s) and mean scroll per bucket and over the range
+ * (bucket null), as traffic.ts's trafficEngagement; every row carries `still_built`, and one row
+ * with a null site stands for an empty answer.
+ */
+export function rolledTrafficEngagement(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
+  const ranges = rowRanges({ from: bounds[0] as number, to: bounds[bounds.length - 1] as number }, days);
+  const pages = duckdbEngagedPages(sql, [site], ranges, []);
+  // One bucket is the whole range: its rows are counted once (as bucket null) and the caller reads it as both.
+  const single = bounds.length === 2;
+  const slot = single ? 'NULL' : slotBuckets(bounds, days).bucket;
+  const raw = single ? 'NULL' : rawBucket(sql, bounds, ranges);
+  const whole = single ? '' : 'UNION ALL SELECT NULL, measure, value, sum(n) FROM per_bucket GROUP BY ALL';
+  return `
+    WITH ${pages},
+    per_bucket AS MATERIALIZED (
+      SELECT bucket, measure, value, sum(pages) AS n FROM (
+        SELECT ${slot} AS bucket, measure, value, pages FROM (${slotRows(sql, site, days, ROLLUP_ENGAGEMENT, 'measure, value, pages')})
+        UNION ALL SELECT ${raw}, 'duration', total_duration, 1 FROM page WHERE total_duration IS NOT NULL
+        UNION ALL SELECT ${raw}, 'scroll', scroll, 1 FROM page WHERE scroll IS NOT NULL
+      ) GROUP BY ALL
+    ),
+    histogram AS (SELECT * FROM per_bucket ${whole}),
+    ranked AS (
+      SELECT bucket, value, sum(n) OVER (PARTITION BY bucket ORDER BY value ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS below,
+             sum(n) OVER (PARTITION BY bucket) AS total
+      FROM histogram WHERE measure = 'duration' AND value >= 5
+    ),
+    answer AS (
+      SELECT bucket, max(duration) AS duration, max(scrolled) AS scrolled FROM (
+        -- The middle value, or the mean of the middle two.
+        SELECT bucket, (min(value) FILTER (WHERE below >= (total + 1) // 2) + min(value) FILTER (WHERE below >= total // 2 + 1)) / 2 AS duration,
+               NULL::DOUBLE AS scrolled
+        FROM ranked GROUP BY bucket
+        UNION ALL
+        SELECT bucket, NULL, sum(value * n) / sum(n) FROM histogram WHERE measure = 'scroll' GROUP BY bucket
+      ) GROUP BY bucket
+    )
+    SELECT c.still_built, ${sql.bind(site.site)} AS site, a.bucket, a.duration, a.scrolled
+    FROM ${stillBuilt(sql, site, days)} AS c LEFT JOIN answer AS a ON true`;
+}
+
+/**
+ * Retention (retention.ts) from the engagement slots of the named days and the raw pages of the
+ * rest: the measured pages and those at or past each threshold are sums of the counts. Carries
+ * `still_built`.
+ */
+export function rolledRetention(sql: DuckDbSql, scope: SiteRef & { from: number; to: number }, days: SealedDays, durations: readonly number[], scrolls: readonly number[]): string {
+  const pages = duckdbEngagedPages(sql, [scope], rowRanges(scope, days), []);
+  const countWhen = (measure: string, condition: string, name: string) => `coalesce(sum(n) FILTER (WHERE measure = '${measure}'${condition}), 0) AS ${name}`;
+  return `
+    WITH ${pages},
+    counted AS (
+      SELECT measure, value, pages AS n FROM (${slotRows(sql, scope, days, ROLLUP_ENGAGEMENT, 'measure, value, pages')})
+      UNION ALL SELECT 'duration', total_duration, 1 FROM page WHERE total_duration IS NOT NULL
+      UNION ALL SELECT 'scroll', scroll, 1 FROM page WHERE scroll IS NOT NULL
+    )
+    SELECT c.still_built, t.* FROM ${stillBuilt(sql, scope, days)} AS c CROSS JOIN (
+      SELECT ${[
+        countWhen('duration', '', 'measured'),
+        countWhen('scroll', '', 'scroll_measured'),
+        ...durations.map((s, i) => countWhen('duration', ` AND value >= ${sql.number(s)}`, `d${i}`)),
+        ...scrolls.map((pct, i) => countWhen('scroll', ` AND value >= ${sql.number(pct)}`, `s${i}`)),
+      ].join(', ')}
+      FROM counted) AS t`;
+}
