@@ -64,15 +64,15 @@ export class DuckDbReportStore extends SqlReportStore {
   /**
    * Runs `read` over the rollups of the sealed days of an unfiltered scope (building the missing ones
    * first) that `usable` keeps, and the rows of the rest; null when the rows answer alone. Building
-   * takes the writer's turn, so it is asked for only when a day lacks its rollup. `read` runs one or
-   * more statements; a batch that removed a rollup between the look and the read shows in a
-   * statement's `still_built`: the read runs again, and after three such races the rows answer.
+   * takes the writer's turn, so it is asked for only when a day lacks its rollup. A batch that
+   * removed a rollup between the look and the read shows in `still_built`: the read runs again, and
+   * after three such races the rows answer.
    */
   private async rolled(
     scope: ReportScope,
-    read: (days: SealedDays) => Promise<ResultRow[][]>,
+    read: (sql: DuckDbSql, days: SealedDays) => string,
     usable: (built: number[]) => number[] = (built) => built,
-  ): Promise<ResultRow[][] | null> {
+  ): Promise<ResultRow[] | null> {
     const rollups = this.rollupsFor(scope);
     if (!rollups) return null;
     const range = sealedDays(scope.from, scope.to, this.now());
@@ -85,15 +85,10 @@ export class DuckDbReportStore extends SqlReportStore {
         built = await builtNow();
       }
       const named = usable(built);
-      const answers = await read({ ...range, built: named });
-      if (answers.every((rows) => Number(rows[0]?.still_built) === named.length)) return answers;
+      const rows = await this.duckdb.runDuckDb((sql) => read(sql, { ...range, built: named }));
+      if (Number(rows[0]?.still_built) === named.length) return rows;
     }
     return null;
-  }
-
-  /** One statement's rows through `rolled`. */
-  private async rolledOne(scope: ReportScope, read: (days: SealedDays) => Promise<ResultRow[]>): Promise<ResultRow[] | null> {
-    return (await this.rolled(scope, async (days) => [await read(days)]))?.[0] ?? null;
   }
 
   /** One site's unfiltered traffic from the slot rollups (rolled-traffic.ts); more sites, or filters, read the rows. */
@@ -102,25 +97,23 @@ export class DuckDbReportStore extends SqlReportStore {
     const bounds = scope.boundaries;
     if (!site || scope.sites.length > 1) return super.traffic(scope);
     const range: ReportScope = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
-    const answers = await this.rolled(
-      range,
-      (days) =>
-        Promise.all([
-          this.duckdb.runDuckDb((sql) => rolledTrafficCounts(sql, site, bounds, days)),
-          this.duckdb.runDuckDb((sql) => rolledTrafficEngagement(sql, site, bounds, days)),
-        ]),
-      (built) => trafficDays(built, bounds),
-    );
-    if (!answers) return super.traffic(scope);
-    const [counts, engagement] = answers as [ResultRow[], ResultRow[]];
-    const withSite = (part: string) => counts.filter((r) => r.part === part).map((r) => ({ ...r, site: site.site }));
-    if (bounds.length > 2) return trafficRows(withSite('bucket'), withSite('total'), engagement);
+    // Two statements side by side: the counts and the engagement each take their own read connection.
+    const usable = (built: number[]) => trafficDays(built, bounds);
+    const [counts, engaged] = await Promise.all([
+      this.rolled(range, (sql, days) => rolledTrafficCounts(sql, site, bounds, days), usable),
+      this.rolled(range, (sql, days) => rolledTrafficEngagement(sql, site, bounds, days), usable),
+    ]);
+    if (!counts || !engaged) return super.traffic(scope);
+    const rows = [...counts, ...engaged];
+    const part = (name: string) => rows.filter((r) => r.part === name).map((r) => ({ ...r, site: site.site }));
+    const engagement = part('engagement');
+    if (bounds.length > 2) return trafficRows(part('bucket'), part('total'), engagement);
     // One bucket: the range's engagement is also bucket 0's.
-    return trafficRows(null, withSite('total'), [...engagement, ...engagement.map((r) => ({ ...r, bucket: 0 }))]);
+    return trafficRows(null, part('total'), [...engagement, ...engagement.map((r) => ({ ...r, bucket: 0 }))]);
   }
 
   override async breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]> {
-    const rows = await this.rolledOne(scope, (days) => this.duckdb.runDuckDb((sql) => rolledBreakdown(sql, scope, dim, days, limit)));
+    const rows = await this.rolled(scope, (sql, days) => rolledBreakdown(sql, scope, dim, days, limit));
     if (!rows) return super.breakdown(scope, dim, limit);
     return rows.filter((r) => r.name !== null && r.name !== undefined).map(dim === 'events' ? eventBreakdownRow : breakdownRow);
   }
@@ -132,12 +125,12 @@ export class DuckDbReportStore extends SqlReportStore {
   }
 
   override async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {
-    const rows = await this.rolledOne(scope, (days) => this.duckdb.runDuckDb((sql) => rolledEventTotals(sql, scope, days)));
+    const rows = await this.rolled(scope, (sql, days) => rolledEventTotals(sql, scope, days));
     return rows ? eventTotalsOf(rows) : super.eventTotals(scope);
   }
 
   override async engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
-    const rows = await this.rolledOne(scope, (days) => this.duckdb.runDuckDb((sql) => rolledRetention(sql, scope, days, durations, scrolls)));
+    const rows = await this.rolled(scope, (sql, days) => rolledRetention(sql, scope, days, durations, scrolls));
     return rows ? engagementOf(durations, scrolls, rows) : super.engagement(scope, durations, scrolls);
   }
 }

@@ -20,10 +20,11 @@
  */
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
-import { CANONICAL, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
+import { CANONICAL, type DuckDbSql } from './dialects/duckdb.ts';
 import { duckdbEngagedPages } from './engaged-pages.ts';
 import { namedDays, ROLLUP_ENGAGEMENT, ROLLUP_SLOTS, rowRanges, rowsOutsideRollups, SLOT_MS, stillBuilt, type SealedDays } from './rolled.ts';
 import { bucketExpression, sqlInteger } from './text.ts';
+import { visitorsByFirstFlags } from './traffic.ts';
 
 /** The named days whose slots can answer buckets with these boundaries: at most one boundary inside the day, on a slot's start. */
 export function trafficDays(built: readonly number[], bounds: readonly number[]): number[] {
@@ -79,12 +80,8 @@ const slotRows = (sql: DuckDbSql, site: SiteRef, days: SealedDays, table: string
 
 const listOf = (values: readonly number[]) => `[${values.map(sqlInteger).join(', ')}]`;
 
-/**
- * Pageviews and visitors per bucket (`part` 'bucket', when there is more than one) and over the
- * range (`part` 'total'); every row carries `still_built`, and one row with a null part stands for
- * an empty answer.
- */
-export function rolledTrafficCounts(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
+/** Pageviews and visitors per bucket (`part` 'bucket', when there is more than one) and over the range (`part` 'total'), as the CTE `counts`. */
+function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
   const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
   const slot = slotBuckets(bounds, days);
   const perBucket =
@@ -92,39 +89,36 @@ export function rolledTrafficCounts(sql: DuckDbSql, site: SiteRef, bounds: reado
       ? `SELECT 'bucket' AS part, ${slot.bucket} AS bucket, pageviews, CASE WHEN ${slot.fromDayStart} THEN firsts ELSE lasts END + unhashed AS visitors
            FROM slots
          UNION ALL
-         SELECT 'bucket', bucket, count(*), ${VISITORS} FROM (SELECT *, ${rawBucket(sql, bounds, rowRanges(range, days))} AS bucket FROM raw)
-         GROUP BY bucket, ts // ${DAY_MS}
+         SELECT 'bucket', bucket, count(*), ${visitorsByFirstFlags(bounds)} FROM (SELECT *, ${rawBucket(sql, bounds, rowRanges(range, days))} AS bucket FROM raw)
+         GROUP BY bucket
          UNION ALL`
       : '';
   return `
-    WITH slots AS (${slotRows(sql, site, days, ROLLUP_SLOTS, 'pageviews, firsts, lasts, unhashed')}),
-    raw AS MATERIALIZED (SELECT ts, visitor_key, "unique" FROM ${rowsOutsideRollups(sql, range, days)} AS e WHERE ${CANONICAL}),
-    answer AS (
+    slots AS (${slotRows(sql, site, days, ROLLUP_SLOTS, 'pageviews, firsts, lasts, unhashed')}),
+    raw AS MATERIALIZED (SELECT ts, visitor_key, visitor_first, "unique" FROM ${rowsOutsideRollups(sql, range, days)} AS e WHERE ${CANONICAL}),
+    counts AS (
       SELECT part, bucket, sum(pageviews) AS pageviews, sum(visitors) AS visitors FROM (
         ${perBucket}
         SELECT 'total' AS part, NULL AS bucket, pageviews, firsts + unhashed AS visitors FROM slots
         UNION ALL
-        SELECT 'total', NULL, count(*), ${VISITORS} FROM raw GROUP BY ts // ${DAY_MS}
+        SELECT 'total', NULL, count(*), ${visitorsByFirstFlags([range.from, range.to])} FROM (SELECT *, 0 AS bucket FROM raw) GROUP BY bucket
       ) GROUP BY part, bucket
-    )
-    SELECT c.still_built, a.part, a.bucket, a.pageviews, a.visitors FROM ${stillBuilt(sql, site, days)} AS c LEFT JOIN answer AS a ON true`;
+    )`;
 }
 
 /**
  * Median duration (of totals of at least 5 s) and mean scroll per bucket and over the range
- * (bucket null), as traffic.ts's trafficEngagement; every row carries `still_built`, and one row
- * with a null site stands for an empty answer.
+ * (bucket null), as traffic.ts's trafficEngagement, as the CTE `engagement`. With one bucket only
+ * the range's row is made (the caller reads it as bucket 0's too).
  */
-export function rolledTrafficEngagement(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
+function engagementCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
   const ranges = rowRanges({ from: bounds[0] as number, to: bounds[bounds.length - 1] as number }, days);
   const pages = duckdbEngagedPages(sql, [site], ranges, []);
-  // One bucket is the whole range: its rows are counted once (as bucket null) and the caller reads it as both.
   const single = bounds.length === 2;
   const slot = single ? 'NULL' : slotBuckets(bounds, days).bucket;
   const raw = single ? 'NULL' : rawBucket(sql, bounds, ranges);
   const whole = single ? '' : 'UNION ALL SELECT NULL, measure, value, sum(n) FROM per_bucket GROUP BY ALL';
-  return `
-    WITH ${pages},
+  return `${pages},
     per_bucket AS MATERIALIZED (
       SELECT bucket, measure, value, sum(pages) AS n FROM (
         SELECT ${slot} AS bucket, measure, value, pages FROM (${slotRows(sql, site, days, ROLLUP_ENGAGEMENT, 'measure, value, pages')})
@@ -138,7 +132,7 @@ export function rolledTrafficEngagement(sql: DuckDbSql, site: SiteRef, bounds: r
              sum(n) OVER (PARTITION BY bucket) AS total
       FROM histogram WHERE measure = 'duration' AND value >= 5
     ),
-    answer AS (
+    engagement AS (
       SELECT bucket, max(duration) AS duration, max(scrolled) AS scrolled FROM (
         -- The middle value, or the mean of the middle two.
         SELECT bucket, (min(value) FILTER (WHERE below >= (total + 1) // 2) + min(value) FILTER (WHERE below >= total // 2 + 1)) / 2 AS duration,
@@ -147,9 +141,24 @@ export function rolledTrafficEngagement(sql: DuckDbSql, site: SiteRef, bounds: r
         UNION ALL
         SELECT bucket, NULL, sum(value * n) / sum(n) FROM histogram WHERE measure = 'scroll' GROUP BY bucket
       ) GROUP BY bucket
-    )
-    SELECT c.still_built, ${sql.bind(site.site)} AS site, a.bucket, a.duration, a.scrolled
-    FROM ${stillBuilt(sql, site, days)} AS c LEFT JOIN answer AS a ON true`;
+    )`;
+}
+
+/**
+ * One site's pageviews and visitors: rows of `part` 'bucket' and 'total'. Every row carries
+ * `still_built`; one row with a null part stands for an empty answer.
+ */
+export function rolledTrafficCounts(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
+  return `
+    WITH ${countsCte(sql, site, bounds, days)}
+    SELECT c.still_built, a.* FROM ${stillBuilt(sql, site, days)} AS c LEFT JOIN counts AS a ON true`;
+}
+
+/** One site's engagement: duration and scroll per bucket (null: the range), each row with `still_built`, as rolledTrafficCounts. */
+export function rolledTrafficEngagement(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
+  return `
+    WITH ${engagementCte(sql, site, bounds, days)}
+    SELECT c.still_built, 'engagement' AS part, a.* FROM ${stillBuilt(sql, site, days)} AS c LEFT JOIN engagement AS a ON true`;
 }
 
 /**
