@@ -13,9 +13,10 @@ import { breakdownRow } from '#reports/sql/breakdown.ts';
 import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
 import { engagementOf } from '#reports/sql/retention.ts';
-import { rolledBreakdown, rolledEventTotals, type SealedDays } from '#reports/sql/rolled.ts';
+import { rolledBreakdown, rolledEventTotals, rolledTechLists, type SealedDays } from '#reports/sql/rolled.ts';
 import { rolledRetention, rolledTrafficCounts, rolledTrafficEngagement, trafficDays } from '#reports/sql/rolled-traffic.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
+import { techListRows } from '#reports/sql/tech-lists.ts';
 import { trafficRows } from '#reports/sql/traffic.ts';
 import type { ReadPool } from './read-pool.ts';
 import { sealedDays } from './rollups.ts';
@@ -119,9 +120,9 @@ export class DuckDbReportStore extends SqlReportStore {
   }
 
   override async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
-    if (!this.rollupsFor(scope)) return super.breakdowns(scope, dims, limit);
-    const lists = await Promise.all(dims.map((dim) => this.breakdown(scope, dim, limit)));
-    return Object.fromEntries(dims.map((dim, i) => [dim, lists[i]])) as Record<D, BreakdownRow[]>;
+    const rows = await this.rolled(scope, (sql, days) => rolledTechLists(sql, scope, dims, days));
+    if (!rows) return super.breakdowns(scope, dims, limit);
+    return techListRows(dims, limit, rows.filter((r) => r.list !== null && r.list !== undefined));
   }
 
   override async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {

@@ -1,9 +1,12 @@
 /**
- * Daily rollups of the DuckDB store (issue 15): per site, registration and
- * UTC day, each breakdown's labels with their canonical pageviews (or events)
- * and distinct visitors, and the day's event totals. Visitor hashes never
- * repeat across UTC days, so a range of whole days is the sum of its days;
- * the report store adds the raw rows of the partial days at its ends.
+ * Daily rollups of the DuckDB store: per site, registration and UTC day,
+ * each breakdown's labels with their canonical pageviews (or events) and
+ * distinct visitors, the day's event totals, per quarter-hour slot the
+ * pageviews and the visitors whose first or last pageview of the day fell in
+ * it (rolled-traffic.ts), and each engaged page with its appends summed in.
+ * Visitor hashes never repeat across UTC days, so a range of whole days is
+ * the sum of its days; the report store adds the raw rows of the partial
+ * days at its ends.
  *
  * A day's rollup is a cache of a pure function of its rows: it is built
  * when a report first needs it, on the writer connection between batches,
@@ -19,14 +22,14 @@ import type { EventRow } from '#ports/event-store.ts';
 import { CANONICAL, CANONICAL_EVENTS, DuckDbSql, VISITORS } from '#reports/sql/dialects/duckdb.ts';
 import { duckdbEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { entryOnly, labelExpression } from '#reports/sql/text.ts';
-import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_ENGAGEMENT, ROLLUP_LABELS, ROLLUP_SLOTS, SLOT_MS } from '#reports/sql/rolled.ts';
+import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_SLOTS, SLOT_MS } from '#reports/sql/rolled.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
 export const EVENT_TOTALS = 'event_totals';
 export type RollupDim = BreakdownDim | typeof EVENT_TOTALS;
 
 const ROLLUP_KEY = 'site VARCHAR NOT NULL, registration VARCHAR NOT NULL, day INTEGER NOT NULL';
-const ROLLED_TABLES = [ROLLUP_DAYS, ROLLUP_LABELS, ROLLUP_SLOTS, ROLLUP_ENGAGEMENT];
+const ROLLED_TABLES = [ROLLUP_DAYS, ROLLUP_LABELS, ROLLUP_SLOTS, ROLLUP_PAGES];
 
 /** The statements that make the rollup tables (and drop those of earlier versions). */
 const ROLLUP_TABLES = [
@@ -35,7 +38,7 @@ const ROLLUP_TABLES = [
   `CREATE TABLE IF NOT EXISTS ${ROLLUP_LABELS} (${ROLLUP_KEY}, dim VARCHAR NOT NULL, name VARCHAR NOT NULL, value BIGINT NOT NULL, visitors BIGINT NOT NULL, last_seen BIGINT)`,
   `CREATE TABLE IF NOT EXISTS ${ROLLUP_SLOTS} (${ROLLUP_KEY}, slot INTEGER NOT NULL,
      pageviews BIGINT NOT NULL, firsts BIGINT NOT NULL, lasts BIGINT NOT NULL, unhashed BIGINT NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS ${ROLLUP_ENGAGEMENT} (${ROLLUP_KEY}, slot INTEGER NOT NULL, measure VARCHAR NOT NULL, value DOUBLE NOT NULL, pages BIGINT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS ${ROLLUP_PAGES} (${ROLLUP_KEY}, slot INTEGER NOT NULL, total_duration DOUBLE, scroll INTEGER)`,
 ];
 
 /** Only whole UTC days before yesterday are rolled up: beacons of yesterday may still arrive (queues, retries). */
@@ -82,14 +85,14 @@ const SLOTS_SELECT = `
     SELECT site, registration, (last_ts // ${DAY_MS})::INTEGER, ((last_ts % ${DAY_MS}) // ${SLOT_MS})::INTEGER, 0, 0, count(*), 0 FROM seen GROUP BY ALL
   ) GROUP BY ALL`;
 
-/** The engaged pages of the range (engaged-pages.ts) by slot: how many had each total duration and each scroll depth. */
-function engagementSelect(site: string, registration: string, from: number, to: number): { text: string; params: Record<string, unknown> } {
+/** The engaged pages of the range (engaged-pages.ts), each with its slot: their appends are joined once, here, not by every read. */
+function pagesSelect(site: string, registration: string, from: number, to: number): { text: string; params: Record<string, unknown> } {
   const sql = new DuckDbSql();
   const pages = duckdbEngagedPages(sql, [{ site, registration }], [[from, to]], []);
-  const reg = sql.bind(registration);
-  const histogram = (measure: string, column: string) =>
-    `SELECT site, ${reg}, (ts // ${DAY_MS})::INTEGER, (${SLOT})::INTEGER, '${measure}', ${column}, count(*) FROM page WHERE ${column} IS NOT NULL GROUP BY ALL`;
-  return { text: `WITH ${pages} ${histogram('duration', 'total_duration')} UNION ALL ${histogram('scroll', 'scroll')}`, params: sql.params };
+  return {
+    text: `WITH ${pages} SELECT site, ${sql.bind(registration)}, (ts // ${DAY_MS})::INTEGER, (${SLOT})::INTEGER, total_duration, scroll FROM page`,
+    params: sql.params,
+  };
 }
 
 /** Days built per transaction, so a first read of a long range holds writes back a little at a time. */
@@ -119,8 +122,8 @@ async function buildRollups(writer: DuckDBConnection, site: string, registration
       const range = { site, registration, from: from * DAY_MS, to: (to + 1) * DAY_MS };
       for (const dim of DIMS) await writer.run(`INSERT INTO ${ROLLUP_LABELS} ${rollupSelect(dim)}`, range);
       await writer.run(`INSERT INTO ${ROLLUP_SLOTS} ${SLOTS_SELECT}`, range);
-      const engagement = engagementSelect(site, registration, range.from, range.to);
-      await writer.run(`INSERT INTO ${ROLLUP_ENGAGEMENT} ${engagement.text}`, engagement.params as never);
+      const pages = pagesSelect(site, registration, range.from, range.to);
+      await writer.run(`INSERT INTO ${ROLLUP_PAGES} ${pages.text}`, pages.params as never);
       await writer.run(`INSERT INTO ${ROLLUP_DAYS} SELECT $site, $registration, unnest(range($from::INTEGER, $to::INTEGER + 1))`, { site, registration, from, to });
       await writer.run('COMMIT');
     } catch (e) {

@@ -11,7 +11,7 @@ import { num, type SqlText } from './text.ts';
 type Thresholds = [scope: ReportScope, durations: readonly number[], scrolls: readonly number[]];
 
 /** The counts over `page`, written the same in every dialect (count of a CASE, no FILTER clause). */
-function thresholdCounts(sql: SqlText, durations: readonly number[], scrolls: readonly number[]): string {
+export function thresholdCounts(sql: SqlText, durations: readonly number[], scrolls: readonly number[]): string {
   const countWhen = (condition: string, name: string) => `count(CASE WHEN ${condition} THEN 1 END) AS ${sql.column(name)}`;
   return [
     countWhen(`${sql.column('total_duration')} IS NOT NULL`, 'measured'),

@@ -22,8 +22,9 @@ import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import { CANONICAL, type DuckDbSql } from './dialects/duckdb.ts';
 import { duckdbEngagedPages } from './engaged-pages.ts';
-import { namedDays, ROLLUP_ENGAGEMENT, ROLLUP_SLOTS, rowRanges, rowsOutsideRollups, SLOT_MS, stillBuilt, type SealedDays } from './rolled.ts';
+import { namedDays, ROLLUP_PAGES, ROLLUP_SLOTS, rowRanges, rowsOutsideRollups, SLOT_MS, stillBuilt, type SealedDays } from './rolled.ts';
 import { bucketExpression, sqlInteger } from './text.ts';
+import { thresholdCounts } from './retention.ts';
 import { visitorsByFirstFlags } from './traffic.ts';
 
 /** The named days whose slots can answer buckets with these boundaries: at most one boundary inside the day, on a slot's start. */
@@ -106,41 +107,32 @@ function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], day
     )`;
 }
 
+/** The engaged pages of the named days (stored) and of the rest of the range (joined now), as the CTE `engaged` with `ts`, `total_duration` and `scroll`. */
+function engagedCte(sql: DuckDbSql, site: SiteRef, range: { from: number; to: number }, days: SealedDays, bucket: (ranges: [number, number][]) => { slot: string; raw: string }): string {
+  const ranges = rowRanges(range, days);
+  const { slot, raw } = bucket(ranges);
+  return `${duckdbEngagedPages(sql, [site], ranges, [])},
+    engaged AS (
+      SELECT ${slot} AS bucket, total_duration, scroll FROM (${slotRows(sql, site, days, ROLLUP_PAGES, 'total_duration, scroll')})
+      UNION ALL
+      SELECT ${raw}, total_duration, scroll FROM page
+    )`;
+}
+
 /**
  * Median duration (of totals of at least 5 s) and mean scroll per bucket and over the range
  * (bucket null), as traffic.ts's trafficEngagement, as the CTE `engagement`. With one bucket only
  * the range's row is made (the caller reads it as bucket 0's too).
  */
 function engagementCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
-  const ranges = rowRanges({ from: bounds[0] as number, to: bounds[bounds.length - 1] as number }, days);
-  const pages = duckdbEngagedPages(sql, [site], ranges, []);
   const single = bounds.length === 2;
-  const slot = single ? 'NULL' : slotBuckets(bounds, days).bucket;
-  const raw = single ? 'NULL' : rawBucket(sql, bounds, ranges);
-  const whole = single ? '' : 'UNION ALL SELECT NULL, measure, value, sum(n) FROM per_bucket GROUP BY ALL';
-  return `${pages},
-    per_bucket AS MATERIALIZED (
-      SELECT bucket, measure, value, sum(pages) AS n FROM (
-        SELECT ${slot} AS bucket, measure, value, pages FROM (${slotRows(sql, site, days, ROLLUP_ENGAGEMENT, 'measure, value, pages')})
-        UNION ALL SELECT ${raw}, 'duration', total_duration, 1 FROM page WHERE total_duration IS NOT NULL
-        UNION ALL SELECT ${raw}, 'scroll', scroll, 1 FROM page WHERE scroll IS NOT NULL
-      ) GROUP BY ALL
-    ),
-    histogram AS (SELECT * FROM per_bucket ${whole}),
-    ranked AS (
-      SELECT bucket, value, sum(n) OVER (PARTITION BY bucket ORDER BY value ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS below,
-             sum(n) OVER (PARTITION BY bucket) AS total
-      FROM histogram WHERE measure = 'duration' AND value >= 5
-    ),
+  const engaged = engagedCte(sql, site, { from: bounds[0] as number, to: bounds[bounds.length - 1] as number }, days, (ranges) =>
+    single ? { slot: 'NULL', raw: 'NULL' } : { slot: slotBuckets(bounds, days).bucket, raw: rawBucket(sql, bounds, ranges) },
+  );
+  return `${engaged},
     engagement AS (
-      SELECT bucket, max(duration) AS duration, max(scrolled) AS scrolled FROM (
-        -- The middle value, or the mean of the middle two.
-        SELECT bucket, (min(value) FILTER (WHERE below >= (total + 1) // 2) + min(value) FILTER (WHERE below >= total // 2 + 1)) / 2 AS duration,
-               NULL::DOUBLE AS scrolled
-        FROM ranked GROUP BY bucket
-        UNION ALL
-        SELECT bucket, NULL, sum(value * n) / sum(n) FROM histogram WHERE measure = 'scroll' GROUP BY bucket
-      ) GROUP BY bucket
+      SELECT bucket, median(total_duration) FILTER (WHERE total_duration >= 5) AS duration, avg(scroll) AS scrolled
+      FROM engaged GROUP BY ${single ? 'bucket' : 'GROUPING SETS ((bucket), ())'}
     )`;
 }
 
@@ -161,27 +153,11 @@ export function rolledTrafficEngagement(sql: DuckDbSql, site: SiteRef, bounds: r
     SELECT c.still_built, 'engagement' AS part, a.* FROM ${stillBuilt(sql, site, days)} AS c LEFT JOIN engagement AS a ON true`;
 }
 
-/**
- * Retention (retention.ts) from the engagement slots of the named days and the raw pages of the
- * rest: the measured pages and those at or past each threshold are sums of the counts. Carries
- * `still_built`.
- */
+/** Retention (retention.ts) over the engaged pages of the named days (stored) and of the rest (joined now). Carries `still_built`. */
 export function rolledRetention(sql: DuckDbSql, scope: SiteRef & { from: number; to: number }, days: SealedDays, durations: readonly number[], scrolls: readonly number[]): string {
-  const pages = duckdbEngagedPages(sql, [scope], rowRanges(scope, days), []);
-  const countWhen = (measure: string, condition: string, name: string) => `coalesce(sum(n) FILTER (WHERE measure = '${measure}'${condition}), 0) AS ${name}`;
+  const engaged = engagedCte(sql, scope, scope, days, () => ({ slot: 'NULL', raw: 'NULL' }));
   return `
-    WITH ${pages},
-    counted AS (
-      SELECT measure, value, pages AS n FROM (${slotRows(sql, scope, days, ROLLUP_ENGAGEMENT, 'measure, value, pages')})
-      UNION ALL SELECT 'duration', total_duration, 1 FROM page WHERE total_duration IS NOT NULL
-      UNION ALL SELECT 'scroll', scroll, 1 FROM page WHERE scroll IS NOT NULL
-    )
+    WITH ${engaged}
     SELECT c.still_built, t.* FROM ${stillBuilt(sql, scope, days)} AS c CROSS JOIN (
-      SELECT ${[
-        countWhen('duration', '', 'measured'),
-        countWhen('scroll', '', 'scroll_measured'),
-        ...durations.map((s, i) => countWhen('duration', ` AND value >= ${sql.number(s)}`, `d${i}`)),
-        ...scrolls.map((pct, i) => countWhen('scroll', ` AND value >= ${sql.number(pct)}`, `s${i}`)),
-      ].join(', ')}
-      FROM counted) AS t`;
+      SELECT ${thresholdCounts(sql, durations, scrolls)} FROM engaged AS page) AS t`;
 }

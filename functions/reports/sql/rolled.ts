@@ -16,7 +16,7 @@
 import { listValue } from '@duckdb/node-api';
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
-import type { ReportScope, SiteRef } from '#ports/report-store.ts';
+import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
 import { CANONICAL, CANONICAL_EVENTS, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
 import { entryOnly, keepsEmptyLabels, labelExpression } from './text.ts';
 
@@ -32,8 +32,8 @@ export const ROLLUP_LABELS = 'rollup_v2_labels';
 export const ROLLUP_DAYS = 'rollup_v2_days';
 /** Per quarter hour of a day: canonical pageviews, visitors' first and last pageviews, pageviews without a hash counted unique. */
 export const ROLLUP_SLOTS = 'rollup_v2_slots';
-/** Per quarter hour of a day: how many engaged pages had each total duration, and each scroll depth. */
-export const ROLLUP_ENGAGEMENT = 'rollup_v2_engagement';
+/** Each engaged page of a day (engaged-pages.ts, its appends summed in): its slot, total duration and scroll. */
+export const ROLLUP_PAGES = 'rollup_v2_pages';
 /** Tables earlier versions wrote, dropped at open. */
 export const RETIRED_ROLLUPS = ['rollup_v1_labels', 'rollup_v1_days'];
 /**
@@ -104,6 +104,23 @@ export function rolledBreakdown(sql: DuckDbSql, scope: ReportScope, dim: Breakdo
     )
     SELECT c.still_built, a.name, a.value, a.visitors, a.last_seen FROM ${stillBuilt(sql, scope, days)} AS c LEFT JOIN answer AS a ON true
     ORDER BY a.value DESC, a.name ASC`;
+}
+
+/**
+ * Several label breakdowns of one scope in one statement (the summary's tech lists), as
+ * tech-lists.ts answers them: rows of (`list`, `name`, `value`, `visitors`) for every name,
+ * which techListRows ranks and cuts; the raw rows are read once for all lists. Carries `still_built`.
+ */
+export function rolledTechLists(sql: DuckDbSql, scope: ReportScope, dims: readonly LabelDim[], days: SealedDays): string {
+  const labels = dims.map((dim, i) => `${labelExpression(sql, dim)} AS l${i}`).join(', ');
+  const list = `CASE dim ${dims.map((dim, i) => `WHEN ${sql.bind(dim)} THEN ${i}`).join(' ')} END`;
+  const rolled = `SELECT ${list} AS list, name, value, visitors FROM ${ROLLUP_LABELS}
+    WHERE ${sql.sites([scope])} AND dim IN (${dims.map((dim) => sql.bind(dim)).join(', ')}) AND day IN ${namedDays(sql, days)}`;
+  const raw = dims.map((_, i) => `SELECT ${i}, coalesce(l${i}, ''), count(*), ${VISITORS} FROM raw GROUP BY coalesce(l${i}, ''), ${DAY}`).join(' UNION ALL ');
+  return `
+    WITH raw AS MATERIALIZED (SELECT ts, visitor_key, "unique", ${labels} FROM ${rowsOutsideRollups(sql, scope, days)} AS e WHERE ${CANONICAL}),
+    answer AS (SELECT list, name, sum(value) AS value, sum(visitors) AS visitors FROM (${rolled} UNION ALL ${raw}) GROUP BY list, name)
+    SELECT c.still_built, a.* FROM ${stillBuilt(sql, scope, days)} AS c LEFT JOIN answer AS a ON true`;
 }
 
 /** The named events and their visitors over the range, with `still_built`. */
