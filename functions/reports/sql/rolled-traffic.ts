@@ -14,9 +14,10 @@
  * on a slot's start (trafficDays): every local day and hour boundary of a
  * time zone is one. Days with more (hourly buckets) are read from rows.
  *
- * Engagement: the slots keep how many engaged pages had each total duration
- * and each scroll depth; a bucket's median and mean come from the sum of its
- * slots' counts and those of the raw pages.
+ * Engagement and retention: the stored engaged pages of the named days
+ * (their appends summed in when the rollup was built) and the pages of the
+ * rest of the range, joined now; a median cannot be summed, so every page's
+ * total is read, but no append is.
  */
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
