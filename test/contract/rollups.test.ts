@@ -143,6 +143,21 @@ describe('DuckDB daily rollups', () => {
     ]);
   });
 
+  it('are remembered by the writer as the table holds them: a build adds its days, a batch removes the days it touches and those beside them', async () => {
+    const site = `rollup-${randomUUID().slice(0, 8)}.example`;
+    const day = (d: number, visitor: string) => row(site, 0, { ts: T0 + d * DAY + 3_600_000, visitor: `${visitor}-${d}` });
+    const first = T0 / DAY;
+    const stored = async () =>
+      (await events.query<{ day: number }>(`SELECT day FROM rollup_v2_days WHERE site = $site ORDER BY day`, { site })).map((d) => Number(d.day));
+    await events.saveEvents([day(0, 'a'), day(2, 'b'), day(4, 'c')]);
+    expect(await events.builtRollupDays(site, REGISTRATION, first, first + 4)).toEqual([]);
+    await events.ensureRollups(site, REGISTRATION, first, first + 4);
+    expect(await events.builtRollupDays(site, REGISTRATION, first, first + 4)).toEqual([first, first + 1, first + 2, first + 3, first + 4]);
+    await events.saveEvents([day(2, 'd')]);
+    expect(await events.builtRollupDays(site, REGISTRATION, first, first + 4)).toEqual([first, first + 4]);
+    expect(await stored()).toEqual([first, first + 4]);
+  });
+
   it('are built for sealed days only: none for yesterday or today', async () => {
     const site = `rollup-${randomUUID().slice(0, 8)}.example`;
     const now = Date.now();
