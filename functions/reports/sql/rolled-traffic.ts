@@ -23,7 +23,7 @@ import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import { CANONICAL, type DuckDbSql } from './dialects/duckdb.ts';
 import { duckdbEngagedPages } from './engaged-pages.ts';
-import { namedDays, ROLLUP_PAGES, ROLLUP_SLOTS, rowRanges, rowsOutsideRollups, SLOT_MS, stillBuilt, type SealedDays } from './rolled.ts';
+import { dayNamed, ROLLUP_PAGES, ROLLUP_SLOTS, rowRanges, rowsOutsideRollups, SLOT_MS, stillBuilt, type SealedDays } from './rolled.ts';
 import { bucketExpression, sqlInteger } from './text.ts';
 import { thresholdCounts } from './retention.ts';
 import { visitorsByFirstFlags } from './traffic.ts';
@@ -78,7 +78,7 @@ function rawBucket(sql: DuckDbSql, bounds: readonly number[], ranges: readonly [
 
 /** The named days' slots of one rollup table. */
 const slotRows = (sql: DuckDbSql, site: SiteRef, days: SealedDays, table: string, columns: string) =>
-  `SELECT day, slot, ${columns} FROM ${table} WHERE ${sql.sites([site])} AND day IN ${namedDays(sql, days)}`;
+  `SELECT day, slot, ${columns} FROM ${table} WHERE ${sql.sites([site])} AND ${dayNamed(sql, days)}`;
 
 const listOf = (values: readonly number[]) => `[${values.map(sqlInteger).join(', ')}]`;
 

@@ -67,18 +67,26 @@ export function rowsOutsideRollups(sql: DuckDbSql, scope: SiteRef & Pick<ReportS
   return `(${ranges.map(([a, b]) => `SELECT * FROM events WHERE ${sql.sites([scope])} AND ts >= ${sql.bind(a)} AND ts < ${sql.bind(b)}`).join(' UNION ALL ')})`;
 }
 
-/** The named days as a subquery (an empty list has no type to bind with). */
-export const namedDays = (sql: DuckDbSql, days: SealedDays) =>
-  days.built.length === 0 ? '(SELECT NULL::INTEGER WHERE false)' : `(SELECT unnest(${sql.bind(listValue([...days.built]))}::INTEGER[]))`;
+/**
+ * `day` is one of the named days: a range the scan prunes by when they run without a gap (the
+ * usual case once a range is built), else a list (an empty one has no type to bind with).
+ */
+export function dayNamed(sql: DuckDbSql, days: SealedDays): string {
+  const named = days.built;
+  if (named.length === 0) return 'false';
+  const [first, last] = [named[0] as number, named[named.length - 1] as number];
+  if (last - first + 1 === named.length) return `day BETWEEN ${sql.bind(first)} AND ${sql.bind(last)}`;
+  return `day IN (SELECT unnest(${sql.bind(listValue([...named]))}::INTEGER[]))`;
+}
 
 function rolledRows(sql: DuckDbSql, scope: ReportScope, dim: string, days: SealedDays): string {
   return `SELECT name, value, visitors, last_seen FROM ${ROLLUP_LABELS}
-    WHERE ${sql.sites([scope])} AND dim = ${sql.bind(dim)} AND day IN ${namedDays(sql, days)}`;
+    WHERE ${sql.sites([scope])} AND dim = ${sql.bind(dim)} AND ${dayNamed(sql, days)}`;
 }
 
 /** How many named days still have their rollup in this statement's snapshot. */
 export const stillBuilt = (sql: DuckDbSql, scope: SiteRef, days: SealedDays) =>
-  `(SELECT count(*) AS still_built FROM ${ROLLUP_DAYS} WHERE ${sql.sites([scope])} AND day IN ${namedDays(sql, days)})`;
+  `(SELECT count(*) AS still_built FROM ${ROLLUP_DAYS} WHERE ${sql.sites([scope])} AND ${dayNamed(sql, days)})`;
 
 /**
  * A breakdown's rows: names with value, visitors (and last_seen for events), ranked and cut as
@@ -115,7 +123,7 @@ export function rolledTechLists(sql: DuckDbSql, scope: ReportScope, dims: readon
   const labels = dims.map((dim, i) => `${labelExpression(sql, dim)} AS l${i}`).join(', ');
   const list = `CASE dim ${dims.map((dim, i) => `WHEN ${sql.bind(dim)} THEN ${i}`).join(' ')} END`;
   const rolled = `SELECT ${list} AS list, name, value, visitors FROM ${ROLLUP_LABELS}
-    WHERE ${sql.sites([scope])} AND dim IN (${dims.map((dim) => sql.bind(dim)).join(', ')}) AND day IN ${namedDays(sql, days)}`;
+    WHERE ${sql.sites([scope])} AND dim IN (${dims.map((dim) => sql.bind(dim)).join(', ')}) AND ${dayNamed(sql, days)}`;
   const raw = dims.map((_, i) => `SELECT ${i}, coalesce(l${i}, ''), count(*), ${VISITORS} FROM raw GROUP BY coalesce(l${i}, ''), ${DAY}`).join(' UNION ALL ');
   return `
     WITH raw AS MATERIALIZED (SELECT ts, visitor_key, "unique", ${labels} FROM ${rowsOutsideRollups(sql, scope, days)} AS e WHERE ${CANONICAL}),
