@@ -96,7 +96,7 @@ describe('DuckDB daily rollups', () => {
           }
         }
       }),
-      { numRuns: 15, seed: 1515 },
+      { numRuns: 15, seed: 1515, interruptAfterTimeLimit: 200_000, markInterruptAsFailure: true },
     );
   }, 300_000);
 
