@@ -57,11 +57,6 @@ export class DuckDbReportStore extends SqlReportStore {
     this.duckdb = runner;
   }
 
-  /** What builds the rollups when they can answer the scope: none with a filter (a rollup keeps no row's other labels). */
-  private rollupsFor(scope: { filters: readonly unknown[] }): RollupBuilder | null {
-    return scope.filters.length === 0 ? this.rollups : null;
-  }
-
   /**
    * Runs `read` over the rollups of the sealed days of an unfiltered scope (building the missing ones
    * first) that `usable` keeps, and the rows of the rest; null when the rows answer alone. Building
@@ -74,7 +69,8 @@ export class DuckDbReportStore extends SqlReportStore {
     read: (sql: DuckDbSql, days: SealedDays) => string,
     usable: (built: number[]) => number[] = (built) => built,
   ): Promise<ResultRow[] | null> {
-    const rollups = this.rollupsFor(scope);
+    // A rollup keeps no row's other labels: filtered scopes read the rows.
+    const rollups = scope.filters.length === 0 ? this.rollups : null;
     if (!rollups) return null;
     const range = sealedDays(scope.from, scope.to, this.now());
     if (!range) return null;

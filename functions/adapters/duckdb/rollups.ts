@@ -202,7 +202,10 @@ export class DuckDbRollups {
   async build(site: string, registration: string, first: number, last: number): Promise<void> {
     await buildRollups(this.writer, site, registration, first, last);
     this.exist = true;
-    await this.load(site, registration);
+    // Every day of first..last is built now; a site not yet in memory is read whole.
+    const days = this.built.get(siteKey(site, registration));
+    if (days) for (let d = first; d <= last; d++) days.add(d);
+    else await this.load(site, registration);
   }
 
   /**

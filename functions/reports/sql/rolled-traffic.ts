@@ -24,7 +24,7 @@ import type { SiteRef } from '#ports/report-store.ts';
 import { CANONICAL, type DuckDbSql } from './dialects/duckdb.ts';
 import { duckdbEngagedPages } from './engaged-pages.ts';
 import { dayNamed, ROLLUP_PAGES, ROLLUP_SLOTS, rowRanges, rowsOutsideRollups, SLOT_MS, stillBuilt, type SealedDays } from './rolled.ts';
-import { bucketExpression, sqlInteger } from './text.ts';
+import { bucketAt, bucketExpression, sqlInteger } from './text.ts';
 import { thresholdCounts } from './retention.ts';
 import { visitorsByFirstFlags } from './traffic.ts';
 
@@ -34,18 +34,6 @@ export function trafficDays(built: readonly number[], bounds: readonly number[])
     const inside = bounds.filter((b) => b > day * DAY_MS && b < (day + 1) * DAY_MS);
     return inside.length === 0 || (inside.length === 1 && (inside[0] as number) % SLOT_MS === 0);
   });
-}
-
-/** The index of the bucket holding `ts` (bucket i is [b_i, b_{i+1})). */
-function bucketAt(bounds: readonly number[], ts: number): number {
-  let lo = 0;
-  let hi = bounds.length - 2;
-  while (lo < hi) {
-    const mid = Math.floor((lo + hi + 1) / 2);
-    if (ts < (bounds[mid] as number)) hi = mid - 1;
-    else lo = mid;
-  }
-  return lo;
 }
 
 /**
@@ -108,15 +96,19 @@ function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], day
     )`;
 }
 
-/** The engaged pages of the named days (stored) and of the rest of the range (joined now), as the CTE `engaged` with `ts`, `total_duration` and `scroll`. */
-function engagedCte(sql: DuckDbSql, site: SiteRef, range: { from: number; to: number }, days: SealedDays, bucket: (ranges: [number, number][]) => { slot: string; raw: string }): string {
-  const ranges = rowRanges(range, days);
-  const { slot, raw } = bucket(ranges);
+/**
+ * The engaged pages of the named days (stored) and of the rest of the range (joined now), as the
+ * CTE `engaged` with `bucket` (null when `bounds` make one bucket), `total_duration` and `scroll`.
+ */
+function engagedCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
+  const ranges = rowRanges({ from: bounds[0] as number, to: bounds[bounds.length - 1] as number }, days);
+  const bucketed = bounds.length > 2;
   return `${duckdbEngagedPages(sql, [site], ranges, [])},
     engaged AS (
-      SELECT ${slot} AS bucket, total_duration, scroll FROM (${slotRows(sql, site, days, ROLLUP_PAGES, 'total_duration, scroll')})
+      SELECT ${bucketed ? slotBuckets(bounds, days).bucket : 'NULL'} AS bucket, total_duration, scroll
+      FROM (${slotRows(sql, site, days, ROLLUP_PAGES, 'total_duration, scroll')})
       UNION ALL
-      SELECT ${raw}, total_duration, scroll FROM page
+      SELECT ${bucketed ? rawBucket(sql, bounds, ranges) : 'NULL'}, total_duration, scroll FROM page
     )`;
 }
 
@@ -126,14 +118,10 @@ function engagedCte(sql: DuckDbSql, site: SiteRef, range: { from: number; to: nu
  * the range's row is made (the caller reads it as bucket 0's too).
  */
 function engagementCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
-  const single = bounds.length === 2;
-  const engaged = engagedCte(sql, site, { from: bounds[0] as number, to: bounds[bounds.length - 1] as number }, days, (ranges) =>
-    single ? { slot: 'NULL', raw: 'NULL' } : { slot: slotBuckets(bounds, days).bucket, raw: rawBucket(sql, bounds, ranges) },
-  );
-  return `${engaged},
+  return `${engagedCte(sql, site, bounds, days)},
     engagement AS (
       SELECT bucket, median(total_duration) FILTER (WHERE total_duration >= 5) AS duration, avg(scroll) AS scrolled
-      FROM engaged GROUP BY ${single ? 'bucket' : 'GROUPING SETS ((bucket), ())'}
+      FROM engaged GROUP BY ${bounds.length > 2 ? 'GROUPING SETS ((bucket), ())' : 'bucket'}
     )`;
 }
 
@@ -156,7 +144,7 @@ export function rolledTrafficEngagement(sql: DuckDbSql, site: SiteRef, bounds: r
 
 /** Retention (retention.ts) over the engaged pages of the named days (stored) and of the rest (joined now). Carries `still_built`. */
 export function rolledRetention(sql: DuckDbSql, scope: SiteRef & { from: number; to: number }, days: SealedDays, durations: readonly number[], scrolls: readonly number[]): string {
-  const engaged = engagedCte(sql, scope, scope, days, () => ({ slot: 'NULL', raw: 'NULL' }));
+  const engaged = engagedCte(sql, scope, [scope.from, scope.to], days);
   return `
     WITH ${engaged}
     SELECT c.still_built, t.* FROM ${stillBuilt(sql, scope, days)} AS c CROSS JOIN (

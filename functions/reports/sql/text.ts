@@ -68,6 +68,18 @@ export function bucketExpression(sql: SqlText, bounds: readonly number[], lo = 0
   return `(CASE WHEN ${sql.column('ts')} < ${sql.int(bounds[mid]!)} THEN ${bucketExpression(sql, bounds, lo, mid - 1)} ELSE ${bucketExpression(sql, bounds, mid, hi)} END)`;
 }
 
+/** The index of the bucket holding `ts` (bucket i is [b_i, b_{i+1})): bucketExpression's search, in JS. */
+export function bucketAt(bounds: readonly number[], ts: number): number {
+  let lo = 0;
+  let hi = bounds.length - 2;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi + 1) / 2);
+    if (ts < (bounds[mid] as number)) hi = mid - 1;
+    else lo = mid;
+  }
+  return lo;
+}
+
 /**
  * The filter clauses as ` AND …` conditions: a missing label is '' (so
  * `eq ''` matches it and `neq ''` keeps only present labels), `contains` a case-sensitive
