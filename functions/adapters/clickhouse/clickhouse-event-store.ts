@@ -6,9 +6,12 @@
  * so only the granules of those instants are read — and stored ones are left
  * out; writes of one instance run one after another, and the
  * ReplacingMergeTree folds what two instances might race to store twice.
+ * Once its rows are in, a batch marks the days it touches stale for the
+ * daily rollups (rollups.ts): one more small INSERT.
  */
 import { eventKey, uniqueEvents, type EventRow, type EventStore } from '#ports/event-store.ts';
 import type { ClickHouseExecutor } from './executor.ts';
+import { ClickHouseRollups } from './rollups.ts';
 import { EVENTS_TABLE, ident, migrate, storedRow } from './schema.ts';
 
 /** Rows per redelivery look-up: ids of up to 128 characters keep its URL under a server's 1 MiB. */
@@ -17,11 +20,15 @@ const LOOKUP_ROWS = 2_000;
 export class ClickHouseEventStore implements EventStore {
   private tail: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** The daily rollups the reports read; every batch marks the days it touches stale. */
+  readonly rollups: ClickHouseRollups;
 
   private constructor(
     readonly executor: ClickHouseExecutor,
     readonly database: string,
-  ) {}
+  ) {
+    this.rollups = new ClickHouseRollups(executor, this.table, database);
+  }
 
   /** The database's events table, quoted. */
   get table(): string {
@@ -54,6 +61,8 @@ export class ClickHouseEventStore implements EventStore {
     const stored = await this.storedKeys(rows);
     const fresh = stored.size === 0 ? rows : rows.filter((r) => !stored.has(eventKey(r)));
     if (fresh.length > 0) await this.executor.insert(`${this.database}.${EVENTS_TABLE}`, fresh.map(storedRow));
+    // After the rows, and for a redelivery too: its first delivery may have died before marking.
+    await this.rollups.markStale(rows);
   }
 
   /**

@@ -63,6 +63,15 @@ export const COLUMNS: readonly Column[] = [
 export const EVENTS_TABLE = 'events';
 const MIGRATIONS_TABLE = 'schema_migrations';
 
+/**
+ * The daily rollups (rollups.ts): each breakdown's labels per site,
+ * registration, UTC day and build; the builds; and the stale marks batches
+ * leave on the days they touch. The names carry the rules' version.
+ */
+export const ROLLUP_LABELS = 'rollup_v1_labels';
+export const ROLLUP_BUILDS = 'rollup_v1_builds';
+export const ROLLUP_STALE = 'rollup_v1_stale';
+
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
@@ -100,6 +109,19 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
        ENGINE = ReplacingMergeTree
        PARTITION BY toYYYYMM(fromUnixTimestamp64Milli(ts))
        ORDER BY (site, ts, registration, id)`,
+    ],
+  },
+  {
+    version: 2,
+    // Builds and marks keep only each day's newest at merges; reads take the newest either way.
+    statements: (db) => [
+      `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_LABELS} (site String, registration String, day Int32, built_at Int64,
+         dim LowCardinality(String), name String, value UInt64, visitors UInt64, last_seen Nullable(Int64))
+       ENGINE = MergeTree ORDER BY (site, registration, dim, day, built_at, name)`,
+      `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_BUILDS} (site String, registration String, day Int32, built_at Int64)
+       ENGINE = ReplacingMergeTree(built_at) ORDER BY (site, registration, day)`,
+      `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_STALE} (site String, registration String, day Int32, at Int64)
+       ENGINE = ReplacingMergeTree(at) ORDER BY (site, registration, day)`,
     ],
   },
 ];

@@ -13,13 +13,13 @@ import { breakdownRow } from '#reports/sql/breakdown.ts';
 import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
 import { engagementOf } from '#reports/sql/retention.ts';
-import { rolledBreakdown, rolledEventTotals, rolledTechLists, type SealedDays } from '#reports/sql/rolled.ts';
+import { rolledBreakdown, rolledEventTotals, rolledTechLists } from '#reports/sql/rolled.ts';
+import { sealedDays, type SealedDays } from '#reports/sql/sealed-days.ts';
 import { rolledRetention, rolledTrafficCounts, rolledTrafficEngagement, trafficDays } from '#reports/sql/rolled-traffic.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import { techListRows } from '#reports/sql/tech-lists.ts';
 import { trafficRows } from '#reports/sql/traffic.ts';
 import type { ReadPool } from './read-pool.ts';
-import { sealedDays } from './rollups.ts';
 
 /** Builds each statement in a fresh context, so its parameters are its own. */
 export class DuckDbQueryRunner implements QueryRunner {
@@ -72,7 +72,7 @@ export class DuckDbReportStore extends SqlReportStore {
     // A rollup keeps no row's other labels: filtered scopes read the rows.
     const rollups = scope.filters.length === 0 ? this.rollups : null;
     if (!rollups) return null;
-    const range = sealedDays(scope.from, scope.to, this.now());
+    const range = sealedDays(scope.from, scope.to, this.now(), 2);
     if (!range) return null;
     const builtNow = () => rollups.builtRollupDays(scope.site, scope.registration, range.first, range.last);
     for (let attempt = 0; attempt < 3; attempt++) {

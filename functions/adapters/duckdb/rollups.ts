@@ -23,6 +23,7 @@ import { CANONICAL, CANONICAL_EVENTS, DuckDbSql, VISITORS } from '#reports/sql/d
 import { duckdbEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { entryOnly, labelExpression } from '#reports/sql/text.ts';
 import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_SLOTS, SLOT_MS } from '#reports/sql/rolled.ts';
+import { touchedDays } from '#reports/sql/sealed-days.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
 export const EVENT_TOTALS = 'event_totals';
@@ -40,13 +41,6 @@ const ROLLUP_TABLES = [
      pageviews BIGINT NOT NULL, firsts BIGINT NOT NULL, lasts BIGINT NOT NULL, unhashed BIGINT NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS ${ROLLUP_PAGES} (${ROLLUP_KEY}, slot INTEGER NOT NULL, total_duration DOUBLE, scroll INTEGER)`,
 ];
-
-/** Only whole UTC days before yesterday are rolled up: beacons of yesterday may still arrive (queues, retries). */
-export function sealedDays(fromMs: number, toMs: number, nowMs: number): { first: number; last: number } | null {
-  const first = Math.ceil(fromMs / DAY_MS);
-  const last = Math.min(Math.floor(toMs / DAY_MS) - 1, Math.floor(nowMs / DAY_MS) - 2);
-  return first <= last ? { first, last } : null;
-}
 
 /** The rows a dimension counts and how it labels them, as in breakdown.ts and event-breakdown.ts. */
 function rollupSelect(dim: RollupDim): string {
@@ -134,30 +128,6 @@ async function buildRollups(writer: DuckDBConnection, site: string, registration
   }
 }
 
-/** The (site, registration, day) triples of rollups a batch makes stale: every day it touches, and the days beside them. */
-interface TouchedDays {
-  sites: string[];
-  registrations: string[];
-  days: number[];
-}
-
-function touchedDays(rows: readonly EventRow[]): TouchedDays {
-  const seen = new Set<string>();
-  const touched: TouchedDays = { sites: [], registrations: [], days: [] };
-  for (const r of rows) {
-    const day = Math.floor(r.ts / DAY_MS);
-    for (const d of [day - 1, day, day + 1]) {
-      const key = `${r.site}\u0000${r.registration}\u0000${d}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      touched.sites.push(r.site);
-      touched.registrations.push(r.registration);
-      touched.days.push(d);
-    }
-  }
-  return touched;
-}
-
 const siteKey = (site: string, registration: string) => `${site}\u0000${registration}`;
 
 /**
@@ -214,7 +184,7 @@ export class DuckDbRollups {
    */
   async invalidate(rows: readonly EventRow[]): Promise<(() => void) | null> {
     if (!this.exist) return null;
-    const touched = touchedDays(rows);
+    const touched = touchedDays(rows, [-1, 0, 1]);
     const params = { sites: listValue(touched.sites), registrations: listValue(touched.registrations), days: listValue(touched.days) };
     for (const table of ROLLED_TABLES) {
       await this.writer.run(

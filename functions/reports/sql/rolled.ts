@@ -17,15 +17,9 @@ import { listValue } from '@duckdb/node-api';
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
+import { rowRanges, type SealedDays } from './sealed-days.ts';
 import { CANONICAL, CANONICAL_EVENTS, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
 import { entryOnly, keepsEmptyLabels, labelExpression } from './text.ts';
-
-/** Sealed UTC day numbers first..last inside the scope's range, and those of them found built. */
-export interface SealedDays {
-  first: number;
-  last: number;
-  built: readonly number[];
-}
 
 /** Written by the DuckDB store (adapters/duckdb/rollups.ts); the names carry the rules' version. */
 export const ROLLUP_LABELS = 'rollup_v2_labels';
@@ -43,22 +37,6 @@ export const RETIRED_ROLLUPS = ['rollup_v1_labels', 'rollup_v1_days'];
 export const SLOT_MS = 15 * 60_000;
 
 const DAY = `ts // ${DAY_MS}`;
-
-/** [start, end) ms ranges of the scope that no named rollup answers: the partial ends and the days not built. */
-export function rowRanges(scope: Pick<ReportScope, 'from' | 'to'>, days: SealedDays): [number, number][] {
-  const built = new Set(days.built);
-  const ranges: [number, number][] = [];
-  const add = (start: number, end: number) => {
-    const last = ranges[ranges.length - 1];
-    if (start >= end) return;
-    if (last && last[1] === start) last[1] = end;
-    else ranges.push([start, end]);
-  };
-  add(scope.from, days.first * DAY_MS);
-  for (let d = days.first; d <= days.last; d++) if (!built.has(d)) add(d * DAY_MS, (d + 1) * DAY_MS);
-  add((days.last + 1) * DAY_MS, scope.to);
-  return ranges;
-}
 
 /** The scope's rows in those ranges, one scan per range (each a plain ts range the zone maps prune). */
 export function rowsOutsideRollups(sql: DuckDbSql, scope: SiteRef & Pick<ReportScope, 'from' | 'to'>, days: SealedDays): string {

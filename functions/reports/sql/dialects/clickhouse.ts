@@ -28,7 +28,8 @@ export class ClickHouseSql extends ReadTimeDialect {
     super();
   }
 
-  private bind(value: unknown, type: string): string {
+  /** A bound `{pN:type}` parameter holding `value`. */
+  bind(value: unknown, type: string): string {
     const name = `p${this.n++}`;
     this.params[name] = value;
     return `{${name}:${type}}`;

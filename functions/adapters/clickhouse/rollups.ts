@@ -1,0 +1,158 @@
+/**
+ * Daily rollups of the ClickHouse store: per site, registration and UTC day,
+ * each breakdown's labels with their canonical pageviews (or events) and
+ * distinct visitors, and the day's event totals. Visitor hashes never repeat
+ * across UTC days, so a range of whole days is the sum of its days; the
+ * report store adds the rows of the partial days at its ends
+ * (reports/sql/clickhouse-rolled.ts).
+ *
+ * A day's rollup is a cache of a pure function of its rows (copies decided
+ * as the dialect reads them), kept append-only as the table is: a build
+ * writes its labels and then its mark, stamped with the server's clock
+ * taken before it read the rows; every batch, once its rows are stored,
+ * marks stale the days it touches and the day after each (whose copies it
+ * may change). A build is usable while no stale mark
+ * of its day is as new as it: its rows were read after every batch marked
+ * before it had been stored, and a batch stored after its read marks the
+ * day after it. A batch that dies between its rows and its mark is
+ * redelivered, and marks then.
+ */
+import { DAY_MS } from '#domain/event-flags/flag-index.ts';
+import { BREAKDOWN_COLUMNS, BREAKDOWN_DIMS } from '#domain/reports/query.ts';
+import type { EventRow } from '#ports/event-store.ts';
+import { touchedDays } from '#reports/sql/sealed-days.ts';
+import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
+import { labelTuples } from '#reports/sql/clickhouse-rolled.ts';
+import type { PageviewDim } from '#reports/sql/breakdown.ts';
+import type { ClickHouseExecutor } from './executor.ts';
+import { ident, ROLLUP_BUILDS, ROLLUP_LABELS, ROLLUP_STALE } from './schema.ts';
+
+/** The day's event totals: all named events and their distinct visitors (a label of its own). */
+export const EVENT_TOTALS = 'event_totals';
+
+/**
+ * Days a report reads from rows: only today. A row changes which rows of its own day and the
+ * next are copies, so a batch marks those two stale; yesterday keeps its build while today fills.
+ */
+export const OPEN_DAYS = 1;
+const STALE_OFFSETS = [0, 1];
+
+/** Days built per statement, so a first read of a long range reads a month of rows at a time. */
+const BUILD_DAYS = 31;
+
+const PAGEVIEW_DIMS = BREAKDOWN_DIMS.filter((d): d is PageviewDim => d !== 'events');
+
+/** The database's rollup tables, quoted. */
+export interface RollupTables {
+  labels: string;
+  builds: string;
+  stale: string;
+}
+
+export const rollupTables = (database: string): RollupTables => ({
+  labels: `${ident(database)}.${ROLLUP_LABELS}`,
+  builds: `${ident(database)}.${ROLLUP_BUILDS}`,
+  stale: `${ident(database)}.${ROLLUP_STALE}`,
+});
+
+/** A day number and the build of it a read may use (server microseconds). */
+export interface UsableBuild {
+  day: number;
+  builtAt: number;
+}
+
+/**
+ * Every pageview dimension's labels of the rows in [from, to), one pass: each canonical
+ * human pageview becomes one row per dimension (entry_pages only with the unique flag), as
+ * breakdown.ts counts them.
+ */
+function pageviewLabels(sql: ClickHouseSql, site: string, registration: string, from: number, to: number, builtAt: string): string {
+  const columns = ['visitor', 'unique', 'bot', ...new Set(PAGEVIEW_DIMS.map((d) => BREAKDOWN_COLUMNS[d]))];
+  const rows = sql.canonical('pageview', [{ site, registration }], from, to, columns);
+  return `
+    SELECT ${sql.value(site)}, ${sql.value(registration)}, toInt32(intDiv("ts", ${DAY_MS})) AS "day", ${builtAt}, d.1 AS "dim", coalesce(d.2, '') AS "name",
+           count() AS "value", ${sql.visitors} AS "visitors", CAST(NULL AS Nullable(Int64))
+    FROM ${rows} AS e ARRAY JOIN ${labelTuples(sql, PAGEVIEW_DIMS, (dim) => `'${dim}'`)} AS d
+    WHERE ${sql.notBot} AND d.3
+    GROUP BY "day", "dim", "name"`;
+}
+
+/** The events breakdown's labels and the event totals of the rows in [from, to), as event-breakdown.ts counts them. */
+function eventLabels(sql: ClickHouseSql, site: string, registration: string, from: number, to: number, builtAt: string): string {
+  const rows = sql.canonical('event', [{ site, registration }], from, to, ['visitor', 'event', 'bot']);
+  return `
+    SELECT ${sql.value(site)}, ${sql.value(registration)}, toInt32(intDiv("ts", ${DAY_MS})) AS "day", ${builtAt}, d.1 AS "dim", d.2 AS "name",
+           count() AS "value", count(DISTINCT "visitor") AS "visitors", toNullable(max("ts"))
+    FROM ${rows} AS e ARRAY JOIN [tuple('events', "event"), tuple('${EVENT_TOTALS}', '')] AS d
+    WHERE ${sql.notBot} AND coalesce("event", '') <> ''
+    GROUP BY "day", "dim", "name"`;
+}
+
+export class ClickHouseRollups {
+  readonly tables: RollupTables;
+
+  constructor(
+    private readonly executor: ClickHouseExecutor,
+    /** The events table, quoted. */
+    private readonly events: string,
+    database: string,
+  ) {
+    this.tables = rollupTables(database);
+  }
+
+  /** Marks stale the days a stored batch touched (called once its rows are stored). */
+  async markStale(rows: readonly EventRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const { sites, registrations, days } = touchedDays(rows, STALE_OFFSETS);
+    await this.executor.command(
+      `INSERT INTO ${this.tables.stale} (site, registration, day, at)
+       SELECT t.1, t.2, t.3, toUnixTimestamp64Micro(now64(6))
+       FROM (SELECT arrayJoin(arrayZip({sites:Array(String)}, {registrations:Array(String)}, {days:Array(Int32)})) AS t)`,
+      { sites, registrations, days },
+    );
+  }
+
+  /** The site's days with a build no stale mark is as new as, each with its newest build, in day order. */
+  async usable(site: string, registration: string): Promise<UsableBuild[]> {
+    const rows = await this.executor.query<{ day: number; built_at: number }>(
+      `SELECT b.day AS day, b.built_at AS built_at
+       FROM (SELECT day, max(built_at) AS built_at FROM ${this.tables.builds}
+             WHERE site = {site:String} AND registration = {registration:String} GROUP BY day) AS b
+       LEFT JOIN (SELECT day, max(at) AS at FROM ${this.tables.stale}
+             WHERE site = {site:String} AND registration = {registration:String} GROUP BY day) AS s
+       ON s.day = b.day
+       WHERE s.at IS NULL OR s.at < b.built_at
+       ORDER BY day
+       SETTINGS join_use_nulls = 1`,
+      { site, registration },
+    );
+    return rows.map((r) => ({ day: Number(r.day), builtAt: Number(r.built_at) }));
+  }
+
+  /** Builds the given days (UTC day numbers, ascending), a run of consecutive days per statement. */
+  async build(site: string, registration: string, days: readonly number[]): Promise<void> {
+    for (let i = 0; i < days.length; ) {
+      let j = i;
+      while (j + 1 < days.length && days[j + 1] === (days[j] as number) + 1 && j + 1 - i < BUILD_DAYS) j++;
+      await this.buildRun(site, registration, days[i] as number, days[j] as number);
+      i = j + 1;
+    }
+  }
+
+  private async buildRun(site: string, registration: string, first: number, last: number): Promise<void> {
+    // The clock is read before the rows: a batch marked after it is one this build may have missed.
+    const [clock] = await this.executor.query<{ now: number }>('SELECT toUnixTimestamp64Micro(now64(6)) AS now');
+    const builtAt = Number(clock?.now);
+    const [from, to] = [first * DAY_MS, (last + 1) * DAY_MS];
+    for (const select of [pageviewLabels, eventLabels]) {
+      const sql = new ClickHouseSql(this.events);
+      const text = select(sql, site, registration, from, to, sql.int(builtAt));
+      await this.executor.command(`INSERT INTO ${this.tables.labels} (site, registration, day, built_at, dim, name, value, visitors, last_seen) ${text}`, sql.params);
+    }
+    await this.executor.command(
+      `INSERT INTO ${this.tables.builds} (site, registration, day, built_at)
+       SELECT {site:String}, {registration:String}, toInt32({first:Int32} + number), {builtAt:Int64} FROM numbers({count:UInt32})`,
+      { site, registration, first, builtAt, count: last - first + 1 },
+    );
+  }
+}

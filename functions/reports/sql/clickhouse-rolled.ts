@@ -1,0 +1,135 @@
+/**
+ * ClickHouse only: unfiltered breakdowns, tech lists and event totals from
+ * the daily rollups (adapters/clickhouse/rollups.ts) of the sealed whole UTC
+ * days inside the range, plus the rows of every other part of it (the
+ * partial ends, days without a usable build) grouped by UTC day, summed per
+ * name. Visitor hashes never repeat across UTC days, so per-day distinct
+ * counts add up exactly; the result equals breakdown.ts's over the rows.
+ *
+ * The caller names the builds it found usable. A batch may mark one of
+ * those days stale before this statement reads: every answer therefore
+ * carries a sentinel row (`stale`, the named builds some mark is now as new
+ * as), and the caller asks again when it is not 0.
+ */
+import { DAY_MS } from '#domain/event-flags/flag-index.ts';
+import type { BreakdownDim } from '#domain/reports/query.ts';
+import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
+import type { LabelDim, ReportScope } from '#ports/report-store.ts';
+import type { PageviewDim } from './breakdown.ts';
+import type { ClickHouseSql } from './dialects/clickhouse.ts';
+import { rowRanges, type SealedDays } from './sealed-days.ts';
+import { keepsEmptyLabels, labelExpression } from './text.ts';
+
+/** The rollup tables a read names, quoted (adapters/clickhouse/rollups.ts). */
+export interface RolledTables {
+  labels: string;
+  stale: string;
+}
+
+/** Sealed days of the range, and for each usable day (`built`, ascending) its build's stamp. */
+export interface RolledDays extends SealedDays {
+  builtAt: readonly number[];
+}
+
+const DAY = `intDiv("ts", ${DAY_MS})`;
+
+/**
+ * Each pageview's labels of some dimensions as an array to ARRAY JOIN: a tuple per dimension of
+ * its `key`, its label, and whether the dimension counts the row (entry_pages: the unique flag).
+ */
+export function labelTuples(sql: ClickHouseSql, dims: readonly PageviewDim[], key: (dim: PageviewDim, i: number) => string): string {
+  const tuples = dims.map(
+    (dim, i) => `tuple(${key(dim, i)}, CAST(${labelExpression(sql, dim)} AS Nullable(String)), ${dim === 'entry_pages' ? 'coalesce("unique", false)' : 'true'})`,
+  );
+  return `[${tuples.join(', ')}]`;
+}
+
+/** The named builds' labels of some dimensions: `list` is the dimension's index. */
+function rolledLabels(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dims: readonly string[], days: RolledDays): string {
+  if (days.built.length === 0) return '';
+  const named = sql.bind(days.built, 'Array(Int32)');
+  const builds = sql.bind(days.builtAt, 'Array(Int64)');
+  const list = `indexOf(${sql.bind(dims, 'Array(String)')}, "dim") - 1`;
+  return `
+    SELECT toUInt32(${list}) AS "list", "name", "value", "visitors", "last_seen" FROM ${tables.labels}
+    WHERE "site" = ${sql.value(scope.site)} AND "registration" = ${sql.value(scope.registration)}
+      AND "dim" IN ${sql.bind(dims, 'Array(String)')} AND "day" IN ${named} AND "built_at" = transform("day", ${named}, ${builds}, toInt64(-1))
+    UNION ALL`;
+}
+
+/** The named builds that a stale mark is now as new as: a sentinel row (`list` NULL) of every answer. */
+function staleRow(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, days: RolledDays): string {
+  const stale =
+    days.built.length === 0
+      ? 'toUInt64(0)'
+      : `(SELECT count(DISTINCT "day") FROM ${tables.stale}
+          WHERE "site" = ${sql.value(scope.site)} AND "registration" = ${sql.value(scope.registration)} AND "day" IN ${sql.bind(days.built, 'Array(Int32)')}
+            AND "at" >= transform("day", ${sql.bind(days.built, 'Array(Int32)')}, ${sql.bind(days.builtAt, 'Array(Int64)')}, toInt64(0)))`;
+  return `SELECT CAST(NULL AS Nullable(UInt32)) AS "list", CAST(NULL AS Nullable(String)) AS "name", toUInt64(0) AS "value", toUInt64(0) AS "visitors",
+    CAST(NULL AS Nullable(Int64)) AS "last_seen", ${stale} AS "stale"`;
+}
+
+/** The canonical rows of one kind in the parts of the scope no named build answers, as one derived table. */
+function rowsOutsideRollups(sql: ClickHouseSql, kind: 'pageview' | 'event', scope: ReportScope, days: SealedDays, columns: readonly string[]): string | null {
+  const ranges = rowRanges(scope, days);
+  if (ranges.length === 0) return null;
+  const parts = ranges.map(([a, b], i) => `SELECT * FROM ${sql.canonical(kind, [scope], a, b, columns)} AS r${i}`);
+  return `(${parts.join(' UNION ALL ')})`;
+}
+
+/**
+ * Label lists of one scope from the rollups and the rows: rows of (`list`, `name`, `value`,
+ * `visitors`, `last_seen`) per name, summed over days, and the sentinel. `events` names the
+ * events breakdown (or, with `totals`, the event totals); otherwise every dimension is a pageview one.
+ */
+function rolledLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dims: readonly BreakdownDim[] | 'event_totals', days: RolledDays): string {
+  const names = dims === 'event_totals' ? ['event_totals'] : dims;
+  let raw: string | null;
+  if (dims === 'event_totals' || dims[0] === 'events') {
+    const rows = rowsOutsideRollups(sql, 'event', scope, days, ['visitor', 'event', 'bot']);
+    const name = dims === 'event_totals' ? `''` : '"event"';
+    raw =
+      rows &&
+      `SELECT toUInt32(0) AS "list", ${name} AS "name", count() AS "value", count(DISTINCT "visitor") AS "visitors", toNullable(max("ts")) AS "last_seen"
+       FROM ${rows} AS e WHERE ${sql.notBot} AND coalesce("event", '') <> '' GROUP BY "name", ${DAY}`;
+  } else {
+    // One pass over the rows: each canonical pageview becomes a row per list, as the build makes them.
+    const pageDims = dims as readonly PageviewDim[];
+    const columns = ['visitor', 'unique', 'bot', ...new Set(pageDims.map((d) => BREAKDOWN_COLUMNS[d]))];
+    const rows = rowsOutsideRollups(sql, 'pageview', scope, days, columns);
+    raw =
+      rows &&
+      `SELECT d.1 AS "list", coalesce(d.2, '') AS "name", count() AS "value", ${sql.visitors} AS "visitors", CAST(NULL AS Nullable(Int64)) AS "last_seen"
+       FROM ${rows} AS e ARRAY JOIN ${labelTuples(sql, pageDims, (_, i) => `toUInt32(${i})`)} AS d
+       WHERE ${sql.notBot} AND d.3 GROUP BY "list", "name", ${DAY}`;
+  }
+  const sources = `${rolledLabels(sql, tables, scope, names, days)} ${raw ?? `SELECT toUInt32(0), '', toUInt64(0), toUInt64(0), CAST(NULL AS Nullable(Int64)) WHERE false`}`;
+  return `
+    SELECT toNullable("list") AS "list", toNullable("name") AS "name", sum("value") AS "value", sum("visitors") AS "visitors", max("last_seen") AS "last_seen",
+           CAST(NULL AS Nullable(UInt64)) AS "stale"
+    FROM (${sources}) AS s
+    GROUP BY "list", "name"`;
+}
+
+/** The lists' rows, then the sentinel. */
+const withStale = (sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, days: RolledDays, rows: string) => `
+  SELECT * FROM (${rows}) AS a
+  UNION ALL
+  ${staleRow(sql, tables, scope, days)}`;
+
+/** A breakdown's names with value, visitors (and last_seen for events), ranked and cut as breakdown.ts ranks them; and the sentinel. */
+export function clickhouseRolledBreakdown(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dim: BreakdownDim, days: RolledDays, limit: number): string {
+  const keep = dim === 'events' || keepsEmptyLabels(dim) ? '' : `WHERE "name" <> ''`;
+  const ranked = `SELECT * FROM (${rolledLists(sql, tables, scope, [dim], days)}) AS l ${keep} ORDER BY "value" DESC, "name" ASC LIMIT ${sql.limit(limit)}`;
+  return withStale(sql, tables, scope, days, ranked);
+}
+
+/** Several label breakdowns of one scope (the summary's tech lists): rows of every name of each list; and the sentinel. */
+export function clickhouseRolledTechLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dims: readonly LabelDim[], days: RolledDays): string {
+  return withStale(sql, tables, scope, days, rolledLists(sql, tables, scope, dims, days));
+}
+
+/** The named events and their visitors over the range (one row, `name` ''); and the sentinel. */
+export function clickhouseRolledEventTotals(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, days: RolledDays): string {
+  return withStale(sql, tables, scope, days, rolledLists(sql, tables, scope, 'event_totals', days));
+}
