@@ -57,7 +57,7 @@ const duckdbRows: StoreUnderTest = {
   },
 };
 
-/** ClickHouse's engine in-process (chDB): each open gets a database of its own. */
+/** ClickHouse's engine in-process (chDB), sealed days from its daily rollups: each open gets a database of its own. */
 const clickhouse: StoreUnderTest = {
   name: 'ClickHouse (chDB)',
   skip: null,
@@ -65,6 +65,17 @@ const clickhouse: StoreUnderTest = {
   async open() {
     const events = await ClickHouseEventStore.open(chdbExecutor(), `reports_${randomUUID().replaceAll('-', '')}`);
     return { events, reports: new ClickHouseReportStore(events), close: () => events.close() };
+  },
+};
+
+/** ClickHouse reading every row (no rollups): the reference its rollups must equal. */
+const clickhouseRows: StoreUnderTest = {
+  name: 'ClickHouse (chDB, rows only)',
+  skip: null,
+  skipProperties: null,
+  async open() {
+    const events = await ClickHouseEventStore.open(chdbExecutor(), `reports_${randomUUID().replaceAll('-', '')}`);
+    return { events, reports: new ClickHouseReportStore(events, { rollups: false }), close: () => events.close() };
   },
 };
 
@@ -125,7 +136,7 @@ const timestream: StoreUnderTest = {
   },
 };
 
-export const REPORT_STORES: readonly StoreUnderTest[] = [duckdb, duckdbRows, clickhouse, timestream];
+export const REPORT_STORES: readonly StoreUnderTest[] = [duckdb, duckdbRows, clickhouse, clickhouseRows, timestream];
 
 /** The suite's title: the store, and why it is skipped when it is. */
 export const titleOf = (suite: string, store: StoreUnderTest, skip: string | null) => `${suite}: ${store.name}${skip ? ` (skipped: ${skip})` : ''}`;

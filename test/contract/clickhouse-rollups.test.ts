@@ -1,0 +1,138 @@
+/**
+ * The ClickHouse daily rollups (adapters/clickhouse/rollups.ts) change no
+ * answer: over random rows written in batches between reads (so builds made
+ * by one read must be marked stale by the next batch that touches their
+ * days), every breakdown, the tech lists and the event totals equal the
+ * answers read from the rows alone, for ranges with partial days at either
+ * end; and a stale mark, a race with a batch and a redelivery each leave the
+ * answers exact. Runs on ClickHouse's engine in-process (chDB).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { randomUUID } from 'node:crypto';
+import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
+import { ClickHouseReportStore } from '#adapters/clickhouse/clickhouse-report-store.ts';
+import { storedRow } from '#adapters/clickhouse/schema.ts';
+import type { ClickHouseExecutor } from '#adapters/clickhouse/executor.ts';
+import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
+import type { ReportScope } from '#ports/report-store.ts';
+import { closeChdb, chdbExecutor } from '../support/chdb-executor.ts';
+import { REGISTRATION, row } from './report-store.contract.ts';
+import { arbRange, arbRollupSpec, DAY, rowsOfSpec, T0 } from './rollup-rows.ts';
+
+let events: ClickHouseEventStore;
+let rolled: ClickHouseReportStore;
+let rows: ClickHouseReportStore;
+beforeAll(async () => {
+  events = await ClickHouseEventStore.open(chdbExecutor(), `rollups_${randomUUID().replaceAll('-', '')}`);
+  rolled = new ClickHouseReportStore(events);
+  rows = new ClickHouseReportStore(events, { rollups: false });
+});
+afterAll(async () => {
+  await events.close();
+  closeChdb();
+});
+
+const newSite = () => `rollup-${randomUUID().slice(0, 8)}.example`;
+const scopeOf = (site: string, from: number, to: number): ReportScope => ({ site, registration: REGISTRATION, from, to, filters: [] });
+/** A pageview of `site` on day `d` (from T0) at `hour`, its visitor hash that day's. */
+const pageview = (site: string, d: number, hour: number, visitor: string, path: string) =>
+  row(site, 0, { ts: T0 + d * DAY + hour * 3_600_000, visitor: `${visitor}-${d}`, path });
+const builtDays = async (site: string) => (await events.rollups.usable(site, REGISTRATION)).map((u) => u.day - T0 / DAY);
+
+describe('ClickHouse daily rollups', () => {
+  it('give every unfiltered breakdown, tech list and event total the rows give, across batches written between reads', async () => {
+    await fc.assert(
+      fc.asyncProperty(arbRollupSpec, fc.array(arbRange, { minLength: 2, maxLength: 2 }), async (spec, ranges) => {
+        const site = newSite();
+        const made = rowsOfSpec(site, spec);
+        // Each batch is followed by reads over every range, so later batches land in days already built.
+        for (let batch = 0; batch <= 2; batch++) {
+          await events.saveEvents(made.filter((m) => m.batch === batch).map((m) => m.row));
+          for (const range of ranges) {
+            const scope = scopeOf(site, range.from, range.to);
+            for (const dim of BREAKDOWN_DIMS) expect([dim, await rolled.breakdown(scope, dim, 1000)]).toEqual([dim, await rows.breakdown(scope, dim, 1000)]);
+            expect(await rolled.breakdowns(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.breakdowns(scope, ['devices', 'browsers', 'os'], 2));
+            expect(await rolled.eventTotals(scope)).toEqual(await rows.eventTotals(scope));
+          }
+        }
+      }),
+      { numRuns: 8, seed: 1515, interruptAfterTimeLimit: 200_000, markInterruptAsFailure: true },
+    );
+  }, 300_000);
+
+  it('reads a day a later batch marked stale from its rows, and builds it again', async () => {
+    const site = newSite();
+    await events.saveEvents([pageview(site, 0, 1, 'a', '/x'), pageview(site, 1, 2, 'a', '/x'), pageview(site, 2, 3, 'b', '/y')]);
+    const scope = scopeOf(site, T0, T0 + 3 * DAY);
+    await rolled.breakdown(scope, 'pages', 10);
+    expect(await builtDays(site)).toEqual([0, 1, 2]);
+    // A late batch lands in day 1 (an import, a redelivery): days 1 and 2 are stale, day 0 is not.
+    await events.saveEvents([pageview(site, 1, 5, 'c', '/y')]);
+    expect(await builtDays(site)).toEqual([0]);
+    expect((await rolled.breakdown(scope, 'pages', 10)).map((r) => [r.name, r.value, r.visitors])).toEqual([
+      ['/x', 2, 2],
+      ['/y', 2, 2],
+    ]);
+    expect(await builtDays(site)).toEqual([0, 1, 2]);
+  });
+
+  it('marks the next day stale too: a late row can make a stored row of the next day a copy', async () => {
+    const site = newSite();
+    const later = row(site, 0, { id: 'page-1', ts: T0 + DAY + 3_600_000, visitor: 'a-1', path: '/x' });
+    await events.saveEvents([later, pageview(site, 2, 1, 'b', '/x')]);
+    const scope = scopeOf(site, T0, T0 + 3 * DAY);
+    expect((await rolled.breakdown(scope, 'pages', 10)).map((r) => r.value)).toEqual([2]);
+    // The same id two hours earlier, on the day before: the stored row of day 1 is now its copy.
+    await events.saveEvents([row(site, 0, { id: 'page-1', ts: T0 + DAY - 3_600_000, visitor: 'a-0', path: '/y' })]);
+    expect((await rolled.breakdown(scope, 'pages', 10)).map((r) => [r.name, r.value])).toEqual([
+      ['/x', 1],
+      ['/y', 1],
+    ]);
+    expect(await rolled.breakdown(scope, 'pages', 10)).toEqual(await rows.breakdown(scope, 'pages', 10));
+  });
+
+  it('reads again when a batch marks a named day stale before the read', async () => {
+    const site = newSite();
+    await events.saveEvents([pageview(site, 0, 1, 'a', '/x'), pageview(site, 1, 2, 'a', '/x'), pageview(site, 2, 3, 'b', '/y')]);
+    const scope = scopeOf(site, T0, T0 + 3 * DAY);
+    // The store remembers the builds it looked up: the next read names them without looking again.
+    const racing = new ClickHouseReportStore(events);
+    await racing.breakdown(scope, 'pages', 10);
+    await events.saveEvents([pageview(site, 1, 5, 'c', '/y')]);
+    expect((await racing.breakdown(scope, 'pages', 10)).map((r) => [r.name, r.value])).toEqual([
+      ['/x', 2],
+      ['/y', 2],
+    ]);
+    expect(await racing.eventTotals(scope)).toEqual(await rows.eventTotals(scope));
+  });
+
+  it('marks stale again when a batch is redelivered, whose first delivery stored its rows and died before marking', async () => {
+    const site = newSite();
+    await events.saveEvents([pageview(site, 0, 1, 'a', '/x'), pageview(site, 1, 2, 'b', '/x')]);
+    const scope = scopeOf(site, T0, T0 + 2 * DAY);
+    await rolled.breakdown(scope, 'pages', 10);
+    const late = pageview(site, 1, 5, 'c', '/y');
+    // The first delivery: its rows are in, its mark is not.
+    await (events.executor as ClickHouseExecutor).insert(`${events.database}.events`, [storedRow(late)]);
+    await events.saveEvents([late]);
+    expect((await rolled.breakdown(scope, 'pages', 10)).map((r) => [r.name, r.value])).toEqual([
+      ['/x', 2],
+      ['/y', 1],
+    ]);
+  });
+
+  it('are built for days before today only, and a batch of today leaves yesterday built', async () => {
+    const site = newSite();
+    const now = Date.now();
+    const today = Math.floor(now / DAY);
+    await events.saveEvents([row(site, 0, { ts: now - 3 * DAY, visitor: 'old' }), row(site, 0, { ts: (today - 1) * DAY + 60_000, visitor: 'y' })]);
+    const scope = scopeOf(site, now - 5 * DAY, now + 1);
+    await rolled.breakdown(scope, 'pages', 10);
+    const built = async () => (await events.rollups.usable(site, REGISTRATION)).map((u) => u.day - today);
+    expect(await built()).toEqual([-4, -3, -2, -1]);
+    await events.saveEvents([row(site, 0, { ts: now, visitor: 'new' })]);
+    expect(await built()).toEqual([-4, -3, -2, -1]);
+    expect((await rolled.breakdown(scope, 'pages', 10)).map((r) => r.value)).toEqual([3]);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * Random rows for the rollup property tests (rollups.test.ts, clickhouse-rollups.test.ts):
+ * spread across days with visitor hashes per UTC day, as the collector makes them; copies,
+ * bots, appends, events, entries and screens; each row assigned to one of three batches.
+ */
+import fc from 'fast-check';
+import type { EventRow } from '#ports/event-store.ts';
+import { row } from './report-store.contract.ts';
+import { randomUUID } from 'node:crypto';
+
+export const DAY = 86_400_000;
+export const T0 = Date.UTC(2024, 5, 3);
+const DAYS = 6;
+
+const arbEvent = fc.record({
+  at: fc.integer({ min: 0, max: DAYS * DAY - 1 }),
+  kind: fc.constantFrom('pageview', 'pageview', 'pageview', 'event', 'append'),
+  visitor: fc.option(fc.integer({ min: 1, max: 4 }), { nil: null, freq: 6 }),
+  unique: fc.option(fc.boolean(), { nil: null }),
+  path: fc.constantFrom('/', '/a', '/b'),
+  referrer: fc.option(fc.constantFrom('google.com', 'news.example', ''), { nil: null }),
+  country: fc.option(fc.constantFrom('DE', 'FR'), { nil: null }),
+  browser: fc.option(fc.constantFrom('Chrome', 'Firefox'), { nil: null }),
+  screen: fc.option(fc.constantFrom(360, 800, 1440, 2560), { nil: null }),
+  event: fc.constantFrom('signup', 'buy', ''),
+  duration: fc.option(fc.integer({ min: 0, max: 12 }), { nil: null }),
+  scrolled: fc.option(fc.integer({ min: 0, max: 100 }), { nil: null }),
+  bot: fc.boolean(),
+  copy: fc.boolean(),
+  batch: fc.integer({ min: 0, max: 2 }),
+});
+
+export const arbRollupSpec = fc.array(arbEvent, { minLength: 10, maxLength: 70 });
+export type RollupSpec = typeof arbRollupSpec extends fc.Arbitrary<infer T> ? T : never;
+
+/** Ranges from a day before the rows to a day after them, at least a day long: partial days at either end. */
+export const arbRange = fc
+  .record({ from: fc.integer({ min: -DAY, max: DAYS * DAY }), length: fc.integer({ min: DAY, max: DAYS * DAY + DAY }) })
+  .map(({ from, length }) => ({ from: T0 + from, to: T0 + from + length }));
+
+/** The spec's rows for `site`, each with its batch (0..2). */
+export function rowsOfSpec(site: string, spec: RollupSpec): { batch: number; row: EventRow }[] {
+  let lastId = randomUUID();
+  let lastPage = lastId;
+  return spec.map((r) => {
+    const ts = T0 + r.at;
+    const id = r.copy ? lastId : randomUUID();
+    lastId = id;
+    if (r.kind === 'pageview') lastPage = id;
+    return {
+      batch: r.batch,
+      row: row(site, 0, {
+        ts,
+        id, kind: r.kind as 'pageview', unique: r.unique, path: r.path, referrer_host: r.referrer, country: r.country, browser: r.browser,
+        screen_width: r.screen, bot: r.bot, duration: r.duration, scrolled: r.scrolled, event: r.kind === 'event' ? r.event : null, original_id: r.kind === 'append' ? lastPage : null,
+        visitor: r.visitor === null ? null : `v${r.visitor}-${Math.floor(ts / DAY)}`,
+      }),
+    };
+  });
+}
