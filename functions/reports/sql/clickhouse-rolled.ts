@@ -69,12 +69,10 @@ function staleRow(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, 
     CAST(NULL AS Nullable(Int64)) AS "last_seen", ${stale} AS "stale"`;
 }
 
-/** The canonical rows of one kind in the parts of the scope no named build answers, as one derived table. */
+/** The canonical rows of one kind in the parts of the scope no named build answers, as one derived table (one window for all). */
 function rowsOutsideRollups(sql: ClickHouseSql, kind: 'pageview' | 'event', scope: ReportScope, days: SealedDays, columns: readonly string[]): string | null {
   const ranges = rowRanges(scope, days);
-  if (ranges.length === 0) return null;
-  const parts = ranges.map(([a, b], i) => `SELECT * FROM ${sql.canonical(kind, [scope], a, b, columns)} AS r${i}`);
-  return `(${parts.join(' UNION ALL ')})`;
+  return ranges.length === 0 ? null : sql.canonicalIn(kind, [scope], ranges, columns);
 }
 
 /**

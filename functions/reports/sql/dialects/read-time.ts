@@ -62,13 +62,30 @@ export abstract class ReadTimeDialect implements ReadTimeSql {
   }
 
   canonical(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], from: number, to: number, columns: readonly string[]): string {
+    return this.canonicalIn(kind, sites, [[from, to]], columns);
+  }
+
+  /**
+   * The rows of one kind in disjoint [from, to) ranges (ascending) that are no copies, as one
+   * derived table: one window over the ranges' rows and one copy window before each (merged
+   * where they meet, so no row is read twice), which costs less than a window per range.
+   */
+  canonicalIn(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], columns: readonly string[]): string {
     const wanted = [...new Set(['site', 'id', ...columns])].filter((c) => c !== 'ts').map(sqlIdentifier);
-    const rows = this.scan({ kinds: [kind], sites, from: from - COPY_WINDOW_MS, to }, ['site', 'id', ...columns]);
+    const read: [number, number][] = [];
+    for (const [from, to] of ranges) {
+      const last = read[read.length - 1];
+      if (last && from - COPY_WINDOW_MS <= last[1]) last[1] = Math.max(last[1], to);
+      else read.push([from - COPY_WINDOW_MS, to]);
+    }
+    const scans = read.map(([from, to]) => this.scan({ kinds: [kind], sites, from, to }, ['site', 'id', ...columns]));
+    const rows = scans.length === 1 ? (scans[0] as string) : `(${scans.map((scan, i) => `SELECT * FROM ${scan} AS s${i}`).join(' UNION ALL ')})`;
+    const kept = ranges.map(([from, to]) => `("ts" >= ${sqlInteger(from)} AND "ts" < ${sqlInteger(to)})`).join(' OR ');
     return `(
       SELECT "ts", ${wanted.join(', ')} FROM (
         SELECT "ts", ${wanted.join(', ')}, ${this.previousTs} AS "previous_ts" FROM ${rows} AS r
       ) AS c
-      WHERE "ts" >= ${sqlInteger(from)} AND ("previous_ts" IS NULL OR "ts" - "previous_ts" > ${sqlInteger(COPY_WINDOW_MS)})
+      WHERE (${kept}) AND ("previous_ts" IS NULL OR "ts" - "previous_ts" > ${sqlInteger(COPY_WINDOW_MS)})
     )`;
   }
 }
