@@ -15,10 +15,11 @@ import { ClickHouseReportStore } from '#adapters/clickhouse/clickhouse-report-st
 import { storedRow } from '#adapters/clickhouse/schema.ts';
 import type { ClickHouseExecutor } from '#adapters/clickhouse/executor.ts';
 import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
+import { planOverview, RETENTION_DURATIONS, RETENTION_SCROLLS } from '#domain/reports/overview.ts';
 import type { ReportScope } from '#ports/report-store.ts';
 import { closeChdb, chdbExecutor } from '../support/chdb-executor.ts';
 import { REGISTRATION, row } from './report-store.contract.ts';
-import { arbRange, arbRollupSpec, DAY, rowsOfSpec, T0 } from './rollup-rows.ts';
+import { arbRange, arbRollupSpec, DAY, rowsOfSpec, T0, TIME_ZONES } from './rollup-rows.ts';
 
 let events: ClickHouseEventStore;
 let rolled: ClickHouseReportStore;
@@ -41,7 +42,7 @@ const pageview = (site: string, d: number, hour: number, visitor: string, path: 
 const builtDays = async (site: string) => (await events.rollups.usable(site, REGISTRATION)).map((u) => u.day - T0 / DAY);
 
 describe('ClickHouse daily rollups', () => {
-  it('give every unfiltered breakdown, tech list and event total the rows give, across batches written between reads', async () => {
+  it('give every unfiltered breakdown, tech list, event total, retention and overview traffic (in zones of whole, half and quarter hours) the rows give, across batches written between reads', async () => {
     await fc.assert(
       fc.asyncProperty(arbRollupSpec, fc.array(arbRange, { minLength: 2, maxLength: 2 }), async (spec, ranges) => {
         const site = newSite();
@@ -54,6 +55,12 @@ describe('ClickHouse daily rollups', () => {
             for (const dim of BREAKDOWN_DIMS) expect([dim, await rolled.breakdown(scope, dim, 1000)]).toEqual([dim, await rows.breakdown(scope, dim, 1000)]);
             expect(await rolled.breakdowns(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.breakdowns(scope, ['devices', 'browsers', 'os'], 2));
             expect(await rolled.eventTotals(scope)).toEqual(await rows.eventTotals(scope));
+            expect(await rolled.engagement(scope, RETENTION_DURATIONS, RETENTION_SCROLLS)).toEqual(await rows.engagement(scope, RETENTION_DURATIONS, RETENTION_SCROLLS));
+            for (const tz of TIME_ZONES) {
+              const { boundaries } = planOverview({ from: Math.ceil(range.from / 1000), to: Math.floor(range.to / 1000) }, tz);
+              const traffic = { sites: [{ site, registration: REGISTRATION }], boundaries, filters: [] };
+              expect([tz, await rolled.traffic(traffic)]).toEqual([tz, await rows.traffic(traffic)]);
+            }
           }
         }
       }),
@@ -90,6 +97,18 @@ describe('ClickHouse daily rollups', () => {
       ['/y', 1],
     ]);
     expect(await rolled.breakdown(scope, 'pages', 10)).toEqual(await rows.breakdown(scope, 'pages', 10));
+  });
+
+  it("reads a day's pages again when an append of the next day lands: its page's engagement changed", async () => {
+    const site = newSite();
+    const page = row(site, 0, { id: 'page-1', ts: T0 + DAY + 23 * 3_600_000, visitor: 'a-1', duration: null, scrolled: null });
+    await events.saveEvents([page, pageview(site, 0, 1, 'b', '/x')]);
+    const scope = scopeOf(site, T0, T0 + 3 * DAY);
+    expect((await rolled.engagement(scope, [10], [50])).measured).toBe(0);
+    await events.saveEvents([row(site, 0, { kind: 'append', id: 'append-1', original_id: 'page-1', ts: T0 + 2 * DAY + 1_800_000, duration: 20, scrolled: 60 })]);
+    const engagement = await rolled.engagement(scope, [10], [50]);
+    expect([engagement.measured, engagement.durationAtLeast[10], engagement.scrollAtLeast[50]]).toEqual([1, 1, 1]);
+    expect(engagement).toEqual(await rows.engagement(scope, [10], [50]));
   });
 
   it('reads again when a batch marks a named day stale before the read', async () => {

@@ -30,6 +30,9 @@ const arbEvent = fc.record({
   batch: fc.integer({ min: 0, max: 2 }),
 });
 
+/** Offsets of whole hours, half hours and quarter hours, with and without summer time. */
+export const TIME_ZONES = ['UTC', 'Europe/Berlin', 'Asia/Kolkata', 'Asia/Kathmandu', 'America/St_Johns'];
+
 export const arbRollupSpec = fc.array(arbEvent, { minLength: 10, maxLength: 70 });
 export type RollupSpec = typeof arbRollupSpec extends fc.Arbitrary<infer T> ? T : never;
 

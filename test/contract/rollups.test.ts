@@ -16,7 +16,7 @@ import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import { planOverview, RETENTION_DURATIONS, RETENTION_SCROLLS } from '#domain/reports/overview.ts';
 import type { ReportScope } from '#ports/report-store.ts';
 import { REGISTRATION, row } from './report-store.contract.ts';
-import { arbRange, arbRollupSpec, DAY, rowsOfSpec, T0 } from './rollup-rows.ts';
+import { arbRange, arbRollupSpec, DAY, rowsOfSpec, T0, TIME_ZONES } from './rollup-rows.ts';
 
 
 let events: DuckDbEventStore;
@@ -29,9 +29,6 @@ beforeAll(async () => {
   rows = new DuckDbReportStore(pool as never);
 });
 afterAll(() => events.close());
-
-/** Offsets of whole hours, half hours and quarter hours, with and without summer time. */
-const TIME_ZONES = ['UTC', 'Europe/Berlin', 'Asia/Kolkata', 'Asia/Kathmandu', 'America/St_Johns'];
 
 describe('DuckDB daily rollups', () => {
   it('give every unfiltered breakdown, tech list, event total, retention and overview traffic (in zones of whole, half and quarter hours) the rows give, across batches written between reads', async () => {

@@ -1,23 +1,32 @@
 /**
  * Report aggregates over the ClickHouse events table: the report queries'
  * ClickHouse dialect (functions/reports/sql), run through the executor. With
- * the daily rollups (rollups.ts), unfiltered breakdowns, tech lists and event
- * totals read the sealed days from them and only the other parts of the
- * range from the rows (reports/sql/clickhouse-rolled.ts).
+ * the daily rollups (rollups.ts), unfiltered breakdowns, tech lists, event
+ * totals, retention and one site's traffic engagement read the sealed days
+ * from them and only the other parts of the range from the rows
+ * (reports/sql/clickhouse-rolled.ts).
  */
 import type { BreakdownDim } from '#domain/reports/query.ts';
-import type { BreakdownRow, LabelDim, ReportScope } from '#ports/report-store.ts';
+import type { BreakdownRow, Engagement, LabelDim, ReportScope, SiteRef, TrafficScope } from '#ports/report-store.ts';
 import type { Query, QueryRunner, ResultRow } from '#reports/sql/dialect.ts';
 import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
 import { breakdownRow, byValueThenName } from '#reports/sql/breakdown.ts';
-import { clickhouseRolledBreakdown, clickhouseRolledEventTotals, clickhouseRolledTechLists, type RolledDays } from '#reports/sql/clickhouse-rolled.ts';
+import {
+  clickhouseRolledBreakdown,
+  clickhouseRolledEngagement,
+  clickhouseRolledEventTotals,
+  clickhouseRolledRetention,
+  clickhouseRolledTechLists,
+  type RolledDays,
+} from '#reports/sql/clickhouse-rolled.ts';
+import { engagementOf } from '#reports/sql/retention.ts';
 import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
 import { sealedDays } from '#reports/sql/sealed-days.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import { techListRows } from '#reports/sql/tech-lists.ts';
 import type { ClickHouseEventStore } from './clickhouse-event-store.ts';
-import { OPEN_DAYS, type UsableBuild } from './rollups.ts';
+import { OPEN_DAYS, type RollupKind, type UsableBuild } from './rollups.ts';
 
 /** LEFT JOINs give NULLs for missing rows, as every dialect's SQL expects (the HTTP executor sets it per session too). */
 const REPORT_SETTINGS = ' SETTINGS join_use_nulls = 1';
@@ -41,15 +50,15 @@ export class ClickHouseQueryRunner implements QueryRunner {
 /** The answer's rows without the rollup reads' sentinel (rows with a null `list`). */
 const answerRows = (rows: readonly ResultRow[]) => rows.filter((r) => r.list !== null && r.list !== undefined);
 
-const siteKey = (scope: ReportScope) => `${scope.site}\u0000${scope.registration}`;
+const siteKey = (scope: SiteRef) => `${scope.site}\u0000${scope.registration}`;
 
 export class ClickHouseReportStore extends SqlReportStore {
   private readonly clickhouse: ClickHouseQueryRunner;
   /**
    * Each site's usable builds as last looked up. A read names them without a look-up statement:
-   * one a batch has marked stale since shows in the read's sentinel, and the site is looked up again.
+   * one a batch has marked stale since shows in the read's `stale`, and the site is looked up again.
    */
-  private readonly known = new Map<string, Map<number, number>>();
+  private readonly known = new Map<string, Map<number, UsableBuild>>();
 
   /** With `rollups` off, every report reads the rows (the tests compare both ways). `now` decides which days are sealed. */
   constructor(
@@ -62,71 +71,97 @@ export class ClickHouseReportStore extends SqlReportStore {
   }
 
   /**
-   * Runs `read` over the usable builds of the sealed days of an unfiltered scope (building the
-   * missing ones first) and the rows of the rest; null when the rows answer alone. A batch that
-   * marked a named day stale before the read shows in the sentinel's `stale`: the site's builds
-   * are looked up again and the read runs again; after three such races the rows answer.
+   * Runs `read` over the usable builds (of `kind`) of the sealed days of an unfiltered scope
+   * (building the missing ones first) and the rows of the rest; null when the rows answer alone.
+   * A batch that marked a named day stale before the read shows in the answer's `stale` (a
+   * sentinel row's, or the one row's): the site's builds are looked up again and the read runs
+   * again; after three such races the rows answer. The rows returned include the sentinel.
    */
-  private async rolled(scope: ReportScope, read: (sql: ClickHouseSql, days: RolledDays) => string): Promise<ResultRow[] | null> {
+  private async rolled(
+    scope: SiteRef & { from: number; to: number; filters: ReportScope['filters'] },
+    kind: RollupKind,
+    read: (sql: ClickHouseSql, days: RolledDays) => string,
+  ): Promise<ResultRow[] | null> {
     // A rollup keeps no row's other labels: filtered scopes read the rows.
     if (this.options.rollups === false || scope.filters.length > 0) return null;
-    const range = sealedDays(scope.from, scope.to, (this.options.now ?? Date.now)(), OPEN_DAYS);
+    const range = sealedDays(scope.from, scope.to, (this.options.now ?? Date.now)(), OPEN_DAYS[kind]);
     if (!range) return null;
-    const key = siteKey(scope);
     for (let attempt = 0; attempt < 3; attempt++) {
-      const builds = await this.builds(scope, range.first, range.last);
+      const builds = await this.builds(scope, kind, range.first, range.last);
       const built: number[] = [];
       const builtAt: number[] = [];
       for (let d = range.first; d <= range.last; d++) {
-        const at = builds.get(d);
-        if (at === undefined) continue;
+        const build = builds.get(d);
+        if (!build || !usableFor(build, kind)) continue;
         built.push(d);
-        builtAt.push(at);
+        builtAt.push(build.builtAt);
       }
       const rows = await this.clickhouse.runClickHouse((sql) => read(sql, { ...range, built, builtAt }));
-      const sentinel = rows.find((r) => r.list === null || r.list === undefined);
-      if (sentinel && Number(sentinel.stale) === 0) return answerRows(rows);
-      this.known.delete(key);
+      const sentinel = rows.find((r) => r.stale !== null && r.stale !== undefined);
+      if (sentinel && Number(sentinel.stale) === 0) return rows;
+      this.known.delete(siteKey(scope));
     }
     return null;
   }
 
-  /** The site's usable builds, covering first..last: remembered, else looked up, building the days that lack one. */
-  private async builds(scope: ReportScope, first: number, last: number): Promise<Map<number, number>> {
+  /** The site's usable builds, covering first..last for `kind`: remembered, else looked up, building the days that lack one. */
+  private async builds(scope: SiteRef, kind: RollupKind, first: number, last: number): Promise<Map<number, UsableBuild>> {
     const key = siteKey(scope);
-    const covers = (m: Map<number, number>) => {
-      for (let d = first; d <= last; d++) if (!m.has(d)) return false;
-      return true;
+    const lacking = (m: Map<number, UsableBuild>) => {
+      const days: number[] = [];
+      for (let d = first; d <= last; d++) {
+        const build = m.get(d);
+        if (!build || !usableFor(build, kind)) days.push(d);
+      }
+      return days;
     };
     const remembered = this.known.get(key);
-    if (remembered && covers(remembered)) return remembered;
+    if (remembered && lacking(remembered).length === 0) return remembered;
     const { rollups } = this.events;
-    const asMap = (list: UsableBuild[]) => new Map(list.map((u) => [u.day, u.builtAt]));
-    let builds = asMap(await rollups.usable(scope.site, scope.registration));
-    if (!covers(builds)) {
-      const missing: number[] = [];
-      for (let d = first; d <= last; d++) if (!builds.has(d)) missing.push(d);
+    const lookUp = async () => new Map((await rollups.usable(scope.site, scope.registration)).map((u) => [u.day, u]));
+    let builds = await lookUp();
+    const missing = lacking(builds);
+    if (missing.length > 0) {
       await rollups.build(scope.site, scope.registration, missing);
-      builds = asMap(await rollups.usable(scope.site, scope.registration));
+      builds = await lookUp();
     }
     this.known.set(key, builds);
     return builds;
   }
 
   override async breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]> {
-    const rows = await this.rolled(scope, (sql, days) => clickhouseRolledBreakdown(sql, this.events.rollups.tables, scope, dim, days, limit));
+    const rows = await this.rolled(scope, 'labels', (sql, days) => clickhouseRolledBreakdown(sql, this.events.rollups.tables, scope, dim, days, limit));
     if (!rows) return super.breakdown(scope, dim, limit);
-    return rows.map(dim === 'events' ? eventBreakdownRow : breakdownRow).sort(byValueThenName);
+    return answerRows(rows).map(dim === 'events' ? eventBreakdownRow : breakdownRow).sort(byValueThenName);
   }
 
   override async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
-    const rows = await this.rolled(scope, (sql, days) => clickhouseRolledTechLists(sql, this.events.rollups.tables, scope, dims, days));
-    return rows ? techListRows(dims, limit, rows) : super.breakdowns(scope, dims, limit);
+    const rows = await this.rolled(scope, 'labels', (sql, days) => clickhouseRolledTechLists(sql, this.events.rollups.tables, scope, dims, days));
+    return rows ? techListRows(dims, limit, answerRows(rows)) : super.breakdowns(scope, dims, limit);
   }
 
   override async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {
-    const rows = await this.rolled(scope, (sql, days) => clickhouseRolledEventTotals(sql, this.events.rollups.tables, scope, days));
+    const rows = await this.rolled(scope, 'labels', (sql, days) => clickhouseRolledEventTotals(sql, this.events.rollups.tables, scope, days));
     if (!rows) return super.eventTotals(scope);
-    return eventTotalsOf([{ count: rows[0]?.value, visitors: rows[0]?.visitors }]);
+    const [total] = answerRows(rows);
+    return eventTotalsOf([{ count: total?.value, visitors: total?.visitors }]);
+  }
+
+  override async engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
+    const rows = await this.rolled(scope, 'pages', (sql, days) => clickhouseRolledRetention(sql, this.events.rollups.tables, scope, days, durations, scrolls));
+    return rows ? engagementOf(durations, scrolls, rows) : super.engagement(scope, durations, scrolls);
+  }
+
+  /** One site's unfiltered engagement from the pages rollups; more sites, or filters, read the rows. */
+  protected override async engagementRows(scope: TrafficScope): Promise<ResultRow[]> {
+    const [site] = scope.sites;
+    const bounds = scope.boundaries;
+    if (!site || scope.sites.length > 1) return super.engagementRows(scope);
+    const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
+    const rows = await this.rolled(range, 'pages', (sql, days) => clickhouseRolledEngagement(sql, this.events.rollups.tables, site, bounds, days));
+    return rows ? rows.filter((r) => r.site !== null && r.site !== undefined) : super.engagementRows(scope);
   }
 }
+
+/** Whether a build answers for `kind`: pages also need no mark of the next day as new. */
+const usableFor = (build: UsableBuild, kind: RollupKind) => kind === 'labels' || build.pages;

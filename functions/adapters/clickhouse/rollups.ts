@@ -1,7 +1,8 @@
 /**
  * Daily rollups of the ClickHouse store: per site, registration and UTC day,
  * each breakdown's labels with their canonical pageviews (or events) and
- * distinct visitors, and the day's event totals. Visitor hashes never repeat
+ * distinct visitors, the day's event totals, and each engaged page with its
+ * appends summed in. Visitor hashes never repeat
  * across UTC days, so a range of whole days is the sum of its days; the
  * report store adds the rows of the partial days at its ends
  * (reports/sql/clickhouse-rolled.ts).
@@ -25,16 +26,20 @@ import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
 import { labelTuples } from '#reports/sql/clickhouse-rolled.ts';
 import type { PageviewDim } from '#reports/sql/breakdown.ts';
 import type { ClickHouseExecutor } from './executor.ts';
-import { ident, ROLLUP_BUILDS, ROLLUP_LABELS, ROLLUP_STALE } from './schema.ts';
+import { readTimeEngagedPages } from '#reports/sql/engaged-pages.ts';
+import { ident, ROLLUP_BUILDS, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_STALE } from './schema.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
 export const EVENT_TOTALS = 'event_totals';
 
 /**
- * Days a report reads from rows: only today. A row changes which rows of its own day and the
- * next are copies, so a batch marks those two stale; yesterday keeps its build while today fills.
+ * Days a report reads from rows, by rollup: the labels of today only. A row changes which rows
+ * of its own day and the next are copies, so a batch marks those two stale, and yesterday's
+ * labels keep their build while today fills. A day's pages also change with the appends of the
+ * next day (a mark there): yesterday's pages go stale with each batch of today.
  */
-export const OPEN_DAYS = 1;
+export const OPEN_DAYS = { labels: 1, pages: 2 } as const;
+export type RollupKind = keyof typeof OPEN_DAYS;
 const STALE_OFFSETS = [0, 1];
 
 /** Days built per statement, so a first read of a long range reads a month of rows at a time. */
@@ -45,20 +50,23 @@ const PAGEVIEW_DIMS = BREAKDOWN_DIMS.filter((d): d is PageviewDim => d !== 'even
 /** The database's rollup tables, quoted. */
 export interface RollupTables {
   labels: string;
+  pages: string;
   builds: string;
   stale: string;
 }
 
 export const rollupTables = (database: string): RollupTables => ({
   labels: `${ident(database)}.${ROLLUP_LABELS}`,
+  pages: `${ident(database)}.${ROLLUP_PAGES}`,
   builds: `${ident(database)}.${ROLLUP_BUILDS}`,
   stale: `${ident(database)}.${ROLLUP_STALE}`,
 });
 
-/** A day number and the build of it a read may use (server microseconds). */
+/** A day's newest build no mark of the day is as new as (server microseconds), and whether no mark of the next day is either (its pages are usable). */
 export interface UsableBuild {
   day: number;
   builtAt: number;
+  pages: boolean;
 }
 
 /**
@@ -112,21 +120,21 @@ export class ClickHouseRollups {
     );
   }
 
-  /** The site's days with a build no stale mark is as new as, each with its newest build, in day order. */
+  /** The site's days whose newest build no stale mark of the day is as new as, in day order. */
   async usable(site: string, registration: string): Promise<UsableBuild[]> {
-    const rows = await this.executor.query<{ day: number; built_at: number }>(
-      `SELECT b.day AS day, b.built_at AS built_at
+    const marks = `(SELECT day, max(at) AS at FROM ${this.tables.stale} WHERE site = {site:String} AND registration = {registration:String} GROUP BY day)`;
+    const rows = await this.executor.query<{ day: number; built_at: number; pages: number }>(
+      `SELECT b.day AS day, b.built_at AS built_at, (n.at IS NULL OR n.at < b.built_at) AS pages
        FROM (SELECT day, max(built_at) AS built_at FROM ${this.tables.builds}
              WHERE site = {site:String} AND registration = {registration:String} GROUP BY day) AS b
-       LEFT JOIN (SELECT day, max(at) AS at FROM ${this.tables.stale}
-             WHERE site = {site:String} AND registration = {registration:String} GROUP BY day) AS s
-       ON s.day = b.day
+       LEFT JOIN ${marks} AS s ON s.day = b.day
+       LEFT JOIN ${marks} AS n ON n.day = b.day + 1
        WHERE s.at IS NULL OR s.at < b.built_at
        ORDER BY day
        SETTINGS join_use_nulls = 1`,
       { site, registration },
     );
-    return rows.map((r) => ({ day: Number(r.day), builtAt: Number(r.built_at) }));
+    return rows.map((r) => ({ day: Number(r.day), builtAt: Number(r.built_at), pages: Boolean(Number(r.pages)) }));
   }
 
   /** Builds the given days (UTC day numbers, ascending), a run of consecutive days per statement. */
@@ -149,6 +157,14 @@ export class ClickHouseRollups {
       const text = select(sql, site, registration, from, to, sql.int(builtAt));
       await this.executor.command(`INSERT INTO ${this.tables.labels} (site, registration, day, built_at, dim, name, value, visitors, last_seen) ${text}`, sql.params);
     }
+    const sql = new ClickHouseSql(this.events);
+    const pages = readTimeEngagedPages(sql, [{ site, registration }], [[from, to]], []);
+    await this.executor.command(
+      `INSERT INTO ${this.tables.pages} (site, registration, day, built_at, ts, total_duration, scroll)
+       WITH ${pages} SELECT "site", ${sql.value(registration)}, toInt32(intDiv("ts", ${DAY_MS})), ${sql.int(builtAt)}, "ts", "total_duration", "scroll" FROM page
+       SETTINGS join_use_nulls = 1`,
+      sql.params,
+    );
     await this.executor.command(
       `INSERT INTO ${this.tables.builds} (site, registration, day, built_at)
        SELECT {site:String}, {registration:String}, toInt32({first:Int32} + number), {builtAt:Int64} FROM numbers({count:UInt32})`,

@@ -64,13 +64,15 @@ export const EVENTS_TABLE = 'events';
 const MIGRATIONS_TABLE = 'schema_migrations';
 
 /**
- * The daily rollups (rollups.ts): each breakdown's labels per site,
- * registration, UTC day and build; the builds; and the stale marks batches
- * leave on the days they touch. The names carry the rules' version.
+ * The daily rollups (rollups.ts): each breakdown's labels and each engaged
+ * page per site, registration, UTC day and build; the builds; and the stale
+ * marks batches leave on the days they touch. The names carry the rules' version.
  */
 export const ROLLUP_LABELS = 'rollup_v1_labels';
 export const ROLLUP_BUILDS = 'rollup_v1_builds';
 export const ROLLUP_STALE = 'rollup_v1_stale';
+/** Each engaged page of a day and build (engaged-pages.ts, its appends summed in): ts, total duration, scroll. */
+export const ROLLUP_PAGES = 'rollup_v1_pages';
 
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
@@ -122,6 +124,9 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
        ENGINE = ReplacingMergeTree(built_at) ORDER BY (site, registration, day)`,
       `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_STALE} (site String, registration String, day Int32, at Int64)
        ENGINE = ReplacingMergeTree(at) ORDER BY (site, registration, day)`,
+      `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_PAGES} (site String, registration String, day Int32, built_at Int64,
+         ts Int64, total_duration Nullable(Float64), scroll Nullable(Int32))
+       ENGINE = MergeTree ORDER BY (site, registration, day, built_at)`,
     ],
   },
 ];

@@ -14,15 +14,19 @@
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
-import type { LabelDim, ReportScope } from '#ports/report-store.ts';
+import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
 import type { PageviewDim } from './breakdown.ts';
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
 import { rowRanges, type SealedDays } from './sealed-days.ts';
+import { readTimeEngagedPages } from './engaged-pages.ts';
+import { thresholdCounts } from './retention.ts';
+import { engagementByBucket } from './traffic.ts';
 import { keepsEmptyLabels, labelExpression } from './text.ts';
 
 /** The rollup tables a read names, quoted (adapters/clickhouse/rollups.ts). */
 export interface RolledTables {
   labels: string;
+  pages: string;
   stale: string;
 }
 
@@ -57,17 +61,25 @@ function rolledLabels(sql: ClickHouseSql, tables: RolledTables, scope: ReportSco
     UNION ALL`;
 }
 
-/** The named builds that a stale mark is now as new as: a sentinel row (`list` NULL) of every answer. */
-function staleRow(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, days: RolledDays): string {
-  const stale =
-    days.built.length === 0
-      ? 'toUInt64(0)'
-      : `(SELECT count(DISTINCT "day") FROM ${tables.stale}
-          WHERE "site" = ${sql.value(scope.site)} AND "registration" = ${sql.value(scope.registration)} AND "day" IN ${sql.bind(days.built, 'Array(Int32)')}
-            AND "at" >= transform("day", ${sql.bind(days.built, 'Array(Int32)')}, ${sql.bind(days.builtAt, 'Array(Int64)')}, toInt64(0)))`;
-  return `SELECT CAST(NULL AS Nullable(UInt32)) AS "list", CAST(NULL AS Nullable(String)) AS "name", toUInt64(0) AS "value", toUInt64(0) AS "visitors",
-    CAST(NULL AS Nullable(Int64)) AS "last_seen", ${stale} AS "stale"`;
+/**
+ * How many named builds a stale mark is now as new as: of the day itself, and with `nextDay`
+ * (pages, which the next day's appends change) of the day after too.
+ */
+function staleCount(sql: ClickHouseSql, tables: RolledTables, scope: SiteRef, days: RolledDays, nextDay: boolean): string {
+  if (days.built.length === 0) return 'toUInt64(0)';
+  const named = sql.bind(days.built, 'Array(Int32)');
+  const builds = sql.bind(days.builtAt, 'Array(Int64)');
+  const never = 'toInt64(9223372036854775807)';
+  const marked = `"at" >= transform("day", ${named}, ${builds}, ${never})`;
+  const markedNext = `"at" >= transform(toInt32("day" - 1), ${named}, ${builds}, ${never})`;
+  return `(SELECT count() FROM ${tables.stale}
+    WHERE "site" = ${sql.value(scope.site)} AND "registration" = ${sql.value(scope.registration)} AND (${nextDay ? `${marked} OR ${markedNext}` : marked}))`;
 }
+
+/** The labels' sentinel row (`list` NULL), carrying `stale`. */
+const staleRow = (sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, days: RolledDays) =>
+  `SELECT CAST(NULL AS Nullable(UInt32)) AS "list", CAST(NULL AS Nullable(String)) AS "name", toUInt64(0) AS "value", toUInt64(0) AS "visitors",
+    CAST(NULL AS Nullable(Int64)) AS "last_seen", ${staleCount(sql, tables, scope, days, false)} AS "stale"`;
 
 /** The canonical rows of one kind in the parts of the scope no named build answers, as one derived table (one window for all). */
 function rowsOutsideRollups(sql: ClickHouseSql, kind: 'pageview' | 'event', scope: ReportScope, days: SealedDays, columns: readonly string[]): string | null {
@@ -130,4 +142,50 @@ export function clickhouseRolledTechLists(sql: ClickHouseSql, tables: RolledTabl
 /** The named events and their visitors over the range (one row, `name` ''); and the sentinel. */
 export function clickhouseRolledEventTotals(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, days: RolledDays): string {
   return withStale(sql, tables, scope, days, rolledLists(sql, tables, scope, 'event_totals', days));
+}
+
+/**
+ * The engaged pages of the range (engaged-pages.ts) as `engaged`: the named builds' pages
+ * (`pages` of the rollup tables) and those of every other part of the range read from rows.
+ */
+function engagedCte(sql: ClickHouseSql, tables: RolledTables, scope: SiteRef & { from: number; to: number }, days: RolledDays): string {
+  const ranges = rowRanges(scope, days);
+  const raw = ranges.length === 0 ? null : readTimeEngagedPages(sql, [scope], ranges, []);
+  const named = sql.bind(days.built, 'Array(Int32)');
+  const rolled =
+    days.built.length === 0
+      ? null
+      : `SELECT "site", "ts", "total_duration", "scroll" FROM ${tables.pages}
+         WHERE "site" = ${sql.value(scope.site)} AND "registration" = ${sql.value(scope.registration)}
+           AND "day" IN ${named} AND "built_at" = transform("day", ${named}, ${sql.bind(days.builtAt, 'Array(Int64)')}, toInt64(-1))`;
+  const parts = [rolled, raw && `SELECT "site", "ts", "total_duration", "scroll" FROM page`].filter((p): p is string => p !== null);
+  const none = `SELECT '' AS "site", toInt64(0) AS "ts", CAST(NULL AS Nullable(Float64)) AS "total_duration", CAST(NULL AS Nullable(Int32)) AS "scroll" WHERE false`;
+  return `${raw ? `${raw},` : ''}
+    engaged AS (${parts.length === 0 ? none : parts.join(' UNION ALL ')})`;
+}
+
+/** Retention's counts (retention.ts) over the range's engaged pages, with `stale`. */
+export function clickhouseRolledRetention(
+  sql: ClickHouseSql,
+  tables: RolledTables,
+  scope: ReportScope,
+  days: RolledDays,
+  durations: readonly number[],
+  scrolls: readonly number[],
+): string {
+  return `WITH ${engagedCte(sql, tables, scope, days)}
+    SELECT ${thresholdCounts(sql, durations, scrolls)}, ${staleCount(sql, tables, scope, days, true)} AS "stale" FROM engaged`;
+}
+
+/**
+ * The traffic's engagement (traffic.ts) per bucket of `bounds` and over the range (bucket NULL)
+ * from the range's engaged pages, and a sentinel row (`site` NULL) carrying `stale`.
+ */
+export function clickhouseRolledEngagement(sql: ClickHouseSql, tables: RolledTables, site: SiteRef, bounds: readonly number[], days: RolledDays): string {
+  const scope = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
+  return `WITH ${engagedCte(sql, tables, scope, days)}
+    ${engagementByBucket(sql, bounds, 'engaged')}
+    UNION ALL
+    SELECT CAST(NULL AS Nullable(String)), CAST(NULL AS Nullable(UInt32)), CAST(NULL AS Nullable(Float64)), CAST(NULL AS Nullable(Float64)),
+           ${staleCount(sql, tables, scope, days, true)}`;
 }

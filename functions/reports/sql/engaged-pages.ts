@@ -15,17 +15,25 @@ import { CANONICAL, type DuckDbSql } from './dialects/duckdb.ts';
 import { filterColumns, filterSql } from './text.ts';
 
 /**
- * Timestream and ClickHouse: canonical appends (they may arrive up to a
- * window after `to`) joined to the canonical page of their original_id at
+ * Timestream and ClickHouse, over disjoint ascending [from, to) ranges of
+ * page ts: canonical appends (they may arrive up to a window after a
+ * range's end) joined to the canonical page of their original_id at
  * most APPEND_WINDOW_MS before them; the window is a condition after the
  * equi-join (an inner join, so the same rows). `greatest` is NULL when any
  * argument is: the coalesces make it skip a missing side; a page without
  * appends gets NULLs from the LEFT JOIN (ClickHouse: join_use_nulls, set for
  * every report statement).
  */
-function readTime(sql: ReadTimeSql, sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]): string {
-  const pageviews = sql.canonical('pageview', sites, from, to, ['duration', 'scrolled', 'bot', ...filterColumns(filters)]);
-  const appends = sql.canonical('append', sites, from, to + APPEND_WINDOW_MS, ['original_id', 'duration', 'scrolled']);
+export function readTimeEngagedPages(sql: ReadTimeSql, sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], filters: readonly FilterClause[]): string {
+  const pageviews = sql.canonicalIn('pageview', sites, ranges, ['duration', 'scrolled', 'bot', ...filterColumns(filters)]);
+  // An append comes at most APPEND_WINDOW_MS after its page: each range's appends run that much longer.
+  const appendRanges: [number, number][] = [];
+  for (const [from, to] of ranges) {
+    const last = appendRanges[appendRanges.length - 1];
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to + APPEND_WINDOW_MS);
+    else appendRanges.push([from, to + APPEND_WINDOW_MS]);
+  }
+  const appends = sql.canonicalIn('append', sites, appendRanges, ['original_id', 'duration', 'scrolled']);
   return `
     pv AS (
       SELECT "site", "id", "ts", "duration", "scrolled" FROM ${pageviews} AS e
@@ -98,6 +106,6 @@ export function duckdbEngagedPages(sql: DuckDbSql, sites: readonly SiteRef[], ra
 
 export const engagedPages: Query<[sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]]> = {
   duckdb: (sql, sites, from, to, filters) => duckdbEngagedPages(sql, sites, [[from, to]], filters),
-  timestream: (sql, sites, from, to, filters) => readTime(sql, sites, from, to, filters),
-  clickhouse: (sql, sites, from, to, filters) => readTime(sql, sites, from, to, filters),
+  timestream: (sql, sites, from, to, filters) => readTimeEngagedPages(sql, sites, [[from, to]], filters),
+  clickhouse: (sql, sites, from, to, filters) => readTimeEngagedPages(sql, sites, [[from, to]], filters),
 };

@@ -6,7 +6,7 @@
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import type { BreakdownRow, Engagement, LabelDim, ReportScope, ReportStore, SiteRef, TrafficRow, TrafficScope } from '#ports/report-store.ts';
 import { breakdown, breakdownRow } from './breakdown.ts';
-import type { QueryRunner } from './dialect.ts';
+import type { QueryRunner, ResultRow } from './dialect.ts';
 import { eventBreakdown, eventBreakdownRow } from './event-breakdown.ts';
 import { eventTotals, eventTotalsOf } from './event-totals.ts';
 import { livePageRow, livePages, type LiveScope } from './live-pages.ts';
@@ -29,9 +29,14 @@ export class SqlReportStore implements ReportStore {
     const [perBucket, totals, engagement] = await Promise.all([
       bounds.length > 2 ? this.db.run(trafficCounts, scope, bounds) : null,
       this.db.run(trafficCounts, scope, [bounds[0]!, bounds[bounds.length - 1]!]),
-      this.db.run(trafficEngagement, scope),
+      this.engagementRows(scope),
     ]);
     return trafficRows(perBucket, totals, engagement);
+  }
+
+  /** The traffic's engagement rows (traffic.ts), per site and bucket and per site over the range. */
+  protected engagementRows(scope: TrafficScope): Promise<ResultRow[]> {
+    return this.db.run(trafficEngagement, scope);
   }
 
   async liveVisitors(sites: readonly SiteRef[], since: number): Promise<Map<string, number>> {

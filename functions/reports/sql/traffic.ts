@@ -8,6 +8,7 @@
 import type { TrafficRow, TrafficScope } from '#ports/report-store.ts';
 import type { Query, ResultRow } from './dialect.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';
+import type { ClickHouseSql } from './dialects/clickhouse.ts';
 import { CANONICAL, UNIQUE_WITHOUT_HASH, VISITORS as DUCKDB_VISITORS } from './dialects/duckdb.ts';
 import { engagedPages } from './engaged-pages.ts';
 import { bucketExpression, filterColumns, filterSql, num, numOrNull } from './text.ts';
@@ -99,19 +100,28 @@ export const trafficEngagement: Query<[scope: TrafficScope]> = {
                 ELSE (element_at("sorted", "n" / 2) + element_at("sorted", "n" / 2 + 1)) / 2 END AS "duration"
     FROM g`;
   },
-  /** quantileExactInclusive interpolates: the middle total, or the mean of the middle two, as DuckDB's median. */
   clickhouse: (sql, scope) => {
     const bounds = scope.boundaries;
-    const engaged = `"total_duration" >= 5`;
-    const aggregates = `avg("scroll") AS "scrolled",
-             if(countIf(${engaged}) = 0, NULL, quantileExactInclusiveIf(0.5)("total_duration", ${engaged})) AS "duration"`;
-    return `
-    WITH ${engagedPages.clickhouse(sql, scope.sites, bounds[0]!, bounds[bounds.length - 1]!, scope.filters)}
-    SELECT "site", toNullable(${bucketExpression(sql, bounds)}) AS "bucket", ${aggregates} FROM page GROUP BY "site", "bucket"
-    UNION ALL
-    SELECT "site", CAST(NULL AS Nullable(UInt32)) AS "bucket", ${aggregates} FROM page GROUP BY "site"`;
+    return `WITH ${engagedPages.clickhouse(sql, scope.sites, bounds[0]!, bounds[bounds.length - 1]!, scope.filters)} ${engagementByBucket(sql, bounds, 'page')}`;
   },
 };
+
+/**
+ * ClickHouse: median duration and mean scroll per site and bucket and per site (bucket NULL)
+ * over the engaged pages of `pages`, then a `stale` column (NULL: the rolled reads add a sentinel
+ * row that carries it). quantileExactInclusive interpolates: the middle total, or the mean of
+ * the middle two, as DuckDB's median.
+ */
+export function engagementByBucket(sql: ClickHouseSql, bounds: readonly number[], pages: string): string {
+  const engaged = `"total_duration" >= 5`;
+  const aggregates = `avg("scroll") AS "scrolled",
+           if(countIf(${engaged}) = 0, NULL, quantileExactInclusiveIf(0.5)("total_duration", ${engaged})) AS "duration",
+           CAST(NULL AS Nullable(UInt64)) AS "stale"`;
+  return `
+    SELECT toNullable("site") AS "site", toNullable(${bucketExpression(sql, bounds)}) AS "bucket", ${aggregates} FROM ${pages} GROUP BY "site", "bucket"
+    UNION ALL
+    SELECT toNullable("site"), CAST(NULL AS Nullable(UInt32)) AS "bucket", ${aggregates} FROM ${pages} GROUP BY "site"`;
+}
 
 const bucketOf = (r: ResultRow) => (r.bucket === null || r.bucket === undefined ? null : num(r.bucket));
 const keyOf = (site: unknown, bucket: number | null) => `${String(site)}\n${bucket === null ? '' : String(bucket)}`;

@@ -33,6 +33,8 @@ export interface ReadTimeSql extends SqlText {
   scan(range: ScanRange, columns: readonly string[]): string;
   /** The rows of one kind in [from, to) that are no copies (domain/reports/copies.ts), as a derived table. */
   canonical(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], from: number, to: number, columns: readonly string[]): string;
+  /** The same over disjoint ascending [from, to) ranges, read as one derived table. */
+  canonicalIn(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], columns: readonly string[]): string;
 }
 
 export abstract class ReadTimeDialect implements ReadTimeSql {
