@@ -13,6 +13,7 @@ import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
 import { breakdownRow, byValueThenName } from '#reports/sql/breakdown.ts';
 import {
   clickhouseRolledBreakdown,
+  clickhouseRolledCounts,
   clickhouseRolledEngagement,
   clickhouseRolledEventTotals,
   clickhouseRolledRetention,
@@ -22,7 +23,7 @@ import {
 import { engagementOf } from '#reports/sql/retention.ts';
 import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
-import { sealedDays } from '#reports/sql/sealed-days.ts';
+import { sealedDays, trafficDays } from '#reports/sql/sealed-days.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import { techListRows } from '#reports/sql/tech-lists.ts';
 import type { ClickHouseEventStore } from './clickhouse-event-store.ts';
@@ -152,6 +153,18 @@ export class ClickHouseReportStore extends SqlReportStore {
     return rows ? engagementOf(durations, scrolls, rows) : super.engagement(scope, durations, scrolls);
   }
 
+  /** One site's unfiltered counts from the slot rollups of the days they can answer; more sites, or filters, read the rows. */
+  protected override async countRows(scope: TrafficScope): Promise<[ResultRow[] | null, ResultRow[]]> {
+    const [site] = scope.sites;
+    const bounds = scope.boundaries;
+    if (!site || scope.sites.length > 1) return super.countRows(scope);
+    const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
+    const rows = await this.rolled(range, 'labels', (sql, days) => clickhouseRolledCounts(sql, this.events.rollups.tables, site, bounds, slotDays(days, bounds)));
+    if (!rows) return super.countRows(scope);
+    const part = (name: string) => rows.filter((r) => r.part === name).map((r) => ({ ...r, site: site.site }));
+    return [bounds.length > 2 ? part('bucket') : null, part('total')];
+  }
+
   /** One site's unfiltered engagement from the pages rollups; more sites, or filters, read the rows. */
   protected override async engagementRows(scope: TrafficScope): Promise<ResultRow[]> {
     const [site] = scope.sites;
@@ -161,6 +174,13 @@ export class ClickHouseReportStore extends SqlReportStore {
     const rows = await this.rolled(range, 'pages', (sql, days) => clickhouseRolledEngagement(sql, this.events.rollups.tables, site, bounds, days));
     return rows ? rows.filter((r) => r.site !== null && r.site !== undefined) : super.engagementRows(scope);
   }
+}
+
+/** Only the named days whose slots can answer the buckets (at most one boundary inside, on a slot's start); the rest are read from rows. */
+function slotDays(days: RolledDays, bounds: readonly number[]): RolledDays {
+  const usable = new Set(trafficDays(days.built, bounds));
+  const keep = days.built.map((d) => usable.has(d));
+  return { ...days, built: days.built.filter((_, i) => keep[i]), builtAt: days.builtAt.filter((_, i) => keep[i]) };
 }
 
 /** Whether a build answers for `kind`: pages also need no mark of the next day as new. */

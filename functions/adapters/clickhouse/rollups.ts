@@ -21,13 +21,13 @@
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import { BREAKDOWN_COLUMNS, BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import type { EventRow } from '#ports/event-store.ts';
-import { touchedDays } from '#reports/sql/sealed-days.ts';
+import { SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
 import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
 import { labelTuples } from '#reports/sql/clickhouse-rolled.ts';
 import type { PageviewDim } from '#reports/sql/breakdown.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 import { readTimeEngagedPages } from '#reports/sql/engaged-pages.ts';
-import { ident, ROLLUP_BUILDS, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_STALE } from './schema.ts';
+import { ident, ROLLUP_BUILDS, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE } from './schema.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
 export const EVENT_TOTALS = 'event_totals';
@@ -50,6 +50,7 @@ const PAGEVIEW_DIMS = BREAKDOWN_DIMS.filter((d): d is PageviewDim => d !== 'even
 /** The database's rollup tables, quoted. */
 export interface RollupTables {
   labels: string;
+  slots: string;
   pages: string;
   builds: string;
   stale: string;
@@ -57,6 +58,7 @@ export interface RollupTables {
 
 export const rollupTables = (database: string): RollupTables => ({
   labels: `${ident(database)}.${ROLLUP_LABELS}`,
+  slots: `${ident(database)}.${ROLLUP_SLOTS}`,
   pages: `${ident(database)}.${ROLLUP_PAGES}`,
   builds: `${ident(database)}.${ROLLUP_BUILDS}`,
   stale: `${ident(database)}.${ROLLUP_STALE}`,
@@ -94,6 +96,27 @@ function eventLabels(sql: ClickHouseSql, site: string, registration: string, fro
     FROM ${rows} AS e ARRAY JOIN [tuple('events', "event"), tuple('${EVENT_TOTALS}', '')] AS d
     WHERE ${sql.notBot} AND coalesce("event", '') <> ''
     GROUP BY "day", "dim", "name"`;
+}
+
+/**
+ * Canonical pageviews per quarter-hour slot, and each visitor hash's first and last pageview of
+ * the day by the slot it fell in (the counts of reports/sql/clickhouse-rolled.ts read them).
+ */
+function slotCounts(sql: ClickHouseSql, site: string, registration: string, from: number, to: number, builtAt: string): string {
+  const pageviews = () => `(SELECT * FROM ${sql.canonical('pageview', [{ site, registration }], from, to, ['visitor', 'unique', 'bot'])} AS c WHERE ${sql.notBot})`;
+  const day = (ts: string) => `toInt32(intDiv(${ts}, ${DAY_MS}))`;
+  const slot = (ts: string) => `toUInt16(intDiv(${ts} % ${DAY_MS}, ${SLOT_MS}))`;
+  const seen = (pick: 'min' | 'max') => `
+    SELECT ${day('t')} AS "day", ${slot('t')} AS "slot", 0 AS "pageviews", ${pick === 'min' ? 'count()' : '0'} AS "firsts", ${pick === 'max' ? 'count()' : '0'} AS "lasts", 0 AS "unhashed"
+    FROM (SELECT ${pick}("ts") AS t FROM ${pageviews()} AS p WHERE "visitor" IS NOT NULL GROUP BY "visitor", intDiv("ts", ${DAY_MS})) GROUP BY "day", "slot"`;
+  return `
+    SELECT ${sql.value(site)}, ${sql.value(registration)}, "day", ${builtAt}, "slot", sum("pageviews"), sum("firsts"), sum("lasts"), sum("unhashed") FROM (
+      SELECT ${day('"ts"')} AS "day", ${slot('"ts"')} AS "slot", count() AS "pageviews", 0 AS "firsts", 0 AS "lasts",
+             countIf("visitor" IS NULL AND coalesce("unique", false)) AS "unhashed"
+      FROM ${pageviews()} AS p GROUP BY "day", "slot"
+      UNION ALL ${seen('min')}
+      UNION ALL ${seen('max')}
+    ) GROUP BY "day", "slot"`;
 }
 
 export class ClickHouseRollups {
@@ -157,6 +180,12 @@ export class ClickHouseRollups {
       const text = select(sql, site, registration, from, to, sql.int(builtAt));
       await this.executor.command(`INSERT INTO ${this.tables.labels} (site, registration, day, built_at, dim, name, value, visitors, last_seen) ${text}`, sql.params);
     }
+    const slots = new ClickHouseSql(this.events);
+    await this.executor.command(
+      `INSERT INTO ${this.tables.slots} (site, registration, day, built_at, slot, pageviews, firsts, lasts, unhashed)
+       ${slotCounts(slots, site, registration, from, to, slots.int(builtAt))}`,
+      slots.params,
+    );
     const sql = new ClickHouseSql(this.events);
     const pages = readTimeEngagedPages(sql, [{ site, registration }], [[from, to]], []);
     await this.executor.command(

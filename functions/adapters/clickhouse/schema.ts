@@ -64,13 +64,15 @@ export const EVENTS_TABLE = 'events';
 const MIGRATIONS_TABLE = 'schema_migrations';
 
 /**
- * The daily rollups (rollups.ts): each breakdown's labels and each engaged
- * page per site, registration, UTC day and build; the builds; and the stale
+ * The daily rollups (rollups.ts): each breakdown's labels, the traffic per
+ * quarter hour and each engaged page per site, registration, UTC day and build; the builds; and the stale
  * marks batches leave on the days they touch. The names carry the rules' version.
  */
 export const ROLLUP_LABELS = 'rollup_v1_labels';
 export const ROLLUP_BUILDS = 'rollup_v1_builds';
 export const ROLLUP_STALE = 'rollup_v1_stale';
+/** Per quarter hour of a day and build: canonical pageviews, visitors' first and last pageviews, pageviews without a hash counted unique. */
+export const ROLLUP_SLOTS = 'rollup_v1_slots';
 /** Each engaged page of a day and build (engaged-pages.ts, its appends summed in): ts, total duration, scroll. */
 export const ROLLUP_PAGES = 'rollup_v1_pages';
 
@@ -127,6 +129,9 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
       `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_PAGES} (site String, registration String, day Int32, built_at Int64,
          ts Int64, total_duration Nullable(Float64), scroll Nullable(Int32))
        ENGINE = MergeTree ORDER BY (site, registration, day, built_at)`,
+      `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_SLOTS} (site String, registration String, day Int32, built_at Int64,
+         slot UInt16, pageviews UInt64, firsts UInt64, lasts UInt64, unhashed UInt64)
+       ENGINE = MergeTree ORDER BY (site, registration, day, built_at, slot)`,
     ],
   },
 ];

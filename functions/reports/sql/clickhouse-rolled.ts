@@ -17,7 +17,7 @@ import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
 import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
 import type { PageviewDim } from './breakdown.ts';
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
-import { rowRanges, type SealedDays } from './sealed-days.ts';
+import { rawBucket, rowRanges, slotBuckets, type SealedDays } from './sealed-days.ts';
 import { readTimeEngagedPages } from './engaged-pages.ts';
 import { thresholdCounts } from './retention.ts';
 import { engagementByBucket } from './traffic.ts';
@@ -26,6 +26,7 @@ import { keepsEmptyLabels, labelExpression } from './text.ts';
 /** The rollup tables a read names, quoted (adapters/clickhouse/rollups.ts). */
 export interface RolledTables {
   labels: string;
+  slots: string;
   pages: string;
   stale: string;
 }
@@ -188,4 +189,43 @@ export function clickhouseRolledEngagement(sql: ClickHouseSql, tables: RolledTab
     UNION ALL
     SELECT CAST(NULL AS Nullable(String)), CAST(NULL AS Nullable(UInt32)), CAST(NULL AS Nullable(Float64)), CAST(NULL AS Nullable(Float64)),
            ${staleCount(sql, tables, scope, days, true)}`;
+}
+
+/**
+ * One site's pageviews and visitors (traffic.ts) from the slots of the named days (the caller
+ * names only days whose slots can answer these buckets: sealed-days.ts trafficDays) and the rows
+ * of the rest of the range: rows of `part` 'bucket' (when there is more than one) and 'total',
+ * and a sentinel row (`part` NULL) carrying `stale`. Raw rows count visitors per UTC day, summed.
+ */
+export function clickhouseRolledCounts(sql: ClickHouseSql, tables: RolledTables, site: SiteRef, bounds: readonly number[], days: RolledDays): string {
+  const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
+  const named = sql.bind(days.built, 'Array(Int32)');
+  const slots =
+    days.built.length === 0
+      ? null
+      : `(SELECT "day" AS day, toUInt32("slot") AS slot, "pageviews", "firsts", "lasts", "unhashed" FROM ${tables.slots}
+          WHERE "site" = ${sql.value(site.site)} AND "registration" = ${sql.value(site.registration)}
+            AND "day" IN ${named} AND "built_at" = transform("day", ${named}, ${sql.bind(days.builtAt, 'Array(Int64)')}, toInt64(-1)))`;
+  const ranges = rowRanges(range, days);
+  const raw = ranges.length === 0 ? null : `(SELECT * FROM ${sql.canonicalIn('pageview', [site], ranges, ['visitor', 'unique', 'bot'])} AS c WHERE ${sql.notBot})`;
+  const parts: string[] = [];
+  if (bounds.length > 2) {
+    const slot = slotBuckets(bounds, days);
+    if (slots) parts.push(`SELECT 'bucket' AS "part", toUInt32(${slot.bucket}) AS "bucket", "pageviews", if(${slot.fromDayStart}, "firsts", "lasts") + "unhashed" AS "visitors" FROM ${slots} AS s`);
+    if (raw)
+      parts.push(
+        `SELECT 'bucket' AS "part", toUInt32(${rawBucket(sql, bounds, ranges)}) AS "bucket", count() AS "pageviews", ${sql.visitors} AS "visitors" FROM ${raw} AS r GROUP BY "bucket", intDiv("ts", ${DAY_MS})`,
+      );
+  }
+  if (slots) parts.push(`SELECT 'total' AS "part", toUInt32(0) AS "bucket", "pageviews", "firsts" + "unhashed" AS "visitors" FROM ${slots} AS s`);
+  if (raw) parts.push(`SELECT 'total' AS "part", toUInt32(0) AS "bucket", count() AS "pageviews", ${sql.visitors} AS "visitors" FROM ${raw} AS r GROUP BY intDiv("ts", ${DAY_MS})`);
+  const counts =
+    parts.length === 0
+      ? `SELECT CAST(NULL AS Nullable(String)) AS "part", CAST(NULL AS Nullable(UInt32)) AS "bucket", toUInt64(0) AS "pageviews", toUInt64(0) AS "visitors", CAST(NULL AS Nullable(UInt64)) AS "stale" WHERE false`
+      : `SELECT toNullable("part") AS "part", if("part" = 'total', NULL, toNullable("bucket")) AS "bucket", sum("pageviews") AS "pageviews", sum("visitors") AS "visitors",
+           CAST(NULL AS Nullable(UInt64)) AS "stale"
+         FROM (${parts.join(' UNION ALL ')}) AS p GROUP BY "part", "bucket"`;
+  return `${counts}
+    UNION ALL
+    SELECT CAST(NULL AS Nullable(String)), CAST(NULL AS Nullable(UInt32)), toUInt64(0), toUInt64(0), ${staleCount(sql, tables, site, days, false)}`;
 }

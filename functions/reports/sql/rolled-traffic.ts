@@ -19,57 +19,18 @@
  * rest of the range, joined now; a median cannot be summed, so every page's
  * total is read, but no append is.
  */
-import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import { CANONICAL, type DuckDbSql } from './dialects/duckdb.ts';
 import { duckdbEngagedPages } from './engaged-pages.ts';
-import { dayNamed, ROLLUP_PAGES, ROLLUP_SLOTS, rowsOutsideRollups, SLOT_MS, stillBuilt } from './rolled.ts';
-import { rowRanges, type SealedDays } from './sealed-days.ts';
-import { bucketAt, bucketExpression, sqlInteger } from './text.ts';
+import { dayNamed, ROLLUP_PAGES, ROLLUP_SLOTS, rowsOutsideRollups, stillBuilt } from './rolled.ts';
+import { rawBucket, rowRanges, slotBuckets, type SealedDays } from './sealed-days.ts';
 import { thresholdCounts } from './retention.ts';
 import { visitorsByFirstFlags } from './traffic.ts';
-
-/** The named days whose slots can answer buckets with these boundaries: at most one boundary inside the day, on a slot's start. */
-export function trafficDays(built: readonly number[], bounds: readonly number[]): number[] {
-  return built.filter((day) => {
-    const inside = bounds.filter((b) => b > day * DAY_MS && b < (day + 1) * DAY_MS);
-    return inside.length === 0 || (inside.length === 1 && (inside[0] as number) % SLOT_MS === 0);
-  });
-}
-
-/**
- * A slot row's bucket without a comparison per boundary: per named day (by its place in the
- * range), the bucket holding its start and the slot where the next one starts (96 when none
- * does), as constant lists. Slots before that split lie in a part that starts at the day's start.
- */
-function slotBuckets(bounds: readonly number[], days: SealedDays): { bucket: string; fromDayStart: string } {
-  const first = new Array<number>(days.last - days.first + 1).fill(0);
-  const split = new Array<number>(days.last - days.first + 1).fill(DAY_MS / SLOT_MS);
-  for (const day of days.built) {
-    const i = day - days.first;
-    first[i] = bucketAt(bounds, day * DAY_MS);
-    const next = bounds[first[i] + 1] as number;
-    if (next < (day + 1) * DAY_MS) split[i] = (next - day * DAY_MS) / SLOT_MS;
-  }
-  const at = `[day - ${sqlInteger(days.first - 1)}]`;
-  return {
-    bucket: `(${listOf(first)}${at} + CASE WHEN slot < ${listOf(split)}${at} THEN 0 ELSE 1 END)`,
-    fromDayStart: `slot < ${listOf(split)}${at}`,
-  };
-}
-
-/** The bucket of a raw row: a comparison tree over only the buckets each raw range touches. */
-function rawBucket(sql: DuckDbSql, bounds: readonly number[], ranges: readonly [number, number][]): string {
-  if (ranges.length === 0) return '0';
-  const trees = ranges.map(([a, b]) => [b, bucketExpression(sql, bounds, bucketAt(bounds, a), bucketAt(bounds, b - 1))] as const);
-  return `(CASE ${trees.map(([end, tree]) => `WHEN ts < ${sqlInteger(end)} THEN ${tree}`).join(' ')} END)`;
-}
 
 /** The named days' slots of one rollup table. */
 const slotRows = (sql: DuckDbSql, site: SiteRef, days: SealedDays, table: string, columns: string) =>
   `SELECT day, slot, ${columns} FROM ${table} WHERE ${sql.sites([site])} AND ${dayNamed(sql, days)}`;
 
-const listOf = (values: readonly number[]) => `[${values.map(sqlInteger).join(', ')}]`;
 
 /** Pageviews and visitors per bucket (`part` 'bucket', when there is more than one) and over the range (`part` 'total'), as the CTE `counts`. */
 function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {

@@ -30,11 +30,6 @@ export const ROLLUP_SLOTS = 'rollup_v2_slots';
 export const ROLLUP_PAGES = 'rollup_v2_pages';
 /** Tables earlier versions wrote, dropped at open. */
 export const RETIRED_ROLLUPS = ['rollup_v1_labels', 'rollup_v1_days'];
-/**
- * The traffic rollups' time slot: a quarter hour, the finest step of any time
- * zone's offset, so every local day or hour boundary falls on a slot's start.
- */
-export const SLOT_MS = 15 * 60_000;
 
 const DAY = `ts // ${DAY_MS}`;
 

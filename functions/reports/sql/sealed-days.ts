@@ -1,6 +1,6 @@
 /**
- * Which days of a report's range the stores' daily rollups may answer, for
- * every store that keeps them (DuckDB: adapters/duckdb/rollups.ts;
+ * Which days of a report's range the stores' daily rollups may answer, and
+ * how a bucket finds its slots and rows, for every store that keeps them (DuckDB: adapters/duckdb/rollups.ts;
  * ClickHouse: adapters/clickhouse/rollups.ts): whole UTC days before the
  * ones still open. Today is always open; on DuckDB yesterday too, since
  * every batch of today forgets yesterday's rollups (it may repair the
@@ -9,6 +9,13 @@
  */
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { EventRow } from '#ports/event-store.ts';
+import { bucketAt, bucketExpression, sqlInteger, type SqlText } from './text.ts';
+
+/**
+ * The traffic rollups' time slot: a quarter hour, the finest step of any time
+ * zone's offset, so every local day or hour boundary falls on a slot's start.
+ */
+export const SLOT_MS = 15 * 60_000;
 
 /** Sealed UTC day numbers first..last inside the scope's range, and those of them found built. */
 export interface SealedDays {
@@ -62,3 +69,42 @@ export function touchedDays(rows: readonly EventRow[], offsets: readonly number[
   }
   return touched;
 }
+
+/** The named days whose slots can answer buckets with these boundaries: at most one boundary inside the day, on a slot's start. */
+export function trafficDays(built: readonly number[], bounds: readonly number[]): number[] {
+  return built.filter((day) => {
+    const inside = bounds.filter((b) => b > day * DAY_MS && b < (day + 1) * DAY_MS);
+    return inside.length === 0 || (inside.length === 1 && (inside[0] as number) % SLOT_MS === 0);
+  });
+}
+
+/**
+ * A slot row's bucket without a comparison per boundary: per named day (by its place in the
+ * range), the bucket holding its start and the slot where the next one starts (96 when none
+ * does), as constant lists. Slots before that split lie in a part that starts at the day's start.
+ */
+export function slotBuckets(bounds: readonly number[], days: SealedDays): { bucket: string; fromDayStart: string } {
+  const first = new Array<number>(days.last - days.first + 1).fill(0);
+  const split = new Array<number>(days.last - days.first + 1).fill(DAY_MS / SLOT_MS);
+  for (const day of days.built) {
+    const i = day - days.first;
+    first[i] = bucketAt(bounds, day * DAY_MS);
+    const next = bounds[first[i] + 1] as number;
+    if (next < (day + 1) * DAY_MS) split[i] = (next - day * DAY_MS) / SLOT_MS;
+  }
+  const at = `[day - ${sqlInteger(days.first - 1)}]`;
+  return {
+    bucket: `(${listOf(first)}${at} + CASE WHEN slot < ${listOf(split)}${at} THEN 0 ELSE 1 END)`,
+    fromDayStart: `slot < ${listOf(split)}${at}`,
+  };
+}
+
+const listOf = (values: readonly number[]) => `[${values.map(sqlInteger).join(', ')}]`;
+
+/** The bucket of a raw row: a comparison tree over only the buckets each raw range touches. */
+export function rawBucket(sql: SqlText, bounds: readonly number[], ranges: readonly [number, number][]): string {
+  if (ranges.length === 0) return '0';
+  const trees = ranges.map(([a, b]) => [b, bucketExpression(sql, bounds, bucketAt(bounds, a), bucketAt(bounds, b - 1))] as const);
+  return `(CASE ${trees.map(([end, tree]) => `WHEN ts < ${sqlInteger(end)} THEN ${tree}`).join(' ')} END)`;
+}
+

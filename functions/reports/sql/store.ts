@@ -25,13 +25,17 @@ export class SqlReportStore implements ReportStore {
    */
   async traffic(scope: TrafficScope): Promise<TrafficRow[]> {
     if (scope.sites.length === 0) return [];
+    const [[perBucket, totals], engagement] = await Promise.all([this.countRows(scope), this.engagementRows(scope)]);
+    return trafficRows(perBucket, totals, engagement);
+  }
+
+  /** The traffic's counts (traffic.ts): per site and bucket (null when the plan is one bucket), and per site over the range. */
+  protected countRows(scope: TrafficScope): Promise<[ResultRow[] | null, ResultRow[]]> {
     const bounds = scope.boundaries;
-    const [perBucket, totals, engagement] = await Promise.all([
+    return Promise.all([
       bounds.length > 2 ? this.db.run(trafficCounts, scope, bounds) : null,
       this.db.run(trafficCounts, scope, [bounds[0]!, bounds[bounds.length - 1]!]),
-      this.engagementRows(scope),
     ]);
-    return trafficRows(perBucket, totals, engagement);
   }
 
   /** The traffic's engagement rows (traffic.ts), per site and bucket and per site over the range. */

@@ -109,18 +109,24 @@ export const trafficEngagement: Query<[scope: TrafficScope]> = {
 /**
  * ClickHouse: median duration and mean scroll per site and bucket and per site (bucket NULL)
  * over the engaged pages of `pages`, then a `stale` column (NULL: the rolled reads add a sentinel
- * row that carries it). quantileExactInclusive interpolates: the middle total, or the mean of
- * the middle two, as DuckDB's median.
+ * row that carries it). The pages are read once: each bucket keeps its qualifying totals, and the
+ * range's row is made from the buckets' (a CTE would be read again by each SELECT naming it).
+ * quantileExactInclusive interpolates: the middle total, or the mean of the middle two, as
+ * DuckDB's median.
  */
 export function engagementByBucket(sql: ClickHouseSql, bounds: readonly number[], pages: string): string {
-  const engaged = `"total_duration" >= 5`;
-  const aggregates = `avg("scroll") AS "scrolled",
-           if(countIf(${engaged}) = 0, NULL, quantileExactInclusiveIf(0.5)("total_duration", ${engaged})) AS "duration",
-           CAST(NULL AS Nullable(UInt64)) AS "stale"`;
   return `
-    SELECT toNullable("site") AS "site", toNullable(${bucketExpression(sql, bounds)}) AS "bucket", ${aggregates} FROM ${pages} GROUP BY "site", "bucket"
-    UNION ALL
-    SELECT toNullable("site"), CAST(NULL AS Nullable(UInt32)) AS "bucket", ${aggregates} FROM ${pages} GROUP BY "site"`;
+    SELECT toNullable("site") AS "site", x.1 AS "bucket", if(x.4 = 0, NULL, x.3 / x.4) AS "scrolled",
+           if(length(x.2) = 0, NULL, arrayReduce('quantileExactInclusive(0.5)', x.2)) AS "duration", CAST(NULL AS Nullable(UInt64)) AS "stale"
+    FROM (
+      SELECT "site", groupArray(tuple(toNullable("bucket"), "totals", "scrolls", "scrolled")) AS "per"
+      FROM (
+        SELECT "site", ${bucketExpression(sql, bounds)} AS "bucket", groupArrayIf(toFloat64(assumeNotNull("total_duration")), "total_duration" >= 5) AS "totals",
+               toFloat64(coalesce(sum("scroll"), 0)) AS "scrolls", count("scroll") AS "scrolled"
+        FROM ${pages} GROUP BY "site", "bucket"
+      ) AS b GROUP BY "site"
+    ) AS s
+    ARRAY JOIN arrayPushBack("per", tuple(NULL, arrayFlatten(arrayMap(t -> t.2, "per")), arraySum(arrayMap(t -> t.3, "per")), arraySum(arrayMap(t -> t.4, "per")))) AS x`;
 }
 
 const bucketOf = (r: ResultRow) => (r.bucket === null || r.bucket === undefined ? null : num(r.bucket));
