@@ -128,7 +128,7 @@ describe('TimestreamReportStore queries', () => {
       // A day before the range is read to tell copies (domain/reports/copies.ts), and only the range is counted.
       expect(sql).toContain(`time >= from_milliseconds(${T0 - DAY}) AND time < from_milliseconds(${T0 + 2 * H})`);
       expect(sql).toContain(COPY_TEST);
-      expect(sql).toContain(`"ts" >= ${T0} AND ("previous_ts" IS NULL OR "ts" - "previous_ts" > ${DAY})`);
+      expect(sql).toContain(`("ts" >= ${T0} AND "ts" < ${T0 + 2 * H})) AND ("previous_ts" IS NULL OR "ts" - "previous_ts" > ${DAY})`);
       expect(sql).toContain('NOT coalesce("bot", false)');
       expect(sql).toContain('count(*) AS "pageviews"');
       expect(sql).toContain('count(DISTINCT "visitor") + count(CASE WHEN "visitor" IS NULL AND coalesce("unique", false) THEN 1 END)');
