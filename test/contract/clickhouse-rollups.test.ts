@@ -141,6 +141,22 @@ describe('ClickHouse daily rollups', () => {
     ]);
   });
 
+  it('answers from the rows when a build fails', async () => {
+    const site = newSite();
+    await events.saveEvents([pageview(site, 0, 1, 'a', '/x'), pageview(site, 1, 2, 'b', '/y')]);
+    const scope = scopeOf(site, T0, T0 + 2 * DAY);
+    const build = events.rollups.build;
+    events.rollups.build = () => Promise.reject(new Error('disk full'));
+    try {
+      const failing = new ClickHouseReportStore(events);
+      expect(await failing.breakdown(scope, 'pages', 10)).toEqual(await rows.breakdown(scope, 'pages', 10));
+      expect((await failing.breakdown(scope, 'pages', 10)).map((r) => r.value)).toEqual([1, 1]);
+      expect(await builtDays(site)).toEqual([]);
+    } finally {
+      events.rollups.build = build;
+    }
+  });
+
   it('are built for days before today only, and a batch of today leaves yesterday built', async () => {
     const site = newSite();
     const now = Date.now();

@@ -73,6 +73,21 @@ describe('DuckDB daily rollups', () => {
     ]);
   });
 
+  it('answers from the rows when a build fails', async () => {
+    const site = `rollup-${randomUUID().slice(0, 8)}.example`;
+    await events.saveEvents([row(site, 0, { ts: T0 + 3_600_000, visitor: 'a-0', path: '/x' }), row(site, 0, { ts: T0 + DAY + 3_600_000, visitor: 'b-1', path: '/y' })]);
+    const failing = new DuckDbReportStore({ query: (sql: string, params?: Record<string, unknown>) => events.query(sql, params as never) } as never, {
+      ensureRollups: () => Promise.reject(new Error('disk full')),
+      builtRollupDays: events.builtRollupDays.bind(events),
+    });
+    const scope: ReportScope = { site, registration: REGISTRATION, from: T0, to: T0 + 2 * DAY, filters: [] };
+    expect((await failing.breakdown(scope, 'pages', 10)).map((r) => [r.name, r.value])).toEqual([
+      ['/x', 1],
+      ['/y', 1],
+    ]);
+    expect(await events.builtRollupDays(site, REGISTRATION, T0 / DAY, T0 / DAY + 1)).toEqual([]);
+  });
+
   it('reads again when a batch removes a rollup between its look and its read', async () => {
     const site = `rollup-${randomUUID().slice(0, 8)}.example`;
     const day = (d: number, hour: number, visitor: string, path: string) => row(site, 0, { ts: T0 + d * DAY + hour * 3_600_000, visitor: `${visitor}-${d}`, path });

@@ -26,6 +26,7 @@ import { eventTotalsOf } from '#reports/sql/event-totals.ts';
 import { sealedDays, trafficDays } from '#reports/sql/sealed-days.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import { techListRows } from '#reports/sql/tech-lists.ts';
+import { log } from '#platform/log.ts';
 import type { ClickHouseEventStore } from './clickhouse-event-store.ts';
 import { OPEN_DAYS, type RollupKind, type UsableBuild } from './rollups.ts';
 
@@ -123,7 +124,12 @@ export class ClickHouseReportStore extends SqlReportStore {
     let builds = await lookUp();
     const missing = lacking(builds);
     if (missing.length > 0) {
-      await rollups.build(scope.site, scope.registration, missing);
+      try {
+        await rollups.build(scope.site, scope.registration, missing);
+      } catch (e) {
+        // A build that fails (a timeout, a full disk) costs speed, not the answer: those days are read from rows.
+        log.warn('clickhouse rollup build failed: its days are read from rows', { days: missing.length, message: (e as Error).message });
+      }
       builds = await lookUp();
     }
     this.known.set(key, builds);
