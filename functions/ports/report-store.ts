@@ -66,6 +66,12 @@ export interface Engagement {
   scrollAtLeast: Record<number, number>;
 }
 
+export interface SummaryLists<D extends LabelDim> {
+  lists: Record<D, BreakdownRow[]>;
+  events: BreakdownRow[];
+  totals: { count: number; visitors: number };
+}
+
 export interface ReportStore {
   /**
    * Canonical human pageviews and visitors per site and bucket, plus a
@@ -78,6 +84,11 @@ export interface ReportStore {
   /** Several label breakdowns of one scope (the summary's tech lists), each as `breakdown` answers it; a store may read them in one pass. */
   breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>>;
   eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }>;
+  /**
+   * The overview summary's lists of one scope: `breakdowns` of `dims`, the `events` breakdown
+   * and the event totals, each as those methods answer them; a store may read them in one pass.
+   */
+  summaryLists<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<SummaryLists<D>>;
   /** Top pages by distinct visitors since `since`. */
   livePages(scope: Omit<ReportScope, 'from' | 'to'> & { since: number }, limit: number): Promise<{ name: string; visitors: number }[]>;
   engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement>;

@@ -62,13 +62,12 @@ export async function getOverviewSummary(store: ReportStore, q: ReportRequest, l
   const previous = planOverview(q.range, q.tz).previous;
   const scope = scopeOf(q, q.range, q.filters);
   const since = (q.now - LIVE_PAGES_WINDOW_SECONDS) * 1000;
-  const [totals, before, top, { devices, browsers, os }, livePages] = await Promise.all([
-    store.eventTotals(scope),
+  const [{ lists, events: top, totals }, before, livePages] = await Promise.all([
+    store.summaryLists(scope, ['devices', 'browsers', 'os'] as const, limit),
     store.eventTotals(scopeOf(q, previous, q.filters)),
-    store.breakdown(scope, 'events', limit),
-    store.breakdowns(scope, ['devices', 'browsers', 'os'] as const, limit),
     store.livePages({ site: q.site, registration: q.registration, filters: q.filters, since }, limit),
   ]);
+  const { devices, browsers, os } = lists;
   const list = (rows: typeof top) => rows.map(({ name, value, visitors }) => ({ name, value, visitors }));
   return {
     events: { totals, previous: before, top: list(top) },

@@ -19,7 +19,7 @@ import { planOverview, RETENTION_DURATIONS, RETENTION_SCROLLS } from '#domain/re
 import type { ReportScope } from '#ports/report-store.ts';
 import { closeChdb, chdbExecutor } from '../support/chdb-executor.ts';
 import { REGISTRATION, row } from './report-store.contract.ts';
-import { arbRange, arbRollupSpec, DAY, rowsOfSpec, T0, TIME_ZONES } from './rollup-rows.ts';
+import { arbRange, arbRollupSpec, DAY, rowsOfSpec, summaryExample, T0, TIME_ZONES } from './rollup-rows.ts';
 
 let events: ClickHouseEventStore;
 let rolled: ClickHouseReportStore;
@@ -42,7 +42,7 @@ const pageview = (site: string, d: number, hour: number, visitor: string, path: 
 const builtDays = async (site: string) => (await events.rollups.usable(site, REGISTRATION)).map((u) => u.day - T0 / DAY);
 
 describe('ClickHouse daily rollups', () => {
-  it('give every unfiltered breakdown, tech list, event total, retention and overview traffic (in zones of whole, half and quarter hours) the rows give, across batches written between reads', async () => {
+  it('give every unfiltered breakdown, tech list, event total, summary list, retention and overview traffic (in zones of whole, half and quarter hours) the rows give, across batches written between reads', async () => {
     await fc.assert(
       fc.asyncProperty(arbRollupSpec, fc.array(arbRange, { minLength: 2, maxLength: 2 }), async (spec, ranges) => {
         const site = newSite();
@@ -55,6 +55,7 @@ describe('ClickHouse daily rollups', () => {
             for (const dim of BREAKDOWN_DIMS) expect([dim, await rolled.breakdown(scope, dim, 1000)]).toEqual([dim, await rows.breakdown(scope, dim, 1000)]);
             expect(await rolled.breakdowns(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.breakdowns(scope, ['devices', 'browsers', 'os'], 2));
             expect(await rolled.eventTotals(scope)).toEqual(await rows.eventTotals(scope));
+            expect(await rolled.summaryLists(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.summaryLists(scope, ['devices', 'browsers', 'os'], 2));
             expect(await rolled.engagement(scope, RETENTION_DURATIONS, RETENTION_SCROLLS)).toEqual(await rows.engagement(scope, RETENTION_DURATIONS, RETENTION_SCROLLS));
             for (const tz of TIME_ZONES) {
               const { boundaries } = planOverview({ from: Math.ceil(range.from / 1000), to: Math.floor(range.to / 1000) }, tz);
@@ -139,6 +140,16 @@ describe('ClickHouse daily rollups', () => {
       ['/x', 2],
       ['/y', 1],
     ]);
+  });
+
+  it('gives the summary lists in one read: tech lists, events with their newest time, and event totals', async () => {
+    const site = newSite();
+    const example = summaryExample(site);
+    await events.saveEvents(example.rows);
+    const scope = scopeOf(site, example.range.from, example.range.to);
+    const summary = await rolled.summaryLists(scope, ['browsers'], 10);
+    expect(summary).toEqual(example.expected);
+    expect(summary).toEqual(await rows.summaryLists(scope, ['browsers'], 10));
   });
 
   it('answers from the rows when a build fails', async () => {

@@ -61,3 +61,21 @@ export function rowsOfSpec(site: string, spec: RollupSpec): { batch: number; row
     };
   });
 }
+
+/**
+ * The summary-lists example both stores' tests share: a pageview, a named event on a sealed day,
+ * and two of it at different times on the partial day that ends the range (read raw); with the
+ * answer expected of summaryLists(scope, ['browsers'], 10).
+ */
+export function summaryExample(site: string) {
+  const ev = (ts: number, visitor: string) => row(site, 0, { ts, kind: 'event', event: 'signup', visitor });
+  return {
+    rows: [row(site, 0, { ts: T0 + 3_600_000, visitor: 'a-0', browser: 'Firefox' }), ev(T0 + 2 * 3_600_000, 'a-0'), ev(T0 + 2 * DAY + 3_600_000, 'b-2'), ev(T0 + 2 * DAY + 5 * 3_600_000, 'c-2')],
+    range: { from: T0, to: T0 + 2 * DAY + 12 * 3_600_000 },
+    expected: {
+      lists: { browsers: [{ name: 'Firefox', value: 1, visitors: 1 }] },
+      events: [{ name: 'signup', value: 3, visitors: 3, last_seen: T0 + 2 * DAY + 5 * 3_600_000 }],
+      totals: { count: 3, visitors: 3 },
+    },
+  };
+}

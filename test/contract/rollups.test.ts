@@ -16,7 +16,7 @@ import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import { planOverview, RETENTION_DURATIONS, RETENTION_SCROLLS } from '#domain/reports/overview.ts';
 import type { ReportScope } from '#ports/report-store.ts';
 import { REGISTRATION, row } from './report-store.contract.ts';
-import { arbRange, arbRollupSpec, DAY, rowsOfSpec, T0, TIME_ZONES } from './rollup-rows.ts';
+import { arbRange, arbRollupSpec, DAY, rowsOfSpec, summaryExample, T0, TIME_ZONES } from './rollup-rows.ts';
 
 
 let events: DuckDbEventStore;
@@ -31,7 +31,7 @@ beforeAll(async () => {
 afterAll(() => events.close());
 
 describe('DuckDB daily rollups', () => {
-  it('give every unfiltered breakdown, tech list, event total, retention and overview traffic (in zones of whole, half and quarter hours) the rows give, across batches written between reads', async () => {
+  it('give every unfiltered breakdown, tech list, event total, summary list, retention and overview traffic (in zones of whole, half and quarter hours) the rows give, across batches written between reads', async () => {
     await fc.assert(
       fc.asyncProperty(arbRollupSpec, fc.array(arbRange, { minLength: 2, maxLength: 2 }), async (spec, ranges) => {
         const site = `rollup-${randomUUID().slice(0, 8)}.example`;
@@ -44,6 +44,7 @@ describe('DuckDB daily rollups', () => {
             for (const dim of BREAKDOWN_DIMS) expect([dim, await rolled.breakdown(scope, dim, 1000)]).toEqual([dim, await rows.breakdown(scope, dim, 1000)]);
             expect(await rolled.breakdowns(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.breakdowns(scope, ['devices', 'browsers', 'os'], 2));
             expect(await rolled.eventTotals(scope)).toEqual(await rows.eventTotals(scope));
+            expect(await rolled.summaryLists(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.summaryLists(scope, ['devices', 'browsers', 'os'], 2));
             expect(await rolled.engagement(scope, RETENTION_DURATIONS, RETENTION_SCROLLS)).toEqual(await rows.engagement(scope, RETENTION_DURATIONS, RETENTION_SCROLLS));
             for (const tz of TIME_ZONES) {
               const { boundaries } = planOverview({ from: Math.ceil(range.from / 1000), to: Math.floor(range.to / 1000) }, tz);
@@ -71,6 +72,16 @@ describe('DuckDB daily rollups', () => {
       ['/x', 2, 2],
       ['/y', 2, 2],
     ]);
+  });
+
+  it('gives the summary lists in one read: tech lists, events with their newest time, and event totals', async () => {
+    const site = `rollup-${randomUUID().slice(0, 8)}.example`;
+    const example = summaryExample(site);
+    await events.saveEvents(example.rows);
+    const scope: ReportScope = { site, registration: REGISTRATION, ...example.range, filters: [] };
+    const summary = await rolled.summaryLists(scope, ['browsers'], 10);
+    expect(summary).toEqual(example.expected);
+    expect(summary).toEqual(await rows.summaryLists(scope, ['browsers'], 10));
   });
 
   it('answers from the rows when a build fails', async () => {

@@ -7,7 +7,7 @@
  * (reports/sql/clickhouse-rolled.ts).
  */
 import type { BreakdownDim } from '#domain/reports/query.ts';
-import type { BreakdownRow, Engagement, LabelDim, ReportScope, SiteRef, TrafficScope } from '#ports/report-store.ts';
+import type { BreakdownRow, Engagement, LabelDim, ReportScope, SiteRef, SummaryLists, TrafficScope } from '#ports/report-store.ts';
 import type { Query, QueryRunner, ResultRow } from '#reports/sql/dialect.ts';
 import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
 import { breakdownRow, byValueThenName } from '#reports/sql/breakdown.ts';
@@ -17,6 +17,7 @@ import {
   clickhouseRolledEngagement,
   clickhouseRolledEventTotals,
   clickhouseRolledRetention,
+  clickhouseRolledSummaryLists,
   clickhouseRolledTechLists,
   type RolledDays,
 } from '#reports/sql/clickhouse-rolled.ts';
@@ -25,7 +26,7 @@ import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
 import { sealedDays, trafficDays } from '#reports/sql/sealed-days.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
-import { techListRows } from '#reports/sql/tech-lists.ts';
+import { summaryListsOf, techListRows } from '#reports/sql/tech-lists.ts';
 import { log } from '#platform/log.ts';
 import type { ClickHouseEventStore } from './clickhouse-event-store.ts';
 import { OPEN_DAYS, type RollupKind, type UsableBuild } from './rollups.ts';
@@ -145,6 +146,12 @@ export class ClickHouseReportStore extends SqlReportStore {
   override async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
     const rows = await this.rolled(scope, 'labels', (sql, days) => clickhouseRolledTechLists(sql, this.events.rollups.tables, scope, dims, days));
     return rows ? techListRows(dims, limit, answerRows(rows)) : super.breakdowns(scope, dims, limit);
+  }
+
+  /** The summary's tech lists, events breakdown and event totals in one rolled statement. */
+  override async summaryLists<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<SummaryLists<D>> {
+    const rows = await this.rolled(scope, 'labels', (sql, days) => clickhouseRolledSummaryLists(sql, this.events.rollups.tables, scope, dims, days));
+    return rows ? summaryListsOf(dims, limit, answerRows(rows)) : super.summaryLists(scope, dims, limit);
   }
 
   override async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {

@@ -6,7 +6,7 @@
  * only the partial days at the ends from the rows.
  */
 import type { BreakdownDim } from '#domain/reports/query.ts';
-import type { BreakdownRow, Engagement, LabelDim, ReportScope, TrafficRow, TrafficScope } from '#ports/report-store.ts';
+import type { BreakdownRow, Engagement, LabelDim, ReportScope, SummaryLists, TrafficRow, TrafficScope } from '#ports/report-store.ts';
 import type { Query, QueryRunner, ResultRow } from '#reports/sql/dialect.ts';
 import { DuckDbSql } from '#reports/sql/dialects/duckdb.ts';
 import { breakdownRow } from '#reports/sql/breakdown.ts';
@@ -17,7 +17,7 @@ import { rolledBreakdown, rolledEventTotals, rolledTechLists } from '#reports/sq
 import { sealedDays, trafficDays, type SealedDays } from '#reports/sql/sealed-days.ts';
 import { rolledRetention, rolledTrafficCounts, rolledTrafficEngagement } from '#reports/sql/rolled-traffic.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
-import { techListRows } from '#reports/sql/tech-lists.ts';
+import { summaryListsOf, techListRows } from '#reports/sql/tech-lists.ts';
 import { trafficRows } from '#reports/sql/traffic.ts';
 import { log } from '#platform/log.ts';
 import type { ReadPool } from './read-pool.ts';
@@ -125,6 +125,13 @@ export class DuckDbReportStore extends SqlReportStore {
     const rows = await this.rolled(scope, (sql, days) => rolledTechLists(sql, scope, dims, days));
     if (!rows) return super.breakdowns(scope, dims, limit);
     return techListRows(dims, limit, rows.filter((r) => r.list !== null && r.list !== undefined));
+  }
+
+  /** The summary's tech lists, events breakdown and event totals in one rolled statement. */
+  override async summaryLists<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<SummaryLists<D>> {
+    const rows = await this.rolled(scope, (sql, days) => rolledTechLists(sql, scope, dims, days, true));
+    if (!rows) return super.summaryLists(scope, dims, limit);
+    return summaryListsOf(dims, limit, rows.filter((r) => r.list !== null && r.list !== undefined));
   }
 
   override async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {

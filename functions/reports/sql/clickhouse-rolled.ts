@@ -89,32 +89,33 @@ function rowsOutsideRollups(sql: ClickHouseSql, kind: 'pageview' | 'event', scop
 }
 
 /**
- * Label lists of one scope from the rollups and the rows: rows of (`list`, `name`, `value`,
- * `visitors`, `last_seen`) per name, summed over days, and the sentinel. `events` names the
- * events breakdown (or, with `totals`, the event totals); otherwise every dimension is a pageview one.
+ * Lists of one scope from the rollups and the rows: rows of (`list`, `name`, `value`, `visitors`,
+ * `last_seen`) per name, summed over days. `lists` names each list in order: pageview dimensions,
+ * `events` (the events breakdown) and `event_totals` (the named events, one name ''); `list` is
+ * the index. The rows are read once per kind: each canonical row becomes a row per list.
  */
-function rolledLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dims: readonly BreakdownDim[] | 'event_totals', days: RolledDays): string {
-  const names = dims === 'event_totals' ? ['event_totals'] : dims;
-  let raw: string | null;
-  if (dims === 'event_totals' || dims[0] === 'events') {
-    const rows = rowsOutsideRollups(sql, 'event', scope, days, ['visitor', 'event', 'bot']);
-    const name = dims === 'event_totals' ? `''` : '"event"';
-    raw =
-      rows &&
-      `SELECT toUInt32(0) AS "list", ${name} AS "name", count() AS "value", count(DISTINCT "visitor") AS "visitors", toNullable(max("ts")) AS "last_seen"
-       FROM ${rows} AS e WHERE ${sql.notBot} AND coalesce("event", '') <> '' GROUP BY "name", ${DAY}`;
-  } else {
-    // One pass over the rows: each canonical pageview becomes a row per list, as the build makes them.
-    const pageDims = dims as readonly PageviewDim[];
+function rolledLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, lists: readonly (BreakdownDim | 'event_totals')[], days: RolledDays): string {
+  const raws: string[] = [];
+  const pageDims = lists.filter((d): d is PageviewDim => d !== 'events' && d !== 'event_totals');
+  if (pageDims.length > 0) {
     const columns = ['visitor', 'unique', 'bot', ...new Set(pageDims.map((d) => BREAKDOWN_COLUMNS[d]))];
     const rows = rowsOutsideRollups(sql, 'pageview', scope, days, columns);
-    raw =
-      rows &&
-      `SELECT d.1 AS "list", coalesce(d.2, '') AS "name", count() AS "value", ${sql.visitors} AS "visitors", CAST(NULL AS Nullable(Int64)) AS "last_seen"
-       FROM ${rows} AS e ARRAY JOIN ${labelTuples(sql, pageDims, (_, i) => `toUInt32(${i})`)} AS d
-       WHERE ${sql.notBot} AND d.3 GROUP BY "list", "name", ${DAY}`;
+    if (rows)
+      raws.push(`SELECT d.1 AS "list", coalesce(d.2, '') AS "name", count() AS "value", ${sql.visitors} AS "visitors", CAST(NULL AS Nullable(Int64)) AS "last_seen"
+       FROM ${rows} AS e ARRAY JOIN ${labelTuples(sql, pageDims, (dim) => `toUInt32(${lists.indexOf(dim)})`)} AS d
+       WHERE ${sql.notBot} AND d.3 GROUP BY "list", "name", ${DAY}`);
   }
-  const sources = `${rolledLabels(sql, tables, scope, names, days)} ${raw ?? `SELECT toUInt32(0), '', toUInt64(0), toUInt64(0), CAST(NULL AS Nullable(Int64)) WHERE false`}`;
+  const eventLists = (['events', 'event_totals'] as const).filter((d) => lists.includes(d));
+  if (eventLists.length > 0) {
+    const rows = rowsOutsideRollups(sql, 'event', scope, days, ['visitor', 'event', 'bot']);
+    const tuples = eventLists.map((d) => `tuple(toUInt32(${lists.indexOf(d)}), ${d === 'events' ? '"event"' : "''"})`);
+    if (rows)
+      raws.push(`SELECT d.1 AS "list", d.2 AS "name", count() AS "value", count(DISTINCT "visitor") AS "visitors", toNullable(max("ts")) AS "last_seen"
+       FROM ${rows} AS e ARRAY JOIN [${tuples.join(', ')}] AS d
+       WHERE ${sql.notBot} AND coalesce("event", '') <> '' GROUP BY "list", "name", ${DAY}`);
+  }
+  const none = `SELECT toUInt32(0), '', toUInt64(0), toUInt64(0), CAST(NULL AS Nullable(Int64)) WHERE false`;
+  const sources = `${rolledLabels(sql, tables, scope, lists, days)} ${raws.length === 0 ? none : raws.join(' UNION ALL ')}`;
   return `
     SELECT toNullable("list") AS "list", toNullable("name") AS "name", sum("value") AS "value", sum("visitors") AS "visitors", max("last_seen") AS "last_seen",
            CAST(NULL AS Nullable(UInt64)) AS "stale"
@@ -140,9 +141,17 @@ export function clickhouseRolledTechLists(sql: ClickHouseSql, tables: RolledTabl
   return withStale(sql, tables, scope, days, rolledLists(sql, tables, scope, dims, days));
 }
 
+/**
+ * The summary's lists in one statement: the tech lists (`list` 0..n-1), the events breakdown
+ * (`list` n) and the event totals (`list` n + 1), every name unranked; and the sentinel.
+ */
+export function clickhouseRolledSummaryLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dims: readonly LabelDim[], days: RolledDays): string {
+  return withStale(sql, tables, scope, days, rolledLists(sql, tables, scope, [...dims, 'events', 'event_totals'], days));
+}
+
 /** The named events and their visitors over the range (one row, `name` ''); and the sentinel. */
 export function clickhouseRolledEventTotals(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, days: RolledDays): string {
-  return withStale(sql, tables, scope, days, rolledLists(sql, tables, scope, 'event_totals', days));
+  return withStale(sql, tables, scope, days, rolledLists(sql, tables, scope, ['event_totals'], days));
 }
 
 /**

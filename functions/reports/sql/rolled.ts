@@ -89,18 +89,33 @@ export function rolledBreakdown(sql: DuckDbSql, scope: ReportScope, dim: Breakdo
 
 /**
  * Several label breakdowns of one scope in one statement (the summary's tech lists), as
- * tech-lists.ts answers them: rows of (`list`, `name`, `value`, `visitors`) for every name,
- * which techListRows ranks and cuts; the raw rows are read once for all lists. Carries `still_built`.
+ * tech-lists.ts answers them: rows of (`list`, `name`, `value`, `visitors`, `last_seen`) for
+ * every name, which techListRows ranks and cuts; the raw rows are read once for all lists. With
+ * `events`, also the events breakdown (`list` n) and the event totals (`list` n + 1), from one
+ * read of the raw events. Carries `still_built`.
  */
-export function rolledTechLists(sql: DuckDbSql, scope: ReportScope, dims: readonly LabelDim[], days: SealedDays): string {
+export function rolledTechLists(sql: DuckDbSql, scope: ReportScope, dims: readonly LabelDim[], days: SealedDays, events = false): string {
+  const names = events ? [...dims, 'events', 'event_totals'] : [...dims];
   const labels = dims.map((dim, i) => `${labelExpression(sql, dim)} AS l${i}`).join(', ');
-  const list = `CASE dim ${dims.map((dim, i) => `WHEN ${sql.bind(dim)} THEN ${i}`).join(' ')} END`;
-  const rolled = `SELECT ${list} AS list, name, value, visitors FROM ${ROLLUP_LABELS}
-    WHERE ${sql.sites([scope])} AND dim IN (${dims.map((dim) => sql.bind(dim)).join(', ')}) AND ${dayNamed(sql, days)}`;
-  const raw = dims.map((_, i) => `SELECT ${i}, coalesce(l${i}, ''), count(*), ${VISITORS} FROM raw GROUP BY coalesce(l${i}, ''), ${DAY}`).join(' UNION ALL ');
+  const list = `CASE dim ${names.map((dim, i) => `WHEN ${sql.bind(dim)} THEN ${i}`).join(' ')} END`;
+  const rolled = `SELECT ${list} AS list, name, value, visitors, last_seen FROM ${ROLLUP_LABELS}
+    WHERE ${sql.sites([scope])} AND dim IN (${names.map((dim) => sql.bind(dim)).join(', ')}) AND ${dayNamed(sql, days)}`;
+  const raw = dims.map((_, i) => `SELECT ${i}, coalesce(l${i}, ''), count(*), ${VISITORS}, NULL::BIGINT FROM raw GROUP BY coalesce(l${i}, ''), ${DAY}`);
+  const n = dims.length;
+  const rawEvents = events
+    ? [
+        `SELECT ${n}, event, count(*), count(DISTINCT visitor_key), max(ts) FROM raw_events GROUP BY event, ${DAY}`,
+        `SELECT ${n + 1}, '', count(*), count(DISTINCT visitor_key), NULL::BIGINT FROM raw_events GROUP BY ${DAY}`,
+      ]
+    : [];
+  const rows = rowsOutsideRollups(sql, scope, days);
   return `
-    WITH raw AS MATERIALIZED (SELECT ts, visitor_key, "unique", ${labels} FROM ${rowsOutsideRollups(sql, scope, days)} AS e WHERE ${CANONICAL}),
-    answer AS (SELECT list, name, sum(value) AS value, sum(visitors) AS visitors FROM (${rolled} UNION ALL ${raw}) GROUP BY list, name)
+    WITH raw AS MATERIALIZED (SELECT ts, visitor_key, "unique", ${labels} FROM ${rows} AS e WHERE ${CANONICAL}),
+    ${events ? `raw_events AS MATERIALIZED (SELECT ts, visitor_key, event FROM ${rows} AS e WHERE ${CANONICAL_EVENTS}),` : ''}
+    answer AS (
+      SELECT list, name, sum(value) AS value, sum(visitors) AS visitors, max(last_seen) AS last_seen
+      FROM (${[rolled, ...raw, ...rawEvents].join(' UNION ALL ')}) GROUP BY list, name
+    )
     SELECT c.still_built, a.* FROM ${stillBuilt(sql, scope, days)} AS c LEFT JOIN answer AS a ON true`;
 }
 

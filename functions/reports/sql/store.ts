@@ -4,7 +4,7 @@
  * provides the QueryRunner that builds its dialect's statements and runs them.
  */
 import type { BreakdownDim } from '#domain/reports/query.ts';
-import type { BreakdownRow, Engagement, LabelDim, ReportScope, ReportStore, SiteRef, TrafficRow, TrafficScope } from '#ports/report-store.ts';
+import type { BreakdownRow, Engagement, LabelDim, ReportScope, ReportStore, SiteRef, SummaryLists, TrafficRow, TrafficScope } from '#ports/report-store.ts';
 import { breakdown, breakdownRow } from './breakdown.ts';
 import type { QueryRunner, ResultRow } from './dialect.ts';
 import { eventBreakdown, eventBreakdownRow } from './event-breakdown.ts';
@@ -55,6 +55,11 @@ export class SqlReportStore implements ReportStore {
 
   async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
     return techListRows(dims, limit, await this.db.run(techLists, scope, dims, limit));
+  }
+
+  async summaryLists<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<SummaryLists<D>> {
+    const [lists, events, totals] = await Promise.all([this.breakdowns(scope, dims, limit), this.breakdown(scope, 'events', limit), this.eventTotals(scope)]);
+    return { lists, events, totals };
   }
 
   async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {

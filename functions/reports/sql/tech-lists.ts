@@ -4,10 +4,12 @@
  * `visitors`), `list` the index of the dimension; `techLists` ranks and cuts
  * each list as `breakdown` would.
  */
-import type { BreakdownRow, LabelDim, ReportScope } from '#ports/report-store.ts';
+import type { BreakdownRow, LabelDim, ReportScope, SummaryLists } from '#ports/report-store.ts';
 import { breakdown, breakdownRow, byValueThenName } from './breakdown.ts';
 import type { Query, ResultRow } from './dialect.ts';
 import { CANONICAL, VISITORS } from './dialects/duckdb.ts';
+import { eventBreakdownRow } from './event-breakdown.ts';
+import { eventTotalsOf } from './event-totals.ts';
 import { keepsEmptyLabels, labelExpression, num } from './text.ts';
 
 export const techLists: Query<[scope: ReportScope, dims: readonly LabelDim[], limit: number]> = {
@@ -38,4 +40,19 @@ export function techListRows<D extends LabelDim>(dims: readonly D[], limit: numb
     lists[i]!.push(row);
   }
   return Object.fromEntries(dims.map((dim, i) => [dim, lists[i]!.sort(byValueThenName).slice(0, limit)])) as Record<D, BreakdownRow[]>;
+}
+
+/**
+ * The summary's lists from one statement's rows (`list` 0..n-1 the tech lists, n the events
+ * breakdown, n + 1 the event totals), each ranked and cut as its own query would answer it.
+ */
+export function summaryListsOf<D extends LabelDim>(dims: readonly D[], limit: number, rows: readonly ResultRow[]): SummaryLists<D> {
+  const n = dims.length;
+  const list = (i: number) => rows.filter((r) => num(r.list) === i);
+  const [totals] = list(n + 1);
+  return {
+    lists: techListRows(dims, limit, rows.filter((r) => num(r.list) < n)),
+    events: list(n).map(eventBreakdownRow).sort(byValueThenName).slice(0, limit),
+    totals: eventTotalsOf([{ count: totals?.value, visitors: totals?.visitors }]),
+  };
 }
