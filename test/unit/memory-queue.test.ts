@@ -106,11 +106,15 @@ describe('MemoryQueue', () => {
     let inFlight = 0;
     let most = 0;
     const order: number[] = [];
+    let othersDone: () => void = () => {};
+    const others = new Promise<void>((r) => (othersDone = r));
     const consumer: BatchConsumer<number> = async ([n]) => {
       most = Math.max(most, ++inFlight);
-      // The first message is slow: the others must not wait for it.
-      await new Promise((r) => setTimeout(r, n === 0 ? 120 : 10));
+      // The first message finishes only once the other four have: a queue that made them wait for it never drains.
+      if (n === 0) await others;
+      else await new Promise((r) => setTimeout(r, 10));
       order.push(n as number);
+      if (order.length === 4) othersDone();
       inFlight--;
       return [];
     };
