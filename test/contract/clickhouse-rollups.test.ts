@@ -8,18 +8,15 @@
  * answers exact. Runs on ClickHouse's engine in-process (chDB).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
 import { ClickHouseReportStore } from '#adapters/clickhouse/clickhouse-report-store.ts';
 import { storedRow } from '#adapters/clickhouse/schema.ts';
 import type { ClickHouseExecutor } from '#adapters/clickhouse/executor.ts';
-import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
-import { planOverview, RETENTION_DURATIONS, RETENTION_SCROLLS } from '#domain/reports/overview.ts';
 import type { ReportScope } from '#ports/report-store.ts';
 import { closeChdb, chdbExecutor } from '../support/chdb-executor.ts';
 import { REGISTRATION, row } from './report-store.contract.ts';
-import { arbRange, arbRollupSpec, DAY, rowsOfSpec, summaryExample, T0, TIME_ZONES } from './rollup-rows.ts';
+import { DAY, rolledEqualsRows, summaryExample, T0 } from './rollup-rows.ts';
 
 let events: ClickHouseEventStore;
 let rolled: ClickHouseReportStore;
@@ -43,30 +40,7 @@ const builtDays = async (site: string) => (await events.rollups.usable(site, REG
 
 describe('ClickHouse daily rollups', () => {
   it('give every unfiltered breakdown, tech list, event total, summary list, retention and overview traffic (in zones of whole, half and quarter hours) the rows give, across batches written between reads', async () => {
-    await fc.assert(
-      fc.asyncProperty(arbRollupSpec, fc.array(arbRange, { minLength: 2, maxLength: 2 }), async (spec, ranges) => {
-        const site = newSite();
-        const made = rowsOfSpec(site, spec);
-        // Each batch is followed by reads over every range, so later batches land in days already built.
-        for (let batch = 0; batch <= 2; batch++) {
-          await events.saveEvents(made.filter((m) => m.batch === batch).map((m) => m.row));
-          for (const range of ranges) {
-            const scope = scopeOf(site, range.from, range.to);
-            for (const dim of BREAKDOWN_DIMS) expect([dim, await rolled.breakdown(scope, dim, 1000)]).toEqual([dim, await rows.breakdown(scope, dim, 1000)]);
-            expect(await rolled.breakdowns(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.breakdowns(scope, ['devices', 'browsers', 'os'], 2));
-            expect(await rolled.eventTotals(scope)).toEqual(await rows.eventTotals(scope));
-            expect(await rolled.summaryLists(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.summaryLists(scope, ['devices', 'browsers', 'os'], 2));
-            expect(await rolled.engagement(scope, RETENTION_DURATIONS, RETENTION_SCROLLS)).toEqual(await rows.engagement(scope, RETENTION_DURATIONS, RETENTION_SCROLLS));
-            for (const tz of TIME_ZONES) {
-              const { boundaries } = planOverview({ from: Math.ceil(range.from / 1000), to: Math.floor(range.to / 1000) }, tz);
-              const traffic = { sites: [{ site, registration: REGISTRATION }], boundaries, filters: [] };
-              expect([tz, await rolled.traffic(traffic)]).toEqual([tz, await rows.traffic(traffic)]);
-            }
-          }
-        }
-      }),
-      { numRuns: 8, seed: 1515, interruptAfterTimeLimit: 200_000, markInterruptAsFailure: true },
-    );
+    await rolledEqualsRows(events, rolled, rows, newSite, 8);
   }, 300_000);
 
   it('reads a day a later batch marked stale from its rows, and builds it again', async () => {

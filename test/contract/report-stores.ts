@@ -57,27 +57,22 @@ const duckdbRows: StoreUnderTest = {
   },
 };
 
-/** ClickHouse's engine in-process (chDB), sealed days from its daily rollups: each open gets a database of its own. */
-const clickhouse: StoreUnderTest = {
-  name: 'ClickHouse (chDB)',
+/**
+ * ClickHouse's engine in-process (chDB), each open a database of its own: with `rollups`, sealed
+ * days from its daily rollups as `npm start` reads them; without, every row (the reference the
+ * rollups must equal).
+ */
+const clickhouseStore = (name: string, rollups: boolean): StoreUnderTest => ({
+  name,
   skip: null,
   skipProperties: null,
   async open() {
     const events = await ClickHouseEventStore.open(chdbExecutor(), `reports_${randomUUID().replaceAll('-', '')}`);
-    return { events, reports: new ClickHouseReportStore(events), close: () => events.close() };
+    return { events, reports: new ClickHouseReportStore(events, { rollups }), close: () => events.close() };
   },
-};
-
-/** ClickHouse reading every row (no rollups): the reference its rollups must equal. */
-const clickhouseRows: StoreUnderTest = {
-  name: 'ClickHouse (chDB, rows only)',
-  skip: null,
-  skipProperties: null,
-  async open() {
-    const events = await ClickHouseEventStore.open(chdbExecutor(), `reports_${randomUUID().replaceAll('-', '')}`);
-    return { events, reports: new ClickHouseReportStore(events, { rollups: false }), close: () => events.close() };
-  },
-};
+});
+const clickhouse = clickhouseStore('ClickHouse (chDB)', true);
+const clickhouseRows = clickhouseStore('ClickHouse (chDB, rows only)', false);
 
 const database = process.env.TT_TIMESTREAM_DATABASE ?? '';
 const table = process.env.TT_TIMESTREAM_TABLE ?? '';

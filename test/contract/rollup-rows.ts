@@ -4,8 +4,12 @@
  * bots, appends, events, entries and screens; each row assigned to one of three batches.
  */
 import fc from 'fast-check';
-import type { EventRow } from '#ports/event-store.ts';
-import { row } from './report-store.contract.ts';
+import { expect } from 'vitest';
+import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
+import { planOverview, RETENTION_DURATIONS, RETENTION_SCROLLS } from '#domain/reports/overview.ts';
+import type { EventRow, EventStore } from '#ports/event-store.ts';
+import type { ReportScope, ReportStore } from '#ports/report-store.ts';
+import { REGISTRATION, row } from './report-store.contract.ts';
 import { randomUUID } from 'node:crypto';
 
 export const DAY = 86_400_000;
@@ -78,4 +82,36 @@ export function summaryExample(site: string) {
       totals: { count: 3, visitors: 3 },
     },
   };
+}
+
+/**
+ * The rollup property both stores' tests run: random rows for a new site, each batch written and
+ * followed by reads over two random ranges, every unfiltered report `rolled` answers equal to what
+ * `rows` (the same store reading only rows) answers.
+ */
+export function rolledEqualsRows(events: EventStore, rolled: ReportStore, rows: ReportStore, newSite: () => string, numRuns: number): Promise<void> {
+  return fc.assert(
+    fc.asyncProperty(arbRollupSpec, fc.array(arbRange, { minLength: 2, maxLength: 2 }), async (spec, ranges) => {
+      const site = newSite();
+      const made = rowsOfSpec(site, spec);
+      // Each batch is followed by reads over every range, so later batches land in days already rolled up.
+      for (let batch = 0; batch <= 2; batch++) {
+        await events.saveEvents(made.filter((m) => m.batch === batch).map((m) => m.row));
+        for (const range of ranges) {
+          const scope: ReportScope = { site, registration: REGISTRATION, ...range, filters: [] };
+          for (const dim of BREAKDOWN_DIMS) expect([dim, await rolled.breakdown(scope, dim, 1000)]).toEqual([dim, await rows.breakdown(scope, dim, 1000)]);
+          expect(await rolled.breakdowns(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.breakdowns(scope, ['devices', 'browsers', 'os'], 2));
+          expect(await rolled.eventTotals(scope)).toEqual(await rows.eventTotals(scope));
+          expect(await rolled.summaryLists(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.summaryLists(scope, ['devices', 'browsers', 'os'], 2));
+          expect(await rolled.engagement(scope, RETENTION_DURATIONS, RETENTION_SCROLLS)).toEqual(await rows.engagement(scope, RETENTION_DURATIONS, RETENTION_SCROLLS));
+          for (const tz of TIME_ZONES) {
+            const { boundaries } = planOverview({ from: Math.ceil(range.from / 1000), to: Math.floor(range.to / 1000) }, tz);
+            const traffic = { sites: [{ site, registration: REGISTRATION }], boundaries, filters: [] };
+            expect([tz, await rolled.traffic(traffic)]).toEqual([tz, await rows.traffic(traffic)]);
+          }
+        }
+      }
+    }),
+    { numRuns, seed: 1515, interruptAfterTimeLimit: 200_000, markInterruptAsFailure: true },
+  );
 }

@@ -2,6 +2,7 @@
  * The report queries' dialect entries, built without a store: what holds for
  * every statement whatever the store.
  */
+import { dayRuns } from '#reports/sql/sealed-days.ts';
 import { describe, expect, it } from 'vitest';
 import type { DialectContexts, DialectName, Query } from '#reports/sql/dialect.ts';
 import { DuckDbSql } from '#reports/sql/dialects/duckdb.ts';
@@ -61,5 +62,13 @@ describe('report dialects', () => {
 
   it('every dialect builds every statement', () => {
     for (const dialect of Object.keys(contexts) as DialectName[]) expect(statements(dialect).every((sql) => sql.trim().length > 0)).toBe(true);
+  });
+});
+
+describe('dayRuns', () => {
+  it('splits ascending days into runs of consecutive days, none longer than the cap', () => {
+    expect(dayRuns([1, 2, 3, 5, 6, 9], 31)).toEqual([[1, 3], [5, 6], [9, 9]]);
+    expect(dayRuns([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5, 5]]);
+    expect(dayRuns([], 31)).toEqual([]);
   });
 });

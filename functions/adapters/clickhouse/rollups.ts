@@ -21,7 +21,7 @@
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import { BREAKDOWN_COLUMNS, BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import type { EventRow } from '#ports/event-store.ts';
-import { SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
+import { dayRuns, SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
 import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
 import { labelTuples } from '#reports/sql/clickhouse-rolled.ts';
 import type { PageviewDim } from '#reports/sql/breakdown.ts';
@@ -162,12 +162,7 @@ export class ClickHouseRollups {
 
   /** Builds the given days (UTC day numbers, ascending), a run of consecutive days per statement. */
   async build(site: string, registration: string, days: readonly number[]): Promise<void> {
-    for (let i = 0; i < days.length; ) {
-      let j = i;
-      while (j + 1 < days.length && days[j + 1] === (days[j] as number) + 1 && j + 1 - i < BUILD_DAYS) j++;
-      await this.buildRun(site, registration, days[i] as number, days[j] as number);
-      i = j + 1;
-    }
+    for (const [first, last] of dayRuns(days, BUILD_DAYS)) await this.buildRun(site, registration, first, last);
   }
 
   private async buildRun(site: string, registration: string, first: number, last: number): Promise<void> {

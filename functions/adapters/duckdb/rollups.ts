@@ -23,7 +23,7 @@ import { CANONICAL, CANONICAL_EVENTS, DuckDbSql, VISITORS } from '#reports/sql/d
 import { duckdbEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { entryOnly, labelExpression } from '#reports/sql/text.ts';
 import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_SLOTS } from '#reports/sql/rolled.ts';
-import { SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
+import { dayRuns, SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
 export const EVENT_TOTALS = 'event_totals';
@@ -106,11 +106,8 @@ async function buildRollups(writer: DuckDBConnection, site: string, registration
   const have = new Set(built.getRowObjectsJS().map((r) => Number(r.day)));
   const missing: number[] = [];
   for (let d = first; d <= last; d++) if (!have.has(d)) missing.push(d);
-  // Runs of consecutive missing days, each at most BUILD_DAYS long: one range scan each.
-  for (let i = 0; i < missing.length; ) {
-    let j = i;
-    while (j + 1 < missing.length && missing[j + 1] === (missing[j] as number) + 1 && j + 1 - i < BUILD_DAYS) j++;
-    const [from, to] = [missing[i] as number, missing[j] as number];
+  // One range scan per run of consecutive missing days.
+  for (const [from, to] of dayRuns(missing, BUILD_DAYS)) {
     await writer.run('BEGIN TRANSACTION');
     try {
       const range = { site, registration, from: from * DAY_MS, to: (to + 1) * DAY_MS };
@@ -124,7 +121,6 @@ async function buildRollups(writer: DuckDBConnection, site: string, registration
       await writer.run('ROLLBACK').catch(() => undefined);
       throw e;
     }
-    i = j + 1;
   }
 }
 

@@ -31,6 +31,17 @@ export function sealedDays(fromMs: number, toMs: number, nowMs: number, openDays
   return first <= last ? { first, last } : null;
 }
 
+/** Ascending day numbers as runs of consecutive days, each at most `longest` long: [first, last] each (a build reads one range per run). */
+export function dayRuns(days: readonly number[], longest: number): [number, number][] {
+  const runs: [number, number][] = [];
+  for (const day of days) {
+    const run = runs[runs.length - 1];
+    if (run && day === run[1] + 1 && day - run[0] < longest) run[1] = day;
+    else runs.push([day, day]);
+  }
+  return runs;
+}
+
 /** [start, end) ms ranges of the scope that no named rollup answers: the partial ends and the days not built. */
 export function rowRanges(scope: { from: number; to: number }, days: SealedDays): [number, number][] {
   const built = new Set(days.built);
