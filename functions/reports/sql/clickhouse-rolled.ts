@@ -219,7 +219,7 @@ export function clickhouseRolledCounts(sql: ClickHouseSql, tables: RolledTables,
   const raw = ranges.length === 0 ? null : `(SELECT * FROM ${sql.canonicalIn('pageview', [site], ranges, ['visitor', 'unique', 'bot'])} AS c WHERE ${sql.notBot})`;
   const parts: string[] = [];
   if (bounds.length > 2) {
-    const slot = slotBuckets(bounds, days);
+    const slot = slotBuckets(sql, bounds, days);
     if (slots) parts.push(`SELECT 'bucket' AS "part", toUInt32(${slot.bucket}) AS "bucket", "pageviews", if(${slot.fromDayStart}, "firsts", "lasts") + "unhashed" AS "visitors" FROM ${slots} AS s`);
     if (raw)
       parts.push(

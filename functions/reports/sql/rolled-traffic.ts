@@ -35,13 +35,14 @@ const slotRows = (sql: DuckDbSql, site: SiteRef, days: SealedDays, table: string
 /** Pageviews and visitors per bucket (`part` 'bucket', when there is more than one) and over the range (`part` 'total'), as the CTE `counts`. */
 function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
   const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
-  const slot = slotBuckets(bounds, days);
+  // Made only when used: its lists are bound parameters, and DuckDB refuses one the text leaves out.
+  const slot = bounds.length > 2 ? slotBuckets(sql, bounds, days) : null;
   const perBucket =
-    bounds.length > 2
+    slot
       ? `SELECT 'bucket' AS part, ${slot.bucket} AS bucket, pageviews, CASE WHEN ${slot.fromDayStart} THEN firsts ELSE lasts END + unhashed AS visitors
            FROM slots
          UNION ALL
-         SELECT 'bucket', bucket, count(*), ${visitorsByFirstFlags(bounds)} FROM (SELECT *, ${rawBucket(sql, bounds, rowRanges(range, days))} AS bucket FROM raw)
+         SELECT 'bucket', bucket, count(*), ${visitorsByFirstFlags(sql, bounds)} FROM (SELECT *, ${rawBucket(sql, bounds, rowRanges(range, days))} AS bucket FROM raw)
          GROUP BY bucket
          UNION ALL`
       : '';
@@ -53,7 +54,7 @@ function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], day
         ${perBucket}
         SELECT 'total' AS part, NULL AS bucket, pageviews, firsts + unhashed AS visitors FROM slots
         UNION ALL
-        SELECT 'total', NULL, count(*), ${visitorsByFirstFlags([range.from, range.to])} FROM (SELECT *, 0 AS bucket FROM raw) GROUP BY bucket
+        SELECT 'total', NULL, count(*), ${visitorsByFirstFlags(sql, [range.from, range.to])} FROM (SELECT *, 0 AS bucket FROM raw) GROUP BY bucket
       ) GROUP BY part, bucket
     )`;
 }
@@ -67,7 +68,7 @@ function engagedCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], da
   const bucketed = bounds.length > 2;
   return `${duckdbEngagedPages(sql, [site], ranges, [])},
     engaged AS (
-      SELECT ${bucketed ? slotBuckets(bounds, days).bucket : 'NULL'} AS bucket, total_duration, scroll
+      SELECT ${bucketed ? slotBuckets(sql, bounds, days).bucket : 'NULL'} AS bucket, total_duration, scroll
       FROM (${slotRows(sql, site, days, ROLLUP_PAGES, 'total_duration, scroll')})
       UNION ALL
       SELECT ${bucketed ? rawBucket(sql, bounds, ranges) : 'NULL'}, total_duration, scroll FROM page

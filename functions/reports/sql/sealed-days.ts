@@ -94,7 +94,7 @@ export function trafficDays(built: readonly number[], bounds: readonly number[])
  * range), the bucket holding its start and the slot where the next one starts (96 when none
  * does), as constant lists. Slots before that split lie in a part that starts at the day's start.
  */
-export function slotBuckets(bounds: readonly number[], days: SealedDays): { bucket: string; fromDayStart: string } {
+export function slotBuckets(sql: SqlText, bounds: readonly number[], days: SealedDays): { bucket: string; fromDayStart: string } {
   const first = new Array<number>(days.last - days.first + 1).fill(0);
   const split = new Array<number>(days.last - days.first + 1).fill(DAY_MS / SLOT_MS);
   for (const day of days.built) {
@@ -104,13 +104,12 @@ export function slotBuckets(bounds: readonly number[], days: SealedDays): { buck
     if (next < (day + 1) * DAY_MS) split[i] = (next - day * DAY_MS) / SLOT_MS;
   }
   const at = `[day - ${sqlInteger(days.first - 1)}]`;
+  const splits = sql.intList(split);
   return {
-    bucket: `(${listOf(first)}${at} + CASE WHEN slot < ${listOf(split)}${at} THEN 0 ELSE 1 END)`,
-    fromDayStart: `slot < ${listOf(split)}${at}`,
+    bucket: `(${sql.intList(first)}${at} + CASE WHEN slot < ${splits}${at} THEN 0 ELSE 1 END)`,
+    fromDayStart: `slot < ${splits}${at}`,
   };
 }
-
-const listOf = (values: readonly number[]) => `[${values.map(sqlInteger).join(', ')}]`;
 
 /** The bucket of a raw row: a comparison tree over only the buckets each raw range touches. */
 export function rawBucket(sql: SqlText, bounds: readonly number[], ranges: readonly [number, number][]): string {

@@ -20,6 +20,8 @@ export interface SqlText {
   column(name: string): string;
   /** True when `needle` occurs in `haystack` (case-sensitive). */
   contains(haystack: string, needle: string): string;
+  /** A constant list of integers that rows index into (`list[i]`, from 1): bucket edges and offsets per day. */
+  intList(values: readonly number[]): string;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { ReadTimeSql } from './dialects/read-time.ts';
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
 import { CANONICAL, UNIQUE_WITHOUT_HASH, VISITORS as DUCKDB_VISITORS } from './dialects/duckdb.ts';
 import { engagedPages } from './engaged-pages.ts';
-import { bucketExpression, filterColumns, filterSql, num, numOrNull } from './text.ts';
+import { bucketExpression, filterColumns, filterSql, num, numOrNull, type SqlText } from './text.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -24,12 +24,12 @@ const DAY_MS = 86_400_000;
  * Only that part needs a distinct count, less the flags it holds, which the
  * flag count already has. Buckets starting at UTC midnight carry nothing.
  */
-export function visitorsByFirstFlags(bounds: readonly number[]): string {
+export function visitorsByFirstFlags(sql: SqlText, bounds: readonly number[]): string {
   const carriedUntil = bounds.slice(0, -1).map((start, i) => {
     const end = Number(bounds[i + 1]);
     return start % DAY_MS === 0 ? start : Math.min(end, (Math.floor(start / DAY_MS) + 1) * DAY_MS);
   });
-  const carried = carriedUntil.length === 1 ? `ts < ${carriedUntil[0]}` : `ts < [${carriedUntil.join(', ')}][bucket + 1]`;
+  const carried = carriedUntil.length === 1 ? `ts < ${sql.int(carriedUntil[0]!)}` : `ts < ${sql.intList(carriedUntil)}[bucket + 1]`;
   return `count(*) FILTER (WHERE visitor_first)
     + count(DISTINCT visitor_key) FILTER (WHERE ${carried})
     - count(*) FILTER (WHERE visitor_first AND ${carried})
@@ -55,7 +55,7 @@ export const trafficCounts: Query<[scope: TrafficScope, bounds: readonly number[
     const where = sql.scope(scope.sites, bounds[0]!, bounds[bounds.length - 1]!, scope.filters);
     // Unfiltered counts use the writer's first-of-day flags; a filter may drop a visitor's
     // first pageview, so filtered counts take the distinct count over every row.
-    const visitors = scope.filters.length === 0 ? visitorsByFirstFlags(bounds) : DUCKDB_VISITORS;
+    const visitors = scope.filters.length === 0 ? visitorsByFirstFlags(sql, bounds) : DUCKDB_VISITORS;
     return `SELECT site, bucket, count(*) AS pageviews, ${visitors} AS visitors
        FROM (SELECT *, ${bucketExpression(sql, bounds)} AS bucket FROM events WHERE ${CANONICAL} AND ${where})
        GROUP BY ALL`;

@@ -6,7 +6,7 @@
  * never hash a column themselves: the writer computes them. Values are bound
  * parameters, collected as the statement is built, so they never enter its text.
  */
-import type { DuckDBValue } from '@duckdb/node-api';
+import { listValue, type DuckDBValue } from '@duckdb/node-api';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import { filterSql, sqlIdentifier, sqlInteger, sqlNumber, type SqlText } from '../text.ts';
@@ -53,6 +53,11 @@ export class DuckDbSql implements SqlText {
 
   contains(haystack: string, needle: string): string {
     return `contains(${haystack}, ${needle})`;
+  }
+
+  /** Bound: a list literal in the text is built again for every row that indexes it (a 365-day overview's counts statement measured 22 ms with literals, 12 ms bound). */
+  intList(values: readonly number[]): string {
+    return `(${this.bind(listValue(values.map((v) => BigInt(sqlInteger(v)))))}::BIGINT[])`;
   }
 
   /** Plain comparisons with constants, which the scan turns into zone-map filters (a subquery would not be). */

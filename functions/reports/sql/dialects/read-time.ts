@@ -51,6 +51,11 @@ export abstract class ReadTimeDialect implements ReadTimeSql {
     return sqlInteger(value);
   }
 
+  /** Written out: a constant array, folded once per statement. */
+  intList(values: readonly number[]): string {
+    return `[${values.map(sqlInteger).join(', ')}]`;
+  }
+
   limit(value: number): string {
     return sqlLimit(value);
   }
