@@ -1,0 +1,149 @@
+/**
+ * Where a beacon's CPU goes (BENCH_ONLY=phases), in two parts.
+ *
+ * In-process: the collector route's own dispatch (GroupHandler.serve, no
+ * HTTP) over a local node's services, BENCH_PHASE_BEACONS (default 200,000)
+ * beacons per configuration, 100 in flight, after a warm-up; CPU of every
+ * thread of this process (process.cpuUsage) per beacon, the queue drained
+ * before the clock stops. Each configuration adds steps to the one before, so
+ * each phase is a difference: DNT (parse only), an unregistered hostname
+ * (+ validate, normalize, look up), a queue that drops its batches (+ enrich,
+ * build the row, queue), the same queue journaled (+ durable receipt), the
+ * node's own queue (+ the writer: flags, stage, insert, commit, compaction).
+ *
+ * Over HTTP: the bare node:http server of the collector bench, spending a
+ * fixed time on the CPU per request (0, 5, 10, 15 µs of busy waiting), at
+ * full load over 100 connections: its CPU per request against the bare
+ * server's. Work per request costs more than itself as measured from
+ * outside (the kernel work of a slower server's sockets lands on it too):
+ * this shows which amount of work the "at most 2× the bare server" budget
+ * leaves a collector.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { startTestService } from '../support/local-node.ts';
+import { groupHandlers } from '#http/handlers/index.ts';
+import type { ApiRequest } from '#http/api.ts';
+import type { Services } from '#platform/services.ts';
+import { createEventQueue } from '#platform/local.ts';
+import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
+import { eventRowCodec } from '#adapters/receipt-journal/event-row-codec.ts';
+import type { EventRow, EventStore } from '#ports/event-store.ts';
+import type { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
+import { cpuSeconds, listeningUrl } from './service.ts';
+import { envNumber, fmt, type BenchRow } from './stats.ts';
+
+const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+const IN_FLIGHT = 100;
+
+/** A store that takes every batch and keeps nothing: the queue's cost without the writer's. */
+const droppingStore: EventStore = { saveEvents: async () => undefined, close: async () => undefined };
+
+/** CPU µs per beacon (every thread of this process) of `count` beacons through `services`, the queue drained. */
+async function cpuPerBeacon(services: Services, queue: MemoryQueue<EventRow>, hostname: string, headers: Record<string, string>, count: number): Promise<number> {
+  const body = Buffer.from(JSON.stringify({ hostname, path: '/pricing', ua: UA, timezone: 'Europe/Berlin' }));
+  const request = (): ApiRequest => ({ method: 'POST', path: '/events', params: {}, query: {}, headers: { 'user-agent': UA, ...headers }, body, sourceIp: '127.0.0.1', services });
+  const run = async (n: number) => {
+    let sent = 0;
+    const sender = async () => {
+      while (sent < n) {
+        sent++;
+        const answer = await groupHandlers.collector.serve(request(), 'POST /events');
+        if (answer.statusCode !== 200) throw new Error(`phase bench: ${answer.statusCode} ${answer.body}`);
+      }
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, sender));
+    await queue.drain();
+  };
+  await run(Math.min(50_000, count));
+  const before = process.cpuUsage();
+  await run(count);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / count;
+}
+
+/** The in-process phases (see the file's header). */
+async function inProcessPhases(count: number): Promise<BenchRow> {
+  const service = await startTestService();
+  const dir = mkdtempSync(join(tmpdir(), 'tt-bench-phases-'));
+  const queues: MemoryQueue<EventRow>[] = [];
+  try {
+    const hostname = await service.site(await service.token('bench-phases'));
+    const own = service.node.services;
+    const ownQueue = service.node.runtime.eventQueue;
+    const dropping = createEventQueue(droppingStore, join(dir, 'plain'));
+    const { journal } = await ReceiptJournal.open<EventRow>(join(dir, 'journal'), { codec: eventRowCodec });
+    const journaled = createEventQueue(droppingStore, join(dir, 'journaled'), journal, true);
+    queues.push(dropping, journaled);
+    const measured = {
+      parse: await cpuPerBeacon(own, ownQueue, hostname, { dnt: '1' }, count),
+      lookUp: await cpuPerBeacon(own, ownQueue, 'not-registered.example', {}, count),
+      queue: await cpuPerBeacon({ ...own, eventQueue: dropping }, dropping, hostname, {}, count),
+      journal: await cpuPerBeacon({ ...own, eventQueue: journaled }, journaled, hostname, {}, count),
+      writer: await cpuPerBeacon(own, ownQueue, hostname, {}, count),
+    };
+    await journal.close();
+    const step = (us: number) => `${us >= 0 ? '+' : ''}${us.toFixed(1)} µs`;
+    return {
+      name: `where a beacon's CPU goes, in-process (the collector route's dispatch without HTTP, ${fmt(count)} beacons per step, ${IN_FLIGHT} in flight, every thread of the process, each step's queue drained)`,
+      value: [
+        `parse and DNT ${measured.parse.toFixed(1)} µs`,
+        `validate, normalize, look up ${step(measured.lookUp - measured.parse)}`,
+        `enrich (user agent, visitor hash, country, source), build the row, queue ${step(measured.queue - measured.lookUp)}`,
+        `durable receipt (journal line, synchronized write) ${step(measured.journal - measured.queue)}`,
+        `writer (flags, stage, insert, commit, compaction) ${step(measured.writer - measured.journal)}`,
+        `total ${measured.writer.toFixed(1)} µs per beacon`,
+      ].join('; '),
+    };
+  } finally {
+    for (const queue of queues) queue.stop();
+    await service.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A bare node:http server answering `ok` after `spinMicros` of busy waiting per request. */
+const spinningServer = (spinMicros: number) => `require('node:http').createServer((req, res) => {
+  req.resume();
+  const until = performance.now() + ${spinMicros / 1000};
+  while (performance.now() < until);
+  res.writeHead(200, { 'content-type': 'text/plain' });
+  res.end('ok');
+}).listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port); });`;
+
+/** CPU µs per request of the spinning server at full load (100 connections, `seconds`). */
+async function spunCpuPerRequest(spinMicros: number, seconds: number): Promise<{ perSecond: number; cpuMicros: number }> {
+  const child = spawn(process.execPath, ['-e', spinningServer(spinMicros)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const url = await listeningUrl(child);
+    const options = { url: `${url}/events`, method: 'POST' as const, body: JSON.stringify({ hostname: 'x.example', path: '/pricing', ua: UA }), connections: 100 };
+    await autocannon({ ...options, duration: 2 });
+    const before = cpuSeconds(child.pid as number);
+    const result = await autocannon({ ...options, duration: seconds });
+    return { perSecond: result.requests.average, cpuMicros: ((cpuSeconds(child.pid as number) - before) / result.requests.total) * 1e6 };
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+/** The spinning servers (see the file's header). */
+async function fixedWorkRows(seconds: number): Promise<BenchRow> {
+  const spins = [0, 5, 10, 15];
+  const measured: { spin: number; perSecond: number; cpuMicros: number }[] = [];
+  for (const spin of spins) measured.push({ spin, ...(await spunCpuPerRequest(spin, seconds)) });
+  const bare = measured[0] as (typeof measured)[number];
+  return {
+    name: `a bare node:http server spending a fixed time on the CPU per request (busy waiting), 100 connections, ${fmt(seconds)} s each: CPU per request (/proc/<pid>/stat, every thread) against the bare server's`,
+    value: measured
+      .map((m) => `${m.spin} µs: ${fmt(m.perSecond)} req/s, ${m.cpuMicros.toFixed(1)} µs (${(m.cpuMicros / bare.cpuMicros).toFixed(1)}×${m.spin > 0 ? `, ${(m.cpuMicros - bare.cpuMicros).toFixed(1)} µs over bare for ${m.spin} µs of work` : ''})`)
+      .join('; '),
+  };
+}
+
+export async function collectorPhasesBench(): Promise<BenchRow[]> {
+  const count = envNumber('BENCH_PHASE_BEACONS', 200_000);
+  return [await inProcessPhases(count), await fixedWorkRows(envNumber('BENCH_PHASE_SECONDS', 8))];
+}
