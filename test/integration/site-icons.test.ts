@@ -4,7 +4,7 @@
  * again after a week, and gone with the site.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -88,6 +88,19 @@ describe('site icons', () => {
     const gone = await icon(hostname);
     expect([gone.status, gone.json]).toEqual([404, { error: 'unknown site' }]);
     expect(existsSync(file)).toBe(false);
+  });
+
+  it('deletes the site when its icon cannot be removed: 200, and the site is gone', async () => {
+    files.set('/c.png', { type: 'image/png', body: png(12) });
+    const hostname = await siteWithIcon(`${assetOrigin}/c.png`);
+    // A directory where the icon file was: the real store's removal fails (as root too).
+    const file = join(svc.dataDir, 'icons', `${hostname}.json`);
+    rmSync(file);
+    mkdirSync(join(file, 'in-the-way'), { recursive: true });
+    const deleted = await svc.req('DELETE', `/api/sites/${hostname}`, { token });
+    expect([deleted.status, deleted.json]).toEqual([200, { deleted: hostname }]);
+    expect((await svc.req('GET', `/api/sites/${hostname}`, { token })).status).toBe(404);
+    rmSync(file, { recursive: true });
   });
 
   it("follows the site's read rules: anonymous only once the site is public", async () => {

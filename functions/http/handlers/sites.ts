@@ -81,7 +81,10 @@ async function deleteSite(req: ApiRequest) {
   const deleted = await req.services.registry.deleteSite(site.hostname, principal.uid);
   siteChanged(req.services, site.hostname, null);
   if (!deleted) throw new UnknownSiteError();
-  await req.services.icons.delete(site.hostname);
+  // The site is gone: a failure to remove its icon is logged, not answered (a retry would find no site to delete).
+  await req.services.icons.delete(site.hostname).catch((e: unknown) => {
+    req.services.log.warn('removing the site icon failed', { hostname: site.hostname, message: (e as Error).message });
+  });
   return json(200, { deleted: site.hostname });
 }
 
