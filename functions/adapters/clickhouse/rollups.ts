@@ -26,7 +26,7 @@ import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
 import { labelTuples } from '#reports/sql/clickhouse-rolled.ts';
 import type { PageviewDim } from '#reports/sql/breakdown.ts';
 import type { ClickHouseExecutor } from './executor.ts';
-import { readTimeEngagedPages } from '#reports/sql/engaged-pages.ts';
+import { clickhouseEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { ident, ROLLUP_BUILDS, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE } from './schema.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
@@ -182,7 +182,7 @@ export class ClickHouseRollups {
       slots.params,
     );
     const sql = new ClickHouseSql(this.events);
-    const pages = readTimeEngagedPages(sql, [{ site, registration }], [[from, to]], []);
+    const pages = clickhouseEngagedPages(sql, [{ site, registration }], [[from, to]], []);
     await this.executor.command(
       `INSERT INTO ${this.tables.pages} (site, registration, day, built_at, ts, total_duration, scroll)
        WITH ${pages} SELECT "site", ${sql.value(registration)}, toInt32(intDiv("ts", ${DAY_MS})), ${sql.int(builtAt)}, "ts", "total_duration", "scroll" FROM page

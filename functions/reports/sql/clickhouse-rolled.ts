@@ -18,7 +18,7 @@ import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
 import type { PageviewDim } from './breakdown.ts';
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
 import { rawBucket, rowRanges, slotBuckets, type SealedDays } from './sealed-days.ts';
-import { readTimeEngagedPages } from './engaged-pages.ts';
+import { clickhouseEngagedPages } from './engaged-pages.ts';
 import { thresholdCounts } from './retention.ts';
 import { engagementByBucket } from './traffic.ts';
 import { keepsEmptyLabels, labelExpression } from './text.ts';
@@ -160,7 +160,7 @@ export function clickhouseRolledEventTotals(sql: ClickHouseSql, tables: RolledTa
  */
 function engagedCte(sql: ClickHouseSql, tables: RolledTables, scope: SiteRef & { from: number; to: number }, days: RolledDays): string {
   const ranges = rowRanges(scope, days);
-  const raw = ranges.length === 0 ? null : readTimeEngagedPages(sql, [scope], ranges, []);
+  const raw = ranges.length === 0 ? null : clickhouseEngagedPages(sql, [scope], ranges, []);
   const named = sql.bind(days.built, 'Array(Int32)');
   const rolled =
     days.built.length === 0

@@ -11,29 +11,21 @@ import { APPEND_WINDOW_MS } from '#domain/event-flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import type { Query } from './dialect.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';
+import type { ClickHouseSql } from './dialects/clickhouse.ts';
 import { CANONICAL, type DuckDbSql } from './dialects/duckdb.ts';
 import { filterColumns, filterSql } from './text.ts';
 
 /**
- * Timestream and ClickHouse, over disjoint ascending [from, to) ranges of
- * page ts: canonical appends (they may arrive up to a window after a
- * range's end) joined to the canonical page of their original_id at
- * most APPEND_WINDOW_MS before them; the window is a condition after the
+ * Timestream, over disjoint ascending [from, to) ranges of page ts:
+ * canonical appends (they may arrive up to a window after a range's end)
+ * joined to the canonical page of their original_id at most
+ * APPEND_WINDOW_MS before them; the window is a condition after the
  * equi-join (an inner join, so the same rows). `greatest` is NULL when any
  * argument is: the coalesces make it skip a missing side; a page without
- * appends gets NULLs from the LEFT JOIN (ClickHouse: join_use_nulls, set for
- * every report statement).
+ * appends gets NULLs from the LEFT JOIN.
  */
 export function readTimeEngagedPages(sql: ReadTimeSql, sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], filters: readonly FilterClause[]): string {
-  const pageviews = sql.canonicalIn('pageview', sites, ranges, ['duration', 'scrolled', 'bot', ...filterColumns(filters)]);
-  // An append comes at most APPEND_WINDOW_MS after its page: each range's appends run that much longer.
-  const appendRanges: [number, number][] = [];
-  for (const [from, to] of ranges) {
-    const last = appendRanges[appendRanges.length - 1];
-    if (last && from <= last[1]) last[1] = Math.max(last[1], to + APPEND_WINDOW_MS);
-    else appendRanges.push([from, to + APPEND_WINDOW_MS]);
-  }
-  const appends = sql.canonicalIn('append', sites, appendRanges, ['original_id', 'duration', 'scrolled']);
+  const { pageviews, appends } = engagementRows(sql, sites, ranges, filters);
   return `
     pv AS (
       SELECT "site", "id", "ts", "duration", "scrolled" FROM ${pageviews} AS e
@@ -52,6 +44,60 @@ export function readTimeEngagedPages(sql: ReadTimeSql, sites: readonly SiteRef[]
              greatest(coalesce(pv."scrolled", ap."scrolled"), coalesce(ap."scrolled", pv."scrolled")) AS "scroll"
       FROM pv LEFT JOIN ap ON ap."site" = pv."site" AND ap."id" = pv."id" AND ap."ts" = pv."ts"
       WHERE pv."duration" IS NOT NULL OR pv."scrolled" IS NOT NULL OR ap."site" IS NOT NULL
+    )`;
+}
+
+/**
+ * The canonical pageviews of the ranges (with the filters' columns) and the canonical appends
+ * that may belong to them: an append comes at most APPEND_WINDOW_MS after its page, so each
+ * range's appends run that much longer.
+ */
+function engagementRows(sql: ReadTimeSql, sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], filters: readonly FilterClause[]) {
+  const appendRanges: [number, number][] = [];
+  for (const [from, to] of ranges) {
+    const last = appendRanges[appendRanges.length - 1];
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to + APPEND_WINDOW_MS);
+    else appendRanges.push([from, to + APPEND_WINDOW_MS]);
+  }
+  return {
+    pageviews: sql.canonicalIn('pageview', sites, ranges, ['duration', 'scrolled', 'bot', ...filterColumns(filters)]),
+    appends: sql.canonicalIn('append', sites, appendRanges, ['original_id', 'duration', 'scrolled']),
+  };
+}
+
+/**
+ * ClickHouse: the same pages as readTimeEngagedPages in one pass. There a CTE is computed again at
+ * every reference, and the join form reads the pageviews (and their copy window) three times.
+ * Here the pages and the appends are one stream keyed by the page's id (an append's original_id);
+ * ordered by ts (a page before an append of the same ts), each row takes the latest page ts at or
+ * before it, and an append belongs to that page when it comes at most APPEND_WINDOW_MS after it.
+ * Two canonical pages of one id are more than that apart, so this is the page the join finds; an
+ * append with no such page (none, or one a filter left out) belongs to none. `sum` of only NULLs
+ * is NULL, as the join form's.
+ */
+export function clickhouseEngagedPages(sql: ClickHouseSql, sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], filters: readonly FilterClause[]): string {
+  const { pageviews, appends } = engagementRows(sql, sites, ranges, filters);
+  return `
+    page AS (
+      SELECT "site", "page_ts" AS "ts",
+             if(isNull("own") AND isNull("appended"), NULL, coalesce("own", 0) + coalesce("appended", 0)) AS "total_duration", "scroll"
+      FROM (
+        SELECT "site", "key", "page_ts", sumIf("duration", "is_page" = 1) AS "own", sumIf("duration", "is_page" = 0) AS "appended",
+               max("scrolled") AS "scroll", countIf("is_page" = 1 AND isNotNull("scrolled")) AS "own_scrolled", countIf("is_page" = 0) AS "appends"
+        FROM (
+          SELECT *, max(if("is_page" = 1, "ts", NULL)) OVER (PARTITION BY "site", "key" ORDER BY "ts" ASC, "is_page" DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS "page_ts"
+          FROM (
+            SELECT "site", "id" AS "key", "ts", toUInt8(1) AS "is_page", "duration", "scrolled" FROM ${pageviews} AS e
+            WHERE ${sql.notBot}${filterSql(sql, filters)}
+            UNION ALL
+            SELECT "site", assumeNotNull("original_id"), "ts", toUInt8(0), "duration", "scrolled" FROM ${appends} AS a
+            WHERE isNotNull("original_id")
+          ) AS u
+        ) AS w
+        WHERE isNotNull("page_ts") AND "ts" <= "page_ts" + ${sql.int(APPEND_WINDOW_MS)}
+        GROUP BY "site", "key", "page_ts"
+      ) AS g
+      WHERE isNotNull("own") OR "own_scrolled" > 0 OR "appends" > 0
     )`;
 }
 
@@ -107,5 +153,5 @@ export function duckdbEngagedPages(sql: DuckDbSql, sites: readonly SiteRef[], ra
 export const engagedPages: Query<[sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]]> = {
   duckdb: (sql, sites, from, to, filters) => duckdbEngagedPages(sql, sites, [[from, to]], filters),
   timestream: (sql, sites, from, to, filters) => readTimeEngagedPages(sql, sites, [[from, to]], filters),
-  clickhouse: (sql, sites, from, to, filters) => readTimeEngagedPages(sql, sites, [[from, to]], filters),
+  clickhouse: (sql, sites, from, to, filters) => clickhouseEngagedPages(sql, sites, [[from, to]], filters),
 };
