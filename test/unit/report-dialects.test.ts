@@ -5,6 +5,7 @@
 import { dayRuns } from '#reports/sql/sealed-days.ts';
 import { describe, expect, it } from 'vitest';
 import type { DialectContexts, DialectName, Query } from '#reports/sql/dialect.ts';
+import { listValue } from '@duckdb/node-api';
 import { DuckDbSql } from '#reports/sql/dialects/duckdb.ts';
 import { TimestreamSql } from '#reports/sql/dialects/timestream.ts';
 import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
@@ -26,7 +27,7 @@ const scope = { ...A, from: T0, to: T0 + 24 * H, filters };
 const traffic = { sites: [A], boundaries: [T0, T0 + H, T0 + 2 * H], filters };
 
 const contexts: { [D in DialectName]: () => DialectContexts[D] } = {
-  duckdb: () => new DuckDbSql(),
+  duckdb: () => new DuckDbSql(listValue),
   timestream: () => new TimestreamSql({ database: 'db', table: 'events', has: () => true }),
   clickhouse: () => new ClickHouseSql('"db"."events"'),
 };

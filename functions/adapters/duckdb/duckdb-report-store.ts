@@ -8,6 +8,7 @@
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import type { BreakdownRow, Engagement, LabelDim, ReportScope, SummaryLists, TrafficRow, TrafficScope } from '#ports/report-store.ts';
 import type { Query, QueryRunner, ResultRow } from '#reports/sql/dialect.ts';
+import { listValue } from '@duckdb/node-api';
 import { DuckDbSql } from '#reports/sql/dialects/duckdb.ts';
 import { breakdownRow } from '#reports/sql/breakdown.ts';
 import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
@@ -32,7 +33,7 @@ export class DuckDbQueryRunner implements QueryRunner {
 
   /** A DuckDB-only statement (the rollup reads). */
   runDuckDb(build: (sql: DuckDbSql) => string): Promise<ResultRow[]> {
-    const sql = new DuckDbSql();
+    const sql = new DuckDbSql(listValue);
     const text = build(sql);
     return this.pool.query<ResultRow>(text, sql.params);
   }

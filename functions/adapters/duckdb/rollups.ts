@@ -53,7 +53,7 @@ function rollupSelect(dim: RollupDim): string {
       GROUP BY ALL`;
   }
   return `SELECT site, registration, day, '${dim}' AS dim, coalesce(name, '') AS name, count(*) AS value, ${VISITORS} AS visitors, NULL AS last_seen
-    FROM (SELECT *, ${day} AS day, ${labelExpression(new DuckDbSql(), dim)} AS name FROM events WHERE ${CANONICAL} AND ${scope}${entryOnly(dim)})
+    FROM (SELECT *, ${day} AS day, ${labelExpression(new DuckDbSql(listValue), dim)} AS name FROM events WHERE ${CANONICAL} AND ${scope}${entryOnly(dim)})
     GROUP BY site, registration, day, coalesce(name, '')`;
 }
 
@@ -81,7 +81,7 @@ const SLOTS_SELECT = `
 
 /** The engaged pages of the range (engaged-pages.ts), each with its slot: their appends are joined once, here, not by every read. */
 function pagesSelect(site: string, registration: string, from: number, to: number): { text: string; params: Record<string, unknown> } {
-  const sql = new DuckDbSql();
+  const sql = new DuckDbSql(listValue);
   const pages = duckdbEngagedPages(sql, [{ site, registration }], [[from, to]], []);
   return {
     text: `WITH ${pages} SELECT site, ${sql.bind(registration)}, (ts // ${DAY_MS})::INTEGER, (${SLOT})::INTEGER, total_duration, scroll FROM page`,
