@@ -34,6 +34,7 @@ const LAMBDA_ENV: Record<string, string> = {
   IMPORT_KMS_KEY_ID: 'arn:aws:kms:eu-west-1:000000000000:key/00000000-0000-0000-0000-000000000000',
   TIMESTREAM_DATABASE: 'tinytrack',
   TIMESTREAM_TABLE: 'events',
+  ICON_BUCKET: 'tinytrack-icons',
 };
 
 const IMPORT_SCRIPT =
