@@ -29,10 +29,14 @@ import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { cpuSeconds, listeningUrl, load, ownerSession, rps, startServer, threadCpu, type Server, type ThreadCpu } from './service.ts';
 import { envNumber, fmt, median, percent, RUNS, type BenchRow } from './stats.ts';
 
-const BARE_SERVER = `require('node:http').createServer((req, res) => { req.resume(); res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok'); })
+/** The bare node:http server answering `ok`; with `spinMicros`, after that long busy on the CPU per request (collector-phases.ts). */
+const bareServer = (spinMicros: number) => {
+  const spin = spinMicros > 0 ? ` const until = performance.now() + ${spinMicros / 1000}; while (performance.now() < until);` : '';
+  return `require('node:http').createServer((req, res) => { req.resume();${spin} res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok'); })
   .listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port); });`;
+};
 
-const BENCH_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+export const BENCH_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
 /**
  * The beacon sent to the baseline and to the collector alike, so the load
@@ -42,7 +46,7 @@ const BENCH_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (
  * body per request instead cost the load tool so much that it, not the
  * server, limited the baseline (measured 39k against 59–65k req/s).
  */
-const beaconBody = (hostname: string) => JSON.stringify({ hostname, path: '/pricing', ua: BENCH_UA, timezone: 'Europe/Berlin' });
+export const beaconBody = (hostname: string) => JSON.stringify({ hostname, path: '/pricing', ua: BENCH_UA, timezone: 'Europe/Berlin' });
 
 function beaconLoad(url: string, hostname: string, headers: Record<string, string> = {}, connections = 20): Promise<autocannon.Result> {
   return load(`${url}/events`, { method: 'POST', body: beaconBody(hostname), headers, connections });
@@ -63,8 +67,8 @@ const CAPACITY_CONNECTIONS = 100;
  * core with the load and read lower (measured here 46k req/s in-process
  * against 73k in its own process).
  */
-async function withBareServer<T>(measure: (url: string, pid: number) => Promise<T>): Promise<T> {
-  const child = spawn(process.execPath, ['-e', BARE_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function withBareServer<T>(measure: (url: string, pid: number) => Promise<T>, spinMicros = 0): Promise<T> {
+  const child = spawn(process.execPath, ['-e', bareServer(spinMicros)], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     return await measure(await listeningUrl(child), child.pid as number);
   } finally {

@@ -19,7 +19,6 @@
  * this shows which amount of work the "at most 2× the bare server" budget
  * leaves a collector.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,10 +32,10 @@ import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
 import { eventRowCodec } from '#adapters/receipt-journal/event-row-codec.ts';
 import type { EventRow, EventStore } from '#ports/event-store.ts';
 import type { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
-import { cpuSeconds, listeningUrl } from './service.ts';
+import { cpuSeconds } from './service.ts';
+import { beaconBody, BENCH_UA, withBareServer } from './collector-bench.ts';
 import { envNumber, fmt, type BenchRow } from './stats.ts';
 
-const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const IN_FLIGHT = 100;
 
 /** A store that takes every batch and keeps nothing: the queue's cost without the writer's. */
@@ -44,8 +43,8 @@ const droppingStore: EventStore = { saveEvents: async () => undefined, close: as
 
 /** CPU µs per beacon (every thread of this process) of `count` beacons through `services`, the queue drained. */
 async function cpuPerBeacon(services: Services, queue: MemoryQueue<EventRow>, hostname: string, headers: Record<string, string>, count: number): Promise<number> {
-  const body = Buffer.from(JSON.stringify({ hostname, path: '/pricing', ua: UA, timezone: 'Europe/Berlin' }));
-  const request = (): ApiRequest => ({ method: 'POST', path: '/events', params: {}, query: {}, headers: { 'user-agent': UA, ...headers }, body, sourceIp: '127.0.0.1', services });
+  const body = Buffer.from(beaconBody(hostname));
+  const request = (): ApiRequest => ({ method: 'POST', path: '/events', params: {}, query: {}, headers: { 'user-agent': BENCH_UA, ...headers }, body, sourceIp: '127.0.0.1', services });
   const run = async (n: number) => {
     let sent = 0;
     const sender = async () => {
@@ -105,28 +104,15 @@ async function inProcessPhases(count: number): Promise<BenchRow> {
   }
 }
 
-/** A bare node:http server answering `ok` after `spinMicros` of busy waiting per request. */
-const spinningServer = (spinMicros: number) => `require('node:http').createServer((req, res) => {
-  req.resume();
-  const until = performance.now() + ${spinMicros / 1000};
-  while (performance.now() < until);
-  res.writeHead(200, { 'content-type': 'text/plain' });
-  res.end('ok');
-}).listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port); });`;
-
-/** CPU µs per request of the spinning server at full load (100 connections, `seconds`). */
-async function spunCpuPerRequest(spinMicros: number, seconds: number): Promise<{ perSecond: number; cpuMicros: number }> {
-  const child = spawn(process.execPath, ['-e', spinningServer(spinMicros)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  try {
-    const url = await listeningUrl(child);
-    const options = { url: `${url}/events`, method: 'POST' as const, body: JSON.stringify({ hostname: 'x.example', path: '/pricing', ua: UA }), connections: 100 };
+/** CPU µs per request of the bare server spinning `spinMicros` per request, at full load (100 connections, `seconds`). */
+function spunCpuPerRequest(spinMicros: number, seconds: number): Promise<{ perSecond: number; cpuMicros: number }> {
+  return withBareServer(async (url, pid) => {
+    const options = { url: `${url}/events`, method: 'POST' as const, body: beaconBody('x.example'), connections: 100 };
     await autocannon({ ...options, duration: 2 });
-    const before = cpuSeconds(child.pid as number);
+    const before = cpuSeconds(pid);
     const result = await autocannon({ ...options, duration: seconds });
-    return { perSecond: result.requests.average, cpuMicros: ((cpuSeconds(child.pid as number) - before) / result.requests.total) * 1e6 };
-  } finally {
-    child.kill('SIGTERM');
-  }
+    return { perSecond: result.requests.average, cpuMicros: ((cpuSeconds(pid) - before) / result.requests.total) * 1e6 };
+  }, spinMicros);
 }
 
 /** The spinning servers (see the file's header). */

@@ -52,14 +52,18 @@ export function labelTuples(sql: ClickHouseSql, dims: readonly PageviewDim[], ke
 /** The named builds' labels of some dimensions: `list` is the dimension's index. */
 function rolledLabels(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dims: readonly string[], days: RolledDays): string {
   if (days.built.length === 0) return '';
-  const named = sql.bind(days.built, 'Array(Int32)');
-  const builds = sql.bind(days.builtAt, 'Array(Int64)');
   const list = `indexOf(${sql.bind(dims, 'Array(String)')}, "dim") - 1`;
   return `
     SELECT toUInt32(${list}) AS "list", "name", "value", "visitors", "last_seen" FROM ${tables.labels}
-    WHERE "site" = ${sql.value(scope.site)} AND "registration" = ${sql.value(scope.registration)}
-      AND "dim" IN ${sql.bind(dims, 'Array(String)')} AND "day" IN ${named} AND "built_at" = transform("day", ${named}, ${builds}, toInt64(-1))
+    WHERE ${ofNamedBuilds(sql, scope, days)} AND "dim" IN ${sql.bind(dims, 'Array(String)')}
     UNION ALL`;
+}
+
+/** A rollup table's rows of the site's named days, each of the build named for its day. */
+function ofNamedBuilds(sql: ClickHouseSql, site: SiteRef, days: RolledDays): string {
+  const named = sql.bind(days.built, 'Array(Int32)');
+  return `"site" = ${sql.value(site.site)} AND "registration" = ${sql.value(site.registration)}
+      AND "day" IN ${named} AND "built_at" = transform("day", ${named}, ${sql.bind(days.builtAt, 'Array(Int64)')}, toInt64(-1))`;
 }
 
 /**
@@ -161,13 +165,7 @@ export function clickhouseRolledEventTotals(sql: ClickHouseSql, tables: RolledTa
 function engagedCte(sql: ClickHouseSql, tables: RolledTables, scope: SiteRef & { from: number; to: number }, days: RolledDays): string {
   const ranges = rowRanges(scope, days);
   const raw = ranges.length === 0 ? null : clickhouseEngagedPages(sql, [scope], ranges, []);
-  const named = sql.bind(days.built, 'Array(Int32)');
-  const rolled =
-    days.built.length === 0
-      ? null
-      : `SELECT "site", "ts", "total_duration", "scroll" FROM ${tables.pages}
-         WHERE "site" = ${sql.value(scope.site)} AND "registration" = ${sql.value(scope.registration)}
-           AND "day" IN ${named} AND "built_at" = transform("day", ${named}, ${sql.bind(days.builtAt, 'Array(Int64)')}, toInt64(-1))`;
+  const rolled = days.built.length === 0 ? null : `SELECT "site", "ts", "total_duration", "scroll" FROM ${tables.pages} WHERE ${ofNamedBuilds(sql, scope, days)}`;
   const parts = [rolled, raw && `SELECT "site", "ts", "total_duration", "scroll" FROM page`].filter((p): p is string => p !== null);
   const none = `SELECT '' AS "site", toInt64(0) AS "ts", CAST(NULL AS Nullable(Float64)) AS "total_duration", CAST(NULL AS Nullable(Int32)) AS "scroll" WHERE false`;
   return `${raw ? `${raw},` : ''}
@@ -208,13 +206,10 @@ export function clickhouseRolledEngagement(sql: ClickHouseSql, tables: RolledTab
  */
 export function clickhouseRolledCounts(sql: ClickHouseSql, tables: RolledTables, site: SiteRef, bounds: readonly number[], days: RolledDays): string {
   const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
-  const named = sql.bind(days.built, 'Array(Int32)');
   const slots =
     days.built.length === 0
       ? null
-      : `(SELECT "day" AS day, toUInt32("slot") AS slot, "pageviews", "firsts", "lasts", "unhashed" FROM ${tables.slots}
-          WHERE "site" = ${sql.value(site.site)} AND "registration" = ${sql.value(site.registration)}
-            AND "day" IN ${named} AND "built_at" = transform("day", ${named}, ${sql.bind(days.builtAt, 'Array(Int64)')}, toInt64(-1)))`;
+      : `(SELECT "day" AS day, toUInt32("slot") AS slot, "pageviews", "firsts", "lasts", "unhashed" FROM ${tables.slots} WHERE ${ofNamedBuilds(sql, site, days)})`;
   const ranges = rowRanges(range, days);
   const raw = ranges.length === 0 ? null : `(SELECT * FROM ${sql.canonicalIn('pageview', [site], ranges, ['visitor', 'unique', 'bot'])} AS c WHERE ${sql.notBot})`;
   const parts: string[] = [];
