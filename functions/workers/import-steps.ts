@@ -9,7 +9,7 @@ import type { ChunkCounts, ImportChunkMessage, ImportJobRecord, ImportJobs } fro
 import type { ImportLedger } from '#ports/import-ledger.ts';
 import { ImportSourceError, type ImportSourceClient } from '#ports/import-source.ts';
 import { SecretBoxError, type SecretBox } from '#ports/secret-box.ts';
-import { createRecordMapper, type MappedRecord } from '#domain/imports/export-row.ts';
+import { createRecordMapper, importedKind, type MappedRecord } from '#domain/imports/export-row.ts';
 import { RETRY_CREDENTIALS_TTL_MS, isActive, transition } from '#domain/imports/job.ts';
 import { chunkAt, type ImportChunk } from '#domain/imports/planner.ts';
 import { dateRangeMs } from '#domain/imports/dates.ts';
@@ -180,7 +180,8 @@ export async function streamChunk(deps: StepDeps, job: ImportJobRecord, chunk: I
   // The window has a day of slack each side for rows the source files under a neighbouring day.
   const { from, to } = dateRangeMs(chunk.start, chunk.end);
   const window = { from: from - DAY_MS, to: to + DAY_MS };
-  const anyStored = await deps.ledger.hasImported(site, window.from, window.to);
+  const kind = importedKind(chunk.type);
+  const anyStored = await deps.ledger.hasImported(site, kind, window.from, window.to);
   try {
     for await (const batch of deps.source.exportBatches({ credentials, hostname: ctx.sourceHostname, start: chunk.start, end: chunk.end, type: chunk.type, signal })) {
       if (batch.columns !== columns || !map) {
@@ -190,8 +191,10 @@ export async function streamChunk(deps: StepDeps, job: ImportJobRecord, chunk: I
       const { rows, skipped, min, max } = mappedRows(batch.records, map, seen);
       counts.skipped += skipped;
       if (rows.length === 0) continue;
-      const lookup = anyStored || min < window.from || max > window.to;
-      const stored = lookup ? await deps.ledger.findImported(site, rows.map((r) => r.source_id as string), min, max) : NOTHING_STORED;
+      // A stored copy of a source row has its ts: only a batch whose own span holds imported rows looks up
+      // (a neighbouring chunk's rows in the window's slack days make its edge batches look up, not every batch).
+      const lookup = (anyStored || min < window.from || max > window.to) && (await deps.ledger.hasImported(site, kind, min, max));
+      const stored = lookup ? await deps.ledger.findImported(site, kind, rows.map((r) => r.source_id as string), min, max) : NOTHING_STORED;
       for (const row of rows) {
         const holder = stored.get(row.source_id as string);
         if (holder === undefined) pending.push(row);

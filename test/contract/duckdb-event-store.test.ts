@@ -233,6 +233,26 @@ describe('DuckDbEventStore', () => {
       }, 180_000);
     }
 
+    it('keeps every flag equal to a recomputation when every batch finds all its days only in the stored rows (loaded together)', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.array(arbRow, { maxLength: 12 }), { maxLength: 5 }), async (batches) => {
+          const store = await DuckDbEventStore.open(':memory:', { now: T });
+          try {
+            for (const spec of batches) {
+              store.index.forget(store.index.heldDays);
+              await store.saveEvents(spec.map(rowOf));
+            }
+            const written = await readFlags(store);
+            await store.recomputeAllFlags();
+            expect(written).toEqual(await readFlags(store));
+          } finally {
+            await store.close();
+          }
+        }),
+        { numRuns: 40 },
+      );
+    }, 180_000);
+
     it('decides from the stored rows after a reopen: replays, firsts and pages of rows written before it', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'tt-flags-reopen-'));
       const path = join(dir, 'events.duckdb');

@@ -38,8 +38,8 @@ const LEDGERS: LedgerUnderTest[] = [
 
 const T = Date.UTC(2025, 2, 1, 12);
 const SITE = { site: 'ledger.example', registration: 'reg-now' };
-const imported = (sourceId: string, ts: number, registration = SITE.registration) =>
-  eventRow({ ...SITE, registration, ts, id: `import-${sourceId}`, source_id: sourceId, imported: true });
+const imported = (sourceId: string, ts: number, registration = SITE.registration, kind: 'pageview' | 'event' = 'pageview') =>
+  eventRow({ ...SITE, registration, ts, kind, id: `import-${sourceId}`, source_id: sourceId, imported: true });
 
 for (const store of LEDGERS) {
   describe(`import ledger: ${store.name}`, () => {
@@ -51,21 +51,25 @@ for (const store of LEDGERS) {
         imported('b', T + 1_000),
         imported('c', T + 86_400_000),
         imported('d', T, 'reg-earlier'),
+        imported('g', T + 2_000, SITE.registration, 'event'),
         eventRow({ ...SITE, ts: T, id: 'collected', source_id: 'e', imported: false }),
       ]);
     });
     afterAll(() => under.close());
 
-    it('finds the imported rows of the source ids asked, within the span, of this registration only', async () => {
-      const found = await under.ledger.findImported(SITE, ['a', 'b', 'c', 'd', 'e', 'f'], T, T + 60_000);
+    it('finds the imported rows of the source ids asked, within the span, of this registration and kind only', async () => {
+      const found = await under.ledger.findImported(SITE, 'pageview', ['a', 'b', 'c', 'd', 'e', 'f', 'g'], T, T + 60_000);
       expect(Object.fromEntries(found)).toEqual({ a: 'import-a', b: 'import-b' });
-      expect((await under.ledger.findImported(SITE, [], T, T + 60_000)).size).toBe(0);
+      expect(Object.fromEntries(await under.ledger.findImported(SITE, 'event', ['a', 'g'], T, T + 60_000))).toEqual({ g: 'import-g' });
+      expect((await under.ledger.findImported(SITE, 'pageview', [], T, T + 60_000)).size).toBe(0);
     });
 
-    it('says whether any imported row of the registration lies in a span', async () => {
-      expect(await under.ledger.hasImported(SITE, T - 1_000, T)).toBe(true);
-      expect(await under.ledger.hasImported(SITE, T + 2_000, T + 3_000)).toBe(false);
-      expect(await under.ledger.hasImported({ ...SITE, registration: 'reg-other' }, T - 1_000, T + 86_400_000)).toBe(false);
+    it('says whether any imported row of the registration and kind lies in a span', async () => {
+      expect(await under.ledger.hasImported(SITE, 'pageview', T - 1_000, T)).toBe(true);
+      expect(await under.ledger.hasImported(SITE, 'pageview', T + 2_000, T + 3_000)).toBe(false);
+      expect(await under.ledger.hasImported(SITE, 'event', T + 2_000, T + 3_000)).toBe(true);
+      expect(await under.ledger.hasImported(SITE, 'event', T - 1_000, T + 1_000)).toBe(false);
+      expect(await under.ledger.hasImported({ ...SITE, registration: 'reg-other' }, 'pageview', T - 1_000, T + 86_400_000)).toBe(false);
     });
   });
 }

@@ -22,6 +22,7 @@ import { EXPORT_FIELDS } from '#domain/imports/export-row.ts';
 import { ImportSourceError, type ExportBatch, type ExportRequest, type ImportSourceClient } from '#ports/import-source.ts';
 import type { ImportJobRecord, ImportJobs } from '#ports/import-jobs.ts';
 import type { EventStore } from '#ports/event-store.ts';
+import type { ImportLedger } from '#ports/import-ledger.ts';
 import { systemClock } from '#ports/clock.ts';
 import { CREDENTIALS_GONE, createImportWorker, type ImportWorker } from '#workers/import-worker.ts';
 import { chunkMessages } from '#domain/imports/chunk-message.ts';
@@ -77,10 +78,24 @@ async function newJob(range: [string, string] = [START, END]): Promise<ImportJob
   return job;
 }
 
-function worker(source: ImportSourceClient, over: Partial<{ jobs: ImportJobs; events: EventStore; writeRows: number }> = {}): ImportWorker {
+function worker(source: ImportSourceClient, over: Partial<{ jobs: ImportJobs; events: EventStore; writeRows: number; ledger: ImportLedger }> = {}): ImportWorker {
   return createImportWorker({
-    jobs: over.jobs ?? jobs, secrets, source, ledger: new DuckDbImportLedger(events), events: over.events ?? events, clock: systemClock, chunkRetryDelayMs: 1, writeRows: over.writeRows,
+    jobs: over.jobs ?? jobs, secrets, source, ledger: over.ledger ?? new DuckDbImportLedger(events), events: over.events ?? events, clock: systemClock, chunkRetryDelayMs: 1, writeRows: over.writeRows,
   });
+}
+
+/** The DuckDB ledger, keeping the spans its source-id look-ups searched. */
+function countingLedger(): ImportLedger & { lookups: [number, number][] } {
+  const ledger = new DuckDbImportLedger(events);
+  const lookups: [number, number][] = [];
+  return {
+    lookups,
+    hasImported: (...args) => ledger.hasImported(...args),
+    findImported: (site, kind, ids, from, to) => {
+      lookups.push([from, to]);
+      return ledger.findImported(site, kind, ids, from, to);
+    },
+  };
 }
 
 async function stored(site: string) {
@@ -186,6 +201,29 @@ describe('import worker', () => {
     const inJanuary = january(data.pageviews) + january(data.events);
     expect(await jobs.getJob(job.site, job.id)).toMatchObject({ status: 'succeeded', rows_imported: TOTAL - inJanuary, rows_skipped: inJanuary + 1 });
     expect(await stored(job.site)).toEqual({ rows: TOTAL, distinct: TOTAL });
+  });
+
+  it("looks source ids up only for a batch whose span holds imported rows of its kind, not for a month beside another's rows", async () => {
+    const job = await newJob();
+    const ledger = countingLedger();
+    const source = memorySource(data);
+    let batches = 0;
+    const w = worker({ ...source, async *exportBatches(req) { for await (const b of source.exportBatches(req)) { batches++; yield b; } } }, { ledger });
+    // Each month's pageviews and events side by side, as the queue hands them out; every chunk's
+    // window reaches a day into its neighbours, which hold imported rows by then.
+    const messages = chunkMessages(job);
+    for (let i = 0; i < messages.length; i += 2) await Promise.all(messages.slice(i, i + 2).map((m) => w.processChunk(m)));
+    expect(await jobs.getJob(job.site, job.id)).toMatchObject({ status: 'succeeded', rows_imported: TOTAL, rows_skipped: 0 });
+    expect(ledger.lookups).toEqual([]);
+    // A second job over the same months finds every row, batch by batch.
+    const again = newImportJob(uuidv7(new Date()), job.site, 'owner', {
+      source: SIMPLE_ANALYTICS, range_start: START, range_end: END, credentials: { user_id: 'u', api_key: 'sa_api_key_worker_test' }, source_hostname: 'old.example',
+    }, new Date());
+    await jobs.createJob(again, await secrets.seal('k', { site: job.site, job_id: again.id }));
+    batches = 0;
+    await runAll(w, again);
+    expect(await jobs.getJob(job.site, again.id)).toMatchObject({ status: 'succeeded', rows_imported: 0, rows_skipped: TOTAL });
+    expect(ledger.lookups.length).toBe(batches);
   });
 
   it('drops messages of an older attempt, of cancelled jobs, and of unknown jobs', async () => {

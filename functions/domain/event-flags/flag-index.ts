@@ -103,8 +103,12 @@ export interface DayWriter {
   addOrphan(lo: number, hi: number): void;
 }
 
-/** Reads day `day` (UTC days since the epoch) of the stored rows into `into`. */
-export type DayLoader = (day: number, into: DayWriter) => Promise<void>;
+/**
+ * Reads days `days` (UTC days since the epoch, ascending, each once) of the
+ * stored rows, each into `into(day)`: all at once, so a batch spanning a
+ * month of days not held (an import) costs a few statements, not a few per day.
+ */
+export type DayLoader = (days: readonly number[], into: (day: number) => DayWriter) => Promise<void>;
 
 export interface FlagIndexOptions {
   /** Bytes the tables may take together; past it, days are dropped (oldest use first) or decided in SQL. */
@@ -168,15 +172,17 @@ export class FlagIndex {
   async holdDays(needed: readonly number[]): Promise<boolean> {
     if (needed.some((d) => this.tooBig.has(d))) return false;
     const use = ++this.uses;
-    for (const d of needed) {
-      let day = this.days.get(d);
-      if (!day) {
-        day = new DayIndex();
-        await this.options.load(d, day);
-        this.days.set(d, day);
-      }
-      day.lastUse = use;
+    const missing = [...new Set(needed)].filter((d) => !this.days.has(d)).sort((a, b) => a - b);
+    if (missing.length > 0) {
+      const loaded = new Map(missing.map((d) => [d, new DayIndex()]));
+      await this.options.load(missing, (d) => {
+        const day = loaded.get(d);
+        if (!day) throw new Error(`flag index: day ${d} was not asked for`);
+        return day;
+      });
+      for (const [d, day] of loaded) this.days.set(d, day);
     }
+    for (const d of needed) (this.days.get(d) as DayIndex).lastUse = use;
     return this.fitBudget(new Set(needed));
   }
 

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { EventRow } from '#ports/event-store.ts';
+import type { ImportedKind } from '#ports/import-ledger.ts';
 import { deriveSource, isInternalReferrer, normalizeEventName, referrerHost, serializeMetadata } from '../collector/enrich.ts';
 import type { ChunkType } from './planner.ts';
 
@@ -118,6 +119,9 @@ const EXPORT_COLUMNS = [
 ] as const;
 type ExportColumn = (typeof EXPORT_COLUMNS)[number];
 
+/** The kind of row an export's records become. */
+export const importedKind = (type: ChunkType): ImportedKind => (type === 'pageviews' ? 'pageview' : 'event');
+
 /** Compiles the mapping for one CSV header; unknown columns are ignored, missing ones read as empty. */
 export function createRecordMapper(columns: readonly string[], ctx: ImportRowContext): (values: readonly string[]) => MappedRecord {
   const index = new Map(columns.map((name, i) => [name.trim(), i]));
@@ -148,7 +152,7 @@ export function createRecordMapper(columns: readonly string[], ctx: ImportRowCon
         site: ctx.site,
         registration: ctx.registration,
         ts,
-        kind: pageviews ? 'pageview' : 'event',
+        kind: importedKind(ctx.type),
         id: importedRowId(ctx.jobId, sourceId),
         original_id: null,
         event,
