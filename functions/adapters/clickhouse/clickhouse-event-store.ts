@@ -4,7 +4,8 @@
  * so no write reads or rewrites the day's rows. A redelivery adds nothing:
  * the batch's identities are looked up by (site, ts) — the table's sort key,
  * so only the granules of those instants are read — and stored ones are left
- * out; writes of one instance run one after another, and the
+ * out (a batch of several look-ups first asks whether its span holds any row
+ * at all: a first import of a month needs none); writes of one instance run one after another, and the
  * ReplacingMergeTree folds what two instances might race to store twice.
  * Once its rows are in, a batch marks the days it touches stale for the
  * daily rollups (rollups.ts): one more small INSERT.
@@ -71,6 +72,7 @@ export class ClickHouseEventStore implements EventStore {
    */
   private async storedKeys(rows: readonly EventRow[]): Promise<Set<string>> {
     const stored = new Set<string>();
+    if (rows.length > LOOKUP_ROWS && !(await this.anyStoredInSpan(rows))) return stored;
     for (let i = 0; i < rows.length; i += LOOKUP_ROWS) {
       const part = rows.slice(i, i + LOOKUP_ROWS);
       const found = await this.executor.query<{ site: string; registration: string; id: string; ts: number }>(
@@ -85,6 +87,26 @@ export class ClickHouseEventStore implements EventStore {
       for (const r of found) stored.add(eventKey({ site: r.site, registration: r.registration, id: r.id, ts: Number(r.ts) }));
     }
     return stored;
+  }
+
+  /**
+   * Whether any row of the batch's sites lies within its time span: a batch
+   * that would take several look-ups (an import's month, a backlog) asks
+   * this once first, and into an empty span (a first import) needs none.
+   */
+  private async anyStoredInSpan(rows: readonly EventRow[]): Promise<boolean> {
+    let from = Infinity;
+    let to = -Infinity;
+    for (const r of rows) {
+      if (r.ts < from) from = r.ts;
+      if (r.ts > to) to = r.ts;
+    }
+    const found = await this.executor.query(`SELECT 1 AS found FROM ${this.table} WHERE site IN {sites:Array(String)} AND ts BETWEEN {from:Int64} AND {to:Int64} LIMIT 1`, {
+      sites: [...new Set(rows.map((r) => r.site))],
+      from: Math.trunc(from),
+      to: Math.trunc(to),
+    });
+    return found.length > 0;
   }
 
   async close(): Promise<void> {
