@@ -5,7 +5,7 @@
  * under test gets a database of its own.
  */
 import { Session } from 'chdb';
-import type { ClickHouseExecutor, ClickHouseParams } from '#adapters/clickhouse/executor.ts';
+import { compactRows, type ClickHouseExecutor, type ClickHouseParams } from '#adapters/clickhouse/executor.ts';
 
 let shared: Session | null = null;
 
@@ -40,7 +40,8 @@ export function chdbExecutor(): ClickHouseExecutor {
     },
     async insert(table: string, rows: readonly Record<string, unknown>[]) {
       if (rows.length === 0) return;
-      await s.insert({ table, values: Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n')), format: 'JSONEachRow' });
+      const { columns, values } = compactRows(rows);
+      await s.insert({ table, columns, values: Buffer.from(values.map((v) => JSON.stringify(v)).join('\n')), format: 'JSONCompactEachRow' });
     },
     // The session is the process's: it outlives each store.
     close: async () => {},

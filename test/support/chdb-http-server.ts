@@ -12,6 +12,9 @@ import { pathToFileURL } from 'node:url';
 import { Session } from 'chdb';
 
 /** Settings the client sends that are no settings. */
+/** An insert as @clickhouse/client words it: table, optional column list, format. */
+const INSERT = /^INSERT INTO (\S+?)(?: \(([^)]*)\))? FORMAT (\w+)$/s;
+const INSERT_FORMATS = new Set(['JSONEachRow', 'JSONCompactEachRow']);
 const NOT_SETTINGS = new Set(['query', 'database', 'query_id', 'default_format', 'session_id', 'session_timeout', 'user', 'password']);
 
 /** A raw parameter value (ClickHouse's escaped text) as a string literal that unquotes back to it. */
@@ -78,9 +81,11 @@ export async function startChdbHttpServer({ user, password }: { user: string; pa
             await session.queryAsync(`SET ${name} = ${literal(value)}`);
             applied.set(name, value);
           }
-          if (inUrl?.startsWith('INSERT INTO ')) {
-            const table = /^INSERT INTO (\S+)/.exec(inUrl)?.[1] ?? '';
-            await session.insert({ table, values: payload, format: 'JSONEachRow' });
+          const insert = inUrl ? INSERT.exec(inUrl) : null;
+          if (insert) {
+            const [, table = '', columns, format = ''] = insert;
+            if (!INSERT_FORMATS.has(format)) throw new Error(`unsupported insert format ${format}`);
+            await session.insert({ table, values: payload, format: format as 'JSONEachRow', ...(columns ? { columns: columns.split(',').map((c) => c.trim()) } : {}) });
             return '';
           }
           return (await session.queryAsync(bound(inUrl ?? payload.toString('utf8'), params))).text();

@@ -64,13 +64,13 @@ describe('the ClickHouse HTTP executor', () => {
     expect(`${request!.url.search}${request!.body}`).not.toContain('s3cret-pass');
   });
 
-  it('sends an insert as JSONEachRow lines into the named table', async () => {
+  it('sends an insert into the named table as its columns once and JSONCompactEachRow lines of values', async () => {
     received.length = 0;
     const ch = executor();
-    await ch.insert('analytics.events', [{ site: 'a.example', ts: 1 }, { site: 'b.example', ts: 2 }]);
+    await ch.insert('analytics.events', [{ site: 'a.example', ts: 1, unique: true }, { site: 'b.example', ts: 2, unique: null }]);
     await ch.close();
     const [request] = received;
-    expect(request!.url.searchParams.get('query')).toMatch(/^INSERT INTO analytics\.events\b.*FORMAT JSONEachRow/s);
-    expect(request!.body.trim().split('\n').map((line) => JSON.parse(line))).toEqual([{ site: 'a.example', ts: 1 }, { site: 'b.example', ts: 2 }]);
+    expect(request!.url.searchParams.get('query')).toBe('INSERT INTO analytics.events (site, ts, unique) FORMAT JSONCompactEachRow');
+    expect(request!.body.trim().split('\n').map((line) => JSON.parse(line))).toEqual([['a.example', 1, true], ['b.example', 2, null]]);
   });
 });

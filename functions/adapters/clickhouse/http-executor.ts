@@ -7,7 +7,7 @@
  * server refuses every request naming a database that does not exist yet).
  */
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import type { ClickHouseExecutor, ClickHouseParams } from './executor.ts';
+import { compactRows, type ClickHouseExecutor, type ClickHouseParams } from './executor.ts';
 
 export interface ClickHouseSettings {
   url: string;
@@ -42,7 +42,8 @@ export function clickHouseHttpExecutor(settings: ClickHouseSettings, client?: Cl
     },
     async insert(table: string, rows: readonly Record<string, unknown>[]) {
       if (rows.length === 0) return;
-      await ch.insert({ table, values: rows as Record<string, unknown>[], format: 'JSONEachRow' });
+      const { columns, values } = compactRows(rows);
+      await ch.insert({ table, columns, values, format: 'JSONCompactEachRow' });
     },
     close: () => ch.close(),
   };
