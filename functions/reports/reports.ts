@@ -18,7 +18,7 @@ import {
 } from '#domain/reports/overview.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
-import type { Range } from '#domain/reports/time.ts';
+import { previousRange, type Range } from '#domain/reports/time.ts';
 import type { ReportScope, ReportStore, SiteRef } from '#ports/report-store.ts';
 
 /** The site is its hostname and current registration: only that registration's rows are read. */
@@ -59,7 +59,8 @@ export async function getOverview(store: ReportStore, q: ReportRequest) {
 }
 
 export async function getOverviewSummary(store: ReportStore, q: ReportRequest, limit: number) {
-  const previous = planOverview(q.range, q.tz).previous;
+  // Only the comparison period: the overview's bucket plan is not needed here.
+  const previous = previousRange(q.range, q.tz);
   const scope = scopeOf(q, q.range, q.filters);
   const since = (q.now - LIVE_PAGES_WINDOW_SECONDS) * 1000;
   const [{ lists, events: top, totals }, before, livePages] = await Promise.all([

@@ -345,6 +345,18 @@ describe('bucketOf / bucketEnd', () => {
     expect(bucketStarts(day, tz, 'hour')).toHaveLength(25);
   });
 
+  it('day buckets follow each other as the day starts bucketOf finds, in every kind of zone (gaps at midnight, skipped days, 30-minute shifts)', () => {
+    const tricky = ['America/Santiago', 'America/Sao_Paulo', 'America/Havana', 'America/Asuncion', 'Asia/Beirut', 'Asia/Tehran', 'Africa/Casablanca', 'Pacific/Apia', 'Australia/Lord_Howe', 'America/St_Johns'];
+    const zones = [...tricky, ...Intl.supportedValuesOf('timeZone').filter((_, i) => i % 12 === 0)];
+    for (const tz of zones) {
+      const starts = bucketStarts({ from: u('2010-01-01T12:00:00Z'), to: u('2012-01-01T12:00:00Z') }, tz, 'day');
+      for (let k = 1; k < starts.length; k++) {
+        const [before, start] = [starts[k - 1] as number, starts[k] as number];
+        expect([tz, bucketOf(start, tz, 'day'), bucketOf(start - 1, tz, 'day')]).toEqual([tz, start, before]);
+      }
+    }
+  });
+
   it('a skipped calendar day (Pacific/Apia, 2011-12-30) has no bucket', () => {
     const tz = 'Pacific/Apia';
     const starts = bucketStarts({ from: zonedToUnix(tz, 2011, 12, 28), to: zonedToUnix(tz, 2012, 1, 2) }, tz, 'day');

@@ -157,9 +157,20 @@ function dayNumber(y: number, m: number, d: number): number {
   return Math.floor(wallSeconds(y, m, d) / DAY);
 }
 
+/** The last instant localParts read, and its parts: a day's bucket end reads the instant the next one starts at. */
+let lastRead: { tz: string; seconds: number; parts: LocalParts } | null = null;
+
 /** Wall-clock date and time in `tz` at an instant. */
 export function localParts(tz: string, unixSeconds: number): LocalParts {
-  const parts = formatter(tz).formatToParts(Math.floor(unixSeconds) * 1000);
+  const seconds = Math.floor(unixSeconds);
+  if (lastRead !== null && lastRead.tz === tz && lastRead.seconds === seconds) return { ...lastRead.parts };
+  const out = readLocalParts(tz, seconds);
+  lastRead = { tz, seconds, parts: { ...out } };
+  return out;
+}
+
+function readLocalParts(tz: string, seconds: number): LocalParts {
+  const parts = formatter(tz).formatToParts(seconds * 1000);
   const out: LocalParts = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
   let beforeChrist = false;
   for (const p of parts) {
@@ -288,8 +299,13 @@ export function bucketOf(ts: number, tz: string, g: Granularity): number {
 export function bucketEnd(start: number, tz: string, g: Granularity): number {
   const t = Math.floor(start);
   const p = localParts(tz, t);
-  if (g === 'day') return dayStart(tz, p.year, p.month, p.day + 1);
   const offset = wallSeconds(p.year, p.month, p.day, p.hour, p.minute, p.second) - t;
+  if (g === 'day') {
+    // From a local midnight, the next one is a day later when the offset is the same then (at
+    // most one offset change a day, as zonedToUnix assumes): one clock read a day, not six.
+    if (p.hour === 0 && p.minute === 0 && p.second === 0 && tzOffsetSeconds(tz, t + DAY) === offset) return t + DAY;
+    return dayStart(tz, p.year, p.month, p.day + 1);
+  }
   const next = t - (p.minute * 60 + p.second) + HOUR;
   if (tzOffsetSeconds(tz, next) === offset) return next;
   // An offset change before the next full hour starts a new bucket.
