@@ -93,7 +93,7 @@ export const STORED_COLUMNS = `${COLUMN_LIST}, ${KEY_LIST}, replay, visitor_firs
  * Two tables behind the `events` view. The writer appends to `events_fresh`
  * in arrival order; compaction moves those rows into `events_main` sorted by
  * (site, ts), so each site's rows sit in their own row groups and the zone
- * maps on site and ts let a report read only its site's row groups.
+ * maps on site and ts let a report read only its site's row groups. Named in
+ * the DuckDB dialect, whose heaviest reads take the two tables directly.
  */
-export const MAIN_TABLE = 'events_main';
-export const FRESH_TABLE = 'events_fresh';
+export { FRESH_TABLE, MAIN_TABLE } from '#reports/sql/dialects/duckdb.ts';

@@ -114,13 +114,11 @@ export function clickhouseEngagedPages(sql: ClickHouseSql, sites: readonly SiteR
 export function duckdbEngagedPages(sql: DuckDbSql, sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], filters: readonly FilterClause[]): string {
   // Nothing is bound unless some range uses it (DuckDB refuses unused parameters).
   const site = ranges.length === 0 ? 'false' : sql.sites(sites);
-  const bound = ranges.map(([a, b]) => [sql.bind(a), sql.bind(b)] as const);
-  // One scan per range, each a plain ts range the zone maps prune (an OR of ranges would not be).
-  const inRanges = (where: (start: string, end: string) => string) =>
-    bound.length === 0 ? '(SELECT * FROM events WHERE false)' : `(${bound.map(([a, b]) => `SELECT * FROM events WHERE ${where(a, b)}`).join(' UNION ALL ')})`;
-  const pages = inRanges((a, b) => `${CANONICAL} AND ${site} AND ts >= ${a} AND ts < ${b}${filterSql(sql, filters)}`);
+  const pages = sql.rowsInRanges(['site', 'id_key', 'ts', 'duration', 'scrolled'], ranges, (a, b) => `${CANONICAL} AND ${site} AND ts >= ${a} AND ts < ${b}${filterSql(sql, filters)}`);
   // An append comes at most APPEND_WINDOW_MS after its page: its own ts bounds the scan too.
-  const appendRows = inRanges(
+  const appendRows = sql.rowsInRanges(
+    ['site', 'parent_key', 'parent_ts', 'duration', 'scrolled'],
+    ranges,
     (a, b) => `kind = 'append' AND NOT replay AND ${site} AND ts >= ${a} AND ts < ${b} + ${sql.int(APPEND_WINDOW_MS)} AND parent_ts >= ${a} AND parent_ts < ${b}`,
   );
   const appends = `

@@ -20,7 +20,7 @@
  * total is read, but no append is.
  */
 import type { SiteRef } from '#ports/report-store.ts';
-import { CANONICAL, type DuckDbSql } from './dialects/duckdb.ts';
+import { CANONICAL, CANONICAL_COLUMNS, type DuckDbSql } from './dialects/duckdb.ts';
 import { duckdbEngagedPages } from './engaged-pages.ts';
 import { dayNamed, ROLLUP_PAGES, ROLLUP_SLOTS, rowsOutsideRollups, stillBuilt } from './rolled.ts';
 import { rawBucket, rowRanges, slotBuckets, type SealedDays } from './sealed-days.ts';
@@ -48,7 +48,7 @@ function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], day
       : '';
   return `
     slots AS (${slotRows(sql, site, days, ROLLUP_SLOTS, 'pageviews, firsts, lasts, unhashed')}),
-    raw AS MATERIALIZED (SELECT ts, visitor_key, visitor_first, "unique" FROM ${rowsOutsideRollups(sql, range, days)} AS e WHERE ${CANONICAL}),
+    raw AS MATERIALIZED (SELECT ts, visitor_key, visitor_first, "unique" FROM ${rowsOutsideRollups(sql, range, days, ['ts', 'visitor_key', 'visitor_first', 'unique', ...CANONICAL_COLUMNS])} AS e WHERE ${CANONICAL}),
     counts AS (
       SELECT part, bucket, sum(pageviews) AS pageviews, sum(visitors) AS visitors FROM (
         ${perBucket}

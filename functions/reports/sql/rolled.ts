@@ -15,10 +15,10 @@
  */
 import { listValue } from '@duckdb/node-api';
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
-import type { BreakdownDim } from '#domain/reports/query.ts';
+import { BREAKDOWN_COLUMNS, type BreakdownDim } from '#domain/reports/query.ts';
 import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
 import { rowRanges, type SealedDays } from './sealed-days.ts';
-import { CANONICAL, CANONICAL_EVENTS, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
+import { CANONICAL, CANONICAL_COLUMNS, CANONICAL_EVENT_COLUMNS, CANONICAL_EVENTS, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
 import { entryOnly, keepsEmptyLabels, labelExpression } from './text.ts';
 
 /** Written by the DuckDB store (adapters/duckdb/rollups.ts); the names carry the rules' version. */
@@ -33,11 +33,9 @@ export const RETIRED_ROLLUPS = ['rollup_v1_labels', 'rollup_v1_days'];
 
 const DAY = `ts // ${DAY_MS}`;
 
-/** The scope's rows in those ranges, one scan per range (each a plain ts range the zone maps prune). */
-export function rowsOutsideRollups(sql: DuckDbSql, scope: SiteRef & Pick<ReportScope, 'from' | 'to'>, days: SealedDays): string {
-  const ranges = rowRanges(scope, days);
-  if (ranges.length === 0) return '(SELECT * FROM events WHERE false)';
-  return `(${ranges.map(([a, b]) => `SELECT * FROM events WHERE ${sql.sites([scope])} AND ts >= ${sql.bind(a)} AND ts < ${sql.bind(b)}`).join(' UNION ALL ')})`;
+/** The scope's rows outside the named days, with only `columns` (rowsInRanges). */
+export function rowsOutsideRollups(sql: DuckDbSql, scope: SiteRef & Pick<ReportScope, 'from' | 'to'>, days: SealedDays, columns: readonly string[]): string {
+  return sql.rowsInRanges(columns, rowRanges(scope, days), (a, b) => `${sql.sites([scope])} AND ts >= ${a} AND ts < ${b}`);
 }
 
 /**
@@ -67,7 +65,7 @@ export const stillBuilt = (sql: DuckDbSql, scope: SiteRef, days: SealedDays) =>
  * for an empty answer.
  */
 export function rolledBreakdown(sql: DuckDbSql, scope: ReportScope, dim: BreakdownDim, days: SealedDays, limit: number): string {
-  const rows = rowsOutsideRollups(sql, scope, days);
+  const rows = rowsOutsideRollups(sql, scope, days, ['ts', 'visitor_key', ...(dim === 'events' ? CANONICAL_EVENT_COLUMNS : [...CANONICAL_COLUMNS, 'unique', BREAKDOWN_COLUMNS[dim]])]);
   const raw =
     dim === 'events'
       ? `SELECT event AS name, count(*) AS value, count(DISTINCT visitor_key) AS visitors, max(ts) AS last_seen
@@ -108,7 +106,7 @@ export function rolledTechLists(sql: DuckDbSql, scope: ReportScope, dims: readon
         `SELECT ${n + 1}, '', count(*), count(DISTINCT visitor_key), NULL::BIGINT FROM raw_events GROUP BY ${DAY}`,
       ]
     : [];
-  const rows = rowsOutsideRollups(sql, scope, days);
+  const rows = rowsOutsideRollups(sql, scope, days, ['ts', 'visitor_key', 'unique', ...CANONICAL_EVENT_COLUMNS, ...dims.map((dim) => BREAKDOWN_COLUMNS[dim])]);
   return `
     WITH raw AS MATERIALIZED (SELECT ts, visitor_key, "unique", ${labels} FROM ${rows} AS e WHERE ${CANONICAL}),
     ${events ? `raw_events AS MATERIALIZED (SELECT ts, visitor_key, event FROM ${rows} AS e WHERE ${CANONICAL_EVENTS}),` : ''}
@@ -127,5 +125,5 @@ export function rolledEventTotals(sql: DuckDbSql, scope: ReportScope, days: Seal
         ${rolledRows(sql, scope, 'event_totals', days)}
         UNION ALL
         SELECT '' AS name, count(*) AS value, count(DISTINCT visitor_key) AS visitors, NULL AS last_seen
-        FROM ${rowsOutsideRollups(sql, scope, days)} AS e WHERE ${CANONICAL_EVENTS} GROUP BY ${DAY})) AS t`;
+        FROM ${rowsOutsideRollups(sql, scope, days, ['ts', 'visitor_key', ...CANONICAL_EVENT_COLUMNS])} AS e WHERE ${CANONICAL_EVENTS} GROUP BY ${DAY})) AS t`;
 }
