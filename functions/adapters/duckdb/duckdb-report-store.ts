@@ -19,7 +19,7 @@ import { sealedDays, trafficDays, type SealedDays } from '#reports/sql/sealed-da
 import { rolledRetention, rolledTrafficCounts, rolledTrafficEngagement } from '#reports/sql/rolled-traffic.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import { summaryListsOf, techListRows } from '#reports/sql/tech-lists.ts';
-import { trafficRows } from '#reports/sql/traffic.ts';
+import { filteredTrafficCounts, trafficRows } from '#reports/sql/traffic.ts';
 import { log } from '#platform/log.ts';
 import type { ReadPool } from './read-pool.ts';
 
@@ -93,6 +93,13 @@ export class DuckDbReportStore extends SqlReportStore {
       if (Number(rows[0]?.still_built) === named.length) return rows;
     }
     return null;
+  }
+
+  /** Filtered counts of several buckets: per bucket and over the range in one scan of the rows. */
+  protected override async countRows(scope: TrafficScope): Promise<[ResultRow[] | null, ResultRow[]]> {
+    if (scope.filters.length === 0 || scope.boundaries.length <= 2) return super.countRows(scope);
+    const rows = await this.duckdb.runDuckDb((sql) => filteredTrafficCounts(sql, scope));
+    return [rows.filter((r) => r.bucket !== null), rows.filter((r) => r.bucket === null)];
   }
 
   /** One site's unfiltered traffic from the slot rollups (rolled-traffic.ts); more sites, or filters, read the rows. */

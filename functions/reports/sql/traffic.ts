@@ -9,7 +9,7 @@ import type { TrafficRow, TrafficScope } from '#ports/report-store.ts';
 import type { Query, ResultRow } from './dialect.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
-import { CANONICAL, UNIQUE_WITHOUT_HASH, VISITORS as DUCKDB_VISITORS } from './dialects/duckdb.ts';
+import { CANONICAL, UNIQUE_WITHOUT_HASH, VISITORS as DUCKDB_VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
 import { engagedPages } from './engaged-pages.ts';
 import { bucketExpression, filterColumns, filterSql, num, numOrNull, type SqlText } from './text.ts';
 
@@ -63,6 +63,19 @@ export const trafficCounts: Query<[scope: TrafficScope, bounds: readonly number[
   timestream: (sql, scope, bounds) => readTimeCounts(sql, scope, bounds),
   clickhouse: (sql, scope, bounds) => readTimeCounts(sql, scope, bounds),
 };
+
+/**
+ * DuckDB, filtered: pageviews and visitors per site and bucket and per site over the range
+ * (bucket NULL) from one scan. A filter may drop a visitor's first pageview, so visitors are
+ * distinct counts here, and grouping sets count them per set.
+ */
+export function filteredTrafficCounts(sql: DuckDbSql, scope: TrafficScope): string {
+  const bounds = scope.boundaries;
+  const where = sql.scope(scope.sites, bounds[0]!, bounds[bounds.length - 1]!, scope.filters);
+  return `SELECT site, bucket, count(*) AS pageviews, ${DUCKDB_VISITORS} AS visitors
+     FROM (SELECT *, ${bucketExpression(sql, bounds)} AS bucket FROM events WHERE ${CANONICAL} AND ${where})
+     GROUP BY GROUPING SETS ((site, bucket), (site))`;
+}
 
 /** Median duration (of totals of at least 5 s) and mean scroll per site and bucket, and per site over the range (bucket NULL). */
 export const trafficEngagement: Query<[scope: TrafficScope]> = {
