@@ -249,7 +249,11 @@ describe('DuckDbEventStore', () => {
             await store.close();
           }
         }),
-        { numRuns: 40 },
+        {
+          numRuns: 40,
+          // Always tried: an append stored before its page of the day before, whose day is loaded with the next one's orphans.
+          examples: [[[[{ id: 'a', parent: 'a', offset: 7, kind: 'append', visitor: null, bot: false, site: 's1.example', registration: 'r1' }], [{ id: 'a', parent: 'a', offset: -44_999_993, kind: 'pageview', visitor: null, bot: false, site: 's1.example', registration: 'r1' }]]]],
+        },
       );
     }, 180_000);
 
