@@ -345,7 +345,7 @@ describe('bucketOf / bucketEnd', () => {
     expect(bucketStarts(day, tz, 'hour')).toHaveLength(25);
   });
 
-  it('day buckets follow each other as the day starts bucketOf finds, in every kind of zone (gaps at midnight, skipped days, 30-minute shifts)', () => {
+  it('day buckets follow each other as the day starts bucketOf finds, in tricky zones (gaps at midnight, a skipped day, 30-minute shifts) and a sample of all', () => {
     const tricky = ['America/Santiago', 'America/Sao_Paulo', 'America/Havana', 'America/Asuncion', 'Asia/Beirut', 'Asia/Tehran', 'Africa/Casablanca', 'Pacific/Apia', 'Australia/Lord_Howe', 'America/St_Johns'];
     const zones = [...tricky, ...Intl.supportedValuesOf('timeZone').filter((_, i) => i % 12 === 0)];
     for (const tz of zones) {

@@ -9,22 +9,12 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { DAY_MS, type DayLoader, type DayWriter } from '#domain/event-flags/flag-index.ts';
 import { identityKey, visitorDayKey } from '#domain/event-flags/prepared-batch.ts';
 import { keyInto } from '#domain/event-flags/keys.ts';
+import { dayRuns } from '#reports/sql/sealed-days.ts';
 
 /** The (site, registration) pairs of rows matching `where`, numbered from 0 in a fixed order. */
 const pairsSql = (where: string) =>
   `SELECT site, registration, (row_number() OVER (ORDER BY site, registration) - 1)::UINTEGER AS pair
    FROM (SELECT DISTINCT site, registration FROM events WHERE ${where})`;
-
-/** `days` (ascending) as runs of consecutive days, first and last of each. */
-function dayRunsOf(days: readonly number[]): [number, number][] {
-  const runs: [number, number][] = [];
-  for (const d of days) {
-    const last = runs[runs.length - 1];
-    if (last && d <= last[1] + 1) last[1] = d;
-    else runs.push([d, d]);
-  }
-  return runs;
-}
 
 /** `ts` within days first..last and `extra` days after: one plain range the zone maps prune (an OR of ranges would not be). */
 const daysWhere = (first: number, last: number, extra: number) => `ts >= ${first * DAY_MS} AND ts < ${(last + 1 + extra) * DAY_MS}`;
@@ -47,7 +37,7 @@ async function eachChunk(connection: DuckDBConnection, sql: string, columns: num
 
 export function duckDbDayLoader(connection: () => DuckDBConnection): DayLoader {
   return async (days, into) => {
-    for (const [first, last] of dayRunsOf(days)) await loadRun(connection(), first, last, into);
+    for (const [first, last] of dayRuns(days, Infinity)) await loadRun(connection(), first, last, into);
   };
 }
 

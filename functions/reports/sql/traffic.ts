@@ -51,15 +51,9 @@ function readTimeCounts(sql: ReadTimeSql, scope: TrafficScope, bounds: readonly 
 
 /** Pageviews and visitors per site and bucket of `bounds` (the scope's boundaries, or its first and last for the whole range). */
 export const trafficCounts: Query<[scope: TrafficScope, bounds: readonly number[]]> = {
-  duckdb: (sql, scope, bounds) => {
-    const where = sql.scope(scope.sites, bounds[0]!, bounds[bounds.length - 1]!, scope.filters);
-    // Unfiltered counts use the writer's first-of-day flags; a filter may drop a visitor's
-    // first pageview, so filtered counts take the distinct count over every row.
-    const visitors = scope.filters.length === 0 ? visitorsByFirstFlags(sql, bounds) : DUCKDB_VISITORS;
-    return `SELECT site, bucket, count(*) AS pageviews, ${visitors} AS visitors
-       FROM (SELECT *, ${bucketExpression(sql, bounds)} AS bucket FROM events WHERE ${CANONICAL} AND ${where})
-       GROUP BY ALL`;
-  },
+  // Unfiltered counts use the writer's first-of-day flags; a filter may drop a visitor's
+  // first pageview, so filtered counts take the distinct count over every row.
+  duckdb: (sql, scope, bounds) => duckdbCounts(sql, scope, bounds, scope.filters.length === 0 ? visitorsByFirstFlags(sql, bounds) : DUCKDB_VISITORS, 'ALL'),
   timestream: (sql, scope, bounds) => readTimeCounts(sql, scope, bounds),
   clickhouse: (sql, scope, bounds) => readTimeCounts(sql, scope, bounds),
 };
@@ -70,11 +64,15 @@ export const trafficCounts: Query<[scope: TrafficScope, bounds: readonly number[
  * distinct counts here, and grouping sets count them per set.
  */
 export function filteredTrafficCounts(sql: DuckDbSql, scope: TrafficScope): string {
-  const bounds = scope.boundaries;
+  return duckdbCounts(sql, scope, scope.boundaries, DUCKDB_VISITORS, 'GROUPING SETS ((site, bucket), (site))');
+}
+
+/** DuckDB: canonical pageviews and `visitors` of the scope's rows in `bounds`, by bucket, grouped by `groupBy`. */
+function duckdbCounts(sql: DuckDbSql, scope: TrafficScope, bounds: readonly number[], visitors: string, groupBy: string): string {
   const where = sql.scope(scope.sites, bounds[0]!, bounds[bounds.length - 1]!, scope.filters);
-  return `SELECT site, bucket, count(*) AS pageviews, ${DUCKDB_VISITORS} AS visitors
+  return `SELECT site, bucket, count(*) AS pageviews, ${visitors} AS visitors
      FROM (SELECT *, ${bucketExpression(sql, bounds)} AS bucket FROM events WHERE ${CANONICAL} AND ${where})
-     GROUP BY GROUPING SETS ((site, bucket), (site))`;
+     GROUP BY ${groupBy}`;
 }
 
 /** Median duration (of totals of at least 5 s) and mean scroll per site and bucket, and per site over the range (bucket NULL). */
