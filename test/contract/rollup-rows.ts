@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { expect } from 'vitest';
+import type { FilterClause } from '#domain/reports/filter.ts';
 import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import { planOverview, RETENTION_DURATIONS, RETENTION_SCROLLS } from '#domain/reports/overview.ts';
 import type { EventRow, EventStore } from '#ports/event-store.ts';
@@ -33,6 +34,16 @@ const arbEvent = fc.record({
   copy: fc.boolean(),
   batch: fc.integer({ min: 0, max: 2 }),
 });
+
+/** Filters on the columns the rows vary, each operator, an empty value too (eq '' matches a missing value). */
+export const arbFilters = fc.array(
+  fc.record({
+    dim: fc.constantFrom('page', 'country', 'browser', 'referrer', 'event'),
+    op: fc.constantFrom('eq', 'neq', 'contains'),
+    value: fc.constantFrom('/a', 'DE', 'Chrome', 'google.com', 'o', ''),
+  }) as fc.Arbitrary<FilterClause>,
+  { minLength: 1, maxLength: 2 },
+);
 
 /** Offsets of whole hours, half hours and quarter hours, with and without summer time. */
 export const TIME_ZONES = ['UTC', 'Europe/Berlin', 'Asia/Kolkata', 'Asia/Kathmandu', 'America/St_Johns'];
@@ -86,12 +97,13 @@ export function summaryExample(site: string) {
 
 /**
  * The rollup property both stores' tests run: random rows for a new site, each batch written and
- * followed by reads over two random ranges, every unfiltered report `rolled` answers equal to what
- * `rows` (the same store reading only rows) answers.
+ * followed by reads over two random ranges, every unfiltered report `rolled` answers, and the
+ * engagement and traffic under random filters, equal to what `rows` (the same store reading only
+ * rows) answers.
  */
 export function rolledEqualsRows(events: EventStore, rolled: ReportStore, rows: ReportStore, newSite: () => string, numRuns: number): Promise<void> {
   return fc.assert(
-    fc.asyncProperty(arbRollupSpec, fc.array(arbRange, { minLength: 2, maxLength: 2 }), async (spec, ranges) => {
+    fc.asyncProperty(arbRollupSpec, fc.array(arbRange, { minLength: 2, maxLength: 2 }), arbFilters, async (spec, ranges, filters) => {
       const site = newSite();
       const made = rowsOfSpec(site, spec);
       // Each batch is followed by reads over every range, so later batches land in days already rolled up.
@@ -104,10 +116,14 @@ export function rolledEqualsRows(events: EventStore, rolled: ReportStore, rows: 
           expect(await rolled.eventTotals(scope)).toEqual(await rows.eventTotals(scope));
           expect(await rolled.summaryLists(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.summaryLists(scope, ['devices', 'browsers', 'os'], 2));
           expect(await rolled.engagement(scope, RETENTION_DURATIONS, RETENTION_SCROLLS)).toEqual(await rows.engagement(scope, RETENTION_DURATIONS, RETENTION_SCROLLS));
+          const filtered = { ...scope, filters };
+          expect([filters, await rolled.engagement(filtered, RETENTION_DURATIONS, RETENTION_SCROLLS)]).toEqual([filters, await rows.engagement(filtered, RETENTION_DURATIONS, RETENTION_SCROLLS)]);
           for (const tz of TIME_ZONES) {
             const { boundaries } = planOverview({ from: Math.ceil(range.from / 1000), to: Math.floor(range.to / 1000) }, tz);
-            const traffic = { sites: [{ site, registration: REGISTRATION }], boundaries, filters: [] };
-            expect([tz, await rolled.traffic(traffic)]).toEqual([tz, await rows.traffic(traffic)]);
+            for (const clauses of [[], filters]) {
+              const traffic = { sites: [{ site, registration: REGISTRATION }], boundaries, filters: clauses };
+              expect([tz, clauses, await rolled.traffic(traffic)]).toEqual([tz, clauses, await rows.traffic(traffic)]);
+            }
           }
         }
       }

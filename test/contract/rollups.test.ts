@@ -14,6 +14,7 @@ import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
 import type { ReportScope } from '#ports/report-store.ts';
 import { REGISTRATION, row } from './report-store.contract.ts';
 import { DAY, rolledEqualsRows, summaryExample, T0 } from './rollup-rows.ts';
+import { ROLLUP_DAYS } from '#reports/sql/rolled.ts';
 
 
 let events: DuckDbEventStore;
@@ -105,7 +106,7 @@ describe('DuckDB daily rollups', () => {
     const day = (d: number, visitor: string) => row(site, 0, { ts: T0 + d * DAY + 3_600_000, visitor: `${visitor}-${d}` });
     const first = T0 / DAY;
     const stored = async () =>
-      (await events.query<{ day: number }>(`SELECT day FROM rollup_v2_days WHERE site = $site ORDER BY day`, { site })).map((d) => Number(d.day));
+      (await events.query<{ day: number }>(`SELECT day FROM ${ROLLUP_DAYS} WHERE site = $site ORDER BY day`, { site })).map((d) => Number(d.day));
     await events.saveEvents([day(0, 'a'), day(2, 'b'), day(4, 'c')]);
     expect(await events.builtRollupDays(site, REGISTRATION, first, first + 4)).toEqual([]);
     await events.ensureRollups(site, REGISTRATION, first, first + 4);
@@ -121,7 +122,7 @@ describe('DuckDB daily rollups', () => {
     await events.saveEvents([row(site, 0, { ts: now - 3 * DAY, visitor: 'old' }), row(site, 0, { ts: now - 60_000, visitor: 'new' })]);
     const scope: ReportScope = { site, registration: REGISTRATION, from: now - 5 * DAY, to: now, filters: [] };
     expect((await rolled.breakdown(scope, 'pages', 10)).map((r) => r.value)).toEqual([2]);
-    const days = await events.query<{ day: number }>(`SELECT day FROM rollup_v2_days WHERE site = $site ORDER BY day`, { site });
+    const days = await events.query<{ day: number }>(`SELECT day FROM ${ROLLUP_DAYS} WHERE site = $site ORDER BY day`, { site });
     const today = Math.floor(now / DAY);
     expect(days.map((d) => Number(d.day))).toEqual([today - 4, today - 3, today - 2]);
   });

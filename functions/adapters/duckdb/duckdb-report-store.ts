@@ -60,8 +60,9 @@ export class DuckDbReportStore extends SqlReportStore {
   }
 
   /**
-   * Runs `read` over the rollups of the sealed days of an unfiltered scope (building the missing ones
-   * first) that `usable` keeps, and the rows of the rest; null when the rows answer alone. Building
+   * Runs `read` over the rollups of the sealed days of the scope (building the missing ones first)
+   * that `usable` keeps, and the rows of the rest; null when the rows answer alone, as they do for
+   * a filtered scope unless `filtered` says `read` applies the filters to the rollups. Building
    * takes the writer's turn, so it is asked for only when a day lacks its rollup. A batch that
    * removed a rollup between the look and the read shows in `still_built`: the read runs again, and
    * after three such races the rows answer.
@@ -70,9 +71,10 @@ export class DuckDbReportStore extends SqlReportStore {
     scope: ReportScope,
     read: (sql: DuckDbSql, days: SealedDays) => string,
     usable: (built: number[]) => number[] = (built) => built,
+    filtered = false,
   ): Promise<ResultRow[] | null> {
-    // A rollup keeps no row's other labels: filtered scopes read the rows.
-    const rollups = scope.filters.length === 0 ? this.rollups : null;
+    // A label or slot rollup keeps no row's other labels; a stored page keeps the filters' columns.
+    const rollups = scope.filters.length === 0 || filtered ? this.rollups : null;
     if (!rollups) return null;
     const range = sealedDays(scope.from, scope.to, this.now(), 2);
     if (!range) return null;
@@ -102,7 +104,18 @@ export class DuckDbReportStore extends SqlReportStore {
     return [rows.filter((r) => r.bucket !== null), rows.filter((r) => r.bucket === null)];
   }
 
-  /** One site's unfiltered traffic from the slot rollups (rolled-traffic.ts); more sites, or filters, read the rows. */
+  /** One unfiltered site's counts from the slot rollups, as countRows gives them; null when the rows answer alone. */
+  private async rolledCounts(range: ReportScope, bounds: readonly number[], usable: (built: number[]) => number[]): Promise<[ResultRow[] | null, ResultRow[]] | null> {
+    const rows = await this.rolled(range, (sql, days) => rolledTrafficCounts(sql, range, bounds, days), usable);
+    if (!rows) return null;
+    const part = (name: string) => rows.filter((r) => r.part === name).map((r) => ({ ...r, site: range.site }));
+    return [bounds.length > 2 ? part('bucket') : null, part('total')];
+  }
+
+  /**
+   * One site's traffic from the slot and page rollups (rolled-traffic.ts); more sites read the rows.
+   * A filtered scope's counts come from rows, its engagement from the page rollups.
+   */
   override async traffic(scope: TrafficScope): Promise<TrafficRow[]> {
     const [site] = scope.sites;
     const bounds = scope.boundaries;
@@ -110,17 +123,17 @@ export class DuckDbReportStore extends SqlReportStore {
     const range: ReportScope = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
     // Two statements side by side: the counts and the engagement each take their own read connection.
     const usable = (built: number[]) => trafficDays(built, bounds);
+    const filtered = scope.filters.length > 0;
     const [counts, engaged] = await Promise.all([
-      this.rolled(range, (sql, days) => rolledTrafficCounts(sql, site, bounds, days), usable),
-      this.rolled(range, (sql, days) => rolledTrafficEngagement(sql, site, bounds, days), usable),
+      filtered ? this.countRows(scope) : this.rolledCounts(range, bounds, usable),
+      this.rolled(range, (sql, days) => rolledTrafficEngagement(sql, site, bounds, days, scope.filters), usable, true),
     ]);
     if (!counts || !engaged) return super.traffic(scope);
-    const rows = [...counts, ...engaged];
-    const part = (name: string) => rows.filter((r) => r.part === name).map((r) => ({ ...r, site: site.site }));
-    const engagement = part('engagement');
-    if (bounds.length > 2) return trafficRows(part('bucket'), part('total'), engagement);
+    const [perBucket, totals] = counts;
+    const engagement = engaged.filter((r) => r.part === 'engagement').map((r) => ({ ...r, site: site.site }));
+    if (bounds.length > 2) return trafficRows(perBucket, totals, engagement);
     // One bucket: the range's engagement is also bucket 0's.
-    return trafficRows(null, part('total'), [...engagement, ...engagement.map((r) => ({ ...r, bucket: 0 }))]);
+    return trafficRows(null, totals, [...engagement, ...engagement.map((r) => ({ ...r, bucket: 0 }))]);
   }
 
   override async breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]> {
@@ -148,7 +161,7 @@ export class DuckDbReportStore extends SqlReportStore {
   }
 
   override async engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
-    const rows = await this.rolled(scope, (sql, days) => rolledRetention(sql, scope, days, durations, scrolls));
+    const rows = await this.rolled(scope, (sql, days) => rolledRetention(sql, scope, days, durations, scrolls), undefined, true);
     return rows ? engagementOf(durations, scrolls, rows) : super.engagement(scope, durations, scrolls);
   }
 }

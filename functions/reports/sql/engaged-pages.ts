@@ -107,14 +107,21 @@ export function clickhouseEngagedPages(sql: ClickHouseSql, sites: readonly SiteR
  * belong to: its key and ts (an id may have a canonical page in a range more
  * than once). Without filters every such append's page qualifies and only
  * pages with engagement of their own are read besides; with filters the pages
- * are matched first. `ranges` are disjoint [start, end) ms ranges of page ts,
- * each a condition the scan prunes by (the rolled reads pass the parts of a
- * range that no rollup answers).
+ * are matched first, as they are when `carry` names columns of the page to
+ * keep in `page` (the rollup build keeps the filters' columns). `ranges` are
+ * disjoint [start, end) ms ranges of page ts, each a condition the scan prunes
+ * by (the rolled reads pass the parts of a range that no rollup answers).
  */
-export function duckdbEngagedPages(sql: DuckDbSql, sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], filters: readonly FilterClause[]): string {
+export function duckdbEngagedPages(
+  sql: DuckDbSql,
+  sites: readonly SiteRef[],
+  ranges: readonly (readonly [number, number])[],
+  filters: readonly FilterClause[],
+  carry: readonly string[] = [],
+): string {
   // Nothing is bound unless some range uses it (DuckDB refuses unused parameters).
   const site = ranges.length === 0 ? 'false' : sql.sites(sites);
-  const pages = sql.rowsInRanges(['site', 'id_key', 'ts', 'duration', 'scrolled'], ranges, (a, b) => `${CANONICAL} AND ${site} AND ts >= ${a} AND ts < ${b}${filterSql(sql, filters)}`);
+  const pages = sql.rowsInRanges(['site', 'id_key', 'ts', 'duration', 'scrolled', ...carry], ranges, (a, b) => `${CANONICAL} AND ${site} AND ts >= ${a} AND ts < ${b}${filterSql(sql, filters)}`);
   // An append comes at most APPEND_WINDOW_MS after its page: its own ts bounds the scan too.
   const appendRows = sql.rowsInRanges(
     ['site', 'parent_key', 'parent_ts', 'duration', 'scrolled'],
@@ -132,7 +139,7 @@ export function duckdbEngagedPages(sql: DuckDbSql, sites: readonly SiteRef[], ra
          ELSE coalesce(${pv}.duration, 0) + coalesce(ap.duration, 0) END AS total_duration,
     greatest(${pv}.scrolled, ap.scrolled) AS scroll`;
   const samePage = (pv: string) => `ap.site = ${pv}.site AND ap.id = ${pv}.id AND ap.ts = ${pv}.ts`;
-  if (filters.length === 0) {
+  if (filters.length === 0 && carry.length === 0) {
     return `${appends},
     own AS (SELECT site, id_key AS id, ts, duration, scrolled FROM ${pages} AS e WHERE duration IS NOT NULL OR scrolled IS NOT NULL),
     page AS (
@@ -142,10 +149,10 @@ export function duckdbEngagedPages(sql: DuckDbSql, sites: readonly SiteRef[], ra
   }
   return `${appends},
     pv AS (
-      SELECT site, id_key AS id, ts, duration, scrolled FROM ${pages} AS e
+      SELECT site, id_key AS id, ts, duration, scrolled${carry.map((c) => `, ${sql.column(c)}`).join('')} FROM ${pages} AS e
       WHERE duration IS NOT NULL OR scrolled IS NOT NULL OR id_key IN (SELECT id FROM ap)
     ),
-    page AS (SELECT pv.site, pv.ts, ${totals('pv')} FROM pv LEFT JOIN ap ON ${samePage('pv')})`;
+    page AS (SELECT pv.site, pv.ts, ${totals('pv')}${carry.map((c) => `, pv.${sql.column(c)}`).join('')} FROM pv LEFT JOIN ap ON ${samePage('pv')})`;
 }
 
 export const engagedPages: Query<[sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]]> = {

@@ -17,19 +17,24 @@
  * Engagement and retention: the stored engaged pages of the named days
  * (their appends summed in when the rollup was built) and the pages of the
  * rest of the range, joined now; a median cannot be summed, so every page's
- * total is read, but no append is.
+ * total is read, but no append is. A stored page keeps the columns filters
+ * compare, so filtered engagement reads the same rollup (the counts of a
+ * filtered scope come from rows: a visitor's first pageview under a filter
+ * is not one a slot keeps).
  */
-import type { SiteRef } from '#ports/report-store.ts';
+import type { FilterClause } from '#domain/reports/filter.ts';
+import type { ReportScope, SiteRef } from '#ports/report-store.ts';
 import { CANONICAL, CANONICAL_COLUMNS, type DuckDbSql } from './dialects/duckdb.ts';
 import { duckdbEngagedPages } from './engaged-pages.ts';
 import { dayNamed, ROLLUP_PAGES, ROLLUP_SLOTS, rowsOutsideRollups, stillBuilt } from './rolled.ts';
 import { rawBucket, rowRanges, slotBuckets, type SealedDays } from './sealed-days.ts';
 import { thresholdCounts } from './retention.ts';
+import { filterSql } from './text.ts';
 import { visitorsByFirstFlags } from './traffic.ts';
 
-/** The named days' slots of one rollup table. */
-const slotRows = (sql: DuckDbSql, site: SiteRef, days: SealedDays, table: string, columns: string) =>
-  `SELECT day, slot, ${columns} FROM ${table} WHERE ${sql.sites([site])} AND ${dayNamed(sql, days)}`;
+/** The named days' slots of one rollup table (`where`: more conditions, each after an AND). */
+const slotRows = (sql: DuckDbSql, site: SiteRef, days: SealedDays, table: string, columns: string, where = '') =>
+  `SELECT day, slot, ${columns} FROM ${table} WHERE ${sql.sites([site])} AND ${dayNamed(sql, days)}${where}`;
 
 
 /** Pageviews and visitors per bucket (`part` 'bucket', when there is more than one) and over the range (`part` 'total'), as the CTE `counts`. */
@@ -60,16 +65,17 @@ function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], day
 }
 
 /**
- * The engaged pages of the named days (stored) and of the rest of the range (joined now), as the
- * CTE `engaged` with `bucket` (null when `bounds` make one bucket), `total_duration` and `scroll`.
+ * The engaged pages matching the filters of the named days (stored with the columns filters
+ * compare) and of the rest of the range (joined now), as the CTE `engaged` with `bucket` (null when
+ * `bounds` make one bucket), `total_duration` and `scroll`.
  */
-function engagedCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
+function engagedCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays, filters: readonly FilterClause[]): string {
   const ranges = rowRanges({ from: bounds[0] as number, to: bounds[bounds.length - 1] as number }, days);
   const bucketed = bounds.length > 2;
-  return `${duckdbEngagedPages(sql, [site], ranges, [])},
+  return `${duckdbEngagedPages(sql, [site], ranges, filters)},
     engaged AS (
       SELECT ${bucketed ? slotBuckets(sql, bounds, days).bucket : 'NULL'} AS bucket, total_duration, scroll
-      FROM (${slotRows(sql, site, days, ROLLUP_PAGES, 'total_duration, scroll')})
+      FROM (${slotRows(sql, site, days, ROLLUP_PAGES, 'total_duration, scroll', filterSql(sql, filters))})
       UNION ALL
       SELECT ${bucketed ? rawBucket(sql, bounds, ranges) : 'NULL'}, total_duration, scroll FROM page
     )`;
@@ -80,8 +86,8 @@ function engagedCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], da
  * (bucket null), as traffic.ts's trafficEngagement, as the CTE `engagement`. With one bucket only
  * the range's row is made (the caller reads it as bucket 0's too).
  */
-function engagementCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
-  return `${engagedCte(sql, site, bounds, days)},
+function engagementCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays, filters: readonly FilterClause[]): string {
+  return `${engagedCte(sql, site, bounds, days, filters)},
     engagement AS (
       SELECT bucket, median(total_duration) FILTER (WHERE total_duration >= 5) AS duration, avg(scroll) AS scrolled
       FROM engaged GROUP BY ${bounds.length > 2 ? 'GROUPING SETS ((bucket), ())' : 'bucket'}
@@ -98,16 +104,16 @@ export function rolledTrafficCounts(sql: DuckDbSql, site: SiteRef, bounds: reado
     SELECT c.still_built, a.* FROM ${stillBuilt(sql, site, days)} AS c LEFT JOIN counts AS a ON true`;
 }
 
-/** One site's engagement: duration and scroll per bucket (null: the range), each row with `still_built`, as rolledTrafficCounts. */
-export function rolledTrafficEngagement(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
+/** One site's engagement under the filters: duration and scroll per bucket (null: the range), each row with `still_built`, as rolledTrafficCounts. */
+export function rolledTrafficEngagement(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays, filters: readonly FilterClause[]): string {
   return `
-    WITH ${engagementCte(sql, site, bounds, days)}
+    WITH ${engagementCte(sql, site, bounds, days, filters)}
     SELECT c.still_built, 'engagement' AS part, a.* FROM ${stillBuilt(sql, site, days)} AS c LEFT JOIN engagement AS a ON true`;
 }
 
-/** Retention (retention.ts) over the engaged pages of the named days (stored) and of the rest (joined now). Carries `still_built`. */
-export function rolledRetention(sql: DuckDbSql, scope: SiteRef & { from: number; to: number }, days: SealedDays, durations: readonly number[], scrolls: readonly number[]): string {
-  const engaged = engagedCte(sql, scope, [scope.from, scope.to], days);
+/** Retention (retention.ts) over the engaged pages matching the filters, of the named days (stored) and of the rest (joined now). Carries `still_built`. */
+export function rolledRetention(sql: DuckDbSql, scope: ReportScope, days: SealedDays, durations: readonly number[], scrolls: readonly number[]): string {
+  const engaged = engagedCte(sql, scope, [scope.from, scope.to], days, scope.filters);
   return `
     WITH ${engaged}
     SELECT c.still_built, t.* FROM ${stillBuilt(sql, scope, days)} AS c CROSS JOIN (
