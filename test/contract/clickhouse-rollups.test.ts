@@ -39,7 +39,7 @@ const pageview = (site: string, d: number, hour: number, visitor: string, path: 
 const builtDays = async (site: string) => (await events.rollups.usable(site, REGISTRATION)).map((u) => u.day - T0 / DAY);
 
 describe('ClickHouse daily rollups', () => {
-  it('give every unfiltered breakdown, tech list, event total, summary list, retention and overview traffic (in zones of whole, half and quarter hours) the rows give, across batches written between reads', async () => {
+  it('give every unfiltered breakdown, tech list, event total, summary list, retention and overview traffic (in zones of whole, half and quarter hours), and filtered retention and traffic, the rows give, across batches written between reads', async () => {
     await rolledEqualsRows(events, rolled, rows, newSite, 8);
   }, 300_000);
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
 import { ClickHouseImportLedger } from '#adapters/clickhouse/clickhouse-import-ledger.ts';
 import { SCHEMA_VERSION } from '#adapters/clickhouse/schema.ts';
+import { FILTER_COLUMNS } from '#domain/reports/filter.ts';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { DuckDbImportLedger } from '#adapters/duckdb/duckdb-import-ledger.ts';
 import type { EventStore } from '#ports/event-store.ts';
@@ -81,6 +82,23 @@ describe('ClickHouse migrations', () => {
     for (let i = 0; i < 3; i++) await (await ClickHouseEventStore.open(executor, database)).close();
     const versions = await executor.query<{ version: number }>(`SELECT version FROM ${database}.schema_migrations ORDER BY version`);
     expect(versions.map((v) => Number(v.version))).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+  });
+
+  it('replace the first rollup tables (version 2) with ones whose pages keep the columns filters compare', async () => {
+    const executor = chdbExecutor();
+    const database = `migrate_${randomUUID().replaceAll('-', '')}`;
+    await (await ClickHouseEventStore.open(executor, database)).close();
+    // The database as version 2 left it: the first rollup tables, and no version 3.
+    await executor.command(`DELETE FROM ${database}.schema_migrations WHERE version = 3`);
+    for (const t of ['labels', 'builds', 'stale', 'slots', 'pages']) {
+      await executor.command(`DROP TABLE ${database}.rollup_v2_${t}`);
+      await executor.command(`CREATE TABLE ${database}.rollup_v1_${t} (site String, day Int32) ENGINE = MergeTree ORDER BY (site, day)`);
+    }
+    await (await ClickHouseEventStore.open(executor, database)).close();
+    const tables = await executor.query<{ name: string }>(`SELECT name FROM system.tables WHERE database = {db:String} AND name LIKE 'rollup%' ORDER BY name`, { db: database });
+    expect(tables.map((t) => t.name)).toEqual(['labels', 'builds', 'pages', 'slots', 'stale'].map((t) => `rollup_v2_${t}`).sort());
+    const columns = await executor.query<{ name: string }>(`SELECT name FROM system.columns WHERE database = {db:String} AND table = 'rollup_v2_pages'`, { db: database });
+    expect(columns.map((c) => c.name)).toEqual(expect.arrayContaining(Object.values(FILTER_COLUMNS)));
   });
 });
 

@@ -29,7 +29,7 @@ beforeAll(async () => {
 afterAll(() => events.close());
 
 describe('DuckDB daily rollups', () => {
-  it('give every unfiltered breakdown, tech list, event total, summary list, retention and overview traffic (in zones of whole, half and quarter hours) the rows give, across batches written between reads', async () => {
+  it('give every unfiltered breakdown, tech list, event total, summary list, retention and overview traffic (in zones of whole, half and quarter hours), and filtered retention and traffic, the rows give, across batches written between reads', async () => {
     await rolledEqualsRows(events, rolled, rows, () => `rollup-${randomUUID().slice(0, 8)}.example`, 15);
   }, 300_000);
 

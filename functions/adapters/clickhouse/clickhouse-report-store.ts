@@ -74,8 +74,9 @@ export class ClickHouseReportStore extends SqlReportStore {
   }
 
   /**
-   * Runs `read` over the usable builds (of `kind`) of the sealed days of an unfiltered scope
-   * (building the missing ones first) and the rows of the rest; null when the rows answer alone.
+   * Runs `read` over the usable builds (of `kind`) of the sealed days of the scope (building the
+   * missing ones first) and the rows of the rest; null when the rows answer alone, as they do for
+   * a filtered scope unless `filtered` says `read` applies the filters to the rollups.
    * A batch that marked a named day stale before the read shows in the answer's `stale` (a
    * sentinel row's, or the one row's): the site's builds are looked up again and the read runs
    * again; after three such races the rows answer. The rows returned include the sentinel.
@@ -84,9 +85,10 @@ export class ClickHouseReportStore extends SqlReportStore {
     scope: SiteRef & { from: number; to: number; filters: ReportScope['filters'] },
     kind: RollupKind,
     read: (sql: ClickHouseSql, days: RolledDays) => string,
+    filtered = false,
   ): Promise<ResultRow[] | null> {
-    // A rollup keeps no row's other labels: filtered scopes read the rows.
-    if (this.options.rollups === false || scope.filters.length > 0) return null;
+    // A label or slot rollup keeps no row's other labels; a stored page keeps the filters' columns.
+    if (this.options.rollups === false || (scope.filters.length > 0 && !filtered)) return null;
     const range = sealedDays(scope.from, scope.to, (this.options.now ?? Date.now)(), OPEN_DAYS[kind]);
     if (!range) return null;
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -162,7 +164,7 @@ export class ClickHouseReportStore extends SqlReportStore {
   }
 
   override async engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
-    const rows = await this.rolled(scope, 'pages', (sql, days) => clickhouseRolledRetention(sql, this.events.rollups.tables, scope, days, durations, scrolls));
+    const rows = await this.rolled(scope, 'pages', (sql, days) => clickhouseRolledRetention(sql, this.events.rollups.tables, scope, days, durations, scrolls), true);
     return rows ? engagementOf(durations, scrolls, rows) : super.engagement(scope, durations, scrolls);
   }
 
@@ -178,13 +180,13 @@ export class ClickHouseReportStore extends SqlReportStore {
     return [bounds.length > 2 ? part('bucket') : null, part('total')];
   }
 
-  /** One site's unfiltered engagement from the pages rollups; more sites, or filters, read the rows. */
+  /** One site's engagement, filtered or not, from the pages rollups; more sites read the rows. */
   protected override async engagementRows(scope: TrafficScope): Promise<ResultRow[]> {
     const [site] = scope.sites;
     const bounds = scope.boundaries;
     if (!site || scope.sites.length > 1) return super.engagementRows(scope);
     const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
-    const rows = await this.rolled(range, 'pages', (sql, days) => clickhouseRolledEngagement(sql, this.events.rollups.tables, site, bounds, days));
+    const rows = await this.rolled(range, 'pages', (sql, days) => clickhouseRolledEngagement(sql, this.events.rollups.tables, site, bounds, days, scope.filters), true);
     return rows ? rows.filter((r) => r.site !== null && r.site !== undefined) : super.engagementRows(scope);
   }
 }

@@ -6,6 +6,7 @@
  * read (the dialect's canonical rows), so a write never reads or rewrites
  * stored rows.
  */
+import { FILTER_COLUMNS } from '#domain/reports/filter.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 
@@ -68,13 +69,15 @@ const MIGRATIONS_TABLE = 'schema_migrations';
  * quarter hour and each engaged page per site, registration, UTC day and build; the builds; and the stale
  * marks batches leave on the days they touch. The names carry the rules' version.
  */
-export const ROLLUP_LABELS = 'rollup_v1_labels';
-export const ROLLUP_BUILDS = 'rollup_v1_builds';
-export const ROLLUP_STALE = 'rollup_v1_stale';
+export const ROLLUP_LABELS = 'rollup_v2_labels';
+export const ROLLUP_BUILDS = 'rollup_v2_builds';
+export const ROLLUP_STALE = 'rollup_v2_stale';
 /** Per quarter hour of a day and build: canonical pageviews, visitors' first and last pageviews, pageviews without a hash counted unique. */
-export const ROLLUP_SLOTS = 'rollup_v1_slots';
-/** Each engaged page of a day and build (engaged-pages.ts, its appends summed in): ts, total duration, scroll. */
-export const ROLLUP_PAGES = 'rollup_v1_pages';
+export const ROLLUP_SLOTS = 'rollup_v2_slots';
+/** Each engaged page of a day and build (engaged-pages.ts, its appends summed in): ts, total duration, scroll and the columns filters compare. */
+export const ROLLUP_PAGES = 'rollup_v2_pages';
+/** The columns filters compare (domain/reports/filter.ts), kept with each rolled-up page so filtered engagement reads the rollup too. */
+export const PAGE_FILTER_COLUMNS = [...new Set(Object.values(FILTER_COLUMNS))];
 
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
@@ -115,10 +118,13 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
        ORDER BY (site, ts, registration, id)`,
     ],
   },
+  // Version 2 made the first rollup tables (rollup_v1_*), which version 3 replaces.
+  { version: 2, statements: () => [] },
   {
-    version: 2,
+    version: 3,
     // Builds and marks keep only each day's newest at merges; reads take the newest either way.
     statements: (db) => [
+      ...['labels', 'builds', 'stale', 'slots', 'pages'].map((t) => `DROP TABLE IF EXISTS ${ident(db)}.${ident(`rollup_v1_${t}`)}`),
       `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_LABELS} (site String, registration String, day Int32, built_at Int64,
          dim LowCardinality(String), name String, value UInt64, visitors UInt64, last_seen Nullable(Int64))
        ENGINE = MergeTree ORDER BY (site, registration, dim, day, built_at, name)`,
@@ -127,7 +133,8 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
       `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_STALE} (site String, registration String, day Int32, at Int64)
        ENGINE = ReplacingMergeTree(at) ORDER BY (site, registration, day)`,
       `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_PAGES} (site String, registration String, day Int32, built_at Int64,
-         ts Int64, total_duration Nullable(Float64), scroll Nullable(Int32))
+         ts Int64, total_duration Nullable(Float64), scroll Nullable(Int32),
+         ${PAGE_FILTER_COLUMNS.map((name) => `${ident(name)} ${COLUMNS.find((c) => c.name === name)?.type}`).join(', ')})
        ENGINE = MergeTree ORDER BY (site, registration, day, built_at)`,
       `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_SLOTS} (site String, registration String, day Int32, built_at Int64,
          slot UInt16, pageviews UInt64, firsts UInt64, lasts UInt64, unhashed UInt64)

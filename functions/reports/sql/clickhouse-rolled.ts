@@ -12,6 +12,7 @@
  * as), and the caller asks again when it is not 0.
  */
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
+import type { FilterClause } from '#domain/reports/filter.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
 import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
@@ -21,7 +22,7 @@ import { rawBucket, rowRanges, slotBuckets, type SealedDays } from './sealed-day
 import { clickhouseEngagedPages } from './engaged-pages.ts';
 import { thresholdCounts } from './retention.ts';
 import { engagementByBucket } from './traffic.ts';
-import { keepsEmptyLabels, labelExpression } from './text.ts';
+import { filterSql, keepsEmptyLabels, labelExpression } from './text.ts';
 
 /** The rollup tables a read names, quoted (adapters/clickhouse/rollups.ts). */
 export interface RolledTables {
@@ -159,13 +160,15 @@ export function clickhouseRolledEventTotals(sql: ClickHouseSql, tables: RolledTa
 }
 
 /**
- * The engaged pages of the range (engaged-pages.ts) as `engaged`: the named builds' pages
- * (`pages` of the rollup tables) and those of every other part of the range read from rows.
+ * The engaged pages of the range matching the filters (engaged-pages.ts) as `engaged`: the named
+ * builds' pages (`pages` of the rollup tables, which keep the columns filters compare) and those
+ * of every other part of the range read from rows.
  */
-function engagedCte(sql: ClickHouseSql, tables: RolledTables, scope: SiteRef & { from: number; to: number }, days: RolledDays): string {
+function engagedCte(sql: ClickHouseSql, tables: RolledTables, scope: SiteRef & { from: number; to: number }, days: RolledDays, filters: readonly FilterClause[]): string {
   const ranges = rowRanges(scope, days);
-  const raw = ranges.length === 0 ? null : clickhouseEngagedPages(sql, [scope], ranges, []);
-  const rolled = days.built.length === 0 ? null : `SELECT "site", "ts", "total_duration", "scroll" FROM ${tables.pages} WHERE ${ofNamedBuilds(sql, scope, days)}`;
+  const raw = ranges.length === 0 ? null : clickhouseEngagedPages(sql, [scope], ranges, filters);
+  const rolled =
+    days.built.length === 0 ? null : `SELECT "site", "ts", "total_duration", "scroll" FROM ${tables.pages} WHERE ${ofNamedBuilds(sql, scope, days)}${filterSql(sql, filters)}`;
   const parts = [rolled, raw && `SELECT "site", "ts", "total_duration", "scroll" FROM page`].filter((p): p is string => p !== null);
   const none = `SELECT '' AS "site", toInt64(0) AS "ts", CAST(NULL AS Nullable(Float64)) AS "total_duration", CAST(NULL AS Nullable(Int32)) AS "scroll" WHERE false`;
   return `${raw ? `${raw},` : ''}
@@ -181,7 +184,7 @@ export function clickhouseRolledRetention(
   durations: readonly number[],
   scrolls: readonly number[],
 ): string {
-  return `WITH ${engagedCte(sql, tables, scope, days)}
+  return `WITH ${engagedCte(sql, tables, scope, days, scope.filters)}
     SELECT ${thresholdCounts(sql, durations, scrolls)}, ${staleCount(sql, tables, scope, days, true)} AS "stale" FROM engaged`;
 }
 
@@ -189,9 +192,9 @@ export function clickhouseRolledRetention(
  * The traffic's engagement (traffic.ts) per bucket of `bounds` and over the range (bucket NULL)
  * from the range's engaged pages, and a sentinel row (`site` NULL) carrying `stale`.
  */
-export function clickhouseRolledEngagement(sql: ClickHouseSql, tables: RolledTables, site: SiteRef, bounds: readonly number[], days: RolledDays): string {
+export function clickhouseRolledEngagement(sql: ClickHouseSql, tables: RolledTables, site: SiteRef, bounds: readonly number[], days: RolledDays, filters: readonly FilterClause[]): string {
   const scope = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
-  return `WITH ${engagedCte(sql, tables, scope, days)}
+  return `WITH ${engagedCte(sql, tables, scope, days, filters)}
     ${engagementByBucket(sql, bounds, 'engaged')}
     UNION ALL
     SELECT CAST(NULL AS Nullable(String)), CAST(NULL AS Nullable(UInt32)), CAST(NULL AS Nullable(Float64)), CAST(NULL AS Nullable(Float64)),

@@ -52,7 +52,7 @@ export function readTimeEngagedPages(sql: ReadTimeSql, sites: readonly SiteRef[]
  * that may belong to them: an append comes at most APPEND_WINDOW_MS after its page, so each
  * range's appends run that much longer.
  */
-function engagementRows(sql: ReadTimeSql, sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], filters: readonly FilterClause[]) {
+function engagementRows(sql: ReadTimeSql, sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], filters: readonly FilterClause[], carry: readonly string[] = []) {
   const appendRanges: [number, number][] = [];
   for (const [from, to] of ranges) {
     const last = appendRanges[appendRanges.length - 1];
@@ -60,7 +60,7 @@ function engagementRows(sql: ReadTimeSql, sites: readonly SiteRef[], ranges: rea
     else appendRanges.push([from, to + APPEND_WINDOW_MS]);
   }
   return {
-    pageviews: sql.canonicalIn('pageview', sites, ranges, ['duration', 'scrolled', 'bot', ...filterColumns(filters)]),
+    pageviews: sql.canonicalIn('pageview', sites, ranges, ['duration', 'scrolled', 'bot', ...filterColumns(filters), ...carry]),
     appends: sql.canonicalIn('append', sites, appendRanges, ['original_id', 'duration', 'scrolled']),
   };
 }
@@ -73,24 +73,34 @@ function engagementRows(sql: ReadTimeSql, sites: readonly SiteRef[], ranges: rea
  * before it, and an append belongs to that page when it comes at most APPEND_WINDOW_MS after it.
  * Two canonical pages of one id are more than that apart, so this is the page the join finds; an
  * append with no such page (none, or one a filter left out) belongs to none. `sum` of only NULLs
- * is NULL, as the join form's.
+ * is NULL, as the join form's. `carry` names columns of the page to keep in `page` (the rollup
+ * build keeps the filters' columns): a group holds one page, whose value `anyIf` takes.
  */
-export function clickhouseEngagedPages(sql: ClickHouseSql, sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], filters: readonly FilterClause[]): string {
-  const { pageviews, appends } = engagementRows(sql, sites, ranges, filters);
+export function clickhouseEngagedPages(
+  sql: ClickHouseSql,
+  sites: readonly SiteRef[],
+  ranges: readonly (readonly [number, number])[],
+  filters: readonly FilterClause[],
+  carry: readonly string[] = [],
+): string {
+  const { pageviews, appends } = engagementRows(sql, sites, ranges, filters, carry);
+  const carried = carry.map((c) => sql.column(c));
+  // The group's value under its own name: an alias equal to its argument's name would refer to itself.
+  const kept = (c: string) => sql.column(`page_${c}`);
   return `
     page AS (
       SELECT "site", "page_ts" AS "ts",
-             if(isNull("own") AND isNull("appended"), NULL, coalesce("own", 0) + coalesce("appended", 0)) AS "total_duration", "scroll"
+             if(isNull("own") AND isNull("appended"), NULL, coalesce("own", 0) + coalesce("appended", 0)) AS "total_duration", "scroll"${carry.map((c, i) => `, ${kept(c)} AS ${carried[i]}`).join('')}
       FROM (
         SELECT "site", "key", "page_ts", sumIf("duration", "is_page" = 1) AS "own", sumIf("duration", "is_page" = 0) AS "appended",
-               max("scrolled") AS "scroll", countIf("is_page" = 1 AND isNotNull("scrolled")) AS "own_scrolled", countIf("is_page" = 0) AS "appends"
+               max("scrolled") AS "scroll", countIf("is_page" = 1 AND isNotNull("scrolled")) AS "own_scrolled", countIf("is_page" = 0) AS "appends"${carry.map((c, i) => `, anyIf(${carried[i]}, "is_page" = 1) AS ${kept(c)}`).join('')}
         FROM (
           SELECT *, max(if("is_page" = 1, "ts", NULL)) OVER (PARTITION BY "site", "key" ORDER BY "ts" ASC, "is_page" DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS "page_ts"
           FROM (
-            SELECT "site", "id" AS "key", "ts", toUInt8(1) AS "is_page", "duration", "scrolled" FROM ${pageviews} AS e
+            SELECT "site", "id" AS "key", "ts", toUInt8(1) AS "is_page", "duration", "scrolled"${carried.map((c) => `, ${c}`).join('')} FROM ${pageviews} AS e
             WHERE ${sql.notBot}${filterSql(sql, filters)}
             UNION ALL
-            SELECT "site", assumeNotNull("original_id"), "ts", toUInt8(0), "duration", "scrolled" FROM ${appends} AS a
+            SELECT "site", assumeNotNull("original_id"), "ts", toUInt8(0), "duration", "scrolled"${carried.map(() => ', NULL').join('')} FROM ${appends} AS a
             WHERE isNotNull("original_id")
           ) AS u
         ) AS w
