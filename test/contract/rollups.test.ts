@@ -13,7 +13,8 @@ import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
 import type { ReportScope } from '#ports/report-store.ts';
 import { REGISTRATION, row } from './report-store.contract.ts';
-import { DAY, rolledEqualsRows, summaryExample, T0 } from './rollup-rows.ts';
+import { DAY, filteredCountsExample, filteredCountsPairs, rolledEqualsRows, summaryExample, T0 } from './rollup-rows.ts';
+import { planOverview } from '#domain/reports/overview.ts';
 import { ROLLUP_DAYS } from '#reports/sql/rolled.ts';
 
 
@@ -47,6 +48,20 @@ describe('DuckDB daily rollups', () => {
       ['/x', 2, 2],
       ['/y', 2, 2],
     ]);
+  });
+
+  it('count a filtered visitor from its first pageview the filter keeps, in the label slots and in the rows of a partial or unsealed day', async () => {
+    const site = `rollup-${randomUUID().slice(0, 8)}.example`;
+    await events.saveEvents(filteredCountsExample(site).rows);
+    for (const [answer, expected] of await filteredCountsPairs(rolled, rows, site)) expect(answer).toEqual(expected);
+    // Read when the day after T0 was yesterday: its rows answer, its buckets starting at UTC midnight.
+    const pool = { query: (sql: string, params?: Record<string, unknown>) => events.query(sql, params as never) };
+    const dayAfter = new DuckDbReportStore(pool as never, events, () => T0 + 2 * DAY + 3_600_000);
+    for (const [answer, expected] of await filteredCountsPairs(dayAfter, rows, site)) expect(answer).toEqual(expected);
+    // The whole range in UTC: a, b and the unhashed pageview on the day after T0.
+    const { boundaries } = planOverview({ from: T0 / 1000, to: T0 / 1000 + 3 * 86_400 }, 'UTC');
+    const traffic = await rolled.traffic({ sites: [{ site, registration: REGISTRATION }], boundaries, filters: filteredCountsExample(site).filters });
+    expect(traffic.map((t) => [t.bucket, t.pageviews, t.visitors])).toEqual([[1, 4, 3], [null, 4, 3]]);
   });
 
   it('gives the summary lists in one read: tech lists, events with their newest time, and event totals', async () => {

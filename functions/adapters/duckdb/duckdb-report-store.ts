@@ -16,7 +16,7 @@ import { eventTotalsOf } from '#reports/sql/event-totals.ts';
 import { engagementOf } from '#reports/sql/retention.ts';
 import { rolledBreakdown, rolledEventTotals, rolledTechLists } from '#reports/sql/rolled.ts';
 import { sealedDays, trafficDays, type SealedDays } from '#reports/sql/sealed-days.ts';
-import { rolledRetention, rolledTrafficCounts, rolledTrafficEngagement } from '#reports/sql/rolled-traffic.ts';
+import { rolledRetention, rolledTrafficCounts, rolledTrafficEngagement, slotsCount } from '#reports/sql/rolled-traffic.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import { summaryListsOf, techListRows } from '#reports/sql/tech-lists.ts';
 import { filteredTrafficCounts, trafficRows } from '#reports/sql/traffic.ts';
@@ -104,9 +104,9 @@ export class DuckDbReportStore extends SqlReportStore {
     return [rows.filter((r) => r.bucket !== null), rows.filter((r) => r.bucket === null)];
   }
 
-  /** One unfiltered site's counts from the slot rollups, as countRows gives them; null when the rows answer alone. */
+  /** One site's counts from the slot rollups (under filters slotsCount takes), as countRows gives them; null when the rows answer alone. */
   private async rolledCounts(range: ReportScope, bounds: readonly number[], usable: (built: number[]) => number[]): Promise<[ResultRow[] | null, ResultRow[]] | null> {
-    const rows = await this.rolled(range, (sql, days) => rolledTrafficCounts(sql, range, bounds, days), usable);
+    const rows = await this.rolled(range, (sql, days) => rolledTrafficCounts(sql, range, bounds, days, range.filters), usable, true);
     if (!rows) return null;
     const part = (name: string) => rows.filter((r) => r.part === name).map((r) => ({ ...r, site: range.site }));
     return [bounds.length > 2 ? part('bucket') : null, part('total')];
@@ -114,7 +114,8 @@ export class DuckDbReportStore extends SqlReportStore {
 
   /**
    * One site's traffic from the slot and page rollups (rolled-traffic.ts); more sites read the rows.
-   * A filtered scope's counts come from rows, its engagement from the page rollups.
+   * A filtered scope's engagement reads the page rollups, its counts the label slots when one
+   * `dim:value` clause filters it, else the rows.
    */
   override async traffic(scope: TrafficScope): Promise<TrafficRow[]> {
     const [site] = scope.sites;
@@ -123,9 +124,8 @@ export class DuckDbReportStore extends SqlReportStore {
     const range: ReportScope = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
     // Two statements side by side: the counts and the engagement each take their own read connection.
     const usable = (built: number[]) => trafficDays(built, bounds);
-    const filtered = scope.filters.length > 0;
     const [counts, engaged] = await Promise.all([
-      filtered ? this.countRows(scope) : this.rolledCounts(range, bounds, usable),
+      slotsCount(scope.filters) ? this.rolledCounts(range, bounds, usable) : this.countRows(scope),
       this.rolled(range, (sql, days) => rolledTrafficEngagement(sql, site, bounds, days, scope.filters), usable, true),
     ]);
     if (!counts || !engaged) return super.traffic(scope);
