@@ -16,7 +16,7 @@ import type { ClickHouseExecutor } from '#adapters/clickhouse/executor.ts';
 import type { ReportScope } from '#ports/report-store.ts';
 import { closeChdb, chdbExecutor } from '../support/chdb-executor.ts';
 import { REGISTRATION, row } from './report-store.contract.ts';
-import { DAY, rolledEqualsRows, summaryExample, T0 } from './rollup-rows.ts';
+import { DAY, filteredCountsExample, filteredCountsPairs, rolledEqualsRows, summaryExample, T0 } from './rollup-rows.ts';
 
 let events: ClickHouseEventStore;
 let rolled: ClickHouseReportStore;
@@ -39,8 +39,12 @@ const pageview = (site: string, d: number, hour: number, visitor: string, path: 
 const builtDays = async (site: string) => (await events.rollups.usable(site, REGISTRATION)).map((u) => u.day - T0 / DAY);
 
 describe('ClickHouse daily rollups', () => {
-  it('give every unfiltered breakdown, tech list, event total, summary list, retention and overview traffic (in zones of whole, half and quarter hours), and filtered retention and traffic, the rows give, across batches written between reads', async () => {
+  it('give every unfiltered breakdown, tech list, event total, summary list, retention and overview traffic (in zones of whole, half and quarter hours) the rows give, across batches written between reads', async () => {
     await rolledEqualsRows(events, rolled, rows, newSite, 8);
+  }, 300_000);
+
+  it('give filtered retention and overview traffic (one dim:value clause, or any clauses) the rows give, across batches written between reads', async () => {
+    await rolledEqualsRows(events, rolled, rows, newSite, 8, true);
   }, 300_000);
 
   it('reads a day a later batch marked stale from its rows, and builds it again', async () => {
@@ -114,6 +118,15 @@ describe('ClickHouse daily rollups', () => {
       ['/x', 2],
       ['/y', 1],
     ]);
+  });
+
+  it('count a filtered visitor from its first pageview the filter keeps, in the label slots and in the rows of a partial or unsealed day', async () => {
+    const site = `chroll-${randomUUID().slice(0, 8)}.example`;
+    await events.saveEvents(filteredCountsExample(site).rows);
+    for (const [answer, expected] of await filteredCountsPairs(rolled, rows, site)) expect(answer).toEqual(expected);
+    // Read when the day after T0 was yesterday: its rows answer.
+    const dayAfter = new ClickHouseReportStore(events, { now: () => T0 + 2 * DAY + 3_600_000 });
+    for (const [answer, expected] of await filteredCountsPairs(dayAfter, rows, site)) expect(answer).toEqual(expected);
   });
 
   it('gives the summary lists in one read: tech lists, events with their newest time, and event totals', async () => {

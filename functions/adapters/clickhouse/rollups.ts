@@ -21,13 +21,14 @@
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import { BREAKDOWN_COLUMNS, BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import type { EventRow } from '#ports/event-store.ts';
-import { dayRuns, SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
+import { dayRuns, SLOT_LABEL_DIMS, SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
 import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
 import { labelTuples } from '#reports/sql/clickhouse-rolled.ts';
 import type { PageviewDim } from '#reports/sql/breakdown.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 import { clickhouseEngagedPages } from '#reports/sql/engaged-pages.ts';
-import { ident, PAGE_FILTER_COLUMNS, ROLLUP_BUILDS, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE } from './schema.ts';
+import { ident, PAGE_FILTER_COLUMNS, ROLLUP_BUILDS, ROLLUP_LABEL_SLOTS, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE } from './schema.ts';
+import { FILTER_COLUMNS } from '#domain/reports/filter.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
 export const EVENT_TOTALS = 'event_totals';
@@ -51,6 +52,7 @@ const PAGEVIEW_DIMS = BREAKDOWN_DIMS.filter((d): d is PageviewDim => d !== 'even
 export interface RollupTables {
   labels: string;
   slots: string;
+  labelSlots: string;
   pages: string;
   builds: string;
   stale: string;
@@ -59,6 +61,7 @@ export interface RollupTables {
 export const rollupTables = (database: string): RollupTables => ({
   labels: `${ident(database)}.${ROLLUP_LABELS}`,
   slots: `${ident(database)}.${ROLLUP_SLOTS}`,
+  labelSlots: `${ident(database)}.${ROLLUP_LABEL_SLOTS}`,
   pages: `${ident(database)}.${ROLLUP_PAGES}`,
   builds: `${ident(database)}.${ROLLUP_BUILDS}`,
   stale: `${ident(database)}.${ROLLUP_STALE}`,
@@ -100,23 +103,32 @@ function eventLabels(sql: ClickHouseSql, site: string, registration: string, fro
 
 /**
  * Canonical pageviews per quarter-hour slot, and each visitor hash's first and last pageview of
- * the day by the slot it fell in (the counts of reports/sql/clickhouse-rolled.ts read them).
+ * the day by the slot it fell in (the counts of reports/sql/clickhouse-rolled.ts read them). With
+ * `labelled`, the same per filter dimension and value (`dim`, `name`): the pageviews with that
+ * value, and each visitor's first and last of them.
  */
-function slotCounts(sql: ClickHouseSql, site: string, registration: string, from: number, to: number, builtAt: string): string {
-  const pageviews = () => `(SELECT * FROM ${sql.canonical('pageview', [{ site, registration }], from, to, ['visitor', 'unique', 'bot'])} AS c WHERE ${sql.notBot})`;
+function slotCounts(sql: ClickHouseSql, site: string, registration: string, from: number, to: number, builtAt: string, labelled: boolean): string {
+  const columns = ['visitor', 'unique', 'bot', ...(labelled ? SLOT_LABEL_DIMS.map((dim) => FILTER_COLUMNS[dim]) : [])];
+  // One row per pageview and filter dimension.
+  const labels = labelled
+    ? ` ARRAY JOIN [${SLOT_LABEL_DIMS.map((dim) => `tuple('${dim}', CAST(coalesce(${sql.column(FILTER_COLUMNS[dim])}, '') AS String))`).join(', ')}] AS l`
+    : '';
+  const pageviews = () =>
+    `(SELECT *${labelled ? ', l.1 AS "dim", l.2 AS "name"' : ''} FROM ${sql.canonical('pageview', [{ site, registration }], from, to, columns)} AS c${labels} WHERE ${sql.notBot})`;
+  const key = labelled ? '"dim", "name", ' : '';
   const day = (ts: string) => `toInt32(intDiv(${ts}, ${DAY_MS}))`;
   const slot = (ts: string) => `toUInt16(intDiv(${ts} % ${DAY_MS}, ${SLOT_MS}))`;
   const seen = (pick: 'min' | 'max') => `
-    SELECT ${day('t')} AS "day", ${slot('t')} AS "slot", 0 AS "pageviews", ${pick === 'min' ? 'count()' : '0'} AS "firsts", ${pick === 'max' ? 'count()' : '0'} AS "lasts", 0 AS "unhashed"
-    FROM (SELECT ${pick}("ts") AS t FROM ${pageviews()} AS p WHERE "visitor" IS NOT NULL GROUP BY "visitor", intDiv("ts", ${DAY_MS})) GROUP BY "day", "slot"`;
+    SELECT ${day('t')} AS "day", ${key}${slot('t')} AS "slot", 0 AS "pageviews", ${pick === 'min' ? 'count()' : '0'} AS "firsts", ${pick === 'max' ? 'count()' : '0'} AS "lasts", 0 AS "unhashed"
+    FROM (SELECT ${key}${pick}("ts") AS t FROM ${pageviews()} AS p WHERE "visitor" IS NOT NULL GROUP BY ${key}"visitor", intDiv("ts", ${DAY_MS})) GROUP BY ${key}"day", "slot"`;
   return `
-    SELECT ${sql.value(site)}, ${sql.value(registration)}, "day", ${builtAt}, "slot", sum("pageviews"), sum("firsts"), sum("lasts"), sum("unhashed") FROM (
-      SELECT ${day('"ts"')} AS "day", ${slot('"ts"')} AS "slot", count() AS "pageviews", 0 AS "firsts", 0 AS "lasts",
+    SELECT ${sql.value(site)}, ${sql.value(registration)}, "day", ${builtAt}, ${key}"slot", sum("pageviews"), sum("firsts"), sum("lasts"), sum("unhashed") FROM (
+      SELECT ${day('"ts"')} AS "day", ${key}${slot('"ts"')} AS "slot", count() AS "pageviews", 0 AS "firsts", 0 AS "lasts",
              countIf("visitor" IS NULL AND coalesce("unique", false)) AS "unhashed"
-      FROM ${pageviews()} AS p GROUP BY "day", "slot"
+      FROM ${pageviews()} AS p GROUP BY ${key}"day", "slot"
       UNION ALL ${seen('min')}
       UNION ALL ${seen('max')}
-    ) GROUP BY "day", "slot"`;
+    ) GROUP BY ${key}"day", "slot"`;
 }
 
 export class ClickHouseRollups {
@@ -175,12 +187,13 @@ export class ClickHouseRollups {
       const text = select(sql, site, registration, from, to, sql.int(builtAt));
       await this.executor.command(`INSERT INTO ${this.tables.labels} (site, registration, day, built_at, dim, name, value, visitors, last_seen) ${text}`, sql.params);
     }
-    const slots = new ClickHouseSql(this.events);
-    await this.executor.command(
-      `INSERT INTO ${this.tables.slots} (site, registration, day, built_at, slot, pageviews, firsts, lasts, unhashed)
-       ${slotCounts(slots, site, registration, from, to, slots.int(builtAt))}`,
-      slots.params,
-    );
+    for (const [table, labelled] of [[`${this.tables.slots} (site, registration, day, built_at,`, false], [`${this.tables.labelSlots} (site, registration, day, built_at, dim, name,`, true]] as const) {
+      const slots = new ClickHouseSql(this.events);
+      await this.executor.command(
+        `INSERT INTO ${table} slot, pageviews, firsts, lasts, unhashed) ${slotCounts(slots, site, registration, from, to, slots.int(builtAt), labelled)}`,
+        slots.params,
+      );
+    }
     const sql = new ClickHouseSql(this.events);
     const pages = clickhouseEngagedPages(sql, [{ site, registration }], [[from, to]], [], PAGE_FILTER_COLUMNS);
     const kept = PAGE_FILTER_COLUMNS.map(ident).join(', ');

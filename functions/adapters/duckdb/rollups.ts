@@ -25,8 +25,7 @@ import { CANONICAL, CANONICAL_EVENTS, DuckDbSql, VISITORS } from '#reports/sql/d
 import { duckdbEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { entryOnly, labelExpression } from '#reports/sql/text.ts';
 import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_LABEL_SLOTS, ROLLUP_SLOTS } from '#reports/sql/rolled.ts';
-import { SLOT_LABEL_DIMS } from '#reports/sql/rolled-traffic.ts';
-import { dayRuns, SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
+import { dayRuns, SLOT_LABEL_DIMS, SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
 export const EVENT_TOTALS = 'event_totals';

@@ -24,7 +24,7 @@
  * and value, over the pageviews with that value (a visitor's first and last
  * of them), so one `dim:value` clause reads them; other filters read rows.
  */
-import { FILTER_DIMS, type FilterClause, type FilterDim } from '#domain/reports/filter.ts';
+import type { FilterClause } from '#domain/reports/filter.ts';
 import type { ReportScope, SiteRef } from '#ports/report-store.ts';
 import { CANONICAL, CANONICAL_COLUMNS, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
 import { duckdbEngagedPages } from './engaged-pages.ts';
@@ -38,19 +38,6 @@ import { visitorsByFirstFlags } from './traffic.ts';
 const slotRows = (sql: DuckDbSql, site: SiteRef, days: SealedDays, table: string, columns: string, where = '') =>
   `SELECT day, slot, ${columns} FROM ${table} WHERE ${sql.sites([site])} AND ${dayNamed(sql, days)}${where}`;
 
-
-/** The filter dimensions the label slots keep (all but `event`: pageviews have none). */
-export const SLOT_LABEL_DIMS: readonly FilterDim[] = FILTER_DIMS.filter((dim) => dim !== 'event');
-
-/**
- * Whether the slots answer counts under these filters: none, or one `dim:value` clause on a
- * dimension the label slots keep (the slots of the pageviews with that value). Other filters
- * drop pageviews by values no slot keeps apart: their counts come from rows.
- */
-export function slotsCount(filters: readonly FilterClause[]): boolean {
-  const [clause] = filters;
-  return filters.length === 0 || (filters.length === 1 && clause?.op === 'eq' && SLOT_LABEL_DIMS.includes(clause.dim));
-}
 
 /**
  * Pageviews and visitors per bucket (`part` 'bucket', when there is more than one) and over the
