@@ -106,29 +106,33 @@ function eventLabels(sql: ClickHouseSql, site: string, registration: string, fro
  * the day by the slot it fell in (the counts of reports/sql/clickhouse-rolled.ts read them). With
  * `labelled`, the same per filter dimension and value (`dim`, `name`): the pageviews with that
  * value, and each visitor's first and last of them.
+ *
+ * One read of the rows (their copy window is the cost): pageviews are counted per day, slot and
+ * visitor (and value), each visitor's slots kept in an array, whose first and last are its first
+ * and last pageview's. Pageviews without a hash form one group per day (and value), whose unique
+ * ones count as visitors of their slot and which has no first or last.
  */
 function slotCounts(sql: ClickHouseSql, site: string, registration: string, from: number, to: number, builtAt: string, labelled: boolean): string {
-  const columns = ['visitor', 'unique', 'bot', ...(labelled ? SLOT_LABEL_DIMS.map((dim) => FILTER_COLUMNS[dim]) : [])];
-  // One row per pageview and filter dimension.
+  const values = labelled ? SLOT_LABEL_DIMS.map((dim) => sql.column(FILTER_COLUMNS[dim])) : [];
+  const rows = sql.canonical('pageview', [{ site, registration }], from, to, ['visitor', 'unique', 'bot', ...SLOT_LABEL_DIMS.filter(() => labelled).map((dim) => FILTER_COLUMNS[dim])]);
+  const perSlot = `SELECT toInt32(intDiv("ts", ${DAY_MS})) AS "day", toUInt16(intDiv("ts" % ${DAY_MS}, ${SLOT_MS})) AS "slot", "visitor"${values.map((v) => `, ${v}`).join('')},
+      count() AS "n", countIf("visitor" IS NULL AND coalesce("unique", false)) AS "unhashed"
+    FROM ${rows} AS c WHERE ${sql.notBot} GROUP BY "day", "slot", "visitor"${values.map((v) => `, ${v}`).join('')}`;
+  // One row per filter dimension of each group.
   const labels = labelled
-    ? ` ARRAY JOIN [${SLOT_LABEL_DIMS.map((dim) => `tuple('${dim}', CAST(coalesce(${sql.column(FILTER_COLUMNS[dim])}, '') AS String))`).join(', ')}] AS l`
-    : '';
-  const pageviews = () =>
-    `(SELECT *${labelled ? ', l.1 AS "dim", l.2 AS "name"' : ''} FROM ${sql.canonical('pageview', [{ site, registration }], from, to, columns)} AS c${labels} WHERE ${sql.notBot})`;
+    ? `SELECT "day", l.1 AS "dim", l.2 AS "name", "visitor", "slot", sum("n") AS "n", sum("unhashed") AS "unhashed" FROM (${perSlot}) AS g
+       ARRAY JOIN [${SLOT_LABEL_DIMS.map((dim) => `tuple('${dim}', CAST(coalesce(${sql.column(FILTER_COLUMNS[dim])}, '') AS String))`).join(', ')}] AS l
+       GROUP BY "day", "dim", "name", "visitor", "slot"`
+    : perSlot;
   const key = labelled ? '"dim", "name", ' : '';
-  const day = (ts: string) => `toInt32(intDiv(${ts}, ${DAY_MS}))`;
-  const slot = (ts: string) => `toUInt16(intDiv(${ts} % ${DAY_MS}, ${SLOT_MS}))`;
-  const seen = (pick: 'min' | 'max') => `
-    SELECT ${day('t')} AS "day", ${key}${slot('t')} AS "slot", 0 AS "pageviews", ${pick === 'min' ? 'count()' : '0'} AS "firsts", ${pick === 'max' ? 'count()' : '0'} AS "lasts", 0 AS "unhashed"
-    FROM (SELECT ${key}${pick}("ts") AS t FROM ${pageviews()} AS p WHERE "visitor" IS NOT NULL GROUP BY ${key}"visitor", intDiv("ts", ${DAY_MS})) GROUP BY ${key}"day", "slot"`;
   return `
     SELECT ${sql.value(site)}, ${sql.value(registration)}, "day", ${builtAt}, ${key}"slot", sum("pageviews"), sum("firsts"), sum("lasts"), sum("unhashed") FROM (
-      SELECT ${day('"ts"')} AS "day", ${key}${slot('"ts"')} AS "slot", count() AS "pageviews", 0 AS "firsts", 0 AS "lasts",
-             countIf("visitor" IS NULL AND coalesce("unique", false)) AS "unhashed"
-      FROM ${pageviews()} AS p GROUP BY ${key}"day", "slot"
-      UNION ALL ${seen('min')}
-      UNION ALL ${seen('max')}
-    ) GROUP BY ${key}"day", "slot"`;
+      SELECT "day", ${key}s.1 AS "slot", s.2 AS "pageviews", toUInt64("hashed" AND s.1 = "first") AS "firsts", toUInt64("hashed" AND s.1 = "last") AS "lasts", s.3 AS "unhashed"
+      FROM (
+        SELECT "day", ${key}isNotNull("visitor") AS "hashed", min("slot") AS "first", max("slot") AS "last", groupArray(tuple("slot", "n", "unhashed")) AS "slots"
+        FROM (${labels}) AS v GROUP BY "day", ${key}"visitor"
+      ) AS d ARRAY JOIN "slots" AS s
+    ) AS p GROUP BY ${key}"day", "slot"`;
 }
 
 export class ClickHouseRollups {
