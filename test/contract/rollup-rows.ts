@@ -154,9 +154,17 @@ export async function filteredCountsPairs(rolled: ReportStore, rows: ReportStore
  * followed by reads over two random ranges, every report `rolled` answers equal to what `rows`
  * (the same store reading only rows) answers: unfiltered, every breakdown, the tech lists, the
  * event totals, the summary lists, retention and the overview's traffic in five zones; with
- * `filtered`, retention and the traffic in five zones under random filters.
+ * `filtered`, retention and the traffic in five zones under random filters, and the summary lists
+ * (read in one statement) as `plain` (the SQL stores' shared statements, one per list) gives them.
  */
-export function rolledEqualsRows(events: EventStore, rolled: ReportStore, rows: ReportStore, newSite: () => string, numRuns: number, filtered = false): Promise<void> {
+export function rolledEqualsRows(
+  events: EventStore,
+  rolled: ReportStore,
+  rows: ReportStore,
+  newSite: () => string,
+  numRuns: number,
+  filtered: { plain: ReportStore } | null = null,
+): Promise<void> {
   return fc.assert(
     fc.asyncProperty(arbRollupSpec, fc.array(arbRange, { minLength: 2, maxLength: 2 }), filtered ? arbFilters : fc.constant([]), async (spec, ranges, filters) => {
       const site = newSite();
@@ -166,7 +174,9 @@ export function rolledEqualsRows(events: EventStore, rolled: ReportStore, rows: 
         await events.saveEvents(made.filter((m) => m.batch === batch).map((m) => m.row));
         for (const range of ranges) {
           const scope: ReportScope = { site, registration: REGISTRATION, ...range, filters };
-          if (!filtered) {
+          if (filtered) {
+            expect([filters, await rolled.summaryLists(scope, ['devices', 'browsers', 'os'], 2)]).toEqual([filters, await filtered.plain.summaryLists(scope, ['devices', 'browsers', 'os'], 2)]);
+          } else {
             for (const dim of BREAKDOWN_DIMS) expect([dim, await rolled.breakdown(scope, dim, 1000)]).toEqual([dim, await rows.breakdown(scope, dim, 1000)]);
             expect(await rolled.breakdowns(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.breakdowns(scope, ['devices', 'browsers', 'os'], 2));
             expect(await rolled.eventTotals(scope)).toEqual(await rows.eventTotals(scope));

@@ -24,7 +24,7 @@ import {
 import { engagementOf } from '#reports/sql/retention.ts';
 import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
-import { sealedDays, slotsCount, trafficDays } from '#reports/sql/sealed-days.ts';
+import { NO_SEALED_DAYS, sealedDays, slotsCount, trafficDays } from '#reports/sql/sealed-days.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import { summaryListsOf, techListRows } from '#reports/sql/tech-lists.ts';
 import { log } from '#platform/log.ts';
@@ -150,9 +150,13 @@ export class ClickHouseReportStore extends SqlReportStore {
     return rows ? techListRows(dims, limit, answerRows(rows)) : super.breakdowns(scope, dims, limit);
   }
 
-  /** The summary's tech lists, events breakdown and event totals in one rolled statement. */
+  /**
+   * The summary's tech lists, events breakdown and event totals in one rolled statement; a filtered
+   * scope's (which no label rollup answers) in one statement over its rows.
+   */
   override async summaryLists<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<SummaryLists<D>> {
-    const rows = await this.rolled(scope, 'labels', (sql, days) => clickhouseRolledSummaryLists(sql, this.events.rollups.tables, scope, dims, days));
+    const read = (sql: ClickHouseSql, days: RolledDays) => clickhouseRolledSummaryLists(sql, this.events.rollups.tables, scope, dims, days);
+    const rows = scope.filters.length > 0 ? await this.clickhouse.runClickHouse((sql) => read(sql, NO_SEALED_DAYS)) : await this.rolled(scope, 'labels', read);
     return rows ? summaryListsOf(dims, limit, answerRows(rows)) : super.summaryLists(scope, dims, limit);
   }
 

@@ -98,27 +98,28 @@ function rowsOutsideRollups(sql: ClickHouseSql, kind: 'pageview' | 'event', scop
  * Lists of one scope from the rollups and the rows: rows of (`list`, `name`, `value`, `visitors`,
  * `last_seen`) per name, summed over days. `lists` names each list in order: pageview dimensions,
  * `events` (the events breakdown) and `event_totals` (the named events, one name ''); `list` is
- * the index. The rows are read once per kind: each canonical row becomes a row per list.
+ * the index. The rows are read once per kind: each canonical row becomes a row per list. The raw
+ * rows are those of the scope's filters (a filtered scope names no build: NO_SEALED_DAYS).
  */
 function rolledLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, lists: readonly (BreakdownDim | 'event_totals')[], days: RolledDays): string {
   const raws: string[] = [];
   const pageDims = lists.filter((d): d is PageviewDim => d !== 'events' && d !== 'event_totals');
   if (pageDims.length > 0) {
-    const columns = ['visitor', 'unique', 'bot', ...new Set(pageDims.map((d) => BREAKDOWN_COLUMNS[d]))];
+    const columns = ['visitor', 'unique', 'bot', ...new Set([...pageDims.map((d) => BREAKDOWN_COLUMNS[d]), ...filterColumns(scope.filters)])];
     const rows = rowsOutsideRollups(sql, 'pageview', scope, days, columns);
     if (rows)
       raws.push(`SELECT d.1 AS "list", coalesce(d.2, '') AS "name", count() AS "value", ${sql.visitors} AS "visitors", CAST(NULL AS Nullable(Int64)) AS "last_seen"
        FROM ${rows} AS e ARRAY JOIN ${labelTuples(sql, pageDims, (dim) => `toUInt32(${lists.indexOf(dim)})`)} AS d
-       WHERE ${sql.notBot} AND d.3 GROUP BY "list", "name", ${DAY}`);
+       WHERE ${sql.notBot}${filterSql(sql, scope.filters)} AND d.3 GROUP BY "list", "name", ${DAY}`);
   }
   const eventLists = (['events', 'event_totals'] as const).filter((d) => lists.includes(d));
   if (eventLists.length > 0) {
-    const rows = rowsOutsideRollups(sql, 'event', scope, days, ['visitor', 'event', 'bot']);
+    const rows = rowsOutsideRollups(sql, 'event', scope, days, [...new Set(['visitor', 'event', 'bot', ...filterColumns(scope.filters)])]);
     const tuples = eventLists.map((d) => `tuple(toUInt32(${lists.indexOf(d)}), ${d === 'events' ? '"event"' : "''"})`);
     if (rows)
       raws.push(`SELECT d.1 AS "list", d.2 AS "name", count() AS "value", count(DISTINCT "visitor") AS "visitors", toNullable(max("ts")) AS "last_seen"
        FROM ${rows} AS e ARRAY JOIN [${tuples.join(', ')}] AS d
-       WHERE ${sql.notBot} AND coalesce("event", '') <> '' GROUP BY "list", "name", ${DAY}`);
+       WHERE ${sql.notBot}${filterSql(sql, scope.filters)} AND coalesce("event", '') <> '' GROUP BY "list", "name", ${DAY}`);
   }
   const none = `SELECT toUInt32(0), '', toUInt64(0), toUInt64(0), CAST(NULL AS Nullable(Int64)) WHERE false`;
   const sources = `${rolledLabels(sql, tables, scope, lists, days)} ${raws.length === 0 ? none : raws.join(' UNION ALL ')}`;

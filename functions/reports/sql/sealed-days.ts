@@ -25,6 +25,9 @@ export interface SealedDays {
   built: readonly number[];
 }
 
+/** No sealed day: a rolled read over these reads every row of its range (a filtered read of rolled lists). */
+export const NO_SEALED_DAYS = { first: 1, last: 0, built: [] as number[], builtAt: [] as number[] };
+
 /** The sealed whole UTC days of [fromMs, toMs) (all but the last `openDays` days up to now), or null when there are none. */
 export function sealedDays(fromMs: number, toMs: number, nowMs: number, openDays: number): { first: number; last: number } | null {
   const first = Math.ceil(fromMs / DAY_MS);
@@ -45,6 +48,7 @@ export function dayRuns(days: readonly number[], longest: number): [number, numb
 
 /** [start, end) ms ranges of the scope that no named rollup answers: the partial ends and the days not built. */
 export function rowRanges(scope: { from: number; to: number }, days: SealedDays): [number, number][] {
+  if (days.first > days.last) return scope.from < scope.to ? [[scope.from, scope.to]] : [];
   const built = new Set(days.built);
   const ranges: [number, number][] = [];
   const add = (start: number, end: number) => {
