@@ -37,8 +37,8 @@ const arbEvent = fc.record({
 
 /**
  * Filters on the columns the rows vary: mostly one `dim:value` clause with a value the rows hold
- * (the label slots answer those; '' matches a missing value), else one or two clauses of any
- * operator and value.
+ * (what a click on a dashboard row sets; '' matches a missing value), else one or two clauses of
+ * any operator and value.
  */
 export const arbFilters: fc.Arbitrary<FilterClause[]> = fc.oneof(
   {
@@ -113,10 +113,11 @@ export function summaryExample(site: string) {
 /**
  * The filtered-counts example both stores' tests share: on the day after T0, visitor a's first
  * pageview is from FR and its later ones from DE, visitor b's first from DE, and one unhashed
- * pageview from DE counts unique. Under `country:DE`, a's visitor-day starts at 03:00: the label
- * slots must keep that first one, and a raw part (the partial day of `partial`) must count a
- * distinctly, not by the writer's first-of-day flag (set on its FR pageview). `whole` covers
- * the three days, whose Asia/Kolkata day boundary (18:30 UTC) splits a's DE pageviews.
+ * pageview from DE counts unique. Under `country:DE`, a's visitor-day starts at 03:00: a count
+ * over rolled days, or over a raw part (the partial day of `partial`, or the day read when it was
+ * yesterday), must count a from it, not by the writer's first-of-day flag (set on its FR
+ * pageview). `whole` covers the three days, whose Asia/Kolkata day boundary (18:30 UTC) splits
+ * a's DE pageviews.
  */
 export function filteredCountsExample(site: string) {
   const at = (hour: number, over: Partial<EventRow>) => row(site, 0, { ts: T0 + DAY + hour * 3_600_000, ...over });

@@ -24,7 +24,7 @@ import {
 import { engagementOf } from '#reports/sql/retention.ts';
 import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
-import { NO_SEALED_DAYS, sealedDays, slotsCount, trafficDays } from '#reports/sql/sealed-days.ts';
+import { NO_SEALED_DAYS, sealedDays, trafficDays } from '#reports/sql/sealed-days.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import { summaryListsOf, techListRows } from '#reports/sql/tech-lists.ts';
 import { log } from '#platform/log.ts';
@@ -172,18 +172,13 @@ export class ClickHouseReportStore extends SqlReportStore {
     return rows ? engagementOf(durations, scrolls, rows) : super.engagement(scope, durations, scrolls);
   }
 
-  /** One site's counts from the slot rollups of the days they can answer (under filters slotsCount takes); more sites, or other filters, read the rows. */
+  /** One site's unfiltered counts from the slot rollups of the days they can answer; more sites, or filters, read the rows. */
   protected override async countRows(scope: TrafficScope): Promise<[ResultRow[] | null, ResultRow[]]> {
     const [site] = scope.sites;
     const bounds = scope.boundaries;
     if (!site || scope.sites.length > 1) return super.countRows(scope);
     const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
-    const rows = await this.rolled(
-      range,
-      'labels',
-      (sql, days) => clickhouseRolledCounts(sql, this.events.rollups.tables, site, bounds, slotDays(days, bounds), scope.filters),
-      slotsCount(scope.filters),
-    );
+    const rows = await this.rolled(range, 'labels', (sql, days) => clickhouseRolledCounts(sql, this.events.rollups.tables, site, bounds, slotDays(days, bounds)));
     if (!rows) return super.countRows(scope);
     const part = (name: string) => rows.filter((r) => r.part === name).map((r) => ({ ...r, site: site.site }));
     return [bounds.length > 2 ? part('bucket') : null, part('total')];

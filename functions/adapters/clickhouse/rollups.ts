@@ -21,14 +21,13 @@
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import { BREAKDOWN_COLUMNS, BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import type { EventRow } from '#ports/event-store.ts';
-import { dayRuns, SLOT_LABEL_DIMS, SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
+import { dayRuns, SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
 import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
 import { labelTuples } from '#reports/sql/clickhouse-rolled.ts';
 import type { PageviewDim } from '#reports/sql/breakdown.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 import { clickhouseEngagedPages } from '#reports/sql/engaged-pages.ts';
-import { ident, PAGE_FILTER_COLUMNS, ROLLUP_BUILDS, ROLLUP_LABEL_SLOTS, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE } from './schema.ts';
-import { FILTER_COLUMNS } from '#domain/reports/filter.ts';
+import { ident, PAGE_FILTER_COLUMNS, ROLLUP_BUILDS, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE } from './schema.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
 export const EVENT_TOTALS = 'event_totals';
@@ -52,7 +51,6 @@ const PAGEVIEW_DIMS = BREAKDOWN_DIMS.filter((d): d is PageviewDim => d !== 'even
 export interface RollupTables {
   labels: string;
   slots: string;
-  labelSlots: string;
   pages: string;
   builds: string;
   stale: string;
@@ -61,7 +59,6 @@ export interface RollupTables {
 export const rollupTables = (database: string): RollupTables => ({
   labels: `${ident(database)}.${ROLLUP_LABELS}`,
   slots: `${ident(database)}.${ROLLUP_SLOTS}`,
-  labelSlots: `${ident(database)}.${ROLLUP_LABEL_SLOTS}`,
   pages: `${ident(database)}.${ROLLUP_PAGES}`,
   builds: `${ident(database)}.${ROLLUP_BUILDS}`,
   stale: `${ident(database)}.${ROLLUP_STALE}`,
@@ -103,36 +100,26 @@ function eventLabels(sql: ClickHouseSql, site: string, registration: string, fro
 
 /**
  * Canonical pageviews per quarter-hour slot, and each visitor hash's first and last pageview of
- * the day by the slot it fell in (the counts of reports/sql/clickhouse-rolled.ts read them). With
- * `labelled`, the same per filter dimension and value (`dim`, `name`): the pageviews with that
- * value, and each visitor's first and last of them.
+ * the day by the slot it fell in (the counts of reports/sql/clickhouse-rolled.ts read them).
  *
  * One read of the rows (their copy window is the cost): pageviews are counted per day, slot and
- * visitor (and value), each visitor's slots kept in an array, whose first and last are its first
- * and last pageview's. Pageviews without a hash form one group per day (and value), whose unique
- * ones count as visitors of their slot and which has no first or last.
+ * visitor, each visitor's slots kept in an array, whose first and last are its first and last
+ * pageview's. Pageviews without a hash form one group per day, whose unique ones count as
+ * visitors of their slot and which has no first or last.
  */
-function slotCounts(sql: ClickHouseSql, site: string, registration: string, from: number, to: number, builtAt: string, labelled: boolean): string {
-  const values = labelled ? SLOT_LABEL_DIMS.map((dim) => sql.column(FILTER_COLUMNS[dim])) : [];
-  const rows = sql.canonical('pageview', [{ site, registration }], from, to, ['visitor', 'unique', 'bot', ...SLOT_LABEL_DIMS.filter(() => labelled).map((dim) => FILTER_COLUMNS[dim])]);
-  const perSlot = `SELECT toInt32(intDiv("ts", ${DAY_MS})) AS "day", toUInt16(intDiv("ts" % ${DAY_MS}, ${SLOT_MS})) AS "slot", "visitor"${values.map((v) => `, ${v}`).join('')},
+function slotCounts(sql: ClickHouseSql, site: string, registration: string, from: number, to: number, builtAt: string): string {
+  const rows = sql.canonical('pageview', [{ site, registration }], from, to, ['visitor', 'unique', 'bot']);
+  const perSlot = `SELECT toInt32(intDiv("ts", ${DAY_MS})) AS "day", toUInt16(intDiv("ts" % ${DAY_MS}, ${SLOT_MS})) AS "slot", "visitor",
       count() AS "n", countIf("visitor" IS NULL AND coalesce("unique", false)) AS "unhashed"
-    FROM ${rows} AS c WHERE ${sql.notBot} GROUP BY "day", "slot", "visitor"${values.map((v) => `, ${v}`).join('')}`;
-  // One row per filter dimension of each group.
-  const labels = labelled
-    ? `SELECT "day", l.1 AS "dim", l.2 AS "name", "visitor", "slot", sum("n") AS "n", sum("unhashed") AS "unhashed" FROM (${perSlot}) AS g
-       ARRAY JOIN [${SLOT_LABEL_DIMS.map((dim) => `tuple('${dim}', CAST(coalesce(${sql.column(FILTER_COLUMNS[dim])}, '') AS String))`).join(', ')}] AS l
-       GROUP BY "day", "dim", "name", "visitor", "slot"`
-    : perSlot;
-  const key = labelled ? '"dim", "name", ' : '';
+    FROM ${rows} AS c WHERE ${sql.notBot} GROUP BY "day", "slot", "visitor"`;
   return `
-    SELECT ${sql.value(site)}, ${sql.value(registration)}, "day", ${builtAt}, ${key}"slot", sum("pageviews"), sum("firsts"), sum("lasts"), sum("unhashed") FROM (
-      SELECT "day", ${key}s.1 AS "slot", s.2 AS "pageviews", toUInt64("hashed" AND s.1 = "first") AS "firsts", toUInt64("hashed" AND s.1 = "last") AS "lasts", s.3 AS "unhashed"
+    SELECT ${sql.value(site)}, ${sql.value(registration)}, "day", ${builtAt}, "slot", sum("pageviews"), sum("firsts"), sum("lasts"), sum("unhashed") FROM (
+      SELECT "day", s.1 AS "slot", s.2 AS "pageviews", toUInt64("hashed" AND s.1 = "first") AS "firsts", toUInt64("hashed" AND s.1 = "last") AS "lasts", s.3 AS "unhashed"
       FROM (
-        SELECT "day", ${key}isNotNull("visitor") AS "hashed", min("slot") AS "first", max("slot") AS "last", groupArray(tuple("slot", "n", "unhashed")) AS "slots"
-        FROM (${labels}) AS v GROUP BY "day", ${key}"visitor"
+        SELECT "day", isNotNull("visitor") AS "hashed", min("slot") AS "first", max("slot") AS "last", groupArray(tuple("slot", "n", "unhashed")) AS "slots"
+        FROM (${perSlot}) AS v GROUP BY "day", "visitor"
       ) AS d ARRAY JOIN "slots" AS s
-    ) AS p GROUP BY ${key}"day", "slot"`;
+    ) AS p GROUP BY "day", "slot"`;
 }
 
 export class ClickHouseRollups {
@@ -191,13 +178,12 @@ export class ClickHouseRollups {
       const text = select(sql, site, registration, from, to, sql.int(builtAt));
       await this.executor.command(`INSERT INTO ${this.tables.labels} (site, registration, day, built_at, dim, name, value, visitors, last_seen) ${text}`, sql.params);
     }
-    for (const [table, labelled] of [[`${this.tables.slots} (site, registration, day, built_at,`, false], [`${this.tables.labelSlots} (site, registration, day, built_at, dim, name,`, true]] as const) {
-      const slots = new ClickHouseSql(this.events);
-      await this.executor.command(
-        `INSERT INTO ${table} slot, pageviews, firsts, lasts, unhashed) ${slotCounts(slots, site, registration, from, to, slots.int(builtAt), labelled)}`,
-        slots.params,
-      );
-    }
+    const slots = new ClickHouseSql(this.events);
+    await this.executor.command(
+      `INSERT INTO ${this.tables.slots} (site, registration, day, built_at, slot, pageviews, firsts, lasts, unhashed)
+       ${slotCounts(slots, site, registration, from, to, slots.int(builtAt))}`,
+      slots.params,
+    );
     const sql = new ClickHouseSql(this.events);
     const pages = clickhouseEngagedPages(sql, [{ site, registration }], [[from, to]], [], PAGE_FILTER_COLUMNS);
     const kept = PAGE_FILTER_COLUMNS.map(ident).join(', ');

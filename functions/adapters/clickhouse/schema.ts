@@ -74,8 +74,6 @@ export const ROLLUP_BUILDS = 'rollup_v2_builds';
 export const ROLLUP_STALE = 'rollup_v2_stale';
 /** Per quarter hour of a day and build: canonical pageviews, visitors' first and last pageviews, pageviews without a hash counted unique. */
 export const ROLLUP_SLOTS = 'rollup_v2_slots';
-/** Per quarter hour of a day and build, filter dimension (`dim`) and value (`name`): the slots' counts of the pageviews with that value. */
-export const ROLLUP_LABEL_SLOTS = 'rollup_v2_label_slots';
 /** Each engaged page of a day and build (engaged-pages.ts, its appends summed in): ts, total duration, scroll and the columns filters compare. */
 export const ROLLUP_PAGES = 'rollup_v2_pages';
 /** The columns filters compare (domain/reports/filter.ts), kept with each rolled-up page so filtered engagement reads the rollup too. */
@@ -141,9 +139,6 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
       `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_SLOTS} (site String, registration String, day Int32, built_at Int64,
          slot UInt16, pageviews UInt64, firsts UInt64, lasts UInt64, unhashed UInt64)
        ENGINE = MergeTree ORDER BY (site, registration, day, built_at, slot)`,
-      `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_LABEL_SLOTS} (site String, registration String, day Int32, built_at Int64,
-         dim LowCardinality(String), name String, slot UInt16, pageviews UInt64, firsts UInt64, lasts UInt64, unhashed UInt64)
-       ENGINE = MergeTree ORDER BY (site, registration, dim, name, day, built_at, slot)`,
     ],
   },
 ];

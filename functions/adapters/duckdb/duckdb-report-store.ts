@@ -15,7 +15,7 @@ import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
 import { engagementOf } from '#reports/sql/retention.ts';
 import { rolledBreakdown, rolledEventTotals, rolledTechLists } from '#reports/sql/rolled.ts';
-import { sealedDays, slotsCount, trafficDays, type SealedDays } from '#reports/sql/sealed-days.ts';
+import { sealedDays, trafficDays, type SealedDays } from '#reports/sql/sealed-days.ts';
 import { rolledRetention, rolledTrafficCounts, rolledTrafficEngagement } from '#reports/sql/rolled-traffic.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import { summaryListsOf, techListRows } from '#reports/sql/tech-lists.ts';
@@ -104,9 +104,9 @@ export class DuckDbReportStore extends SqlReportStore {
     return [rows.filter((r) => r.bucket !== null), rows.filter((r) => r.bucket === null)];
   }
 
-  /** One site's counts from the slot rollups (under filters slotsCount takes), as countRows gives them; null when the rows answer alone. */
+  /** One unfiltered site's counts from the slot rollups, as countRows gives them; null when the rows answer alone. */
   private async rolledCounts(range: ReportScope, bounds: readonly number[], usable: (built: number[]) => number[]): Promise<[ResultRow[] | null, ResultRow[]] | null> {
-    const rows = await this.rolled(range, (sql, days) => rolledTrafficCounts(sql, range, bounds, days, range.filters), usable, true);
+    const rows = await this.rolled(range, (sql, days) => rolledTrafficCounts(sql, range, bounds, days), usable);
     if (!rows) return null;
     const part = (name: string) => rows.filter((r) => r.part === name).map((r) => ({ ...r, site: range.site }));
     return [bounds.length > 2 ? part('bucket') : null, part('total')];
@@ -114,8 +114,7 @@ export class DuckDbReportStore extends SqlReportStore {
 
   /**
    * One site's traffic from the slot and page rollups (rolled-traffic.ts); more sites read the rows.
-   * A filtered scope's engagement reads the page rollups, its counts the label slots when one
-   * `dim:value` clause filters it, else the rows.
+   * A filtered scope's counts come from rows, its engagement from the page rollups.
    */
   override async traffic(scope: TrafficScope): Promise<TrafficRow[]> {
     const [site] = scope.sites;
@@ -124,8 +123,9 @@ export class DuckDbReportStore extends SqlReportStore {
     const range: ReportScope = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
     // Two statements side by side: the counts and the engagement each take their own read connection.
     const usable = (built: number[]) => trafficDays(built, bounds);
+    const filtered = scope.filters.length > 0;
     const [counts, engaged] = await Promise.all([
-      slotsCount(scope.filters) ? this.rolledCounts(range, bounds, usable) : this.countRows(scope),
+      filtered ? this.countRows(scope) : this.rolledCounts(range, bounds, usable),
       this.rolled(range, (sql, days) => rolledTrafficEngagement(sql, site, bounds, days, scope.filters), usable, true),
     ]);
     if (!counts || !engaged) return super.traffic(scope);

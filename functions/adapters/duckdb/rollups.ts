@@ -3,8 +3,7 @@
  * each breakdown's labels with their canonical pageviews (or events) and
  * distinct visitors, the day's event totals, per quarter-hour slot the
  * pageviews and the visitors whose first or last pageview of the day fell in
- * it (rolled-traffic.ts), the same per filter dimension and value, and each
- * engaged page with its appends summed in and the columns filters compare.
+ * it (rolled-traffic.ts), and each engaged page with its appends summed in.
  * Visitor hashes never repeat across UTC days, so a range of whole days is
  * the sum of its days; the report store adds the raw rows of the partial
  * days at its ends.
@@ -24,8 +23,8 @@ import type { EventRow } from '#ports/event-store.ts';
 import { CANONICAL, CANONICAL_EVENTS, DuckDbSql, VISITORS } from '#reports/sql/dialects/duckdb.ts';
 import { duckdbEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { entryOnly, labelExpression } from '#reports/sql/text.ts';
-import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_LABEL_SLOTS, ROLLUP_SLOTS } from '#reports/sql/rolled.ts';
-import { dayRuns, SLOT_LABEL_DIMS, SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
+import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_SLOTS } from '#reports/sql/rolled.ts';
+import { dayRuns, SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
 export const EVENT_TOTALS = 'event_totals';
@@ -34,7 +33,7 @@ export type RollupDim = BreakdownDim | typeof EVENT_TOTALS;
 const ROLLUP_KEY = 'site VARCHAR NOT NULL, registration VARCHAR NOT NULL, day INTEGER NOT NULL';
 /** Each stored page keeps the columns filters compare, so a filtered engagement reads the rollup too. */
 const PAGE_FILTER_COLUMNS = [...new Set(Object.values(FILTER_COLUMNS))];
-const ROLLED_TABLES = [ROLLUP_DAYS, ROLLUP_LABELS, ROLLUP_SLOTS, ROLLUP_LABEL_SLOTS, ROLLUP_PAGES];
+const ROLLED_TABLES = [ROLLUP_DAYS, ROLLUP_LABELS, ROLLUP_SLOTS, ROLLUP_PAGES];
 
 /** The statements that make the rollup tables (and drop those of earlier versions). */
 const ROLLUP_TABLES = [
@@ -42,8 +41,6 @@ const ROLLUP_TABLES = [
   `CREATE TABLE IF NOT EXISTS ${ROLLUP_DAYS} (${ROLLUP_KEY})`,
   `CREATE TABLE IF NOT EXISTS ${ROLLUP_LABELS} (${ROLLUP_KEY}, dim VARCHAR NOT NULL, name VARCHAR NOT NULL, value BIGINT NOT NULL, visitors BIGINT NOT NULL, last_seen BIGINT)`,
   `CREATE TABLE IF NOT EXISTS ${ROLLUP_SLOTS} (${ROLLUP_KEY}, slot INTEGER NOT NULL,
-     pageviews BIGINT NOT NULL, firsts BIGINT NOT NULL, lasts BIGINT NOT NULL, unhashed BIGINT NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS ${ROLLUP_LABEL_SLOTS} (${ROLLUP_KEY}, dim VARCHAR NOT NULL, name VARCHAR NOT NULL, slot INTEGER NOT NULL,
      pageviews BIGINT NOT NULL, firsts BIGINT NOT NULL, lasts BIGINT NOT NULL, unhashed BIGINT NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS ${ROLLUP_PAGES} (${ROLLUP_KEY}, slot INTEGER NOT NULL, total_duration DOUBLE, scroll INTEGER,
      ${PAGE_FILTER_COLUMNS.map((c) => `"${c}" VARCHAR`).join(', ')})`,
@@ -71,30 +68,20 @@ const SLOT = `(ts % ${DAY_MS}) // ${SLOT_MS}`;
 /**
  * Canonical pageviews per slot, and each visitor hash's first and last pageview of the day by the
  * slot it fell in: a visitor seen from slot s to the day's end has its last pageview there, one
- * seen from the day's start to slot s its first (the traffic reads in rolled-traffic.ts). With
- * `labelled`, the same per filter dimension and value (`dim`, `name`): the pageviews with that
- * value, and each visitor's first and last of them.
+ * seen from the day's start to slot s its first (the traffic reads in rolled-traffic.ts).
  */
-function slotsSelect(labelled: boolean): string {
-  const key = labelled ? 'dim, name, ' : '';
-  const values = SLOT_LABEL_DIMS.map((dim) => `coalesce(${JSON.stringify(FILTER_COLUMNS[dim])}, '') AS "${dim}"`).join(', ');
-  const pv = `SELECT site, registration, ts, visitor_key, "unique"${labelled ? `, ${values}` : ''} FROM events
-    WHERE ${CANONICAL} AND site = $site AND registration = $registration AND ts >= $from AND ts < $to`;
-  // One row per pageview and filter dimension.
-  const rows = labelled ? `(UNPIVOT (${pv}) ON ${SLOT_LABEL_DIMS.map((dim) => `"${dim}"`).join(', ')} INTO NAME dim VALUE name)` : `(${pv})`;
-  return `
-  WITH pv AS ${rows},
-  seen AS (SELECT site, registration, ${key}min(ts) AS first_ts, max(ts) AS last_ts FROM pv WHERE visitor_key IS NOT NULL GROUP BY site, registration, ${key}visitor_key, ts // ${DAY_MS})
-  SELECT site, registration, day, ${key}slot, sum(pageviews), sum(firsts), sum(lasts), sum(unhashed) FROM (
-    SELECT site, registration, (ts // ${DAY_MS})::INTEGER AS day, ${key}(${SLOT})::INTEGER AS slot, count(*) AS pageviews, 0 AS firsts, 0 AS lasts,
+const SLOTS_SELECT = `
+  WITH pv AS (SELECT site, registration, ts, visitor_key, "unique" FROM events WHERE ${CANONICAL} AND site = $site AND registration = $registration AND ts >= $from AND ts < $to),
+  seen AS (SELECT site, registration, min(ts) AS first_ts, max(ts) AS last_ts FROM pv WHERE visitor_key IS NOT NULL GROUP BY site, registration, visitor_key, ts // ${DAY_MS})
+  SELECT site, registration, day, slot, sum(pageviews), sum(firsts), sum(lasts), sum(unhashed) FROM (
+    SELECT site, registration, (ts // ${DAY_MS})::INTEGER AS day, (${SLOT})::INTEGER AS slot, count(*) AS pageviews, 0 AS firsts, 0 AS lasts,
            count(*) FILTER (WHERE visitor_key IS NULL AND coalesce("unique", false)) AS unhashed
     FROM pv GROUP BY ALL
     UNION ALL
-    SELECT site, registration, (first_ts // ${DAY_MS})::INTEGER, ${key}((first_ts % ${DAY_MS}) // ${SLOT_MS})::INTEGER, 0, count(*), 0, 0 FROM seen GROUP BY ALL
+    SELECT site, registration, (first_ts // ${DAY_MS})::INTEGER, ((first_ts % ${DAY_MS}) // ${SLOT_MS})::INTEGER, 0, count(*), 0, 0 FROM seen GROUP BY ALL
     UNION ALL
-    SELECT site, registration, (last_ts // ${DAY_MS})::INTEGER, ${key}((last_ts % ${DAY_MS}) // ${SLOT_MS})::INTEGER, 0, 0, count(*), 0 FROM seen GROUP BY ALL
+    SELECT site, registration, (last_ts // ${DAY_MS})::INTEGER, ((last_ts % ${DAY_MS}) // ${SLOT_MS})::INTEGER, 0, 0, count(*), 0 FROM seen GROUP BY ALL
   ) GROUP BY ALL`;
-}
 
 /** The engaged pages of the range (engaged-pages.ts), each with its slot and the filters' columns: their appends are joined once, here, not by every read. */
 function pagesSelect(site: string, registration: string, from: number, to: number): { text: string; params: Record<string, unknown> } {
@@ -130,8 +117,7 @@ async function buildRollups(writer: DuckDBConnection, site: string, registration
     try {
       const range = { site, registration, from: from * DAY_MS, to: (to + 1) * DAY_MS };
       for (const dim of DIMS) await writer.run(`INSERT INTO ${ROLLUP_LABELS} ${rollupSelect(dim)}`, range);
-      await writer.run(`INSERT INTO ${ROLLUP_SLOTS} ${slotsSelect(false)}`, range);
-      await writer.run(`INSERT INTO ${ROLLUP_LABEL_SLOTS} ${slotsSelect(true)}`, range);
+      await writer.run(`INSERT INTO ${ROLLUP_SLOTS} ${SLOTS_SELECT}`, range);
       const pages = pagesSelect(site, registration, range.from, range.to);
       await writer.run(`INSERT INTO ${ROLLUP_PAGES} ${pages.text}`, pages.params as never);
       await writer.run(`INSERT INTO ${ROLLUP_DAYS} SELECT $site, $registration, unnest(range($from::INTEGER, $to::INTEGER + 1))`, { site, registration, from, to });

@@ -28,7 +28,6 @@ import { filterColumns, filterSql, keepsEmptyLabels, labelExpression } from './t
 export interface RolledTables {
   labels: string;
   slots: string;
-  labelSlots: string;
   pages: string;
   stale: string;
 }
@@ -208,21 +207,15 @@ export function clickhouseRolledEngagement(sql: ClickHouseSql, tables: RolledTab
  * names only days whose slots can answer these buckets: sealed-days.ts trafficDays) and the rows
  * of the rest of the range: rows of `part` 'bucket' (when there is more than one) and 'total',
  * and a sentinel row (`part` NULL) carrying `stale`. Raw rows count visitors per UTC day, summed.
- * Under one `dim:value` clause (rolled-traffic.ts slotsCount) the label slots of that value answer.
  */
-export function clickhouseRolledCounts(sql: ClickHouseSql, tables: RolledTables, site: SiteRef, bounds: readonly number[], days: RolledDays, filters: readonly FilterClause[]): string {
+export function clickhouseRolledCounts(sql: ClickHouseSql, tables: RolledTables, site: SiteRef, bounds: readonly number[], days: RolledDays): string {
   const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
-  const [clause] = filters;
-  const slotsOf = clause ? `${tables.labelSlots} WHERE "dim" = ${sql.value(clause.dim)} AND "name" = ${sql.value(clause.value)} AND` : `${tables.slots} WHERE`;
   const slots =
     days.built.length === 0
       ? null
-      : `(SELECT "day" AS day, toUInt32("slot") AS slot, "pageviews", "firsts", "lasts", "unhashed" FROM ${slotsOf} ${ofNamedBuilds(sql, site, days)})`;
+      : `(SELECT "day" AS day, toUInt32("slot") AS slot, "pageviews", "firsts", "lasts", "unhashed" FROM ${tables.slots} WHERE ${ofNamedBuilds(sql, site, days)})`;
   const ranges = rowRanges(range, days);
-  const raw =
-    ranges.length === 0
-      ? null
-      : `(SELECT * FROM ${sql.canonicalIn('pageview', [site], ranges, ['visitor', 'unique', 'bot', ...filterColumns(filters)])} AS c WHERE ${sql.notBot}${filterSql(sql, filters)})`;
+  const raw = ranges.length === 0 ? null : `(SELECT * FROM ${sql.canonicalIn('pageview', [site], ranges, ['visitor', 'unique', 'bot'])} AS c WHERE ${sql.notBot})`;
   const parts: string[] = [];
   if (bounds.length > 2) {
     const slot = slotBuckets(sql, bounds, days);

@@ -18,20 +18,18 @@
  * (their appends summed in when the rollup was built) and the pages of the
  * rest of the range, joined now; a median cannot be summed, so every page's
  * total is read, but no append is. A stored page keeps the columns filters
- * compare, so filtered engagement reads the same rollup.
- *
- * Filtered counts: the label slots keep the same counts per filter dimension
- * and value, over the pageviews with that value (a visitor's first and last
- * of them), so one `dim:value` clause reads them; other filters read rows.
+ * compare, so filtered engagement reads the same rollup (the counts of a
+ * filtered scope come from rows: a visitor's first pageview under a filter
+ * is not one a slot keeps).
  */
 import type { FilterClause } from '#domain/reports/filter.ts';
 import type { ReportScope, SiteRef } from '#ports/report-store.ts';
-import { CANONICAL, CANONICAL_COLUMNS, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
+import { CANONICAL, CANONICAL_COLUMNS, type DuckDbSql } from './dialects/duckdb.ts';
 import { duckdbEngagedPages } from './engaged-pages.ts';
-import { dayNamed, ROLLUP_LABEL_SLOTS, ROLLUP_PAGES, ROLLUP_SLOTS, rowsOutsideRollups, stillBuilt } from './rolled.ts';
+import { dayNamed, ROLLUP_PAGES, ROLLUP_SLOTS, rowsOutsideRollups, stillBuilt } from './rolled.ts';
 import { rawBucket, rowRanges, slotBuckets, type SealedDays } from './sealed-days.ts';
 import { thresholdCounts } from './retention.ts';
-import { filterColumns, filterSql } from './text.ts';
+import { filterSql } from './text.ts';
 import { visitorsByFirstFlags } from './traffic.ts';
 
 /** The named days' slots of one rollup table (`where`: more conditions, each after an AND). */
@@ -39,16 +37,9 @@ const slotRows = (sql: DuckDbSql, site: SiteRef, days: SealedDays, table: string
   `SELECT day, slot, ${columns} FROM ${table} WHERE ${sql.sites([site])} AND ${dayNamed(sql, days)}${where}`;
 
 
-/**
- * Pageviews and visitors per bucket (`part` 'bucket', when there is more than one) and over the
- * range (`part` 'total'), as the CTE `counts`, under filters slotsCount takes. The raw part counts
- * visitors by the writer's first-of-day flags, or, under a filter (which may drop a visitor's first
- * pageview), distinctly: a bucket's raw part may span two UTC days, whose hashes differ.
- */
-function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays, filters: readonly FilterClause[]): string {
+/** Pageviews and visitors per bucket (`part` 'bucket', when there is more than one) and over the range (`part` 'total'), as the CTE `counts`. */
+function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
   const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
-  const [clause] = filters;
-  const visitors = (within: readonly number[]) => (clause ? VISITORS : visitorsByFirstFlags(sql, within));
   // Made only when used: its lists are bound parameters, and DuckDB refuses one the text leaves out.
   const slot = bounds.length > 2 ? slotBuckets(sql, bounds, days) : null;
   const perBucket =
@@ -56,24 +47,19 @@ function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], day
       ? `SELECT 'bucket' AS part, ${slot.bucket} AS bucket, pageviews, CASE WHEN ${slot.fromDayStart} THEN firsts ELSE lasts END + unhashed AS visitors
            FROM slots
          UNION ALL
-         SELECT 'bucket', bucket, count(*), ${visitors(bounds)} FROM (SELECT *, ${rawBucket(sql, bounds, rowRanges(range, days))} AS bucket FROM raw)
+         SELECT 'bucket', bucket, count(*), ${visitorsByFirstFlags(sql, bounds)} FROM (SELECT *, ${rawBucket(sql, bounds, rowRanges(range, days))} AS bucket FROM raw)
          GROUP BY bucket
          UNION ALL`
       : '';
-  const counted = 'pageviews, firsts, lasts, unhashed';
-  const slots = clause
-    ? slotRows(sql, site, days, ROLLUP_LABEL_SLOTS, counted, ` AND dim = ${sql.bind(clause.dim)} AND name = ${sql.bind(clause.value)}`)
-    : slotRows(sql, site, days, ROLLUP_SLOTS, counted);
-  const rawColumns = ['ts', 'visitor_key', 'visitor_first', 'unique', ...CANONICAL_COLUMNS, ...filterColumns(filters)];
   return `
-    slots AS (${slots}),
-    raw AS MATERIALIZED (SELECT ts, visitor_key, visitor_first, "unique" FROM ${rowsOutsideRollups(sql, range, days, rawColumns)} AS e WHERE ${CANONICAL}${filterSql(sql, filters)}),
+    slots AS (${slotRows(sql, site, days, ROLLUP_SLOTS, 'pageviews, firsts, lasts, unhashed')}),
+    raw AS MATERIALIZED (SELECT ts, visitor_key, visitor_first, "unique" FROM ${rowsOutsideRollups(sql, range, days, ['ts', 'visitor_key', 'visitor_first', 'unique', ...CANONICAL_COLUMNS])} AS e WHERE ${CANONICAL}),
     counts AS (
       SELECT part, bucket, sum(pageviews) AS pageviews, sum(visitors) AS visitors FROM (
         ${perBucket}
         SELECT 'total' AS part, NULL AS bucket, pageviews, firsts + unhashed AS visitors FROM slots
         UNION ALL
-        SELECT 'total', NULL, count(*), ${visitors([range.from, range.to])} FROM (SELECT *, 0 AS bucket FROM raw) GROUP BY bucket
+        SELECT 'total', NULL, count(*), ${visitorsByFirstFlags(sql, [range.from, range.to])} FROM (SELECT *, 0 AS bucket FROM raw) GROUP BY bucket
       ) GROUP BY part, bucket
     )`;
 }
@@ -112,9 +98,9 @@ function engagementCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[],
  * One site's pageviews and visitors: rows of `part` 'bucket' and 'total'. Every row carries
  * `still_built`; one row with a null part stands for an empty answer.
  */
-export function rolledTrafficCounts(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays, filters: readonly FilterClause[]): string {
+export function rolledTrafficCounts(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
   return `
-    WITH ${countsCte(sql, site, bounds, days, filters)}
+    WITH ${countsCte(sql, site, bounds, days)}
     SELECT c.still_built, a.* FROM ${stillBuilt(sql, site, days)} AS c LEFT JOIN counts AS a ON true`;
 }
 

@@ -26,8 +26,6 @@ export const ROLLUP_LABELS = 'rollup_v3_labels';
 export const ROLLUP_DAYS = 'rollup_v3_days';
 /** Per quarter hour of a day: canonical pageviews, visitors' first and last pageviews, pageviews without a hash counted unique. */
 export const ROLLUP_SLOTS = 'rollup_v3_slots';
-/** Per quarter hour of a day, filter dimension (`dim`) and value (`name`): the slots' counts of the pageviews with that value. */
-export const ROLLUP_LABEL_SLOTS = 'rollup_v3_label_slots';
 /** Each engaged page of a day (engaged-pages.ts, its appends summed in): its slot, total duration, scroll and the columns filters compare. */
 export const ROLLUP_PAGES = 'rollup_v3_pages';
 /** Tables earlier versions wrote, dropped at open. */

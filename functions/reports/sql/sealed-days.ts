@@ -8,7 +8,6 @@
  * than reading the day's rows.
  */
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
-import { FILTER_DIMS, type FilterClause, type FilterDim } from '#domain/reports/filter.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { bucketAt, bucketExpression, sqlInteger, type SqlText } from './text.ts';
 
@@ -121,17 +120,4 @@ export function rawBucket(sql: SqlText, bounds: readonly number[], ranges: reado
   if (ranges.length === 0) return '0';
   const trees = ranges.map(([a, b]) => [b, bucketExpression(sql, bounds, bucketAt(bounds, a), bucketAt(bounds, b - 1))] as const);
   return `(CASE ${trees.map(([end, tree]) => `WHEN ts < ${sqlInteger(end)} THEN ${tree}`).join(' ')} END)`;
-}
-
-/** The filter dimensions the label slots keep (all but `event`: pageviews have none). */
-export const SLOT_LABEL_DIMS: readonly FilterDim[] = FILTER_DIMS.filter((dim) => dim !== 'event');
-
-/**
- * Whether the slots answer counts under these filters: none, or one `dim:value` clause on a
- * dimension the label slots keep (the slots of the pageviews with that value). Other filters
- * drop pageviews by values no slot keeps apart: their counts come from rows.
- */
-export function slotsCount(filters: readonly FilterClause[]): boolean {
-  const [clause] = filters;
-  return filters.length === 0 || (filters.length === 1 && clause?.op === 'eq' && SLOT_LABEL_DIMS.includes(clause.dim));
 }
