@@ -121,7 +121,7 @@ describe('ClickHouse daily rollups', () => {
     ]);
   });
 
-  it('count a filtered visitor from its first pageview the filter keeps, over rolled days and the rows of a partial or unsealed day', async () => {
+  it('count a filtered visitor from its first pageview the filter keeps, over whole, partial and unsealed days', async () => {
     const site = `chroll-${randomUUID().slice(0, 8)}.example`;
     await events.saveEvents(filteredCountsExample(site).rows);
     for (const [answer, expected] of await filteredCountsPairs(rolled, rows, site)) expect(answer).toEqual(expected);

@@ -114,9 +114,8 @@ export function summaryExample(site: string) {
  * The filtered-counts example both stores' tests share: on the day after T0, visitor a's first
  * pageview is from FR and its later ones from DE, visitor b's first from DE, and one unhashed
  * pageview from DE counts unique. Under `country:DE`, a's visitor-day starts at 03:00: a count
- * over rolled days, or over a raw part (the partial day of `partial`, or the day read when it was
- * yesterday), must count a from it, not by the writer's first-of-day flag (set on its FR
- * pageview). `whole` covers the three days, whose Asia/Kolkata day boundary (18:30 UTC) splits
+ * over whole days, a partial day (`partial`) or a day read when it was yesterday must count a
+ * from it, not by the writer's first-of-day flag (set on its FR pageview). `whole` covers the three days, whose Asia/Kolkata day boundary (18:30 UTC) splits
  * a's DE pageviews.
  */
 export function filteredCountsExample(site: string) {

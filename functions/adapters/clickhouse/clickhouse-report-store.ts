@@ -156,7 +156,7 @@ export class ClickHouseReportStore extends SqlReportStore {
    */
   override async summaryLists<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<SummaryLists<D>> {
     const read = (sql: ClickHouseSql, days: RolledDays) => clickhouseRolledSummaryLists(sql, this.events.rollups.tables, scope, dims, days);
-    const rows = scope.filters.length > 0 ? await this.clickhouse.runClickHouse((sql) => read(sql, NO_SEALED_DAYS)) : await this.rolled(scope, 'labels', read);
+    const rows = scope.filters.length > 0 ? await this.clickhouse.runClickHouse((sql) => read(sql, { ...NO_SEALED_DAYS, builtAt: [] })) : await this.rolled(scope, 'labels', read);
     return rows ? summaryListsOf(dims, limit, answerRows(rows)) : super.summaryLists(scope, dims, limit);
   }
 

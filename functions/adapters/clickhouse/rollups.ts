@@ -26,8 +26,9 @@ import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
 import { labelTuples } from '#reports/sql/clickhouse-rolled.ts';
 import type { PageviewDim } from '#reports/sql/breakdown.ts';
 import type { ClickHouseExecutor } from './executor.ts';
+import { FILTERED_COLUMNS } from '#domain/reports/filter.ts';
 import { clickhouseEngagedPages } from '#reports/sql/engaged-pages.ts';
-import { ident, PAGE_FILTER_COLUMNS, ROLLUP_BUILDS, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE } from './schema.ts';
+import { ident, ROLLUP_BUILDS, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE } from './schema.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
 export const EVENT_TOTALS = 'event_totals';
@@ -185,8 +186,8 @@ export class ClickHouseRollups {
       slots.params,
     );
     const sql = new ClickHouseSql(this.events);
-    const pages = clickhouseEngagedPages(sql, [{ site, registration }], [[from, to]], [], PAGE_FILTER_COLUMNS);
-    const kept = PAGE_FILTER_COLUMNS.map(ident).join(', ');
+    const pages = clickhouseEngagedPages(sql, [{ site, registration }], [[from, to]], [], FILTERED_COLUMNS);
+    const kept = FILTERED_COLUMNS.map(ident).join(', ');
     await this.executor.command(
       `INSERT INTO ${this.tables.pages} (site, registration, day, built_at, ts, total_duration, scroll, ${kept})
        WITH ${pages} SELECT "site", ${sql.value(registration)}, toInt32(intDiv("ts", ${DAY_MS})), ${sql.int(builtAt)}, "ts", "total_duration", "scroll", ${kept} FROM page

@@ -6,7 +6,7 @@
  * read (the dialect's canonical rows), so a write never reads or rewrites
  * stored rows.
  */
-import { FILTER_COLUMNS } from '#domain/reports/filter.ts';
+import { FILTERED_COLUMNS } from '#domain/reports/filter.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 
@@ -76,8 +76,6 @@ export const ROLLUP_STALE = 'rollup_v2_stale';
 export const ROLLUP_SLOTS = 'rollup_v2_slots';
 /** Each engaged page of a day and build (engaged-pages.ts, its appends summed in): ts, total duration, scroll and the columns filters compare. */
 export const ROLLUP_PAGES = 'rollup_v2_pages';
-/** The columns filters compare (domain/reports/filter.ts), kept with each rolled-up page so filtered engagement reads the rollup too. */
-export const PAGE_FILTER_COLUMNS = [...new Set(Object.values(FILTER_COLUMNS))];
 
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
@@ -134,7 +132,7 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
        ENGINE = ReplacingMergeTree(at) ORDER BY (site, registration, day)`,
       `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_PAGES} (site String, registration String, day Int32, built_at Int64,
          ts Int64, total_duration Nullable(Float64), scroll Nullable(Int32),
-         ${PAGE_FILTER_COLUMNS.map((name) => `${ident(name)} ${COLUMNS.find((c) => c.name === name)?.type}`).join(', ')})
+         ${FILTERED_COLUMNS.map((name) => `${ident(name)} ${COLUMNS.find((c) => c.name === name)?.type}`).join(', ')})
        ENGINE = MergeTree ORDER BY (site, registration, day, built_at)`,
       `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_SLOTS} (site String, registration String, day Int32, built_at Int64,
          slot UInt16, pageviews UInt64, firsts UInt64, lasts UInt64, unhashed UInt64)

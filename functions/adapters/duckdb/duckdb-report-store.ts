@@ -70,8 +70,7 @@ export class DuckDbReportStore extends SqlReportStore {
   private async rolled(
     scope: ReportScope,
     read: (sql: DuckDbSql, days: SealedDays) => string,
-    usable: (built: number[]) => number[] = (built) => built,
-    filtered = false,
+    { usable = (built: number[]) => built, filtered = false }: { usable?: (built: number[]) => number[]; filtered?: boolean } = {},
   ): Promise<ResultRow[] | null> {
     // A label or slot rollup keeps no row's other labels; a stored page keeps the filters' columns.
     const rollups = scope.filters.length === 0 || filtered ? this.rollups : null;
@@ -106,7 +105,7 @@ export class DuckDbReportStore extends SqlReportStore {
 
   /** One unfiltered site's counts from the slot rollups, as countRows gives them; null when the rows answer alone. */
   private async rolledCounts(range: ReportScope, bounds: readonly number[], usable: (built: number[]) => number[]): Promise<[ResultRow[] | null, ResultRow[]] | null> {
-    const rows = await this.rolled(range, (sql, days) => rolledTrafficCounts(sql, range, bounds, days), usable);
+    const rows = await this.rolled(range, (sql, days) => rolledTrafficCounts(sql, range, bounds, days), { usable });
     if (!rows) return null;
     const part = (name: string) => rows.filter((r) => r.part === name).map((r) => ({ ...r, site: range.site }));
     return [bounds.length > 2 ? part('bucket') : null, part('total')];
@@ -126,7 +125,7 @@ export class DuckDbReportStore extends SqlReportStore {
     const filtered = scope.filters.length > 0;
     const [counts, engaged] = await Promise.all([
       filtered ? this.countRows(scope) : this.rolledCounts(range, bounds, usable),
-      this.rolled(range, (sql, days) => rolledTrafficEngagement(sql, site, bounds, days, scope.filters), usable, true),
+      this.rolled(range, (sql, days) => rolledTrafficEngagement(sql, site, bounds, days, scope.filters), { usable, filtered: true }),
     ]);
     if (!counts || !engaged) return super.traffic(scope);
     const [perBucket, totals] = counts;
@@ -161,7 +160,7 @@ export class DuckDbReportStore extends SqlReportStore {
   }
 
   override async engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
-    const rows = await this.rolled(scope, (sql, days) => rolledRetention(sql, scope, days, durations, scrolls), undefined, true);
+    const rows = await this.rolled(scope, (sql, days) => rolledRetention(sql, scope, days, durations, scrolls), { filtered: true });
     return rows ? engagementOf(durations, scrolls, rows) : super.engagement(scope, durations, scrolls);
   }
 }

@@ -17,7 +17,7 @@
  */
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
-import { FILTER_COLUMNS } from '#domain/reports/filter.ts';
+import { FILTERED_COLUMNS } from '#domain/reports/filter.ts';
 import { BREAKDOWN_DIMS, type BreakdownDim } from '#domain/reports/query.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { CANONICAL, CANONICAL_EVENTS, DuckDbSql, VISITORS } from '#reports/sql/dialects/duckdb.ts';
@@ -31,8 +31,6 @@ export const EVENT_TOTALS = 'event_totals';
 export type RollupDim = BreakdownDim | typeof EVENT_TOTALS;
 
 const ROLLUP_KEY = 'site VARCHAR NOT NULL, registration VARCHAR NOT NULL, day INTEGER NOT NULL';
-/** Each stored page keeps the columns filters compare, so a filtered engagement reads the rollup too. */
-const PAGE_FILTER_COLUMNS = [...new Set(Object.values(FILTER_COLUMNS))];
 const ROLLED_TABLES = [ROLLUP_DAYS, ROLLUP_LABELS, ROLLUP_SLOTS, ROLLUP_PAGES];
 
 /** The statements that make the rollup tables (and drop those of earlier versions). */
@@ -43,7 +41,7 @@ const ROLLUP_TABLES = [
   `CREATE TABLE IF NOT EXISTS ${ROLLUP_SLOTS} (${ROLLUP_KEY}, slot INTEGER NOT NULL,
      pageviews BIGINT NOT NULL, firsts BIGINT NOT NULL, lasts BIGINT NOT NULL, unhashed BIGINT NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS ${ROLLUP_PAGES} (${ROLLUP_KEY}, slot INTEGER NOT NULL, total_duration DOUBLE, scroll INTEGER,
-     ${PAGE_FILTER_COLUMNS.map((c) => `"${c}" VARCHAR`).join(', ')})`,
+     ${FILTERED_COLUMNS.map((c) => `"${c}" VARCHAR`).join(', ')})`,
 ];
 
 /** The rows a dimension counts and how it labels them, as in breakdown.ts and event-breakdown.ts. */
@@ -86,8 +84,8 @@ const SLOTS_SELECT = `
 /** The engaged pages of the range (engaged-pages.ts), each with its slot and the filters' columns: their appends are joined once, here, not by every read. */
 function pagesSelect(site: string, registration: string, from: number, to: number): { text: string; params: Record<string, unknown> } {
   const sql = new DuckDbSql(listValue);
-  const pages = duckdbEngagedPages(sql, [{ site, registration }], [[from, to]], [], PAGE_FILTER_COLUMNS);
-  const columns = PAGE_FILTER_COLUMNS.map((c) => sql.column(c)).join(', ');
+  const pages = duckdbEngagedPages(sql, [{ site, registration }], [[from, to]], [], FILTERED_COLUMNS);
+  const columns = FILTERED_COLUMNS.map((c) => sql.column(c)).join(', ');
   return {
     text: `WITH ${pages} SELECT site, ${sql.bind(registration)}, (ts // ${DAY_MS})::INTEGER, (${SLOT})::INTEGER, total_duration, scroll, ${columns} FROM page`,
     params: sql.params,

@@ -43,6 +43,9 @@ export const FILTER_COLUMNS: Record<FilterDim, string> = {
   event: 'event',
 };
 
+/** Every column some filter compares, once each (the page rollups keep them all). */
+export const FILTERED_COLUMNS = [...new Set(Object.values(FILTER_COLUMNS))];
+
 const OPERATORS: Record<string, FilterOp> = { ':': 'eq', '!': 'neq', '~': 'contains' };
 const SYMBOLS: Record<FilterOp, string> = { eq: ':', neq: '!', contains: '~' };
 

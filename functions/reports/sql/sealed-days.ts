@@ -25,7 +25,7 @@ export interface SealedDays {
 }
 
 /** No sealed day: a rolled read over these reads every row of its range (a filtered read of rolled lists). */
-export const NO_SEALED_DAYS = { first: 1, last: 0, built: [] as number[], builtAt: [] as number[] };
+export const NO_SEALED_DAYS: SealedDays = { first: 1, last: 0, built: [] };
 
 /** The sealed whole UTC days of [fromMs, toMs) (all but the last `openDays` days up to now), or null when there are none. */
 export function sealedDays(fromMs: number, toMs: number, nowMs: number, openDays: number): { first: number; last: number } | null {
