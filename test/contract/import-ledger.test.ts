@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
+import { ClickHouseReportStore } from '#adapters/clickhouse/clickhouse-report-store.ts';
 import { ClickHouseImportLedger } from '#adapters/clickhouse/clickhouse-import-ledger.ts';
 import { SCHEMA_VERSION } from '#adapters/clickhouse/schema.ts';
 import { FILTER_COLUMNS } from '#domain/reports/filter.ts';
@@ -88,17 +89,39 @@ describe('ClickHouse migrations', () => {
     const executor = chdbExecutor();
     const database = `migrate_${randomUUID().replaceAll('-', '')}`;
     await (await ClickHouseEventStore.open(executor, database)).close();
-    // The database as version 2 left it: the first rollup tables, and no version 3.
-    await executor.command(`DELETE FROM ${database}.schema_migrations WHERE version = 3`);
+    // The database as version 2 left it: the first rollup tables, and no later version.
+    await executor.command(`DELETE FROM ${database}.schema_migrations WHERE version >= 3`);
+    await executor.command(`DROP TABLE ${database}.rollup_v2_copies`);
     for (const t of ['labels', 'builds', 'stale', 'slots', 'pages']) {
       await executor.command(`DROP TABLE ${database}.rollup_v2_${t}`);
       await executor.command(`CREATE TABLE ${database}.rollup_v1_${t} (site String, day Int32) ENGINE = MergeTree ORDER BY (site, day)`);
     }
     await (await ClickHouseEventStore.open(executor, database)).close();
     const tables = await executor.query<{ name: string }>(`SELECT name FROM system.tables WHERE database = {db:String} AND name LIKE 'rollup%' ORDER BY name`, { db: database });
-    expect(tables.map((t) => t.name)).toEqual(['labels', 'builds', 'pages', 'slots', 'stale'].map((t) => `rollup_v2_${t}`).sort());
+    expect(tables.map((t) => t.name)).toEqual(['labels', 'builds', 'copies', 'pages', 'slots', 'stale'].map((t) => `rollup_v2_${t}`).sort());
     const columns = await executor.query<{ name: string }>(`SELECT name FROM system.columns WHERE database = {db:String} AND table = 'rollup_v2_pages'`, { db: database });
     expect(columns.map((c) => c.name)).toEqual(expect.arrayContaining(Object.values(FILTER_COLUMNS)));
+  });
+
+  it('keep the builds made before copies were listed (version 3), reading their days through the copy window', async () => {
+    const executor = chdbExecutor();
+    const database = `migrate_${randomUUID().replaceAll('-', '')}`;
+    const day = Math.floor(Date.now() / 86_400_000) - 3;
+    const events = await ClickHouseEventStore.open(executor, database);
+    const pageview = (ts: number) => eventRow({ ...SITE, ts, id: randomUUID(), kind: 'pageview', path: '/', bot: false, visitor: null, unique: null });
+    await events.saveEvents([pageview(day * 86_400_000 + 3_600_000), pageview(day * 86_400_000 + 7_200_000)]);
+    await events.rollups.build(SITE.site, SITE.registration, [day]);
+    await events.close();
+    // The database as version 3 left it: a build without `plain`, no copies table.
+    await executor.command(`DELETE FROM ${database}.schema_migrations WHERE version >= 4`);
+    await executor.command(`DROP TABLE ${database}.rollup_v2_copies`);
+    await executor.command(`ALTER TABLE ${database}.rollup_v2_builds DROP COLUMN plain`);
+    const reopened = await ClickHouseEventStore.open(executor, database);
+    expect(await reopened.rollups.usable(SITE.site, SITE.registration)).toEqual([{ day, builtAt: expect.any(Number), pages: true, plain: false }]);
+    const scope = { ...SITE, from: day * 86_400_000 + 1_800_000, to: (day + 1) * 86_400_000, filters: [] };
+    const rolled = new ClickHouseReportStore(reopened);
+    expect((await rolled.breakdown(scope, 'pages', 10)).map((r) => r.value)).toEqual([2]);
+    await reopened.close();
   });
 });
 

@@ -60,6 +60,9 @@ export const arbFilters: fc.Arbitrary<FilterClause[]> = fc.oneof(
   },
 );
 
+/** The breakdowns the filtered property compares: a label of the page, one of the visit, and the events. */
+const FILTERED_BREAKDOWNS = ['pages', 'sources', 'events'] as const;
+
 /** Offsets of whole hours, half hours and quarter hours, with and without summer time. */
 export const TIME_ZONES = ['UTC', 'Europe/Berlin', 'Asia/Kolkata', 'Asia/Kathmandu', 'America/St_Johns'];
 
@@ -154,8 +157,9 @@ export async function filteredCountsPairs(rolled: ReportStore, rows: ReportStore
  * followed by reads over two random ranges, every report `rolled` answers equal to what `rows`
  * (the same store reading only rows) answers: unfiltered, every breakdown, the tech lists, the
  * event totals, the summary lists, retention and the overview's traffic in five zones; with
- * `filtered`, retention and the traffic in five zones under random filters, and the summary lists
- * (read in one statement) as `plain` (the SQL stores' shared statements, one per list) gives them.
+ * `filtered`, retention, the traffic in five zones and three breakdowns under random filters, and
+ * the summary lists (read in one statement) as `plain` (the SQL stores' shared statements, one per
+ * list) gives them.
  */
 export function rolledEqualsRows(
   events: EventStore,
@@ -176,6 +180,7 @@ export function rolledEqualsRows(
           const scope: ReportScope = { site, registration: REGISTRATION, ...range, filters };
           if (filtered) {
             expect([filters, await rolled.summaryLists(scope, ['devices', 'browsers', 'os'], 2)]).toEqual([filters, await filtered.plain.summaryLists(scope, ['devices', 'browsers', 'os'], 2)]);
+            for (const dim of FILTERED_BREAKDOWNS) expect([dim, filters, await rolled.breakdown(scope, dim, 1000)]).toEqual([dim, filters, await rows.breakdown(scope, dim, 1000)]);
           } else {
             for (const dim of BREAKDOWN_DIMS) expect([dim, await rolled.breakdown(scope, dim, 1000)]).toEqual([dim, await rows.breakdown(scope, dim, 1000)]);
             expect(await rolled.breakdowns(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.breakdowns(scope, ['devices', 'browsers', 'os'], 2));

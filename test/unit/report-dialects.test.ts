@@ -2,7 +2,7 @@
  * The report queries' dialect entries, built without a store: what holds for
  * every statement whatever the store.
  */
-import { dayRuns } from '#reports/sql/sealed-days.ts';
+import { dayRuns, daysToBuild, rowRanges, sealedDays } from '#reports/sql/sealed-days.ts';
 import { describe, expect, it } from 'vitest';
 import type { DialectContexts, DialectName, Query } from '#reports/sql/dialect.ts';
 import { listValue } from '@duckdb/node-api';
@@ -71,5 +71,30 @@ describe('dayRuns', () => {
     expect(dayRuns([1, 2, 3, 5, 6, 9], 31)).toEqual([[1, 3], [5, 6], [9, 9]]);
     expect(dayRuns([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5, 5]]);
     expect(dayRuns([], 31)).toEqual([]);
+  });
+});
+
+describe('sealed days', () => {
+  const D = 86_400_000;
+  const H = 3_600_000;
+  it('names the whole days of a range, and with `partial` the days it cuts into, all before the open ones', () => {
+    expect(sealedDays(2 * D + H, 6 * D + H, 10 * D, 2)).toEqual({ first: 3, last: 5 });
+    expect(sealedDays(2 * D + H, 6 * D + H, 10 * D, 2, true)).toEqual({ first: 2, last: 6 });
+    expect(sealedDays(2 * D + H, 6 * D + H, 7 * D + H, 2, true)).toEqual({ first: 2, last: 5 });
+    expect(sealedDays(2 * D + H, 2 * D + 2 * H, 10 * D, 2)).toBeNull();
+    expect(sealedDays(2 * D + H, 2 * D + 2 * H, 10 * D, 2, true)).toEqual({ first: 2, last: 2 });
+  });
+
+  it('reads from rows only the parts of the range no named day answers, a cut day within the range', () => {
+    const scope = { from: 2 * D + H, to: 6 * D + H };
+    expect(rowRanges(scope, { first: 2, last: 6, built: [2, 3, 4, 5, 6] })).toEqual([]);
+    expect(rowRanges(scope, { first: 2, last: 6, built: [3, 4, 5] })).toEqual([[2 * D + H, 3 * D], [6 * D, 6 * D + H]]);
+    expect(rowRanges(scope, { first: 3, last: 5, built: [3, 5] })).toEqual([[2 * D + H, 3 * D], [4 * D, 5 * D], [6 * D, 6 * D + H]]);
+  });
+
+  it('builds the days a read lacks only when one of them is a whole day of its range', () => {
+    const scope = { from: 2 * D + H, to: 6 * D + H };
+    expect(daysToBuild([2, 6], scope)).toEqual([]);
+    expect(daysToBuild([2, 4], scope)).toEqual([2, 4]);
   });
 });

@@ -1,9 +1,12 @@
 /**
  * Report aggregates over the ClickHouse events table: the report queries'
  * ClickHouse dialect (functions/reports/sql), run through the executor. With
- * the daily rollups (rollups.ts), unfiltered breakdowns, tech lists, event
- * totals, retention and one site's traffic engagement read the sealed days
- * from them and only the other parts of the range from the rows
+ * the daily rollups (rollups.ts), one site's breakdowns, tech lists, event
+ * totals, retention and traffic read the sealed days from them: unfiltered
+ * labels and slots answer whole days, stored pages any part of a day, and
+ * the rows of the other sealed days (a filtered scope's, the range's cut
+ * ends) are read as stored, less the copies their builds listed. Only the
+ * open days and the days without a usable build go through the copy window
  * (reports/sql/clickhouse-rolled.ts).
  */
 import type { BreakdownDim } from '#domain/reports/query.ts';
@@ -24,7 +27,7 @@ import {
 import { engagementOf } from '#reports/sql/retention.ts';
 import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
-import { NO_SEALED_DAYS, sealedDays, trafficDays } from '#reports/sql/sealed-days.ts';
+import { daysToBuild, sealedDays } from '#reports/sql/sealed-days.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import { summaryListsOf, techListRows } from '#reports/sql/tech-lists.ts';
 import { log } from '#platform/log.ts';
@@ -74,9 +77,10 @@ export class ClickHouseReportStore extends SqlReportStore {
   }
 
   /**
-   * Runs `read` over the usable builds (of `kind`) of the sealed days of the scope (building the
-   * missing ones first) and the rows of the rest; null when the rows answer alone, as they do for
-   * a filtered scope unless `filtered` says `read` applies the filters to the rollups.
+   * Runs `read` over the usable builds (of `kind`) of the sealed days of the scope, those it only
+   * cuts into too (building the missing ones first), and the rows of the rest; null when no day is
+   * sealed. `read` applies the scope's filters: to the stored pages, and to the rows where a label
+   * or slot keeps no row's other labels (read plain on the named days, their copies listed).
    * A batch that marked a named day stale before the read shows in the answer's `stale` (a
    * sentinel row's, or the one row's): the site's builds are looked up again and the read runs
    * again; after three such races the rows answer. The rows returned include the sentinel.
@@ -85,23 +89,24 @@ export class ClickHouseReportStore extends SqlReportStore {
     scope: SiteRef & { from: number; to: number; filters: ReportScope['filters'] },
     kind: RollupKind,
     read: (sql: ClickHouseSql, days: RolledDays) => string,
-    filtered = false,
   ): Promise<ResultRow[] | null> {
-    // A label or slot rollup keeps no row's other labels; a stored page keeps the filters' columns.
-    if (this.options.rollups === false || (scope.filters.length > 0 && !filtered)) return null;
-    const range = sealedDays(scope.from, scope.to, (this.options.now ?? Date.now)(), OPEN_DAYS[kind]);
+    if (this.options.rollups === false) return null;
+    // Stored pages keep their ts, and a day's rows read plain: a day the range only cuts into answers too.
+    const range = sealedDays(scope.from, scope.to, (this.options.now ?? Date.now)(), OPEN_DAYS[kind], true);
     if (!range) return null;
     for (let attempt = 0; attempt < 3; attempt++) {
       const builds = await this.builds(scope, kind, range.first, range.last);
       const built: number[] = [];
       const builtAt: number[] = [];
+      const plain: number[] = [];
       for (let d = range.first; d <= range.last; d++) {
         const build = builds.get(d);
         if (!build || !usableFor(build, kind)) continue;
         built.push(d);
         builtAt.push(build.builtAt);
+        if (build.plain) plain.push(d);
       }
-      const rows = await this.clickhouse.runClickHouse((sql) => read(sql, { ...range, built, builtAt }));
+      const rows = await this.clickhouse.runClickHouse((sql) => read(sql, { ...range, built, builtAt, plain }));
       const sentinel = rows.find((r) => r.stale !== null && r.stale !== undefined);
       if (sentinel && Number(sentinel.stale) === 0) return rows;
       this.known.delete(siteKey(scope));
@@ -109,8 +114,11 @@ export class ClickHouseReportStore extends SqlReportStore {
     return null;
   }
 
-  /** The site's usable builds, covering first..last for `kind`: remembered, else looked up, building the days that lack one. */
-  private async builds(scope: SiteRef, kind: RollupKind, first: number, last: number): Promise<Map<number, UsableBuild>> {
+  /**
+   * The site's usable builds for first..last of `kind`: remembered, else looked up, building the
+   * days that lack one (sealed-days.ts daysToBuild: not for a read of only part of a day).
+   */
+  private async builds(scope: SiteRef & { from: number; to: number }, kind: RollupKind, first: number, last: number): Promise<Map<number, UsableBuild>> {
     const key = siteKey(scope);
     const lacking = (m: Map<number, UsableBuild>) => {
       const days: number[] = [];
@@ -121,11 +129,11 @@ export class ClickHouseReportStore extends SqlReportStore {
       return days;
     };
     const remembered = this.known.get(key);
-    if (remembered && lacking(remembered).length === 0) return remembered;
+    if (remembered && daysToBuild(lacking(remembered), scope).length === 0) return remembered;
     const { rollups } = this.events;
     const lookUp = async () => new Map((await rollups.usable(scope.site, scope.registration)).map((u) => [u.day, u]));
     let builds = await lookUp();
-    const missing = lacking(builds);
+    const missing = daysToBuild(lacking(builds), scope);
     if (missing.length > 0) {
       try {
         await rollups.build(scope.site, scope.registration, missing);
@@ -150,13 +158,9 @@ export class ClickHouseReportStore extends SqlReportStore {
     return rows ? techListRows(dims, limit, answerRows(rows)) : super.breakdowns(scope, dims, limit);
   }
 
-  /**
-   * The summary's tech lists, events breakdown and event totals in one rolled statement; a filtered
-   * scope's (which no label rollup answers) in one statement over its rows.
-   */
+  /** The summary's tech lists, events breakdown and event totals in one rolled statement. */
   override async summaryLists<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<SummaryLists<D>> {
-    const read = (sql: ClickHouseSql, days: RolledDays) => clickhouseRolledSummaryLists(sql, this.events.rollups.tables, scope, dims, days);
-    const rows = scope.filters.length > 0 ? await this.clickhouse.runClickHouse((sql) => read(sql, { ...NO_SEALED_DAYS, builtAt: [] })) : await this.rolled(scope, 'labels', read);
+    const rows = await this.rolled(scope, 'labels', (sql, days) => clickhouseRolledSummaryLists(sql, this.events.rollups.tables, scope, dims, days));
     return rows ? summaryListsOf(dims, limit, answerRows(rows)) : super.summaryLists(scope, dims, limit);
   }
 
@@ -168,17 +172,17 @@ export class ClickHouseReportStore extends SqlReportStore {
   }
 
   override async engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
-    const rows = await this.rolled(scope, 'pages', (sql, days) => clickhouseRolledRetention(sql, this.events.rollups.tables, scope, days, durations, scrolls), true);
+    const rows = await this.rolled(scope, 'pages', (sql, days) => clickhouseRolledRetention(sql, this.events.rollups.tables, scope, days, durations, scrolls));
     return rows ? engagementOf(durations, scrolls, rows) : super.engagement(scope, durations, scrolls);
   }
 
-  /** One site's unfiltered counts from the slot rollups of the days they can answer; more sites, or filters, read the rows. */
+  /** One site's counts from the slot rollups of the days they can answer (unfiltered) and the rows of the rest; more sites read the rows. */
   protected override async countRows(scope: TrafficScope): Promise<[ResultRow[] | null, ResultRow[]]> {
     const [site] = scope.sites;
     const bounds = scope.boundaries;
     if (!site || scope.sites.length > 1) return super.countRows(scope);
     const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
-    const rows = await this.rolled(range, 'labels', (sql, days) => clickhouseRolledCounts(sql, this.events.rollups.tables, site, bounds, slotDays(days, bounds)));
+    const rows = await this.rolled(range, 'labels', (sql, days) => clickhouseRolledCounts(sql, this.events.rollups.tables, site, bounds, days, scope.filters));
     if (!rows) return super.countRows(scope);
     const part = (name: string) => rows.filter((r) => r.part === name).map((r) => ({ ...r, site: site.site }));
     return [bounds.length > 2 ? part('bucket') : null, part('total')];
@@ -190,16 +194,9 @@ export class ClickHouseReportStore extends SqlReportStore {
     const bounds = scope.boundaries;
     if (!site || scope.sites.length > 1) return super.engagementRows(scope);
     const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
-    const rows = await this.rolled(range, 'pages', (sql, days) => clickhouseRolledEngagement(sql, this.events.rollups.tables, site, bounds, days, scope.filters), true);
+    const rows = await this.rolled(range, 'pages', (sql, days) => clickhouseRolledEngagement(sql, this.events.rollups.tables, site, bounds, days, scope.filters));
     return rows ? rows.filter((r) => r.site !== null && r.site !== undefined) : super.engagementRows(scope);
   }
-}
-
-/** Only the named days whose slots can answer the buckets (at most one boundary inside, on a slot's start); the rest are read from rows. */
-function slotDays(days: RolledDays, bounds: readonly number[]): RolledDays {
-  const usable = new Set(trafficDays(days.built, bounds));
-  const keep = days.built.map((d) => usable.has(d));
-  return { ...days, built: days.built.filter((_, i) => keep[i]), builtAt: days.builtAt.filter((_, i) => keep[i]) };
 }
 
 /** Whether a build answers for `kind`: pages also need no mark of the next day as new. */

@@ -1,8 +1,9 @@
 /**
  * Daily rollups of the ClickHouse store: per site, registration and UTC day,
  * each breakdown's labels with their canonical pageviews (or events) and
- * distinct visitors, the day's event totals, and each engaged page with its
- * appends summed in. Visitor hashes never repeat
+ * distinct visitors, the day's event totals, each engaged page with its
+ * appends summed in, and the day's copies (so its rows can be read without
+ * the copy window, which reads the day before too). Visitor hashes never repeat
  * across UTC days, so a range of whole days is the sum of its days; the
  * report store adds the rows of the partial days at its ends
  * (reports/sql/clickhouse-rolled.ts).
@@ -28,7 +29,8 @@ import type { PageviewDim } from '#reports/sql/breakdown.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 import { FILTERED_COLUMNS } from '#domain/reports/filter.ts';
 import { clickhouseEngagedPages } from '#reports/sql/engaged-pages.ts';
-import { ident, ROLLUP_BUILDS, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE } from './schema.ts';
+import { COPY_WINDOW_MS } from '#domain/reports/copies.ts';
+import { ident, ROLLUP_BUILDS, ROLLUP_COPIES, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE } from './schema.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
 export const EVENT_TOTALS = 'event_totals';
@@ -53,6 +55,7 @@ export interface RollupTables {
   labels: string;
   slots: string;
   pages: string;
+  copies: string;
   builds: string;
   stale: string;
 }
@@ -61,15 +64,21 @@ export const rollupTables = (database: string): RollupTables => ({
   labels: `${ident(database)}.${ROLLUP_LABELS}`,
   slots: `${ident(database)}.${ROLLUP_SLOTS}`,
   pages: `${ident(database)}.${ROLLUP_PAGES}`,
+  copies: `${ident(database)}.${ROLLUP_COPIES}`,
   builds: `${ident(database)}.${ROLLUP_BUILDS}`,
   stale: `${ident(database)}.${ROLLUP_STALE}`,
 });
 
-/** A day's newest build no mark of the day is as new as (server microseconds), and whether no mark of the next day is either (its pages are usable). */
+/**
+ * A day's newest build no mark of the day is as new as (server microseconds), whether no mark of
+ * the next day is either (its pages are usable), and whether its rows can be read as stored, less
+ * the copies it listed (`plain`: built since copies are listed, and no row repeats another's ts).
+ */
 export interface UsableBuild {
   day: number;
   builtAt: number;
   pages: boolean;
+  plain: boolean;
 }
 
 /**
@@ -123,6 +132,23 @@ function slotCounts(sql: ClickHouseSql, site: string, registration: string, from
     ) AS p GROUP BY "day", "slot"`;
 }
 
+/**
+ * The pageviews and events of [from, to) that are copies, as `canonical` decides them (the same
+ * window, over each kind's rows), with their day. A row repeating its predecessor's ts (two
+ * deliveries of one row stored before the table merged them) is `exact`: the window keeps one of
+ * the two, which no list of copies can say, so its day is not read plain.
+ */
+function copies(sql: ClickHouseSql, site: string, registration: string, from: number, to: number, builtAt: string): string {
+  const rows = sql.scan({ kinds: ['pageview', 'event'], sites: [{ site, registration }], from: from - COPY_WINDOW_MS, to }, ['kind', 'id']);
+  return `
+    SELECT ${sql.value(site)}, ${sql.value(registration)}, toInt32(intDiv("ts", ${DAY_MS})), ${builtAt}, "kind", "id", "ts", "ts" = "previous_ts"
+    FROM (
+      SELECT "kind", "id", "ts", lagInFrame(toNullable("ts")) OVER (PARTITION BY "kind", "id" ORDER BY "ts" ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS "previous_ts"
+      FROM ${rows} AS r
+    ) AS c
+    WHERE "ts" >= ${sql.int(from)} AND isNotNull("previous_ts") AND "ts" - "previous_ts" <= ${sql.int(COPY_WINDOW_MS)}`;
+}
+
 export class ClickHouseRollups {
   readonly tables: RollupTables;
 
@@ -150,9 +176,9 @@ export class ClickHouseRollups {
   /** The site's days whose newest build no stale mark of the day is as new as, in day order. */
   async usable(site: string, registration: string): Promise<UsableBuild[]> {
     const marks = `(SELECT day, max(at) AS at FROM ${this.tables.stale} WHERE site = {site:String} AND registration = {registration:String} GROUP BY day)`;
-    const rows = await this.executor.query<{ day: number; built_at: number; pages: number }>(
-      `SELECT b.day AS day, b.built_at AS built_at, (n.at IS NULL OR n.at < b.built_at) AS pages
-       FROM (SELECT day, max(built_at) AS built_at FROM ${this.tables.builds}
+    const rows = await this.executor.query<{ day: number; built_at: number; pages: number; plain: number }>(
+      `SELECT b.day AS day, b.built_at AS built_at, (n.at IS NULL OR n.at < b.built_at) AS pages, b.plain AS plain
+       FROM (SELECT day, max(built_at) AS built_at, argMax(plain, ${this.tables.builds}.built_at) AS plain FROM ${this.tables.builds}
              WHERE site = {site:String} AND registration = {registration:String} GROUP BY day) AS b
        LEFT JOIN ${marks} AS s ON s.day = b.day
        LEFT JOIN ${marks} AS n ON n.day = b.day + 1
@@ -161,7 +187,7 @@ export class ClickHouseRollups {
        SETTINGS join_use_nulls = 1`,
       { site, registration },
     );
-    return rows.map((r) => ({ day: Number(r.day), builtAt: Number(r.built_at), pages: Boolean(Number(r.pages)) }));
+    return rows.map((r) => ({ day: Number(r.day), builtAt: Number(r.built_at), pages: Boolean(Number(r.pages)), plain: Boolean(Number(r.plain)) }));
   }
 
   /** Builds the given days (UTC day numbers, ascending), a run of consecutive days per statement. */
@@ -194,9 +220,16 @@ export class ClickHouseRollups {
        SETTINGS join_use_nulls = 1`,
       sql.params,
     );
+    const listed = new ClickHouseSql(this.events);
     await this.executor.command(
-      `INSERT INTO ${this.tables.builds} (site, registration, day, built_at)
-       SELECT {site:String}, {registration:String}, toInt32({first:Int32} + number), {builtAt:Int64} FROM numbers({count:UInt32})`,
+      `INSERT INTO ${this.tables.copies} (site, registration, day, built_at, kind, id, ts, exact) ${copies(listed, site, registration, from, to, listed.int(builtAt))}`,
+      listed.params,
+    );
+    await this.executor.command(
+      `INSERT INTO ${this.tables.builds} (site, registration, day, built_at, plain)
+       SELECT {site:String}, {registration:String}, toInt32({first:Int32} + number) AS d, {builtAt:Int64},
+              d NOT IN (SELECT day FROM ${this.tables.copies} WHERE site = {site:String} AND registration = {registration:String} AND built_at = {builtAt:Int64} AND exact)
+       FROM numbers({count:UInt32})`,
       { site, registration, first, builtAt, count: last - first + 1 },
     );
   }

@@ -66,7 +66,7 @@ const MIGRATIONS_TABLE = 'schema_migrations';
 
 /**
  * The daily rollups (rollups.ts): each breakdown's labels, the traffic per
- * quarter hour and each engaged page per site, registration, UTC day and build; the builds; and the stale
+ * quarter hour, each engaged page and the copies per site, registration, UTC day and build; the builds; and the stale
  * marks batches leave on the days they touch. The names carry the rules' version.
  */
 export const ROLLUP_LABELS = 'rollup_v2_labels';
@@ -76,6 +76,8 @@ export const ROLLUP_STALE = 'rollup_v2_stale';
 export const ROLLUP_SLOTS = 'rollup_v2_slots';
 /** Each engaged page of a day and build (engaged-pages.ts, its appends summed in): ts, total duration, scroll and the columns filters compare. */
 export const ROLLUP_PAGES = 'rollup_v2_pages';
+/** The pageviews and events of a day and build that are copies (domain/reports/copies.ts): kind, id, ts, and whether it repeats its predecessor's ts (`exact`). */
+export const ROLLUP_COPIES = 'rollup_v2_copies';
 
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
@@ -137,6 +139,16 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
       `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_SLOTS} (site String, registration String, day Int32, built_at Int64,
          slot UInt16, pageviews UInt64, firsts UInt64, lasts UInt64, unhashed UInt64)
        ENGINE = MergeTree ORDER BY (site, registration, day, built_at, slot)`,
+    ],
+  },
+  {
+    version: 4,
+    // A build made before it lists no copies: `plain` false, so its days' rows are still read through the copy window.
+    statements: (db) => [
+      `ALTER TABLE ${ident(db)}.${ROLLUP_BUILDS} ADD COLUMN IF NOT EXISTS plain Bool DEFAULT false`,
+      `CREATE TABLE IF NOT EXISTS ${ident(db)}.${ROLLUP_COPIES} (site String, registration String, day Int32, built_at Int64,
+         kind LowCardinality(String), id String, ts Int64, exact Bool)
+       ENGINE = MergeTree ORDER BY (site, registration, day, built_at, kind)`,
     ],
   },
 ];

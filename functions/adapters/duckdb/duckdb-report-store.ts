@@ -15,7 +15,7 @@ import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
 import { engagementOf } from '#reports/sql/retention.ts';
 import { rolledBreakdown, rolledEventTotals, rolledTechLists } from '#reports/sql/rolled.ts';
-import { sealedDays, trafficDays, type SealedDays } from '#reports/sql/sealed-days.ts';
+import { daysToBuild, sealedDays, trafficDays, type SealedDays } from '#reports/sql/sealed-days.ts';
 import { rolledRetention, rolledTrafficCounts, rolledTrafficEngagement } from '#reports/sql/rolled-traffic.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import { summaryListsOf, techListRows } from '#reports/sql/tech-lists.ts';
@@ -62,25 +62,29 @@ export class DuckDbReportStore extends SqlReportStore {
   /**
    * Runs `read` over the rollups of the sealed days of the scope (building the missing ones first)
    * that `usable` keeps, and the rows of the rest; null when the rows answer alone, as they do for
-   * a filtered scope unless `filtered` says `read` applies the filters to the rollups. Building
-   * takes the writer's turn, so it is asked for only when a day lacks its rollup. A batch that
+   * a filtered scope unless `filtered` says `read` applies the filters to the rollups. With
+   * `partial`, the sealed days the range only cuts into are named too (`read` bounds their ts) when
+   * built. Building takes the writer's turn, so it is asked for only when a whole day lacks its rollup. A batch that
    * removed a rollup between the look and the read shows in `still_built`: the read runs again, and
    * after three such races the rows answer.
    */
   private async rolled(
     scope: ReportScope,
     read: (sql: DuckDbSql, days: SealedDays) => string,
-    { usable = (built: number[]) => built, filtered = false }: { usable?: (built: number[]) => number[]; filtered?: boolean } = {},
+    { usable = (built: number[]) => built, filtered = false, partial = false }: { usable?: (built: number[]) => number[]; filtered?: boolean; partial?: boolean } = {},
   ): Promise<ResultRow[] | null> {
     // A label or slot rollup keeps no row's other labels; a stored page keeps the filters' columns.
     const rollups = scope.filters.length === 0 || filtered ? this.rollups : null;
     if (!rollups) return null;
-    const range = sealedDays(scope.from, scope.to, this.now(), 2);
+    const range = sealedDays(scope.from, scope.to, this.now(), 2, partial);
     if (!range) return null;
     const builtNow = () => rollups.builtRollupDays(scope.site, scope.registration, range.first, range.last);
     for (let attempt = 0; attempt < 3; attempt++) {
       let built = await builtNow();
-      if (built.length < range.last - range.first + 1) {
+      const have = new Set(built);
+      const lacking: number[] = [];
+      for (let d = range.first; d <= range.last; d++) if (!have.has(d)) lacking.push(d);
+      if (daysToBuild(lacking, scope).length > 0) {
         try {
           await rollups.ensureRollups(scope.site, scope.registration, range.first, range.last);
         } catch (e) {
@@ -125,7 +129,7 @@ export class DuckDbReportStore extends SqlReportStore {
     const filtered = scope.filters.length > 0;
     const [counts, engaged] = await Promise.all([
       filtered ? this.countRows(scope) : this.rolledCounts(range, bounds, usable),
-      this.rolled(range, (sql, days) => rolledTrafficEngagement(sql, site, bounds, days, scope.filters), { usable, filtered: true }),
+      this.rolled(range, (sql, days) => rolledTrafficEngagement(sql, site, bounds, days, scope.filters), { filtered: true, partial: true }),
     ]);
     if (!counts || !engaged) return super.traffic(scope);
     const [perBucket, totals] = counts;
@@ -160,7 +164,7 @@ export class DuckDbReportStore extends SqlReportStore {
   }
 
   override async engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
-    const rows = await this.rolled(scope, (sql, days) => rolledRetention(sql, scope, days, durations, scrolls), { filtered: true });
+    const rows = await this.rolled(scope, (sql, days) => rolledRetention(sql, scope, days, durations, scrolls), { filtered: true, partial: true });
     return rows ? engagementOf(durations, scrolls, rows) : super.engagement(scope, durations, scrolls);
   }
 }

@@ -40,7 +40,7 @@ const ROLLUP_TABLES = [
   `CREATE TABLE IF NOT EXISTS ${ROLLUP_LABELS} (${ROLLUP_KEY}, dim VARCHAR NOT NULL, name VARCHAR NOT NULL, value BIGINT NOT NULL, visitors BIGINT NOT NULL, last_seen BIGINT)`,
   `CREATE TABLE IF NOT EXISTS ${ROLLUP_SLOTS} (${ROLLUP_KEY}, slot INTEGER NOT NULL,
      pageviews BIGINT NOT NULL, firsts BIGINT NOT NULL, lasts BIGINT NOT NULL, unhashed BIGINT NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS ${ROLLUP_PAGES} (${ROLLUP_KEY}, slot INTEGER NOT NULL, total_duration DOUBLE, scroll INTEGER,
+  `CREATE TABLE IF NOT EXISTS ${ROLLUP_PAGES} (${ROLLUP_KEY}, ts BIGINT NOT NULL, total_duration DOUBLE, scroll INTEGER,
      ${FILTERED_COLUMNS.map((c) => `"${c}" VARCHAR`).join(', ')})`,
 ];
 
@@ -81,13 +81,13 @@ const SLOTS_SELECT = `
     SELECT site, registration, (last_ts // ${DAY_MS})::INTEGER, ((last_ts % ${DAY_MS}) // ${SLOT_MS})::INTEGER, 0, 0, count(*), 0 FROM seen GROUP BY ALL
   ) GROUP BY ALL`;
 
-/** The engaged pages of the range (engaged-pages.ts), each with its slot and the filters' columns: their appends are joined once, here, not by every read. */
+/** The engaged pages of the range (engaged-pages.ts), each with its ts and the filters' columns: their appends are joined once, here, not by every read. */
 function pagesSelect(site: string, registration: string, from: number, to: number): { text: string; params: Record<string, unknown> } {
   const sql = new DuckDbSql(listValue);
   const pages = duckdbEngagedPages(sql, [{ site, registration }], [[from, to]], [], FILTERED_COLUMNS);
   const columns = FILTERED_COLUMNS.map((c) => sql.column(c)).join(', ');
   return {
-    text: `WITH ${pages} SELECT site, ${sql.bind(registration)}, (ts // ${DAY_MS})::INTEGER, (${SLOT})::INTEGER, total_duration, scroll, ${columns} FROM page`,
+    text: `WITH ${pages} SELECT site, ${sql.bind(registration)}, (ts // ${DAY_MS})::INTEGER, ts, total_duration, scroll, ${columns} FROM page`,
     params: sql.params,
   };
 }

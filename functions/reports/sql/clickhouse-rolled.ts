@@ -18,7 +18,7 @@ import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
 import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
 import type { PageviewDim } from './breakdown.ts';
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
-import { rawBucket, rowRanges, slotBuckets, type SealedDays } from './sealed-days.ts';
+import { rawBucket, rowRanges, slotBuckets, trafficDays, type SealedDays } from './sealed-days.ts';
 import { clickhouseEngagedPages } from './engaged-pages.ts';
 import { thresholdCounts } from './retention.ts';
 import { engagementByBucket } from './traffic.ts';
@@ -29,13 +29,29 @@ export interface RolledTables {
   labels: string;
   slots: string;
   pages: string;
+  copies: string;
   stale: string;
 }
 
-/** Sealed days of the range, and for each usable day (`built`, ascending) its build's stamp. */
+/**
+ * Sealed days of the range (the days it only cuts into too), for each usable day (`built`,
+ * ascending) its build's stamp, and those of them whose rows read plain (their builds listed
+ * their copies: adapters/clickhouse/rollups.ts).
+ */
 export interface RolledDays extends SealedDays {
   builtAt: readonly number[];
+  plain: readonly number[];
 }
+
+/** The named builds of only the days `keep` (some of `days.built`, ascending). */
+function onlyDays(days: RolledDays, keep: readonly number[]): RolledDays {
+  const kept = new Set(keep);
+  const at = days.built.map((d, i) => [d, days.builtAt[i] as number] as const).filter(([d]) => kept.has(d));
+  return { ...days, built: at.map(([d]) => d), builtAt: at.map(([, b]) => b), plain: days.plain.filter((d) => kept.has(d)) };
+}
+
+/** The named days wholly inside [from, to): the ones a daily rollup answers. */
+const wholeDays = (days: readonly number[], scope: { from: number; to: number }) => days.filter((d) => d * DAY_MS >= scope.from && (d + 1) * DAY_MS <= scope.to);
 
 const DAY = `intDiv("ts", ${DAY_MS})`;
 
@@ -87,25 +103,67 @@ const staleRow = (sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, 
   `SELECT CAST(NULL AS Nullable(UInt32)) AS "list", CAST(NULL AS Nullable(String)) AS "name", toUInt64(0) AS "value", toUInt64(0) AS "visitors",
     CAST(NULL AS Nullable(Int64)) AS "last_seen", ${staleCount(sql, tables, scope, days, false)} AS "stale"`;
 
-/** The canonical rows of one kind in the parts of the scope no named build answers, as one derived table (one window for all). */
-function rowsOutsideRollups(sql: ClickHouseSql, kind: 'pageview' | 'event', scope: ReportScope, days: SealedDays, columns: readonly string[]): string | null {
-  const ranges = rowRanges(scope, days);
-  return ranges.length === 0 ? null : sql.canonicalIn(kind, [scope], ranges, columns);
+/** Ascending [start, end) ranges with those that meet merged. */
+function merged(ranges: readonly (readonly [number, number])[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const [a, b] of [...ranges].sort((x, y) => x[0] - y[0])) {
+    const last = out[out.length - 1];
+    if (last && last[1] === a) last[1] = b;
+    else out.push([a, b]);
+  }
+  return out;
+}
+
+/**
+ * The canonical rows of one kind in the parts of the scope the rollups leave (all but the
+ * `answered` named days), as one derived table with `ts` and `columns`, and those parts' ranges
+ * (ascending). The other named days whose builds listed their copies are read as stored, less
+ * those copies: no copy window, so no day before them is read. Every other part goes through the
+ * copy window (canonicalIn).
+ */
+function rowsOutside(
+  sql: ClickHouseSql,
+  tables: RolledTables,
+  scope: SiteRef & { from: number; to: number },
+  days: RolledDays,
+  answered: readonly number[],
+  kind: 'pageview' | 'event',
+  columns: readonly string[],
+): { rows: string | null; ranges: [number, number][] } {
+  const skip = new Set(answered);
+  const plain = onlyDays(days, days.plain.filter((d) => !skip.has(d)));
+  const windowed = rowRanges(scope, { ...days, built: [...answered, ...plain.built].sort((a, b) => a - b) });
+  const plainRanges = merged(plain.built.map((d): [number, number] => [Math.max(d * DAY_MS, scope.from), Math.min((d + 1) * DAY_MS, scope.to)]));
+  const windowedRows = windowed.length === 0 ? null : sql.canonicalIn(kind, [scope], windowed, columns);
+  let plainRows: string | null = null;
+  if (plainRanges.length > 0) {
+    // The columns canonicalIn gives, in its order.
+    const wanted = [...new Set(['site', 'id', ...columns])].filter((c) => c !== 'ts').map((c) => sql.column(c));
+    const within = plainRanges.map(([a, b]) => `("ts" >= ${sql.int(a)} AND "ts" < ${sql.int(b)})`).join(' OR ');
+    const kindIs = `"kind" = ${sql.value(kind)}`;
+    plainRows = `(SELECT "ts", ${wanted.join(', ')} FROM ${sql.table}
+      WHERE ${kindIs} AND ${sql.sites([scope])} AND (${within})
+        AND ("id", "ts") NOT IN (SELECT "id", "ts" FROM ${tables.copies} WHERE ${ofNamedBuilds(sql, scope, plain)} AND ${kindIs}))`;
+  }
+  const rows = windowedRows && plainRows ? `(SELECT * FROM ${windowedRows} AS w UNION ALL SELECT * FROM ${plainRows} AS p)` : (windowedRows ?? plainRows);
+  return { rows, ranges: merged([...windowed, ...plainRanges]) };
 }
 
 /**
  * Lists of one scope from the rollups and the rows: rows of (`list`, `name`, `value`, `visitors`,
  * `last_seen`) per name, summed over days. `lists` names each list in order: pageview dimensions,
  * `events` (the events breakdown) and `event_totals` (the named events, one name ''); `list` is
- * the index. The rows are read once per kind: each canonical row becomes a row per list. The raw
- * rows are those of the scope's filters (a filtered scope names no build: NO_SEALED_DAYS).
+ * the index. The rows are read once per kind: each canonical row becomes a row per list. A
+ * filtered scope reads every list from its rows (those of the named days read plain).
  */
 function rolledLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, lists: readonly (BreakdownDim | 'event_totals')[], days: RolledDays): string {
+  // A label keeps no row's other labels: a filtered scope's lists come from its rows.
+  const answered = scope.filters.length > 0 ? [] : wholeDays(days.built, scope);
   const raws: string[] = [];
   const pageDims = lists.filter((d): d is PageviewDim => d !== 'events' && d !== 'event_totals');
   if (pageDims.length > 0) {
     const columns = ['visitor', 'unique', 'bot', ...new Set([...pageDims.map((d) => BREAKDOWN_COLUMNS[d]), ...filterColumns(scope.filters)])];
-    const rows = rowsOutsideRollups(sql, 'pageview', scope, days, columns);
+    const { rows } = rowsOutside(sql, tables, scope, days, answered, 'pageview', columns);
     if (rows)
       raws.push(`SELECT d.1 AS "list", coalesce(d.2, '') AS "name", count() AS "value", ${sql.visitors} AS "visitors", CAST(NULL AS Nullable(Int64)) AS "last_seen"
        FROM ${rows} AS e ARRAY JOIN ${labelTuples(sql, pageDims, (dim) => `toUInt32(${lists.indexOf(dim)})`)} AS d
@@ -113,7 +171,7 @@ function rolledLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScop
   }
   const eventLists = (['events', 'event_totals'] as const).filter((d) => lists.includes(d));
   if (eventLists.length > 0) {
-    const rows = rowsOutsideRollups(sql, 'event', scope, days, [...new Set(['visitor', 'event', 'bot', ...filterColumns(scope.filters)])]);
+    const { rows } = rowsOutside(sql, tables, scope, days, answered, 'event', [...new Set(['visitor', 'event', 'bot', ...filterColumns(scope.filters)])]);
     const tuples = eventLists.map((d) => `tuple(toUInt32(${lists.indexOf(d)}), ${d === 'events' ? '"event"' : "''"})`);
     if (rows)
       raws.push(`SELECT d.1 AS "list", d.2 AS "name", count() AS "value", count(DISTINCT "visitor") AS "visitors", toNullable(max("ts")) AS "last_seen"
@@ -121,7 +179,7 @@ function rolledLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScop
        WHERE ${sql.notBot}${filterSql(sql, scope.filters)} AND coalesce("event", '') <> '' GROUP BY "list", "name", ${DAY}`);
   }
   const none = `SELECT toUInt32(0), '', toUInt64(0), toUInt64(0), CAST(NULL AS Nullable(Int64)) WHERE false`;
-  const sources = `${rolledLabels(sql, tables, scope, lists, days)} ${raws.length === 0 ? none : raws.join(' UNION ALL ')}`;
+  const sources = `${rolledLabels(sql, tables, scope, lists, onlyDays(days, answered))} ${raws.length === 0 ? none : raws.join(' UNION ALL ')}`;
   return `
     SELECT toNullable("list") AS "list", toNullable("name") AS "name", sum("value") AS "value", sum("visitors") AS "visitors", max("last_seen") AS "last_seen",
            CAST(NULL AS Nullable(UInt64)) AS "stale"
@@ -168,8 +226,12 @@ export function clickhouseRolledEventTotals(sql: ClickHouseSql, tables: RolledTa
 function engagedCte(sql: ClickHouseSql, tables: RolledTables, scope: SiteRef & { from: number; to: number }, days: RolledDays, filters: readonly FilterClause[]): string {
   const ranges = rowRanges(scope, days);
   const raw = ranges.length === 0 ? null : clickhouseEngagedPages(sql, [scope], ranges, filters);
+  // The named days may be ones the range only cuts into: their pages are bounded by ts.
   const rolled =
-    days.built.length === 0 ? null : `SELECT "site", "ts", "total_duration", "scroll" FROM ${tables.pages} WHERE ${ofNamedBuilds(sql, scope, days)}${filterSql(sql, filters)}`;
+    days.built.length === 0
+      ? null
+      : `SELECT "site", "ts", "total_duration", "scroll" FROM ${tables.pages}
+         WHERE ${ofNamedBuilds(sql, scope, days)} AND "ts" >= ${sql.int(scope.from)} AND "ts" < ${sql.int(scope.to)}${filterSql(sql, filters)}`;
   const parts = [rolled, raw && `SELECT "site", "ts", "total_duration", "scroll" FROM page`].filter((p): p is string => p !== null);
   const none = `SELECT '' AS "site", toInt64(0) AS "ts", CAST(NULL AS Nullable(Float64)) AS "total_duration", CAST(NULL AS Nullable(Int32)) AS "scroll" WHERE false`;
   return `${raw ? `${raw},` : ''}
@@ -203,22 +265,26 @@ export function clickhouseRolledEngagement(sql: ClickHouseSql, tables: RolledTab
 }
 
 /**
- * One site's pageviews and visitors (traffic.ts) from the slots of the named days (the caller
- * names only days whose slots can answer these buckets: sealed-days.ts trafficDays) and the rows
- * of the rest of the range: rows of `part` 'bucket' (when there is more than one) and 'total',
- * and a sentinel row (`part` NULL) carrying `stale`. Raw rows count visitors per UTC day, summed.
+ * One site's pageviews and visitors (traffic.ts) under the filters, from the slots of the named
+ * days that can answer these buckets (unfiltered, whole days: sealed-days.ts trafficDays) and the
+ * rows of the rest of the range: rows of `part` 'bucket' (when there is more than one) and
+ * 'total', and a sentinel row (`part` NULL) carrying `stale`. Raw rows count visitors per UTC
+ * day, summed. A slot keeps no row's labels, so a filtered scope's counts come from its rows.
  */
-export function clickhouseRolledCounts(sql: ClickHouseSql, tables: RolledTables, site: SiteRef, bounds: readonly number[], days: RolledDays): string {
+export function clickhouseRolledCounts(sql: ClickHouseSql, tables: RolledTables, site: SiteRef, bounds: readonly number[], days: RolledDays, filters: readonly FilterClause[]): string {
   const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
+  const answered = filters.length > 0 ? [] : trafficDays(wholeDays(days.built, range), bounds);
+  const slotDays = onlyDays(days, answered);
   const slots =
-    days.built.length === 0
+    slotDays.built.length === 0
       ? null
-      : `(SELECT "day" AS day, toUInt32("slot") AS slot, "pageviews", "firsts", "lasts", "unhashed" FROM ${tables.slots} WHERE ${ofNamedBuilds(sql, site, days)})`;
-  const ranges = rowRanges(range, days);
-  const raw = ranges.length === 0 ? null : `(SELECT * FROM ${sql.canonicalIn('pageview', [site], ranges, ['visitor', 'unique', 'bot'])} AS c WHERE ${sql.notBot})`;
+      : `(SELECT "day" AS day, toUInt32("slot") AS slot, "pageviews", "firsts", "lasts", "unhashed" FROM ${tables.slots} WHERE ${ofNamedBuilds(sql, site, slotDays)})`;
+  const outside = rowsOutside(sql, tables, range, days, answered, 'pageview', ['visitor', 'unique', 'bot', ...filterColumns(filters)]);
+  const ranges = outside.ranges;
+  const raw = outside.rows && `(SELECT * FROM ${outside.rows} AS c WHERE ${sql.notBot}${filterSql(sql, filters)})`;
   const parts: string[] = [];
   if (bounds.length > 2) {
-    const slot = slotBuckets(sql, bounds, days);
+    const slot = slotBuckets(sql, bounds, slotDays);
     if (slots) parts.push(`SELECT 'bucket' AS "part", toUInt32(${slot.bucket}) AS "bucket", "pageviews", if(${slot.fromDayStart}, "firsts", "lasts") + "unhashed" AS "visitors" FROM ${slots} AS s`);
     if (raw)
       parts.push(

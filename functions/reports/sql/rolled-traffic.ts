@@ -17,7 +17,9 @@
  * Engagement and retention: the stored engaged pages of the named days
  * (their appends summed in when the rollup was built) and the pages of the
  * rest of the range, joined now; a median cannot be summed, so every page's
- * total is read, but no append is. A stored page keeps the columns filters
+ * total is read, but no append is. A stored page keeps its ts, so the named
+ * days include the sealed ones the range only cuts into (its first day, and
+ * a previous period's last): only the open days are joined from rows. A stored page keeps the columns filters
  * compare, so filtered engagement reads the same rollup (the counts of a
  * filtered scope come from rows: a visitor's first pageview under a filter
  * is not one a slot keeps).
@@ -29,12 +31,12 @@ import { duckdbEngagedPages } from './engaged-pages.ts';
 import { dayNamed, ROLLUP_PAGES, ROLLUP_SLOTS, rowsOutsideRollups, stillBuilt } from './rolled.ts';
 import { rawBucket, rowRanges, slotBuckets, type SealedDays } from './sealed-days.ts';
 import { thresholdCounts } from './retention.ts';
-import { filterSql } from './text.ts';
+import { bucketExpression, filterSql } from './text.ts';
 import { visitorsByFirstFlags } from './traffic.ts';
 
-/** The named days' slots of one rollup table (`where`: more conditions, each after an AND). */
-const slotRows = (sql: DuckDbSql, site: SiteRef, days: SealedDays, table: string, columns: string, where = '') =>
-  `SELECT day, slot, ${columns} FROM ${table} WHERE ${sql.sites([site])} AND ${dayNamed(sql, days)}${where}`;
+/** The named days' slots of one rollup table. */
+const slotRows = (sql: DuckDbSql, site: SiteRef, days: SealedDays, table: string, columns: string) =>
+  `SELECT day, slot, ${columns} FROM ${table} WHERE ${sql.sites([site])} AND ${dayNamed(sql, days)}`;
 
 
 /** Pageviews and visitors per bucket (`part` 'bucket', when there is more than one) and over the range (`part` 'total'), as the CTE `counts`. */
@@ -70,12 +72,15 @@ function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], day
  * `bounds` make one bucket), `total_duration` and `scroll`.
  */
 function engagedCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays, filters: readonly FilterClause[]): string {
-  const ranges = rowRanges({ from: bounds[0] as number, to: bounds[bounds.length - 1] as number }, days);
+  const [from, to] = [bounds[0] as number, bounds[bounds.length - 1] as number];
+  const ranges = rowRanges({ from, to }, days);
   const bucketed = bounds.length > 2;
+  // A stored page keeps its ts: the named days may be ones the range only cuts into.
+  const stored = `SELECT ts, total_duration, scroll FROM ${ROLLUP_PAGES}
+    WHERE ${sql.sites([site])} AND ${dayNamed(sql, days)} AND ts >= ${sql.int(from)} AND ts < ${sql.int(to)}${filterSql(sql, filters)}`;
   return `${duckdbEngagedPages(sql, [site], ranges, filters)},
     engaged AS (
-      SELECT ${bucketed ? slotBuckets(sql, bounds, days).bucket : 'NULL'} AS bucket, total_duration, scroll
-      FROM (${slotRows(sql, site, days, ROLLUP_PAGES, 'total_duration, scroll', filterSql(sql, filters))})
+      SELECT ${bucketed ? bucketExpression(sql, bounds) : 'NULL'} AS bucket, total_duration, scroll FROM (${stored})
       UNION ALL
       SELECT ${bucketed ? rawBucket(sql, bounds, ranges) : 'NULL'}, total_duration, scroll FROM page
     )`;

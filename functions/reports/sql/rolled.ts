@@ -22,14 +22,14 @@ import { CANONICAL, CANONICAL_COLUMNS, CANONICAL_EVENT_COLUMNS, CANONICAL_EVENTS
 import { entryOnly, keepsEmptyLabels, labelExpression } from './text.ts';
 
 /** Written by the DuckDB store (adapters/duckdb/rollups.ts); the names carry the rules' version. */
-export const ROLLUP_LABELS = 'rollup_v3_labels';
-export const ROLLUP_DAYS = 'rollup_v3_days';
+export const ROLLUP_LABELS = 'rollup_v4_labels';
+export const ROLLUP_DAYS = 'rollup_v4_days';
 /** Per quarter hour of a day: canonical pageviews, visitors' first and last pageviews, pageviews without a hash counted unique. */
-export const ROLLUP_SLOTS = 'rollup_v3_slots';
-/** Each engaged page of a day (engaged-pages.ts, its appends summed in): its slot, total duration, scroll and the columns filters compare. */
-export const ROLLUP_PAGES = 'rollup_v3_pages';
+export const ROLLUP_SLOTS = 'rollup_v4_slots';
+/** Each engaged page of a day (engaged-pages.ts, its appends summed in): its ts, total duration, scroll and the columns filters compare. */
+export const ROLLUP_PAGES = 'rollup_v4_pages';
 /** Tables earlier versions wrote, dropped at open. */
-export const RETIRED_ROLLUPS = ['rollup_v1_labels', 'rollup_v1_days', ...['labels', 'days', 'slots', 'pages'].map((t) => `rollup_v2_${t}`)];
+export const RETIRED_ROLLUPS = ['rollup_v1_labels', 'rollup_v1_days', ...[2, 3].flatMap((v) => ['labels', 'days', 'slots', 'pages'].map((t) => `rollup_v${v}_${t}`))];
 
 const DAY = `ts // ${DAY_MS}`;
 

@@ -24,14 +24,24 @@ export interface SealedDays {
   built: readonly number[];
 }
 
-/** No sealed day: a rolled read over these reads every row of its range (a filtered read of rolled lists). */
-export const NO_SEALED_DAYS: SealedDays = { first: 1, last: 0, built: [] };
-
-/** The sealed whole UTC days of [fromMs, toMs) (all but the last `openDays` days up to now), or null when there are none. */
-export function sealedDays(fromMs: number, toMs: number, nowMs: number, openDays: number): { first: number; last: number } | null {
-  const first = Math.ceil(fromMs / DAY_MS);
-  const last = Math.min(Math.floor(toMs / DAY_MS) - 1, Math.floor(nowMs / DAY_MS) - openDays);
+/**
+ * The sealed UTC days of [fromMs, toMs) (all but the last `openDays` days up to now), or null when
+ * there are none: the whole days, and with `partial` also the days the range only cuts into (a
+ * rollup that keeps each row's ts answers any part of its day).
+ */
+export function sealedDays(fromMs: number, toMs: number, nowMs: number, openDays: number, partial = false): { first: number; last: number } | null {
+  const first = partial ? Math.floor(fromMs / DAY_MS) : Math.ceil(fromMs / DAY_MS);
+  const last = Math.min(partial ? Math.ceil(toMs / DAY_MS) - 1 : Math.floor(toMs / DAY_MS) - 1, Math.floor(nowMs / DAY_MS) - openDays);
   return first <= last ? { first, last } : null;
+}
+
+/**
+ * Which of a read's days lacking a build to build now: all of them when one is a whole day of
+ * [from, to), else none. A read of part of a day never pays for the whole day's build; the days a
+ * range only cuts into are built along with its whole ones, and read from rows until then.
+ */
+export function daysToBuild(lacking: readonly number[], scope: { from: number; to: number }): number[] {
+  return lacking.some((d) => d * DAY_MS >= scope.from && (d + 1) * DAY_MS <= scope.to) ? [...lacking] : [];
 }
 
 /** Ascending day numbers as runs of consecutive days, each at most `longest` long: [first, last] each (a build reads one range per run). */
@@ -45,9 +55,8 @@ export function dayRuns(days: readonly number[], longest: number): [number, numb
   return runs;
 }
 
-/** [start, end) ms ranges of the scope that no named rollup answers: the partial ends and the days not built. */
+/** [start, end) ms ranges of the scope that no named rollup answers: the ends outside the sealed days and the parts of the days not built. */
 export function rowRanges(scope: { from: number; to: number }, days: SealedDays): [number, number][] {
-  if (days.first > days.last) return scope.from < scope.to ? [[scope.from, scope.to]] : [];
   const built = new Set(days.built);
   const ranges: [number, number][] = [];
   const add = (start: number, end: number) => {
@@ -57,7 +66,7 @@ export function rowRanges(scope: { from: number; to: number }, days: SealedDays)
     else ranges.push([start, end]);
   };
   add(scope.from, days.first * DAY_MS);
-  for (let d = days.first; d <= days.last; d++) if (!built.has(d)) add(d * DAY_MS, (d + 1) * DAY_MS);
+  for (let d = days.first; d <= days.last; d++) if (!built.has(d)) add(Math.max(d * DAY_MS, scope.from), Math.min((d + 1) * DAY_MS, scope.to));
   add((days.last + 1) * DAY_MS, scope.to);
   return ranges;
 }
