@@ -18,7 +18,7 @@ import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
 import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
 import type { PageviewDim } from './breakdown.ts';
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
-import { rawBucket, rowRanges, slotBuckets, trafficDays, type SealedDays } from './sealed-days.ts';
+import { rawBucket, rowRanges, slotBuckets, trafficDays, wholeDays, type SealedDays } from './sealed-days.ts';
 import { clickhouseEngagedPages } from './engaged-pages.ts';
 import { thresholdCounts } from './retention.ts';
 import { engagementByBucket } from './traffic.ts';
@@ -49,9 +49,6 @@ function onlyDays(days: RolledDays, keep: readonly number[]): RolledDays {
   const at = days.built.map((d, i) => [d, days.builtAt[i] as number] as const).filter(([d]) => kept.has(d));
   return { ...days, built: at.map(([d]) => d), builtAt: at.map(([, b]) => b), plain: days.plain.filter((d) => kept.has(d)) };
 }
-
-/** The named days wholly inside [from, to): the ones a daily rollup answers. */
-const wholeDays = (days: readonly number[], scope: { from: number; to: number }) => days.filter((d) => d * DAY_MS >= scope.from && (d + 1) * DAY_MS <= scope.to);
 
 const DAY = `intDiv("ts", ${DAY_MS})`;
 

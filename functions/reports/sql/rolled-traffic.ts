@@ -24,14 +24,15 @@
  * filtered scope come from rows: a visitor's first pageview under a filter
  * is not one a slot keeps).
  */
+import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import type { ReportScope, SiteRef } from '#ports/report-store.ts';
 import { CANONICAL, CANONICAL_COLUMNS, type DuckDbSql } from './dialects/duckdb.ts';
 import { duckdbEngagedPages } from './engaged-pages.ts';
 import { dayNamed, ROLLUP_PAGES, ROLLUP_SLOTS, rowsOutsideRollups, stillBuilt } from './rolled.ts';
-import { rawBucket, rowRanges, slotBuckets, type SealedDays } from './sealed-days.ts';
+import { rawBucket, rowRanges, SLOT_MS, slotBuckets, trafficDays, wholeDays, type SealedDays } from './sealed-days.ts';
 import { thresholdCounts } from './retention.ts';
-import { bucketExpression, filterSql } from './text.ts';
+import { filterSql } from './text.ts';
 import { visitorsByFirstFlags } from './traffic.ts';
 
 /** The named days' slots of one rollup table. */
@@ -67,6 +68,21 @@ function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], day
 }
 
 /**
+ * A stored page's bucket: by its slot on the whole days slots can answer (a constant list per
+ * day), else by comparing its ts with the boundaries of the parts of the other named days.
+ */
+function storedBucket(sql: DuckDbSql, bounds: readonly number[], days: SealedDays): string {
+  const range = { from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
+  const slotted = trafficDays(wholeDays(days.built, range), bounds);
+  const bySlot = new Set(slotted);
+  const rest = days.built.filter((d) => !bySlot.has(d)).map((d): [number, number] => [Math.max(d * DAY_MS, range.from), Math.min((d + 1) * DAY_MS, range.to)]);
+  const byTs = rawBucket(sql, bounds, rest);
+  if (slotted.length === 0) return byTs;
+  const slot = slotBuckets(sql, bounds, { ...days, built: slotted }).bucket;
+  return rest.length === 0 ? slot : `CASE WHEN ${dayNamed(sql, { ...days, built: slotted })} THEN ${slot} ELSE ${byTs} END`;
+}
+
+/**
  * The engaged pages matching the filters of the named days (stored with the columns filters
  * compare) and of the rest of the range (joined now), as the CTE `engaged` with `bucket` (null when
  * `bounds` make one bucket), `total_duration` and `scroll`.
@@ -76,11 +92,11 @@ function engagedCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], da
   const ranges = rowRanges({ from, to }, days);
   const bucketed = bounds.length > 2;
   // A stored page keeps its ts: the named days may be ones the range only cuts into.
-  const stored = `SELECT ts, total_duration, scroll FROM ${ROLLUP_PAGES}
+  const stored = `SELECT day, ((ts % ${DAY_MS}) // ${SLOT_MS})::INTEGER AS slot, ts, total_duration, scroll FROM ${ROLLUP_PAGES}
     WHERE ${sql.sites([site])} AND ${dayNamed(sql, days)} AND ts >= ${sql.int(from)} AND ts < ${sql.int(to)}${filterSql(sql, filters)}`;
   return `${duckdbEngagedPages(sql, [site], ranges, filters)},
     engaged AS (
-      SELECT ${bucketed ? bucketExpression(sql, bounds) : 'NULL'} AS bucket, total_duration, scroll FROM (${stored})
+      SELECT ${bucketed ? storedBucket(sql, bounds, days) : 'NULL'} AS bucket, total_duration, scroll FROM (${stored})
       UNION ALL
       SELECT ${bucketed ? rawBucket(sql, bounds, ranges) : 'NULL'}, total_duration, scroll FROM page
     )`;

@@ -41,7 +41,7 @@ export function sealedDays(fromMs: number, toMs: number, nowMs: number, openDays
  * range only cuts into are built along with its whole ones, and read from rows until then.
  */
 export function daysToBuild(lacking: readonly number[], scope: { from: number; to: number }): number[] {
-  return lacking.some((d) => d * DAY_MS >= scope.from && (d + 1) * DAY_MS <= scope.to) ? [...lacking] : [];
+  return wholeDays(lacking, scope).length > 0 ? [...lacking] : [];
 }
 
 /** Ascending day numbers as runs of consecutive days, each at most `longest` long: [first, last] each (a build reads one range per run). */
@@ -93,6 +93,10 @@ export function touchedDays(rows: readonly EventRow[], offsets: readonly number[
   }
   return touched;
 }
+
+/** The days wholly inside [from, to): the ones a daily rollup of whole days answers. */
+export const wholeDays = (days: readonly number[], scope: { from: number; to: number }) =>
+  days.filter((d) => d * DAY_MS >= scope.from && (d + 1) * DAY_MS <= scope.to);
 
 /** The named days whose slots can answer buckets with these boundaries: at most one boundary inside the day, on a slot's start. */
 export function trafficDays(built: readonly number[], bounds: readonly number[]): number[] {
