@@ -2,7 +2,7 @@
  * The report queries' dialect entries, built without a store: what holds for
  * every statement whatever the store.
  */
-import { dayRuns, daysToBuild, rowRanges, sealedDays } from '#reports/sql/sealed-days.ts';
+import { dayRanges, dayRuns, daysToBuild, rowRanges, sealedDays } from '#reports/sql/sealed-days.ts';
 import { describe, expect, it } from 'vitest';
 import type { DialectContexts, DialectName, Query } from '#reports/sql/dialect.ts';
 import { listValue } from '@duckdb/node-api';
@@ -90,6 +90,12 @@ describe('sealed days', () => {
     expect(rowRanges(scope, { first: 2, last: 6, built: [2, 3, 4, 5, 6] })).toEqual([]);
     expect(rowRanges(scope, { first: 2, last: 6, built: [3, 4, 5] })).toEqual([[2 * D + H, 3 * D], [6 * D, 6 * D + H]]);
     expect(rowRanges(scope, { first: 3, last: 5, built: [3, 5] })).toEqual([[2 * D + H, 3 * D], [4 * D, 5 * D], [6 * D, 6 * D + H]]);
+  });
+
+  it('gives the parts of days inside a range, days that meet as one range', () => {
+    const scope = { from: 2 * D + H, to: 6 * D + H };
+    expect(dayRanges([1, 2, 3, 5, 6, 7], scope)).toEqual([[2 * D + H, 4 * D], [5 * D, 6 * D + H]]);
+    expect(dayRanges([], scope)).toEqual([]);
   });
 
   it('builds the days a read lacks only when one of them is a whole day of its range', () => {

@@ -18,7 +18,7 @@ import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
 import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
 import type { PageviewDim } from './breakdown.ts';
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
-import { rawBucket, rowRanges, slotBuckets, trafficDays, wholeDays, type SealedDays } from './sealed-days.ts';
+import { dayRanges, rawBucket, rowRanges, slotBuckets, trafficDays, wholeDays, type SealedDays } from './sealed-days.ts';
 import { clickhouseEngagedPages } from './engaged-pages.ts';
 import { thresholdCounts } from './retention.ts';
 import { engagementByBucket } from './traffic.ts';
@@ -100,17 +100,6 @@ const staleRow = (sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, 
   `SELECT CAST(NULL AS Nullable(UInt32)) AS "list", CAST(NULL AS Nullable(String)) AS "name", toUInt64(0) AS "value", toUInt64(0) AS "visitors",
     CAST(NULL AS Nullable(Int64)) AS "last_seen", ${staleCount(sql, tables, scope, days, false)} AS "stale"`;
 
-/** Ascending [start, end) ranges with those that meet merged. */
-function merged(ranges: readonly (readonly [number, number])[]): [number, number][] {
-  const out: [number, number][] = [];
-  for (const [a, b] of [...ranges].sort((x, y) => x[0] - y[0])) {
-    const last = out[out.length - 1];
-    if (last && last[1] === a) last[1] = b;
-    else out.push([a, b]);
-  }
-  return out;
-}
-
 /**
  * The canonical rows of one kind in the parts of the scope the rollups leave (all but the
  * `answered` named days), as one derived table with `ts` and `columns`, and those parts' ranges
@@ -130,7 +119,7 @@ function rowsOutside(
   const skip = new Set(answered);
   const plain = onlyDays(days, days.plain.filter((d) => !skip.has(d)));
   const windowed = rowRanges(scope, { ...days, built: [...answered, ...plain.built].sort((a, b) => a - b) });
-  const plainRanges = merged(plain.built.map((d): [number, number] => [Math.max(d * DAY_MS, scope.from), Math.min((d + 1) * DAY_MS, scope.to)]));
+  const plainRanges = dayRanges(plain.built, scope);
   const windowedRows = windowed.length === 0 ? null : sql.canonicalIn(kind, [scope], windowed, columns);
   let plainRows: string | null = null;
   if (plainRanges.length > 0) {
@@ -143,7 +132,7 @@ function rowsOutside(
         AND ("id", "ts") NOT IN (SELECT "id", "ts" FROM ${tables.copies} WHERE ${ofNamedBuilds(sql, scope, plain)} AND ${kindIs}))`;
   }
   const rows = windowedRows && plainRows ? `(SELECT * FROM ${windowedRows} AS w UNION ALL SELECT * FROM ${plainRows} AS p)` : (windowedRows ?? plainRows);
-  return { rows, ranges: merged([...windowed, ...plainRanges]) };
+  return { rows, ranges: rowRanges(scope, { ...days, built: answered }) };
 }
 
 /**

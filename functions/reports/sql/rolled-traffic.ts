@@ -30,7 +30,7 @@ import type { ReportScope, SiteRef } from '#ports/report-store.ts';
 import { CANONICAL, CANONICAL_COLUMNS, type DuckDbSql } from './dialects/duckdb.ts';
 import { duckdbEngagedPages } from './engaged-pages.ts';
 import { dayNamed, ROLLUP_PAGES, ROLLUP_SLOTS, rowsOutsideRollups, stillBuilt } from './rolled.ts';
-import { rawBucket, rowRanges, SLOT_MS, slotBuckets, trafficDays, wholeDays, type SealedDays } from './sealed-days.ts';
+import { dayRanges, rawBucket, rowRanges, SLOT_MS, slotBuckets, trafficDays, wholeDays, type SealedDays } from './sealed-days.ts';
 import { thresholdCounts } from './retention.ts';
 import { filterSql } from './text.ts';
 import { visitorsByFirstFlags } from './traffic.ts';
@@ -75,7 +75,7 @@ function storedBucket(sql: DuckDbSql, bounds: readonly number[], days: SealedDay
   const range = { from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
   const slotted = trafficDays(wholeDays(days.built, range), bounds);
   const bySlot = new Set(slotted);
-  const rest = days.built.filter((d) => !bySlot.has(d)).map((d): [number, number] => [Math.max(d * DAY_MS, range.from), Math.min((d + 1) * DAY_MS, range.to)]);
+  const rest = dayRanges(days.built.filter((d) => !bySlot.has(d)), range);
   const byTs = rawBucket(sql, bounds, rest);
   if (slotted.length === 0) return byTs;
   const slot = slotBuckets(sql, bounds, { ...days, built: slotted }).bucket;

@@ -94,6 +94,19 @@ export function touchedDays(rows: readonly EventRow[], offsets: readonly number[
   return touched;
 }
 
+/** The parts of some days (ascending) inside [from, to), as ascending [start, end) ranges, those that meet merged. */
+export function dayRanges(days: readonly number[], scope: { from: number; to: number }): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (const d of days) {
+    const [start, end] = [Math.max(d * DAY_MS, scope.from), Math.min((d + 1) * DAY_MS, scope.to)];
+    const last = ranges[ranges.length - 1];
+    if (start >= end) continue;
+    if (last && last[1] === start) last[1] = end;
+    else ranges.push([start, end]);
+  }
+  return ranges;
+}
+
 /** The days wholly inside [from, to): the ones a daily rollup of whole days answers. */
 export const wholeDays = (days: readonly number[], scope: { from: number; to: number }) =>
   days.filter((d) => d * DAY_MS >= scope.from && (d + 1) * DAY_MS <= scope.to);
