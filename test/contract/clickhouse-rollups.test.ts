@@ -44,7 +44,7 @@ describe('ClickHouse daily rollups', () => {
     await rolledEqualsRows(events, rolled, rows, newSite, 8);
   }, 300_000);
 
-  it('give filtered retention, overview traffic (one dim:value clause, or any clauses) and summary lists the rows give, across batches written between reads', async () => {
+  it('give filtered retention, overview traffic (one dim:value clause, or any clauses), summary lists and the pages, sources and events breakdowns the rows give, across batches written between reads', async () => {
     await rolledEqualsRows(events, rolled, rows, newSite, 8, { plain: new SqlReportStore(new ClickHouseQueryRunner(events)) });
   }, 300_000);
 

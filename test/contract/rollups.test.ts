@@ -35,7 +35,7 @@ describe('DuckDB daily rollups', () => {
     await rolledEqualsRows(events, rolled, rows, () => `rollup-${randomUUID().slice(0, 8)}.example`, 15);
   }, 300_000);
 
-  it('give filtered retention, overview traffic (one dim:value clause, or any clauses) and summary lists the rows give, across batches written between reads', async () => {
+  it('give filtered retention, overview traffic (one dim:value clause, or any clauses), summary lists and the pages, sources and events breakdowns the rows give, across batches written between reads', async () => {
     const plain = new SqlReportStore(new DuckDbQueryRunner({ query: (sql: string, params?: Record<string, unknown>) => events.query(sql, params as never) } as never));
     await rolledEqualsRows(events, rolled, rows, () => `rollup-${randomUUID().slice(0, 8)}.example`, 15, { plain });
   }, 300_000);
