@@ -63,10 +63,10 @@ export class DuckDbReportStore extends SqlReportStore {
    * Runs `read` over the rollups of the sealed days of the scope (building the missing ones first)
    * that `usable` keeps, and the rows of the rest; null when the rows answer alone, as they do for
    * a filtered scope unless `filtered` says `read` applies the filters to the rollups. With
-   * `partial`, the sealed days the range only cuts into are named too (`read` bounds their ts) when
-   * built. Building takes the writer's turn, so it is asked for only when a whole day lacks its rollup. A batch that
-   * removed a rollup between the look and the read shows in `still_built`: the read runs again, and
-   * after three such races the rows answer.
+   * `partial`, the sealed days the range only cuts into are named too when built (`read` bounds
+   * their ts). Building takes the writer's turn, so it is asked for only when a whole day lacks its
+   * rollup (sealed-days.ts daysToBuild). A batch that removed a rollup between the look and the
+   * read shows in `still_built`: the read runs again, and after three such races the rows answer.
    */
   private async rolled(
     scope: ReportScope,
