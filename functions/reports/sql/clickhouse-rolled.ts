@@ -18,6 +18,7 @@ import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
 import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
 import type { PageviewDim } from './breakdown.ts';
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
+import { canonicalColumns } from './dialects/read-time.ts';
 import { dayRanges, rawBucket, rowRanges, slotBuckets, trafficDays, wholeDays, type SealedDays } from './sealed-days.ts';
 import { clickhouseEngagedPages } from './engaged-pages.ts';
 import { thresholdCounts } from './retention.ts';
@@ -123,8 +124,7 @@ function rowsOutside(
   const windowedRows = windowed.length === 0 ? null : sql.canonicalIn(kind, [scope], windowed, columns);
   let plainRows: string | null = null;
   if (plainRanges.length > 0) {
-    // The columns canonicalIn gives, in its order.
-    const wanted = [...new Set(['site', 'id', ...columns])].filter((c) => c !== 'ts').map((c) => sql.column(c));
+    const wanted = canonicalColumns(columns);
     const within = plainRanges.map(([a, b]) => `("ts" >= ${sql.int(a)} AND "ts" < ${sql.int(b)})`).join(' OR ');
     const kindIs = `"kind" = ${sql.value(kind)}`;
     plainRows = `(SELECT "ts", ${wanted.join(', ')} FROM ${sql.table}

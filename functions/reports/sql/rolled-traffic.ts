@@ -35,10 +35,6 @@ import { thresholdCounts } from './retention.ts';
 import { filterSql } from './text.ts';
 import { visitorsByFirstFlags } from './traffic.ts';
 
-/** The named days' slots of one rollup table. */
-const slotRows = (sql: DuckDbSql, site: SiteRef, days: SealedDays, table: string, columns: string) =>
-  `SELECT day, slot, ${columns} FROM ${table} WHERE ${sql.sites([site])} AND ${dayNamed(sql, days)}`;
-
 
 /** Pageviews and visitors per bucket (`part` 'bucket', when there is more than one) and over the range (`part` 'total'), as the CTE `counts`. */
 function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
@@ -55,7 +51,7 @@ function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], day
          UNION ALL`
       : '';
   return `
-    slots AS (${slotRows(sql, site, days, ROLLUP_SLOTS, 'pageviews, firsts, lasts, unhashed')}),
+    slots AS (SELECT day, slot, pageviews, firsts, lasts, unhashed FROM ${ROLLUP_SLOTS} WHERE ${sql.sites([site])} AND ${dayNamed(sql, days)}),
     raw AS MATERIALIZED (SELECT ts, visitor_key, visitor_first, "unique" FROM ${rowsOutsideRollups(sql, range, days, ['ts', 'visitor_key', 'visitor_first', 'unique', ...CANONICAL_COLUMNS])} AS e WHERE ${CANONICAL}),
     counts AS (
       SELECT part, bucket, sum(pageviews) AS pageviews, sum(visitors) AS visitors FROM (

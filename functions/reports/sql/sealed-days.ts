@@ -55,20 +55,12 @@ export function dayRuns(days: readonly number[], longest: number): [number, numb
   return runs;
 }
 
-/** [start, end) ms ranges of the scope that no named rollup answers: the ends outside the sealed days and the parts of the days not built. */
+/** [start, end) ms ranges of the scope that no named rollup answers: every part of it outside the named days. */
 export function rowRanges(scope: { from: number; to: number }, days: SealedDays): [number, number][] {
-  const built = new Set(days.built);
-  const ranges: [number, number][] = [];
-  const add = (start: number, end: number) => {
-    const last = ranges[ranges.length - 1];
-    if (start >= end) return;
-    if (last && last[1] === start) last[1] = end;
-    else ranges.push([start, end]);
-  };
-  add(scope.from, days.first * DAY_MS);
-  for (let d = days.first; d <= days.last; d++) if (!built.has(d)) add(Math.max(d * DAY_MS, scope.from), Math.min((d + 1) * DAY_MS, scope.to));
-  add((days.last + 1) * DAY_MS, scope.to);
-  return ranges;
+  const named = new Set(days.built);
+  const rest: number[] = [];
+  for (let d = Math.floor(scope.from / DAY_MS); d * DAY_MS < scope.to; d++) if (!named.has(d)) rest.push(d);
+  return dayRanges(rest, scope);
 }
 
 /**

@@ -37,6 +37,9 @@ export interface ReadTimeSql extends SqlText {
   canonicalIn(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], columns: readonly string[]): string;
 }
 
+/** The columns after `ts` of canonicalIn's derived table, quoted, in its order: site, id, then the named ones. */
+export const canonicalColumns = (columns: readonly string[]) => [...new Set(['site', 'id', ...columns])].filter((c) => c !== 'ts').map(sqlIdentifier);
+
 export abstract class ReadTimeDialect implements ReadTimeSql {
   abstract readonly notBot: string;
   abstract readonly visitors: string;
@@ -78,7 +81,7 @@ export abstract class ReadTimeDialect implements ReadTimeSql {
    * where they meet, so no row is read twice), which costs less than a window per range.
    */
   canonicalIn(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], columns: readonly string[]): string {
-    const wanted = [...new Set(['site', 'id', ...columns])].filter((c) => c !== 'ts').map(sqlIdentifier);
+    const wanted = canonicalColumns(columns);
     const read: [number, number][] = [];
     for (const [from, to] of ranges) {
       const last = read[read.length - 1];
