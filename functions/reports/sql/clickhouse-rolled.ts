@@ -17,7 +17,7 @@ import type { BreakdownDim } from '#domain/reports/query.ts';
 import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
 import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
 import type { PageviewDim } from './breakdown.ts';
-import type { ClickHouseSql } from './dialects/clickhouse.ts';
+import { UNHASHED, type ClickHouseSql } from './dialects/clickhouse.ts';
 import { canonicalColumns } from './dialects/read-time.ts';
 import { dayRanges, rawBucket, rowRanges, slotBuckets, trafficDays, wholeDays, type SealedDays } from './sealed-days.ts';
 import { clickhouseEngagedPages } from './engaged-pages.ts';
@@ -251,6 +251,24 @@ export function clickhouseRolledEngagement(sql: ClickHouseSql, tables: RolledTab
 }
 
 /**
+ * Raw rows' parts 'bucket' and 'total' from one read of them (a second SELECT naming them would
+ * read them again): per bucket and UTC day the distinct visitors' state, merged per UTC day for
+ * the total (visitor hashes do not repeat across UTC days, so days add up).
+ */
+function rawBucketsAndTotal(raw: string, bucket: string): string {
+  return `SELECT x.1 AS "part", x.2 AS "bucket", x.3 AS "pageviews", x.4 AS "visitors" FROM (
+      SELECT groupArray(tuple('bucket', "bucket", "pageviews", finalizeAggregation("distinct") + "unhashed")) AS "per",
+             sum("pageviews") AS "day_pageviews", uniqExactMerge("distinct") + sum("unhashed") AS "day_visitors"
+      FROM (
+        SELECT toUInt32(${bucket}) AS "bucket", intDiv("ts", ${DAY_MS}) AS "utc_day", count() AS "pageviews", uniqExactState("visitor") AS "distinct",
+               ${UNHASHED} AS "unhashed"
+        FROM ${raw} AS r GROUP BY "bucket", "utc_day"
+      ) AS d GROUP BY "utc_day"
+    ) AS g
+    ARRAY JOIN arrayPushBack("per", tuple('total', toUInt32(0), "day_pageviews", "day_visitors")) AS x`;
+}
+
+/**
  * One site's pageviews and visitors (traffic.ts) under the filters, from the slots of the named
  * days that can answer these buckets (unfiltered, whole days: sealed-days.ts trafficDays) and the
  * rows of the rest of the range: rows of `part` 'bucket' (when there is more than one) and
@@ -272,13 +290,9 @@ export function clickhouseRolledCounts(sql: ClickHouseSql, tables: RolledTables,
   if (bounds.length > 2) {
     const slot = slotBuckets(sql, bounds, slotDays);
     if (slots) parts.push(`SELECT 'bucket' AS "part", toUInt32(${slot.bucket}) AS "bucket", "pageviews", if(${slot.fromDayStart}, "firsts", "lasts") + "unhashed" AS "visitors" FROM ${slots} AS s`);
-    if (raw)
-      parts.push(
-        `SELECT 'bucket' AS "part", toUInt32(${rawBucket(sql, bounds, ranges)}) AS "bucket", count() AS "pageviews", ${sql.visitors} AS "visitors" FROM ${raw} AS r GROUP BY "bucket", intDiv("ts", ${DAY_MS})`,
-      );
   }
   if (slots) parts.push(`SELECT 'total' AS "part", toUInt32(0) AS "bucket", "pageviews", "firsts" + "unhashed" AS "visitors" FROM ${slots} AS s`);
-  if (raw) parts.push(`SELECT 'total' AS "part", toUInt32(0) AS "bucket", count() AS "pageviews", ${sql.visitors} AS "visitors" FROM ${raw} AS r GROUP BY intDiv("ts", ${DAY_MS})`);
+  if (raw) parts.push(bounds.length > 2 ? rawBucketsAndTotal(raw, rawBucket(sql, bounds, ranges)) : `SELECT 'total' AS "part", toUInt32(0) AS "bucket", count() AS "pageviews", ${sql.visitors} AS "visitors" FROM ${raw} AS r GROUP BY intDiv("ts", ${DAY_MS})`);
   const counts =
     parts.length === 0
       ? `SELECT CAST(NULL AS Nullable(String)) AS "part", CAST(NULL AS Nullable(UInt32)) AS "bucket", toUInt64(0) AS "pageviews", toUInt64(0) AS "visitors", CAST(NULL AS Nullable(UInt64)) AS "stale" WHERE false`

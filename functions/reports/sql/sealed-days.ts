@@ -9,7 +9,7 @@
  */
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { EventRow } from '#ports/event-store.ts';
-import { bucketAt, bucketExpression, sqlInteger, type SqlText } from './text.ts';
+import { bucketAt, bucketExpression, bucketTree, sqlInteger, type SqlText } from './text.ts';
 
 /**
  * The traffic rollups' time slot: a quarter hour, the finest step of any time
@@ -133,9 +133,10 @@ export function slotBuckets(sql: SqlText, bounds: readonly number[], days: Seale
   };
 }
 
-/** The bucket of a raw row: a comparison tree over only the buckets each raw range touches. */
+/** The bucket of a raw row: a day look-up where the dialect has one, else a comparison tree over only the buckets each raw range touches. */
 export function rawBucket(sql: SqlText, bounds: readonly number[], ranges: readonly [number, number][]): string {
   if (ranges.length === 0) return '0';
-  const trees = ranges.map(([a, b]) => [b, bucketExpression(sql, bounds, bucketAt(bounds, a), bucketAt(bounds, b - 1))] as const);
+  if (sql.utcDay) return bucketExpression(sql, bounds);
+  const trees = ranges.map(([a, b]) => [b, bucketTree(sql, bounds, bucketAt(bounds, a), bucketAt(bounds, b - 1))] as const);
   return `(CASE ${trees.map(([end, tree]) => `WHEN ts < ${sqlInteger(end)} THEN ${tree}`).join(' ')} END)`;
 }

@@ -22,6 +22,11 @@ export interface SqlText {
   contains(haystack: string, needle: string): string;
   /** A constant list of integers that rows index into (`list[i]`, from 1): bucket edges and offsets per day. */
   intList(values: readonly number[]): string;
+  /**
+   * The UTC day number of a ms timestamp, where the dialect buckets rows by day look-ups
+   * (bucketExpression): one where a comparison tree costs every comparison on every row.
+   */
+  utcDay?(ts: string): string;
 }
 
 /**
@@ -59,15 +64,50 @@ export function sqlNumber(value: number): string {
   return String(value);
 }
 
+const DAY_MS = 86_400_000;
+
 /**
- * The bucket index of `ts` as a balanced tree of comparisons over the sorted
- * boundaries (bucket i is [b_i, b_{i+1})): log2(buckets) comparisons per
- * row, where a range join would cost a join. Boundaries are integers made by the planner.
+ * The bucket index of `ts` (bucket i is [b_i, b_{i+1})) for rows inside the boundaries. Where
+ * the dialect names a row's UTC day (ClickHouse, which evaluates every branch of a CASE),
+ * a look-up by day; otherwise a balanced comparison tree (the others stop at the first match).
  */
-export function bucketExpression(sql: SqlText, bounds: readonly number[], lo = 0, hi = bounds.length - 2): string {
+export function bucketExpression(sql: SqlText, bounds: readonly number[]): string {
+  return sql.utcDay ? dayLookupBucket(sql, sql.utcDay(sql.column('ts')), bounds) : bucketTree(sql, bounds, 0, bounds.length - 2);
+}
+
+/**
+ * Per UTC day of the range (constant lists indexed by day), the bucket holding the day's first
+ * moment in range, plus one for each boundary inside the day at or before `ts`: one list per
+ * boundary a day can hold (a day ending early has its end there, which no row of it reaches).
+ */
+function dayLookupBucket(sql: SqlText, day: string, bounds: readonly number[]): string {
+  const from = bounds[0] as number;
+  const to = bounds[bounds.length - 1] as number;
+  const first = Math.floor(from / DAY_MS);
+  const starts: number[] = [];
+  const cuts: number[][] = [];
+  for (let d = first; d * DAY_MS < to; d++) {
+    const start = Math.max(d * DAY_MS, from);
+    starts.push(bucketAt(bounds, start));
+    cuts.push(bounds.slice(1, -1).filter((b) => b > start && b < (d + 1) * DAY_MS));
+  }
+  const at = `[${day} - ${sqlInteger(first - 1)}]`;
+  const most = Math.max(0, ...cuts.map((c) => c.length));
+  const steps = Array.from({ length: most }, (_, k) => {
+    const edge = cuts.map((c, i) => c[k] ?? (first + i + 1) * DAY_MS);
+    return ` + (${sql.column('ts')} >= ${sql.intList(edge)}${at})`;
+  });
+  return `(${sql.intList(starts)}${at}${steps.join('')})`;
+}
+
+/**
+ * A balanced tree of comparisons over the sorted boundaries, for buckets lo..hi (rows known to
+ * lie in them): log2(buckets) comparisons per row, where a range join would cost a join.
+ */
+export function bucketTree(sql: SqlText, bounds: readonly number[], lo: number, hi: number): string {
   if (lo >= hi) return String(lo);
   const mid = Math.floor((lo + hi + 1) / 2);
-  return `(CASE WHEN ${sql.column('ts')} < ${sql.int(bounds[mid]!)} THEN ${bucketExpression(sql, bounds, lo, mid - 1)} ELSE ${bucketExpression(sql, bounds, mid, hi)} END)`;
+  return `(CASE WHEN ${sql.column('ts')} < ${sql.int(bounds[mid]!)} THEN ${bucketTree(sql, bounds, lo, mid - 1)} ELSE ${bucketTree(sql, bounds, mid, hi)} END)`;
 }
 
 /** The index of the bucket holding `ts` (bucket i is [b_i, b_{i+1})): bucketExpression's search, in JS. */

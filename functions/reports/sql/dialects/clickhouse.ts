@@ -12,8 +12,11 @@ import { sqlIdentifier, sqlInteger } from '../text.ts';
 
 export const NOT_BOT = 'NOT "bot"';
 
+/** Pageviews without a visitor hash that are flagged unique: each is a visitor of its own. */
+export const UNHASHED = `countIf("visitor" IS NULL AND coalesce("unique", false))`;
+
 /** Distinct daily visitor hashes; pageviews without one count their unique flag. */
-export const VISITORS = `count(DISTINCT "visitor") + countIf("visitor" IS NULL AND coalesce("unique", false))`;
+export const VISITORS = `count(DISTINCT "visitor") + ${UNHASHED}`;
 
 export class ClickHouseSql extends ReadTimeDialect {
   readonly notBot = NOT_BOT;
@@ -41,6 +44,10 @@ export class ClickHouseSql extends ReadTimeDialect {
 
   contains(haystack: string, needle: string): string {
     return `position(${haystack}, ${needle}) > 0`;
+  }
+
+  utcDay(ts: string): string {
+    return `intDiv(${ts}, 86400000)`;
   }
 
   /** The rows of the sites' current registrations (a registration key belongs to one hostname: domain/registration.ts). */
