@@ -68,7 +68,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * The bucket index of `ts` (bucket i is [b_i, b_{i+1})) for rows inside the boundaries. Where
- * the dialect names a row's UTC day (ClickHouse, which evaluates every branch of a CASE),
+ * the dialect names a row's UTC day (ClickHouse, which evaluates every branch of a CASE tree),
  * a look-up by day; otherwise a balanced comparison tree (the others stop at the first match).
  */
 export function bucketExpression(sql: SqlText, bounds: readonly number[]): string {
@@ -95,7 +95,7 @@ function dayLookupBucket(sql: SqlText, day: string, bounds: readonly number[]): 
   const most = Math.max(0, ...cuts.map((c) => c.length));
   const steps = Array.from({ length: most }, (_, k) => {
     const edge = cuts.map((c, i) => c[k] ?? (first + i + 1) * DAY_MS);
-    return ` + (${sql.column('ts')} >= ${sql.intList(edge)}${at})`;
+    return ` + CASE WHEN ${sql.column('ts')} >= ${sql.intList(edge)}${at} THEN 1 ELSE 0 END`;
   });
   return `(${sql.intList(starts)}${at}${steps.join('')})`;
 }
