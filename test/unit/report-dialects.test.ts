@@ -4,6 +4,8 @@
  */
 import { dayRanges, dayRuns, daysToBuild, rowRanges, sealedDays } from '#reports/sql/sealed-days.ts';
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { bucketAt, dayLookup } from '#reports/sql/text.ts';
 import type { DialectContexts, DialectName, Query } from '#reports/sql/dialect.ts';
 import { listValue } from '@duckdb/node-api';
 import { DuckDbSql } from '#reports/sql/dialects/duckdb.ts';
@@ -102,5 +104,37 @@ describe('sealed days', () => {
     const scope = { from: 2 * D + H, to: 6 * D + H };
     expect(daysToBuild([2, 6], scope)).toEqual([]);
     expect(daysToBuild([2, 4], scope)).toEqual([2, 4]);
+  });
+});
+
+describe('bucket of a row by a day look-up', () => {
+  const D = 86_400_000;
+  const bucketByLookup = (bounds: readonly number[], ts: number) => {
+    const { first, starts, steps } = dayLookup(bounds);
+    const i = Math.floor(ts / D) - first;
+    return (starts[i] as number) + steps.filter((edge) => ts >= (edge[i] as number)).length;
+  };
+
+  it('gives every row inside the boundaries the bucket the comparison search gives', () => {
+    // Boundaries anywhere (UTC midnights, hours, odd offsets), ranges from minutes to a year.
+    const bounds = fc
+      .uniqueArray(fc.integer({ min: 0, max: 400 * D }), { minLength: 2, maxLength: 60 })
+      .map((edges) => edges.sort((a, b) => a - b));
+    const aligned = fc
+      .tuple(fc.integer({ min: 0, max: 400 }), fc.integer({ min: 1, max: 60 }), fc.constantFrom(H, D, 7 * D), fc.integer({ min: -12, max: 14 }))
+      .map(([day, n, step, offset]) => Array.from({ length: n + 1 }, (_, k) => day * D + offset * H + k * step + 14 * H));
+    fc.assert(
+      fc.property(fc.oneof(bounds, aligned), fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), (edges, at) => {
+        const from = edges[0] as number;
+        const ts = from + Math.floor(at * ((edges[edges.length - 1] as number) - from));
+        expect(bucketByLookup(edges, ts)).toBe(bucketAt(edges, ts));
+      }),
+    );
+  });
+
+  it('takes one step per boundary a day holds, none when a boundary is a UTC midnight', () => {
+    expect(dayLookup([D, 2 * D, 3 * D]).steps).toEqual([]);
+    expect(dayLookup([D - H, 2 * D - H, 3 * D - H]).steps).toEqual([[D, 2 * D - H, 3 * D]]);
+    expect(dayLookup([D, D + H, D + 2 * H, D + 3 * H]).steps).toEqual([[D + H], [D + 2 * H]]);
   });
 });

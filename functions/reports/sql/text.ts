@@ -76,11 +76,12 @@ export function bucketExpression(sql: SqlText, bounds: readonly number[]): strin
 }
 
 /**
- * Per UTC day of the range (constant lists indexed by day), the bucket holding the day's first
- * moment in range, plus one for each boundary inside the day at or before `ts`: one list per
- * boundary a day can hold (a day ending early has its end there, which no row of it reaches).
+ * The day look-up's constant lists, per UTC day from `first`: the bucket holding the day's first
+ * moment in range (`starts`), and per step k the day's k-th boundary (`steps[k]`; the day's end
+ * when it holds fewer, which no row of it reaches). A row's bucket is its day's start plus the
+ * steps at or before its ts.
  */
-function dayLookupBucket(sql: SqlText, day: string, bounds: readonly number[]): string {
+export function dayLookup(bounds: readonly number[]): { first: number; starts: number[]; steps: number[][] } {
   const from = bounds[0] as number;
   const to = bounds[bounds.length - 1] as number;
   const first = Math.floor(from / DAY_MS);
@@ -91,13 +92,16 @@ function dayLookupBucket(sql: SqlText, day: string, bounds: readonly number[]): 
     starts.push(bucketAt(bounds, start));
     cuts.push(bounds.slice(1, -1).filter((b) => b > start && b < (d + 1) * DAY_MS));
   }
-  const at = `[${day} - ${sqlInteger(first - 1)}]`;
   const most = Math.max(0, ...cuts.map((c) => c.length));
-  const steps = Array.from({ length: most }, (_, k) => {
-    const edge = cuts.map((c, i) => c[k] ?? (first + i + 1) * DAY_MS);
-    return ` + CASE WHEN ${sql.column('ts')} >= ${sql.intList(edge)}${at} THEN 1 ELSE 0 END`;
-  });
-  return `(${sql.intList(starts)}${at}${steps.join('')})`;
+  const steps = Array.from({ length: most }, (_, k) => cuts.map((c, i) => c[k] ?? (first + i + 1) * DAY_MS));
+  return { first, starts, steps };
+}
+
+function dayLookupBucket(sql: SqlText, day: string, bounds: readonly number[]): string {
+  const { first, starts, steps } = dayLookup(bounds);
+  const at = `[${day} - ${sqlInteger(first - 1)}]`;
+  const ts = sql.column('ts');
+  return `(${sql.intList(starts)}${at}${steps.map((edge) => ` + CASE WHEN ${ts} >= ${sql.intList(edge)}${at} THEN 1 ELSE 0 END`).join('')})`;
 }
 
 /**
