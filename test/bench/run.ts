@@ -24,6 +24,7 @@ import { importBench } from './import-bench.ts';
 import { bundleBench } from './bundle-bench.ts';
 import { dashboardSizeBench } from './dashboard-bench.ts';
 import { envNumber, fmt, RUNS, type BenchRow } from './stats.ts';
+import { calibrate, calibrationRow } from './calibration.ts';
 
 /** A page for the verifier: every hostname serves the script tag (a tracker proxied on the site, which verifies). */
 async function startPageServer(): Promise<{ server: HttpServer; template: string }> {
@@ -90,6 +91,7 @@ export async function runBenchmarks(): Promise<void> {
   const only = new Set(process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',') : PARTS);
   const unknown = [...only].filter((p) => !PARTS.includes(p));
   if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown part ${unknown.join(', ')} (parts: ${PARTS.join(', ')})`);
+  const before = await calibrate();
   try {
     if (only.has('tracker')) rows.push(...(await trackerBench()));
     if (only.has('dashboard')) rows.push(...(await dashboardSizeBench()));
@@ -126,6 +128,7 @@ export async function runBenchmarks(): Promise<void> {
   } finally {
     pages.server.close();
   }
+  rows.unshift(calibrationRow(before, await calibrate()));
   const table = render(rows);
   console.log(table);
   writeFileSync('docs/benchmarks.md', `# Benchmarks\n\n${header(total, only)}\n\n${table}\n`);
