@@ -361,6 +361,23 @@ export function reportContract(store: StoreUnderTest): void {
       expect(ev.events.totals).toEqual({ count: 1, visitors: 1 });
     });
 
+    it('lists a filtered summary\'s top events up to its limit, its event totals over every name', async () => {
+      const s = site('filtered-events');
+      const de = { country: 'DE' };
+      await seed([
+        event(s, T0 + H, 'buy', { visitor: 'v1', ...de }),
+        event(s, T0 + H, 'buy', { visitor: 'v2', ...de }),
+        event(s, T0 + H, 'buy', { visitor: 'v3', ...de }),
+        event(s, T0 + 2 * H, 'signup', { visitor: 'v1', ...de }),
+        event(s, T0 + 2 * H, 'signup', { visitor: 'v2', ...de }),
+        event(s, T0 + 3 * H, 'share', { visitor: 'v4', ...de }),
+        event(s, T0 + 3 * H, 'buy', { visitor: 'v5', country: 'FR' }),
+      ]);
+      const summary = await getOverviewSummary(a.reports, q(s, T0, T0 + D, 'UTC', [{ dim: 'country', op: 'eq', value: 'DE' }]), 2);
+      expect(summary.events.top).toEqual([{ name: 'buy', value: 3, visitors: 3 }, { name: 'signup', value: 2, visitors: 2 }]);
+      expect(summary.events.totals).toEqual({ count: 6, visitors: 4 });
+    });
+
     it('counts live visitors over five minutes and live pages over thirty', async () => {
       const s = site('live');
       const now = Math.floor(Date.now() / 1000);

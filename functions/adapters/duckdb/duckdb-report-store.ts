@@ -11,7 +11,7 @@ import type { Query, QueryRunner, ResultRow } from '#reports/sql/dialect.ts';
 import { listValue } from '@duckdb/node-api';
 import { DuckDbSql } from '#reports/sql/dialects/duckdb.ts';
 import { breakdownRow } from '#reports/sql/breakdown.ts';
-import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
+import { duckdbEventsWithTotals, eventBreakdownRow, eventsWithTotalsOf } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
 import { engagementOf } from '#reports/sql/retention.ts';
 import { rolledBreakdown, rolledEventTotals, rolledTechLists } from '#reports/sql/rolled.ts';
@@ -151,11 +151,15 @@ export class DuckDbReportStore extends SqlReportStore {
     return techListRows(dims, limit, rows.filter((r) => r.list !== null && r.list !== undefined));
   }
 
-  /** The summary's tech lists, events breakdown and event totals in one rolled statement. */
+  /**
+   * The summary's tech lists, events breakdown and event totals in one rolled statement; where the
+   * rows answer, the tech lists in one scan and the events with their totals in another.
+   */
   override async summaryLists<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<SummaryLists<D>> {
     const rows = await this.rolled(scope, (sql, days) => rolledTechLists(sql, scope, dims, days, true));
-    if (!rows) return super.summaryLists(scope, dims, limit);
-    return summaryListsOf(dims, limit, rows.filter((r) => r.list !== null && r.list !== undefined));
+    if (rows) return summaryListsOf(dims, limit, rows.filter((r) => r.list !== null && r.list !== undefined));
+    const [lists, events] = await Promise.all([this.breakdowns(scope, dims, limit), this.duckdb.runDuckDb((sql) => duckdbEventsWithTotals(sql, scope, limit))]);
+    return { lists, ...eventsWithTotalsOf(events) };
   }
 
   override async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {
