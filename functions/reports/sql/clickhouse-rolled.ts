@@ -260,7 +260,7 @@ function rawBucketsAndTotal(raw: string, bucket: string): string {
       SELECT groupArray(tuple('bucket', "bucket", "pageviews", finalizeAggregation("distinct") + "unhashed")) AS "per",
              sum("pageviews") AS "day_pageviews", uniqExactMerge("distinct") + sum("unhashed") AS "day_visitors"
       FROM (
-        SELECT toUInt32(${bucket}) AS "bucket", intDiv("ts", ${DAY_MS}) AS "utc_day", count() AS "pageviews", uniqExactState("visitor") AS "distinct",
+        SELECT toUInt32(${bucket}) AS "bucket", ${DAY} AS "utc_day", count() AS "pageviews", uniqExactState("visitor") AS "distinct",
                ${UNHASHED} AS "unhashed"
         FROM ${raw} AS r GROUP BY "bucket", "utc_day"
       ) AS d GROUP BY "utc_day"
@@ -292,7 +292,7 @@ export function clickhouseRolledCounts(sql: ClickHouseSql, tables: RolledTables,
     if (slots) parts.push(`SELECT 'bucket' AS "part", toUInt32(${slot.bucket}) AS "bucket", "pageviews", if(${slot.fromDayStart}, "firsts", "lasts") + "unhashed" AS "visitors" FROM ${slots} AS s`);
   }
   if (slots) parts.push(`SELECT 'total' AS "part", toUInt32(0) AS "bucket", "pageviews", "firsts" + "unhashed" AS "visitors" FROM ${slots} AS s`);
-  if (raw) parts.push(bounds.length > 2 ? rawBucketsAndTotal(raw, rawBucket(sql, bounds, ranges)) : `SELECT 'total' AS "part", toUInt32(0) AS "bucket", count() AS "pageviews", ${sql.visitors} AS "visitors" FROM ${raw} AS r GROUP BY intDiv("ts", ${DAY_MS})`);
+  if (raw) parts.push(bounds.length > 2 ? rawBucketsAndTotal(raw, rawBucket(sql, bounds, ranges)) : `SELECT 'total' AS "part", toUInt32(0) AS "bucket", count() AS "pageviews", ${sql.visitors} AS "visitors" FROM ${raw} AS r GROUP BY ${DAY}`);
   const counts =
     parts.length === 0
       ? `SELECT CAST(NULL AS Nullable(String)) AS "part", CAST(NULL AS Nullable(UInt32)) AS "bucket", toUInt64(0) AS "pageviews", toUInt64(0) AS "visitors", CAST(NULL AS Nullable(UInt64)) AS "stale" WHERE false`

@@ -4,6 +4,7 @@
  * A dialect context (dialects/*.ts) says how a value enters its SQL (bound or
  * inlined) and how it spells a few functions; these builders take it.
  */
+import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import { FILTER_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
 import { BREAKDOWN_COLUMNS, SCREEN_CLASSES, type BreakdownDim } from '#domain/reports/query.ts';
 
@@ -63,8 +64,6 @@ export function sqlNumber(value: number): string {
   if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${String(value)}`);
   return String(value);
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * The bucket index of `ts` (bucket i is [b_i, b_{i+1})) for rows inside the boundaries. Where

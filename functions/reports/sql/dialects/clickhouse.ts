@@ -6,6 +6,7 @@
  * COPY_WINDOW_MS before), as the Timestream dialect does. Values are bound
  * `{name:Type}` parameters, so they never enter the statement's text.
  */
+import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import { ReadTimeDialect, type ScanRange } from './read-time.ts';
 import { sqlIdentifier, sqlInteger } from '../text.ts';
@@ -47,7 +48,7 @@ export class ClickHouseSql extends ReadTimeDialect {
   }
 
   utcDay(ts: string): string {
-    return `intDiv(${ts}, 86400000)`;
+    return `intDiv(${ts}, ${sqlInteger(DAY_MS)})`;
   }
 
   /** The rows of the sites' current registrations (a registration key belongs to one hostname: domain/registration.ts). */
