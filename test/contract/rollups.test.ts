@@ -17,6 +17,8 @@ import { REGISTRATION, row } from './report-store.contract.ts';
 import { DAY, filteredCountsExample, filteredCountsPairs, rolledEqualsRows, summaryExample, T0 } from './rollup-rows.ts';
 import { planOverview } from '#domain/reports/overview.ts';
 import { ROLLUP_DAYS } from '#reports/sql/rolled.ts';
+import { MAX_VARIANTS } from '#adapters/duckdb/rollups.ts';
+import type { FilterClause } from '#domain/reports/filter.ts';
 
 
 let events: DuckDbEventStore;
@@ -146,5 +148,52 @@ describe('DuckDB daily rollups', () => {
     const days = await events.query<{ day: number }>(`SELECT day FROM ${ROLLUP_DAYS} WHERE site = $site ORDER BY day`, { site });
     const today = Math.floor(now / DAY);
     expect(days.map((d) => Number(d.day))).toEqual([today - 4, today - 3, today - 2]);
+  });
+
+  it('are built per dim:value filter the first time a report needs them, none for other filters, and a batch forgets every variant of the days it touches', async () => {
+    const site = `rollup-${randomUUID().slice(0, 8)}.example`;
+    const first = T0 / DAY;
+    const day = (d: number, visitor: string, country: string) => row(site, 0, { ts: T0 + d * DAY + 3_600_000, visitor: `${visitor}-${d}`, country });
+    await events.saveEvents([day(0, 'a', 'DE'), day(0, 'b', 'FR'), day(1, 'c', 'DE'), day(2, 'd', 'DE'), day(3, 'e', 'FR')]);
+    const variants = async () =>
+      (await events.query<{ variant: string; day: number }>(`SELECT variant, day FROM ${ROLLUP_DAYS} WHERE site = $site ORDER BY variant, day`, { site })).map((r) => [r.variant, Number(r.day)]);
+    const scope = (filters: FilterClause[]): ReportScope => ({ site, registration: REGISTRATION, from: T0, to: T0 + 4 * DAY, filters });
+    const de: FilterClause[] = [{ dim: 'country', op: 'eq', value: 'DE' }];
+    expect((await rolled.breakdown(scope(de), 'countries', 10)).map((r) => [r.name, r.value])).toEqual([['DE', 3]]);
+    const builtDe = [0, 1, 2, 3].map((d) => ['country:DE', first + d]);
+    expect(await variants()).toEqual(builtDe);
+    expect(await events.builtRollupDays(site, REGISTRATION, first, first + 3, de)).toEqual([first, first + 1, first + 2, first + 3]);
+    expect(await events.builtRollupDays(site, REGISTRATION, first, first + 3)).toEqual([]);
+    // Two clauses, or another operator: no rollup keeps those rows, so none is built.
+    for (const filters of [[...de, { dim: 'browser', op: 'eq', value: 'Chrome' }], [{ dim: 'country', op: 'neq', value: 'DE' }]] as FilterClause[][]) {
+      expect(await rolled.breakdown(scope(filters), 'countries', 10)).toEqual(await rows.breakdown(scope(filters), 'countries', 10));
+    }
+    expect(await variants()).toEqual(builtDe);
+    await rolled.breakdown(scope([]), 'countries', 10);
+    expect((await variants()).filter(([variant]) => variant === '')).toHaveLength(4);
+    // A late row on day 2 forgets days 1..3 of the site's own rollups and of every variant.
+    await events.saveEvents([day(2, 'f', 'FR')]);
+    expect(await variants()).toEqual([['', first], ['country:DE', first]]);
+    expect(await events.builtRollupDays(site, REGISTRATION, first, first + 3, de)).toEqual([first]);
+    expect((await rolled.breakdown(scope(de), 'countries', 10)).map((r) => [r.name, r.value])).toEqual([['DE', 3]]);
+  });
+
+  it(`keep the variants of a site's last ${MAX_VARIANTS} filters built, the least recently built dropped first`, async () => {
+    const site = `rollup-${randomUUID().slice(0, 8)}.example`;
+    const first = T0 / DAY;
+    await events.saveEvents([0, 1, 2, 3].map((d) => row(site, 0, { ts: T0 + d * DAY + 3_600_000, visitor: `a-${d}`, path: '/0' })));
+    const page = (n: number): FilterClause[] => [{ dim: 'page', op: 'eq', value: `/${n}` }];
+    const read = (n: number) => rolled.breakdown({ site, registration: REGISTRATION, from: T0, to: T0 + 4 * DAY, filters: page(n) }, 'pages', 10);
+    for (let n = 0; n < MAX_VARIANTS; n++) await read(n);
+    // A late row on day 3 makes days 2 and 3 stale; page 0's read builds them again, so page 1 is now the least recently built.
+    await events.saveEvents([row(site, 0, { ts: T0 + 3 * DAY + 7_200_000, visitor: 'b-3', path: '/0' })]);
+    expect((await read(0)).map((r) => [r.name, r.value])).toEqual([['/0', 5]]);
+    await read(MAX_VARIANTS);
+    const kept = (await events.query<{ variant: string }>(`SELECT DISTINCT variant FROM ${ROLLUP_DAYS} WHERE site = $site`, { site })).map((r) => r.variant).sort();
+    const expected = [0, ...Array.from({ length: MAX_VARIANTS - 1 }, (_, i) => i + 2)].map((n) => `page:${encodeURIComponent(`/${n}`)}`).sort();
+    expect(kept).toEqual(expected);
+    expect(await events.builtRollupDays(site, REGISTRATION, first, first + 3, page(1))).toEqual([]);
+    expect(await events.builtRollupDays(site, REGISTRATION, first, first + 3, page(2))).toEqual([first, first + 1]);
+    expect(await events.builtRollupDays(site, REGISTRATION, first, first + 3, page(MAX_VARIANTS))).toEqual([first, first + 1, first + 2, first + 3]);
   });
 });

@@ -16,6 +16,7 @@ import { duckDbDayLoader } from './flag-index-loader.ts';
 import { migrate, type RegistrationsOf } from './migrations.ts';
 import { compactOn, Compactor, COMPACT_AT_ROWS } from './compactor.ts';
 import { DuckDbRollups } from './rollups.ts';
+import type { FilterClause } from '#domain/reports/filter.ts';
 import { DuckDbReadPool, type QueryParams } from './read-pool.ts';
 import { uniqueEvents, eventKey, type EventRow, type EventStore } from '#ports/event-store.ts';
 import { DAY_MS, FlagIndex, type Decisions } from '#domain/event-flags/flag-index.ts';
@@ -259,22 +260,22 @@ export class DuckDbEventStore implements EventStore {
   }
 
   /**
-   * Builds the daily rollups (rollups.ts) of a site's days first..last (UTC day numbers) that
-   * are missing, between batches: a report reads them once this resolves.
+   * Builds the missing daily rollups (rollups.ts) of a site's days first..last (UTC day numbers), of the
+   * variant of `filters` (none, or one `dim:value` clause), between batches: a report reads them once this resolves.
    */
-  ensureRollups(site: string, registration: string, first: number, last: number): Promise<void> {
+  ensureRollups(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[] = []): Promise<void> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
-    return this.writes.run(() => this.rollups.build(site, registration, first, last));
+    return this.writes.run(() => this.rollups.build(site, registration, first, last, filters));
   }
 
-  /** The days of first..last whose rollups are built, as the last commit left them (loaded on a site's first look, between batches). */
-  builtRollupDays(site: string, registration: string, first: number, last: number): Promise<number[]> {
-    const known = this.rollups.known(site, registration, first, last);
+  /** The days of first..last whose rollups (of the variant of `filters`) are built, as the last commit left them (loaded on a site's first look, between batches). */
+  builtRollupDays(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[] = []): Promise<number[]> {
+    const known = this.rollups.known(site, registration, first, last, filters);
     if (known) return Promise.resolve(known);
     if (this.closed) return Promise.reject(new Error('event store is closed'));
     return this.writes.run(async () => {
       await this.rollups.load(site, registration);
-      return this.rollups.known(site, registration, first, last) as number[];
+      return this.rollups.known(site, registration, first, last, filters) as number[];
     });
   }
 

@@ -14,7 +14,8 @@ import { breakdownRow } from '#reports/sql/breakdown.ts';
 import { duckdbEventsWithTotals, eventBreakdownRow, eventsWithTotalsOf } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
 import { engagementOf } from '#reports/sql/retention.ts';
-import { rolledBreakdown, rolledEventTotals, rolledTechLists } from '#reports/sql/rolled.ts';
+import { rolledBreakdown, rolledEventTotals, rolledTechLists, rollupVariant } from '#reports/sql/rolled.ts';
+import type { FilterClause } from '#domain/reports/filter.ts';
 import { daysToBuild, sealedDays, trafficDays, type SealedDays } from '#reports/sql/sealed-days.ts';
 import { rolledRetention, rolledTrafficCounts, rolledTrafficEngagement } from '#reports/sql/rolled-traffic.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
@@ -39,10 +40,10 @@ export class DuckDbQueryRunner implements QueryRunner {
   }
 }
 
-/** What builds the rollups a read needs and knows which are built: the event store, between its batches. */
+/** What builds the rollups a read needs and knows which are built: the event store, between its batches. `filters` name the variant (rolled.ts rollupVariant). */
 export interface RollupBuilder {
-  ensureRollups(site: string, registration: string, first: number, last: number): Promise<void>;
-  builtRollupDays(site: string, registration: string, first: number, last: number): Promise<number[]>;
+  ensureRollups(site: string, registration: string, first: number, last: number, filters?: readonly FilterClause[]): Promise<void>;
+  builtRollupDays(site: string, registration: string, first: number, last: number, filters?: readonly FilterClause[]): Promise<number[]>;
 }
 
 export class DuckDbReportStore extends SqlReportStore {
@@ -61,24 +62,27 @@ export class DuckDbReportStore extends SqlReportStore {
 
   /**
    * Runs `read` over the rollups of the sealed days of the scope (building the missing ones first)
-   * that `usable` keeps, and the rows of the rest; null when the rows answer alone, as they do for
-   * a filtered scope unless `filtered` says `read` applies the filters to the rollups. With
-   * `partial`, the sealed days the range only cuts into are named too when built (`read` bounds
-   * their ts). Building takes the writer's turn, so it is asked for only when a whole day lacks its
-   * rollup (sealed-days.ts daysToBuild). A batch that removed a rollup between the look and the
-   * read shows in `still_built`: the read runs again, and after three such races the rows answer.
+   * that `usable` keeps, and the rows of the rest; null when the rows answer alone. The rollups
+   * are those of the scope's filters (rolled.ts rollupVariant: none, or one `dim:value` clause;
+   * other filters read rows), or with `pages` the site's own, whose stored pages `read` filters.
+   * With `partial`, the sealed days the range only cuts into are named too when built (`read`
+   * bounds their ts). Building takes the writer's turn, so it is asked for only when a whole day
+   * lacks its rollup (sealed-days.ts daysToBuild). A batch that removed a rollup between the look
+   * and the read shows in `still_built`: the read runs again, and after three such races the rows
+   * answer.
    */
   private async rolled(
     scope: ReportScope,
     read: (sql: DuckDbSql, days: SealedDays) => string,
-    { usable = (built: number[]) => built, filtered = false, partial = false }: { usable?: (built: number[]) => number[]; filtered?: boolean; partial?: boolean } = {},
+    { usable = (built: number[]) => built, pages = false, partial = false }: { usable?: (built: number[]) => number[]; pages?: boolean; partial?: boolean } = {},
   ): Promise<ResultRow[] | null> {
-    // A label or slot rollup keeps no row's other labels; a stored page keeps the filters' columns.
-    const rollups = scope.filters.length === 0 || filtered ? this.rollups : null;
+    const rollups = this.rollups;
     if (!rollups) return null;
+    const filters = pages ? [] : scope.filters;
+    if (rollupVariant(filters) === null) return null;
     const range = sealedDays(scope.from, scope.to, this.now(), 2, partial);
     if (!range) return null;
-    const builtNow = () => rollups.builtRollupDays(scope.site, scope.registration, range.first, range.last);
+    const builtNow = () => rollups.builtRollupDays(scope.site, scope.registration, range.first, range.last, filters);
     for (let attempt = 0; attempt < 3; attempt++) {
       let built = await builtNow();
       const have = new Set(built);
@@ -86,7 +90,7 @@ export class DuckDbReportStore extends SqlReportStore {
       for (let d = range.first; d <= range.last; d++) if (!have.has(d)) lacking.push(d);
       if (daysToBuild(lacking, scope).length > 0) {
         try {
-          await rollups.ensureRollups(scope.site, scope.registration, range.first, range.last);
+          await rollups.ensureRollups(scope.site, scope.registration, range.first, range.last, filters);
         } catch (e) {
           // A build that fails costs speed, not the answer: the days it lacks are read from rows.
           log.warn('duckdb rollup build failed: its days are read from rows', { message: (e as Error).message });
@@ -107,9 +111,9 @@ export class DuckDbReportStore extends SqlReportStore {
     return [rows.filter((r) => r.bucket !== null), rows.filter((r) => r.bucket === null)];
   }
 
-  /** One unfiltered site's counts from the slot rollups, as countRows gives them; null when the rows answer alone. */
+  /** One site's counts from the slot rollups of its filters' variant, as countRows gives them; null when the rows answer alone. */
   private async rolledCounts(range: ReportScope, bounds: readonly number[], usable: (built: number[]) => number[]): Promise<[ResultRow[] | null, ResultRow[]] | null> {
-    const rows = await this.rolled(range, (sql, days) => rolledTrafficCounts(sql, range, bounds, days), { usable });
+    const rows = await this.rolled(range, (sql, days) => rolledTrafficCounts(sql, range, bounds, days, range.filters), { usable });
     if (!rows) return null;
     const part = (name: string) => rows.filter((r) => r.part === name).map((r) => ({ ...r, site: range.site }));
     return [bounds.length > 2 ? part('bucket') : null, part('total')];
@@ -117,7 +121,7 @@ export class DuckDbReportStore extends SqlReportStore {
 
   /**
    * One site's traffic from the slot and page rollups (rolled-traffic.ts); more sites read the rows.
-   * A filtered scope's counts come from rows, its engagement from the page rollups.
+   * Counts under a filter no rollup variant answers come from rows; engagement always from the page rollups.
    */
   override async traffic(scope: TrafficScope): Promise<TrafficRow[]> {
     const [site] = scope.sites;
@@ -126,13 +130,12 @@ export class DuckDbReportStore extends SqlReportStore {
     const range: ReportScope = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
     // Two statements side by side: the counts and the engagement each take their own read connection.
     const usable = (built: number[]) => trafficDays(built, bounds);
-    const filtered = scope.filters.length > 0;
-    const [counts, engaged] = await Promise.all([
-      filtered ? this.countRows(scope) : this.rolledCounts(range, bounds, usable),
-      this.rolled(range, (sql, days) => rolledTrafficEngagement(sql, site, bounds, days, scope.filters), { filtered: true, partial: true }),
+    const [counted, engaged] = await Promise.all([
+      rollupVariant(scope.filters) === null ? this.countRows(scope) : this.rolledCounts(range, bounds, usable),
+      this.rolled(range, (sql, days) => rolledTrafficEngagement(sql, site, bounds, days, scope.filters), { pages: true, partial: true }),
     ]);
-    if (!counts || !engaged) return super.traffic(scope);
-    const [perBucket, totals] = counts;
+    if (!counted || !engaged) return super.traffic(scope);
+    const [perBucket, totals] = counted;
     const engagement = engaged.filter((r) => r.part === 'engagement').map((r) => ({ ...r, site: site.site }));
     if (bounds.length > 2) return trafficRows(perBucket, totals, engagement);
     // One bucket: the range's engagement is also bucket 0's.
@@ -168,7 +171,7 @@ export class DuckDbReportStore extends SqlReportStore {
   }
 
   override async engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
-    const rows = await this.rolled(scope, (sql, days) => rolledRetention(sql, scope, days, durations, scrolls), { filtered: true, partial: true });
+    const rows = await this.rolled(scope, (sql, days) => rolledRetention(sql, scope, days, durations, scrolls), { pages: true, partial: true });
     return rows ? engagementOf(durations, scrolls, rows) : super.engagement(scope, durations, scrolls);
   }
 }

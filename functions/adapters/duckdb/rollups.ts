@@ -8,6 +8,13 @@
  * the sum of its days; the report store adds the raw rows of the partial
  * days at its ends.
  *
+ * Labels and slots are also kept per variant: the rows one `dim:value`
+ * filter clause keeps (rolled.ts rollupVariant), built the first time a
+ * report under that clause needs them, so a click on a dashboard row reads
+ * sums too. A site keeps the variants of its last MAX_VARIANTS clauses; the
+ * least recently built goes first. Engaged pages keep the columns filters
+ * compare, so they are built for the site's own rows only.
+ *
  * A day's rollup is a cache of a pure function of its rows: it is built
  * when a report first needs it, on the writer connection between batches,
  * and every batch deletes the rollups of the days it touches (and the day on
@@ -17,13 +24,13 @@
  */
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
-import { FILTERED_COLUMNS } from '#domain/reports/filter.ts';
+import { FILTERED_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
 import { BREAKDOWN_DIMS, type BreakdownDim } from '#domain/reports/query.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { CANONICAL, CANONICAL_EVENTS, DuckDbSql, VISITORS } from '#reports/sql/dialects/duckdb.ts';
 import { duckdbEngagedPages } from '#reports/sql/engaged-pages.ts';
-import { entryOnly, labelExpression } from '#reports/sql/text.ts';
-import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_SLOTS } from '#reports/sql/rolled.ts';
+import { entryOnly, filterSql, labelExpression } from '#reports/sql/text.ts';
+import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_SLOTS, UNFILTERED, variantOf } from '#reports/sql/rolled.ts';
 import { dayRuns, SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
@@ -31,30 +38,38 @@ export const EVENT_TOTALS = 'event_totals';
 export type RollupDim = BreakdownDim | typeof EVENT_TOTALS;
 
 const ROLLUP_KEY = 'site VARCHAR NOT NULL, registration VARCHAR NOT NULL, day INTEGER NOT NULL';
+/** The key of the tables kept per variant; a days row also notes when it was built (the variants' eviction order). */
+const VARIANT_KEY = `${ROLLUP_KEY}, variant VARCHAR NOT NULL`;
 const ROLLED_TABLES = [ROLLUP_DAYS, ROLLUP_LABELS, ROLLUP_SLOTS, ROLLUP_PAGES];
+
+/** Filter variants a site keeps (beyond its own rollups). */
+export const MAX_VARIANTS = 16;
 
 /** The statements that make the rollup tables (and drop those of earlier versions). */
 const ROLLUP_TABLES = [
   ...RETIRED_ROLLUPS.map((table) => `DROP TABLE IF EXISTS ${table}`),
-  `CREATE TABLE IF NOT EXISTS ${ROLLUP_DAYS} (${ROLLUP_KEY})`,
-  `CREATE TABLE IF NOT EXISTS ${ROLLUP_LABELS} (${ROLLUP_KEY}, dim VARCHAR NOT NULL, name VARCHAR NOT NULL, value BIGINT NOT NULL, visitors BIGINT NOT NULL, last_seen BIGINT)`,
-  `CREATE TABLE IF NOT EXISTS ${ROLLUP_SLOTS} (${ROLLUP_KEY}, slot INTEGER NOT NULL,
+  `CREATE TABLE IF NOT EXISTS ${ROLLUP_DAYS} (${VARIANT_KEY}, built_at BIGINT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS ${ROLLUP_LABELS} (${VARIANT_KEY}, dim VARCHAR NOT NULL, name VARCHAR NOT NULL, value BIGINT NOT NULL, visitors BIGINT NOT NULL, last_seen BIGINT)`,
+  `CREATE TABLE IF NOT EXISTS ${ROLLUP_SLOTS} (${VARIANT_KEY}, slot INTEGER NOT NULL,
      pageviews BIGINT NOT NULL, firsts BIGINT NOT NULL, lasts BIGINT NOT NULL, unhashed BIGINT NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS ${ROLLUP_PAGES} (${ROLLUP_KEY}, ts BIGINT NOT NULL, total_duration DOUBLE, scroll INTEGER,
      ${FILTERED_COLUMNS.map((c) => `"${c}" VARCHAR`).join(', ')})`,
 ];
 
+/** The rows of a build: its site's in [$from, $to), those the variant's clause keeps (`filter`, from filterSql). */
+const BUILD_SCOPE = `site = $site AND registration = $registration AND ts >= $from AND ts < $to`;
+
 /** The rows a dimension counts and how it labels them, as in breakdown.ts and event-breakdown.ts. */
-function rollupSelect(dim: RollupDim): string {
+function rollupSelect(dim: RollupDim, filter: string): string {
   const day = `(ts // ${DAY_MS})::INTEGER`;
-  const scope = `site = $site AND registration = $registration AND ts >= $from AND ts < $to`;
+  const scope = `${BUILD_SCOPE}${filter}`;
   if (dim === 'events' || dim === EVENT_TOTALS) {
     const name = dim === 'events' ? 'event' : "''";
-    return `SELECT site, registration, ${day} AS day, '${dim}' AS dim, ${name} AS name, count(*) AS value, count(DISTINCT visitor_key) AS visitors, max(ts) AS last_seen
+    return `SELECT site, registration, ${day} AS day, $variant AS variant, '${dim}' AS dim, ${name} AS name, count(*) AS value, count(DISTINCT visitor_key) AS visitors, max(ts) AS last_seen
       FROM events WHERE ${CANONICAL_EVENTS} AND ${scope}
       GROUP BY ALL`;
   }
-  return `SELECT site, registration, day, '${dim}' AS dim, coalesce(name, '') AS name, count(*) AS value, ${VISITORS} AS visitors, NULL AS last_seen
+  return `SELECT site, registration, day, $variant AS variant, '${dim}' AS dim, coalesce(name, '') AS name, count(*) AS value, ${VISITORS} AS visitors, NULL AS last_seen
     FROM (SELECT *, ${day} AS day, ${labelExpression(new DuckDbSql(listValue), dim)} AS name FROM events WHERE ${CANONICAL} AND ${scope}${entryOnly(dim)})
     GROUP BY site, registration, day, coalesce(name, '')`;
 }
@@ -68,10 +83,10 @@ const SLOT = `(ts % ${DAY_MS}) // ${SLOT_MS}`;
  * slot it fell in: a visitor seen from slot s to the day's end has its last pageview there, one
  * seen from the day's start to slot s its first (the traffic reads in rolled-traffic.ts).
  */
-const SLOTS_SELECT = `
-  WITH pv AS (SELECT site, registration, ts, visitor_key, "unique" FROM events WHERE ${CANONICAL} AND site = $site AND registration = $registration AND ts >= $from AND ts < $to),
+const slotsSelect = (filter: string) => `
+  WITH pv AS (SELECT site, registration, ts, visitor_key, "unique" FROM events WHERE ${CANONICAL} AND ${BUILD_SCOPE}${filter}),
   seen AS (SELECT site, registration, min(ts) AS first_ts, max(ts) AS last_ts FROM pv WHERE visitor_key IS NOT NULL GROUP BY site, registration, visitor_key, ts // ${DAY_MS})
-  SELECT site, registration, day, slot, sum(pageviews), sum(firsts), sum(lasts), sum(unhashed) FROM (
+  SELECT site, registration, day, $variant, slot, sum(pageviews), sum(firsts), sum(lasts), sum(unhashed) FROM (
     SELECT site, registration, (ts // ${DAY_MS})::INTEGER AS day, (${SLOT})::INTEGER AS slot, count(*) AS pageviews, 0 AS firsts, 0 AS lasts,
            count(*) FILTER (WHERE visitor_key IS NULL AND coalesce("unique", false)) AS unhashed
     FROM pv GROUP BY ALL
@@ -96,35 +111,78 @@ function pagesSelect(site: string, registration: string, from: number, to: numbe
 const BUILD_DAYS = 31;
 
 /**
- * Builds the missing rollups of `site` for days first..last. Runs on the
- * writer connection, between batches (the caller holds the writes' turn).
+ * Builds the missing rollups of `site` for days first..last, of the variant of `filters` (none, or
+ * one `dim:value` clause), marked built `at`; a new variant beyond MAX_VARIANTS evicts the least recently built.
+ * Runs on the writer connection, between batches (the caller holds the writes' turn).
  */
-async function buildRollups(writer: DuckDBConnection, site: string, registration: string, first: number, last: number): Promise<void> {
-  const built = await writer.runAndReadAll(`SELECT day FROM ${ROLLUP_DAYS} WHERE site = $site AND registration = $registration AND day BETWEEN $first AND $last`, {
-    site,
-    registration,
-    first,
-    last,
-  });
+async function buildRollups(writer: DuckDBConnection, site: string, registration: string, first: number, last: number, filters: readonly FilterClause[], at: number): Promise<string[]> {
+  const variant = variantOf(filters);
+  const built = await writer.runAndReadAll(
+    `SELECT day FROM ${ROLLUP_DAYS} WHERE site = $site AND registration = $registration AND variant = $variant AND day BETWEEN $first AND $last`,
+    { site, registration, variant, first, last },
+  );
   const have = new Set(built.getRowObjectsJS().map((r) => Number(r.day)));
   const missing: number[] = [];
   for (let d = first; d <= last; d++) if (!have.has(d)) missing.push(d);
+  const sql = new DuckDbSql(listValue);
+  const filter = filterSql(sql, filters);
+  const evicted = missing.length > 0 && variant !== UNFILTERED ? await evictVariants(writer, site, registration, variant) : [];
   // One range scan per run of consecutive missing days.
   for (const [from, to] of dayRuns(missing, BUILD_DAYS)) {
     await writer.run('BEGIN TRANSACTION');
     try {
-      const range = { site, registration, from: from * DAY_MS, to: (to + 1) * DAY_MS };
-      for (const dim of DIMS) await writer.run(`INSERT INTO ${ROLLUP_LABELS} ${rollupSelect(dim)}`, range);
-      await writer.run(`INSERT INTO ${ROLLUP_SLOTS} ${SLOTS_SELECT}`, range);
-      const pages = pagesSelect(site, registration, range.from, range.to);
-      await writer.run(`INSERT INTO ${ROLLUP_PAGES} ${pages.text}`, pages.params as never);
-      await writer.run(`INSERT INTO ${ROLLUP_DAYS} SELECT $site, $registration, unnest(range($from::INTEGER, $to::INTEGER + 1))`, { site, registration, from, to });
+      const range = { site, registration, variant, from: from * DAY_MS, to: (to + 1) * DAY_MS, ...sql.params };
+      for (const dim of DIMS) await writer.run(`INSERT INTO ${ROLLUP_LABELS} ${rollupSelect(dim, filter)}`, range);
+      await writer.run(`INSERT INTO ${ROLLUP_SLOTS} ${slotsSelect(filter)}`, range);
+      if (variant === UNFILTERED) {
+        const pages = pagesSelect(site, registration, range.from, range.to);
+        await writer.run(`INSERT INTO ${ROLLUP_PAGES} ${pages.text}`, pages.params as never);
+      }
+      await writer.run(`INSERT INTO ${ROLLUP_DAYS} SELECT $site, $registration, unnest(range($from::INTEGER, $to::INTEGER + 1)), $variant, $at`, {
+        site,
+        registration,
+        variant,
+        from,
+        to,
+        at,
+      });
       await writer.run('COMMIT');
     } catch (e) {
       await writer.run('ROLLBACK').catch(() => undefined);
       throw e;
     }
   }
+  return evicted;
+}
+
+/**
+ * Before a build of `variant`: when the site keeps MAX_VARIANTS others, deletes those built least
+ * recently (each variant's newest build time), so the site keeps at most that many. Returns them.
+ */
+async function evictVariants(writer: DuckDBConnection, site: string, registration: string, variant: string): Promise<string[]> {
+  const key = { site, registration, variant, unfiltered: UNFILTERED, keep: MAX_VARIANTS - 1 };
+  const rows = await writer.runAndReadAll(
+    `SELECT variant FROM ${ROLLUP_DAYS} WHERE site = $site AND registration = $registration AND variant NOT IN ($variant, $unfiltered)
+     GROUP BY variant ORDER BY max(built_at) DESC, variant OFFSET $keep`,
+    key,
+  );
+  const evicted = rows.getRowObjectsJS().map((r) => String(r.variant));
+  if (evicted.length === 0) return evicted;
+  await writer.run('BEGIN TRANSACTION');
+  try {
+    for (const table of [ROLLUP_DAYS, ROLLUP_LABELS, ROLLUP_SLOTS]) {
+      await writer.run(`DELETE FROM ${table} WHERE site = $site AND registration = $registration AND variant IN (SELECT unnest($evicted::VARCHAR[]))`, {
+        site,
+        registration,
+        evicted: listValue(evicted),
+      });
+    }
+    await writer.run('COMMIT');
+  } catch (e) {
+    await writer.run('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+  return evicted;
 }
 
 const siteKey = (site: string, registration: string) => `${site}\u0000${registration}`;
@@ -132,12 +190,15 @@ const siteKey = (site: string, registration: string) => `${site}\u0000${registra
 /**
  * The rollups of one store, kept by its writer: built between batches, forgotten by the batches
  * that touch their days, and which days are built remembered in memory as the last commit left
- * them, so a read names its days without a statement. A site's days are loaded from the table the
- * first time a read asks (under the writes' turn, so no batch interleaves). A read that named a
- * day a batch removed after the look sees it in `still_built` (rolled.ts).
+ * them, so a read names its days without a statement. A site's days (of every variant) are loaded
+ * from the table the first time a read asks (under the writes' turn, so no batch interleaves). A
+ * read that named a day a batch removed after the look sees it in `still_built` (rolled.ts).
  */
 export class DuckDbRollups {
-  private readonly built = new Map<string, Set<number>>();
+  /** Per site and registration, per variant, its built days. */
+  private readonly built = new Map<string, Map<string, Set<number>>>();
+  /** The last build's time: each build is marked later than the one before, so eviction never meets a tie. */
+  private builtAt = 0;
 
   private constructor(
     private readonly writer: DuckDBConnection,
@@ -152,34 +213,47 @@ export class DuckDbRollups {
     return new DuckDbRollups(writer, Number(state?.rolled ?? 0) > 0);
   }
 
-  /** The built days of first..last, when this site's days are loaded; undefined when they must be loaded first. */
-  known(site: string, registration: string, first: number, last: number): number[] | undefined {
-    const days = this.built.get(siteKey(site, registration));
-    if (!days) return undefined;
+  /** The built days of first..last of the variant of `filters`, when this site's days are loaded; undefined when they must be loaded first. */
+  known(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[] = []): number[] | undefined {
+    const variants = this.built.get(siteKey(site, registration));
+    if (!variants) return undefined;
+    const days = variants.get(variantOf(filters));
     const out: number[] = [];
-    for (let d = first; d <= last; d++) if (days.has(d)) out.push(d);
+    if (days) for (let d = first; d <= last; d++) if (days.has(d)) out.push(d);
     return out;
   }
 
-  /** Loads a site's built days from the table (the caller holds the writes' turn). */
+  /** Loads a site's built days, of every variant, from the table (the caller holds the writes' turn). */
   async load(site: string, registration: string): Promise<void> {
-    const rows = await this.writer.runAndReadAll(`SELECT day FROM ${ROLLUP_DAYS} WHERE site = $site AND registration = $registration`, { site, registration });
-    this.built.set(siteKey(site, registration), new Set(rows.getRowObjectsJS().map((r) => Number(r.day))));
+    const rows = await this.writer.runAndReadAll(`SELECT variant, day FROM ${ROLLUP_DAYS} WHERE site = $site AND registration = $registration`, { site, registration });
+    const variants = new Map<string, Set<number>>();
+    for (const r of rows.getRowObjectsJS()) {
+      const variant = String(r.variant);
+      const days = variants.get(variant) ?? new Set<number>();
+      days.add(Number(r.day));
+      variants.set(variant, days);
+    }
+    this.built.set(siteKey(site, registration), variants);
   }
 
-  /** Builds the missing rollups of first..last (the caller holds the writes' turn). */
-  async build(site: string, registration: string, first: number, last: number): Promise<void> {
-    await buildRollups(this.writer, site, registration, first, last);
+  /** Builds the missing rollups of first..last of the variant of `filters` (the caller holds the writes' turn). */
+  async build(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[] = []): Promise<void> {
+    this.builtAt = Math.max(Date.now(), this.builtAt + 1);
+    const evicted = await buildRollups(this.writer, site, registration, first, last, filters, this.builtAt);
     this.exist = true;
     // Every day of first..last is built now; a site not yet in memory is read whole.
-    const days = this.built.get(siteKey(site, registration));
-    if (days) for (let d = first; d <= last; d++) days.add(d);
-    else await this.load(site, registration);
+    const variants = this.built.get(siteKey(site, registration));
+    if (!variants) return this.load(site, registration);
+    for (const variant of evicted) variants.delete(variant);
+    const variant = variantOf(filters);
+    const days = variants.get(variant) ?? new Set<number>();
+    for (let d = first; d <= last; d++) days.add(d);
+    variants.set(variant, days);
   }
 
   /**
-   * Inside a batch's transaction: deletes the rollups the batch makes stale. Returns what to
-   * forget in memory once the transaction commits (nothing when no rollup exists).
+   * Inside a batch's transaction: deletes the rollups (of every variant) the batch makes stale.
+   * Returns what to forget in memory once the transaction commits (nothing when no rollup exists).
    */
   async invalidate(rows: readonly EventRow[]): Promise<(() => void) | null> {
     if (!this.exist) return null;
@@ -192,7 +266,11 @@ export class DuckDbRollups {
         params,
       );
     }
-    return () => touched.days.forEach((d, i) => this.built.get(siteKey(touched.sites[i] as string, touched.registrations[i] as string))?.delete(d));
+    return () =>
+      touched.days.forEach((d, i) => {
+        const variants = this.built.get(siteKey(touched.sites[i] as string, touched.registrations[i] as string));
+        variants?.forEach((days) => days.delete(d));
+      });
   }
 
   /** Inside a transaction: every rollup goes (the flags were recomputed from scratch). Returns what to forget once it commits. */

@@ -20,25 +20,34 @@
  * total is read, but no append is. A stored page keeps its ts, so the named
  * days include the sealed ones the range only cuts into (its first day, and
  * a previous period's last): only the open days are joined from rows. A stored page keeps the columns filters
- * compare, so filtered engagement reads the same rollup (the counts of a
- * filtered scope come from rows: a visitor's first pageview under a filter
- * is not one a slot keeps).
+ * compare, so filtered engagement reads the same rollup. The counts of a
+ * scope filtered by one `dim:value` clause read the slots built from the
+ * rows that clause keeps (rolled.ts rollupVariant): a visitor's first
+ * pageview under a filter is not one the site's slots keep.
  */
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import type { ReportScope, SiteRef } from '#ports/report-store.ts';
-import { CANONICAL, CANONICAL_COLUMNS, type DuckDbSql } from './dialects/duckdb.ts';
+import { CANONICAL, CANONICAL_COLUMNS, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
 import { duckdbEngagedPages } from './engaged-pages.ts';
-import { dayNamed, ROLLUP_PAGES, ROLLUP_SLOTS, rowsOutsideRollups, stillBuilt } from './rolled.ts';
+import { DAY, dayNamed, ofVariant, ROLLUP_PAGES, ROLLUP_SLOTS, rowsOutsideRollups, stillBuilt, UNFILTERED, variantOf } from './rolled.ts';
 import { dayRanges, rawBucket, rowRanges, SLOT_MS, slotBuckets, trafficDays, wholeDays, type SealedDays } from './sealed-days.ts';
 import { thresholdCounts } from './retention.ts';
 import { filterSql } from './text.ts';
 import { visitorsByFirstFlags } from './traffic.ts';
 
 
-/** Pageviews and visitors per bucket (`part` 'bucket', when there is more than one) and over the range (`part` 'total'), as the CTE `counts`. */
-function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
-  const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
+/**
+ * Pageviews and visitors per bucket (`part` 'bucket', when there is more than one) and over the range (`part` 'total'), as the CTE `counts`,
+ * from the slots of the filters' variant (rollupVariant) and the rows outside them that pass the filters. The writer's
+ * first-of-day flags count a site's raw visitors; a filter may drop a visitor's flagged pageview, so under one
+ * the raw rows' visitors are distinct hashes per bucket and UTC day.
+ */
+function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays, filters: readonly FilterClause[]): string {
+  const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters };
+  const variant = variantOf(filters);
+  const rawVisitors = (b: readonly number[]) => (variant === UNFILTERED ? visitorsByFirstFlags(sql, b) : VISITORS);
+  const rawGroup = variant === UNFILTERED ? '' : `, ${DAY}`;
   // Made only when used: its lists are bound parameters, and DuckDB refuses one the text leaves out.
   const slot = bounds.length > 2 ? slotBuckets(sql, bounds, days) : null;
   const perBucket =
@@ -46,19 +55,19 @@ function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], day
       ? `SELECT 'bucket' AS part, ${slot.bucket} AS bucket, pageviews, CASE WHEN ${slot.fromDayStart} THEN firsts ELSE lasts END + unhashed AS visitors
            FROM slots
          UNION ALL
-         SELECT 'bucket', bucket, count(*), ${visitorsByFirstFlags(sql, bounds)} FROM (SELECT *, ${rawBucket(sql, bounds, rowRanges(range, days))} AS bucket FROM raw)
-         GROUP BY bucket
+         SELECT 'bucket', bucket, count(*), ${rawVisitors(bounds)} FROM (SELECT *, ${rawBucket(sql, bounds, rowRanges(range, days))} AS bucket FROM raw)
+         GROUP BY bucket${rawGroup}
          UNION ALL`
       : '';
   return `
-    slots AS (SELECT day, slot, pageviews, firsts, lasts, unhashed FROM ${ROLLUP_SLOTS} WHERE ${sql.sites([site])} AND ${dayNamed(sql, days)}),
+    slots AS (SELECT day, slot, pageviews, firsts, lasts, unhashed FROM ${ROLLUP_SLOTS} WHERE ${ofVariant(sql, site, variant)} AND ${dayNamed(sql, days)}),
     raw AS MATERIALIZED (SELECT ts, visitor_key, visitor_first, "unique" FROM ${rowsOutsideRollups(sql, range, days, ['ts', 'visitor_key', 'visitor_first', 'unique', ...CANONICAL_COLUMNS])} AS e WHERE ${CANONICAL}),
     counts AS (
       SELECT part, bucket, sum(pageviews) AS pageviews, sum(visitors) AS visitors FROM (
         ${perBucket}
         SELECT 'total' AS part, NULL AS bucket, pageviews, firsts + unhashed AS visitors FROM slots
         UNION ALL
-        SELECT 'total', NULL, count(*), ${visitorsByFirstFlags(sql, [range.from, range.to])} FROM (SELECT *, 0 AS bucket FROM raw) GROUP BY bucket
+        SELECT 'total', NULL, count(*), ${rawVisitors([range.from, range.to])} FROM (SELECT *, 0 AS bucket FROM raw) GROUP BY bucket${rawGroup}
       ) GROUP BY part, bucket
     )`;
 }
@@ -112,20 +121,20 @@ function engagementCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[],
 }
 
 /**
- * One site's pageviews and visitors: rows of `part` 'bucket' and 'total'. Every row carries
- * `still_built`; one row with a null part stands for an empty answer.
+ * One site's pageviews and visitors under the filters (none, or one clause: rollupVariant): rows of `part` 'bucket'
+ * and 'total'. Every row carries `still_built`; one row with a null part stands for an empty answer.
  */
-export function rolledTrafficCounts(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays): string {
+export function rolledTrafficCounts(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays, filters: readonly FilterClause[]): string {
   return `
-    WITH ${countsCte(sql, site, bounds, days)}
-    SELECT c.still_built, a.* FROM ${stillBuilt(sql, site, days)} AS c LEFT JOIN counts AS a ON true`;
+    WITH ${countsCte(sql, site, bounds, days, filters)}
+    SELECT c.still_built, a.* FROM ${stillBuilt(sql, site, days, variantOf(filters))} AS c LEFT JOIN counts AS a ON true`;
 }
 
 /** One site's engagement under the filters: duration and scroll per bucket (null: the range), each row with `still_built`, as rolledTrafficCounts. */
 export function rolledTrafficEngagement(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays, filters: readonly FilterClause[]): string {
   return `
     WITH ${engagementCte(sql, site, bounds, days, filters)}
-    SELECT c.still_built, 'engagement' AS part, a.* FROM ${stillBuilt(sql, site, days)} AS c LEFT JOIN engagement AS a ON true`;
+    SELECT c.still_built, 'engagement' AS part, a.* FROM ${stillBuilt(sql, site, days, UNFILTERED)} AS c LEFT JOIN engagement AS a ON true`;
 }
 
 /** Retention (retention.ts) over the engaged pages matching the filters, of the named days (stored) and of the rest (joined now). Carries `still_built`. */
@@ -133,6 +142,6 @@ export function rolledRetention(sql: DuckDbSql, scope: ReportScope, days: Sealed
   const engaged = engagedCte(sql, scope, [scope.from, scope.to], days, scope.filters);
   return `
     WITH ${engaged}
-    SELECT c.still_built, t.* FROM ${stillBuilt(sql, scope, days)} AS c CROSS JOIN (
+    SELECT c.still_built, t.* FROM ${stillBuilt(sql, scope, days, UNFILTERED)} AS c CROSS JOIN (
       SELECT ${thresholdCounts(sql, durations, scrolls)} FROM engaged AS page) AS t`;
 }

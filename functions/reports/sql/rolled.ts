@@ -1,5 +1,5 @@
 /**
- * DuckDB only: unfiltered breakdowns and event totals from the daily rollups
+ * DuckDB only: breakdowns and event totals from the daily rollups
  * (adapters/duckdb/rollups.ts) of the sealed whole UTC days inside the range,
  * plus the raw rows of its partial ends grouped by UTC day, summed per name.
  * Visitor hashes never repeat across UTC days, so per-day distinct counts
@@ -16,26 +16,55 @@
 import { listValue } from '@duckdb/node-api';
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import { BREAKDOWN_COLUMNS, type BreakdownDim } from '#domain/reports/query.ts';
+import { formatFilter, type FilterClause } from '#domain/reports/filter.ts';
 import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
 import { rowRanges, type SealedDays } from './sealed-days.ts';
 import { CANONICAL, CANONICAL_COLUMNS, CANONICAL_EVENT_COLUMNS, CANONICAL_EVENTS, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
-import { entryOnly, keepsEmptyLabels, labelExpression } from './text.ts';
+import { entryOnly, filterSql, keepsEmptyLabels, labelExpression } from './text.ts';
 
-/** Written by the DuckDB store (adapters/duckdb/rollups.ts); the names carry the rules' version. */
-export const ROLLUP_LABELS = 'rollup_v4_labels';
-export const ROLLUP_DAYS = 'rollup_v4_days';
+/**
+ * Written by the DuckDB store (adapters/duckdb/rollups.ts); the names carry the rules' version.
+ * Labels, slots and days are kept per variant: the site's rows (''), or the rows one filter
+ * clause keeps (rollupVariant).
+ */
+export const ROLLUP_LABELS = 'rollup_v5_labels';
+export const ROLLUP_DAYS = 'rollup_v5_days';
 /** Per quarter hour of a day: canonical pageviews, visitors' first and last pageviews, pageviews without a hash counted unique. */
-export const ROLLUP_SLOTS = 'rollup_v4_slots';
-/** Each engaged page of a day (engaged-pages.ts, its appends summed in): its ts, total duration, scroll and the columns filters compare. */
-export const ROLLUP_PAGES = 'rollup_v4_pages';
+export const ROLLUP_SLOTS = 'rollup_v5_slots';
+/** Each engaged page of a day (engaged-pages.ts, its appends summed in): its ts, total duration, scroll and the columns filters compare. Built with variant '' only. */
+export const ROLLUP_PAGES = 'rollup_v5_pages';
 /** Tables earlier versions wrote, dropped at open. */
-export const RETIRED_ROLLUPS = ['rollup_v1_labels', 'rollup_v1_days', ...[2, 3].flatMap((v) => ['labels', 'days', 'slots', 'pages'].map((t) => `rollup_v${v}_${t}`))];
+export const RETIRED_ROLLUPS = ['rollup_v1_labels', 'rollup_v1_days', ...[2, 3, 4].flatMap((v) => ['labels', 'days', 'slots', 'pages'].map((t) => `rollup_v${v}_${t}`))];
 
-const DAY = `ts // ${DAY_MS}`;
+/** The rollups of a site's own rows. */
+export const UNFILTERED = '';
 
-/** The scope's rows outside the named days, with only `columns` (rowsInRanges). */
-export function rowsOutsideRollups(sql: DuckDbSql, scope: SiteRef & Pick<ReportScope, 'from' | 'to'>, days: SealedDays, columns: readonly string[]): string {
-  return sql.rowsInRanges(columns, rowRanges(scope, days), (a, b) => `${sql.sites([scope])} AND ts >= ${a} AND ts < ${b}`);
+/**
+ * Which rollups answer a scope's filters: the site's own ('') without filters; for one `dim:value`
+ * clause (a click on a dashboard row), the rollups of the rows it keeps, named by the clause as
+ * the `filter` parameter spells it; null for any other filter, which the rows answer.
+ */
+export function rollupVariant(filters: readonly FilterClause[]): string | null {
+  if (filters.length === 0) return UNFILTERED;
+  return filters.length === 1 && filters[0]!.op === 'eq' ? formatFilter(filters) : null;
+}
+
+/** A row's UTC day. */
+export const DAY = `ts // ${DAY_MS}`;
+
+/** The scope's rows outside the named days that pass its filters, with only `columns` (rowsInRanges). */
+export function rowsOutsideRollups(sql: DuckDbSql, scope: SiteRef & Pick<ReportScope, 'from' | 'to' | 'filters'>, days: SealedDays, columns: readonly string[]): string {
+  return sql.rowsInRanges(columns, rowRanges(scope, days), (a, b) => `${sql.sites([scope])} AND ts >= ${a} AND ts < ${b}${filterSql(sql, scope.filters)}`);
+}
+
+/** The rollup rows of the site's variant (rollupVariant). */
+export const ofVariant = (sql: DuckDbSql, site: SiteRef, variant: string) => `${sql.sites([site])} AND variant = ${sql.bind(variant)}`;
+
+/** The variant of a scope the caller found rollups for. */
+export function variantOf(filters: readonly FilterClause[]): string {
+  const variant = rollupVariant(filters);
+  if (variant === null) throw new Error('no rollup answers these filters');
+  return variant;
 }
 
 /**
@@ -52,12 +81,12 @@ export function dayNamed(sql: DuckDbSql, days: SealedDays): string {
 
 function rolledRows(sql: DuckDbSql, scope: ReportScope, dim: string, days: SealedDays): string {
   return `SELECT name, value, visitors, last_seen FROM ${ROLLUP_LABELS}
-    WHERE ${sql.sites([scope])} AND dim = ${sql.bind(dim)} AND ${dayNamed(sql, days)}`;
+    WHERE ${ofVariant(sql, scope, variantOf(scope.filters))} AND dim = ${sql.bind(dim)} AND ${dayNamed(sql, days)}`;
 }
 
-/** How many named days still have their rollup in this statement's snapshot. */
-export const stillBuilt = (sql: DuckDbSql, scope: SiteRef, days: SealedDays) =>
-  `(SELECT count(*) AS still_built FROM ${ROLLUP_DAYS} WHERE ${sql.sites([scope])} AND ${dayNamed(sql, days)})`;
+/** How many named days still have their rollup (of the variant) in this statement's snapshot. */
+export const stillBuilt = (sql: DuckDbSql, scope: SiteRef, days: SealedDays, variant: string) =>
+  `(SELECT count(*) AS still_built FROM ${ROLLUP_DAYS} WHERE ${ofVariant(sql, scope, variant)} AND ${dayNamed(sql, days)})`;
 
 /**
  * A breakdown's rows: names with value, visitors (and last_seen for events), ranked and cut as
@@ -81,7 +110,7 @@ export function rolledBreakdown(sql: DuckDbSql, scope: ReportScope, dim: Breakdo
       FROM (${rolledRows(sql, scope, dim, days)} UNION ALL ${raw}) ${keep}
       GROUP BY name ORDER BY value DESC, name ASC LIMIT ${sql.limit(limit)}
     )
-    SELECT c.still_built, a.name, a.value, a.visitors, a.last_seen FROM ${stillBuilt(sql, scope, days)} AS c LEFT JOIN answer AS a ON true
+    SELECT c.still_built, a.name, a.value, a.visitors, a.last_seen FROM ${stillBuilt(sql, scope, days, variantOf(scope.filters))} AS c LEFT JOIN answer AS a ON true
     ORDER BY a.value DESC, a.name ASC`;
 }
 
@@ -97,7 +126,7 @@ export function rolledTechLists(sql: DuckDbSql, scope: ReportScope, dims: readon
   const labels = dims.map((dim, i) => `${labelExpression(sql, dim)} AS l${i}`).join(', ');
   const list = `CASE dim ${names.map((dim, i) => `WHEN ${sql.bind(dim)} THEN ${i}`).join(' ')} END`;
   const rolled = `SELECT ${list} AS list, name, value, visitors, last_seen FROM ${ROLLUP_LABELS}
-    WHERE ${sql.sites([scope])} AND dim IN (${names.map((dim) => sql.bind(dim)).join(', ')}) AND ${dayNamed(sql, days)}`;
+    WHERE ${ofVariant(sql, scope, variantOf(scope.filters))} AND dim IN (${names.map((dim) => sql.bind(dim)).join(', ')}) AND ${dayNamed(sql, days)}`;
   const raw = dims.map((_, i) => `SELECT ${i}, coalesce(l${i}, ''), count(*), ${VISITORS}, NULL::BIGINT FROM raw GROUP BY coalesce(l${i}, ''), ${DAY}`);
   const n = dims.length;
   const rawEvents = events
@@ -114,13 +143,13 @@ export function rolledTechLists(sql: DuckDbSql, scope: ReportScope, dims: readon
       SELECT list, name, sum(value) AS value, sum(visitors) AS visitors, max(last_seen) AS last_seen
       FROM (${[rolled, ...raw, ...rawEvents].join(' UNION ALL ')}) GROUP BY list, name
     )
-    SELECT c.still_built, a.* FROM ${stillBuilt(sql, scope, days)} AS c LEFT JOIN answer AS a ON true`;
+    SELECT c.still_built, a.* FROM ${stillBuilt(sql, scope, days, variantOf(scope.filters))} AS c LEFT JOIN answer AS a ON true`;
 }
 
 /** The named events and their visitors over the range, with `still_built`. */
 export function rolledEventTotals(sql: DuckDbSql, scope: ReportScope, days: SealedDays): string {
   return `
-    SELECT c.still_built, t.count, t.visitors FROM ${stillBuilt(sql, scope, days)} AS c CROSS JOIN (
+    SELECT c.still_built, t.count, t.visitors FROM ${stillBuilt(sql, scope, days, variantOf(scope.filters))} AS c CROSS JOIN (
       SELECT coalesce(sum(value), 0) AS count, coalesce(sum(visitors), 0) AS visitors FROM (
         ${rolledRows(sql, scope, 'event_totals', days)}
         UNION ALL
