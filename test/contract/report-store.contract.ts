@@ -205,6 +205,22 @@ export function reportContract(store: StoreUnderTest): void {
       expect(r.scroll).toEqual([{ pct: 25, share: 1 }, { pct: 50, share: 1 }, { pct: 75, share: 0 }, { pct: 100, share: 0 }]);
     });
 
+    it('gives no median duration when no page total reaches 5 s, in its buckets or over the range, and still the mean scroll', async () => {
+      const s = site('short-visits');
+      const [p1, p2] = [randomUUID(), randomUUID()];
+      await seed([
+        row(s, T0 + H, { id: p1, visitor: 'v1', duration: 1, scrolled: 40 }),
+        append(s, T0 + H + 10, p1, { duration: 3 }), // p1: 4 s
+        row(s, T0 + D + 2 * H, { id: p2, visitor: 'v2', duration: 2, scrolled: 80 }), // p2: 2 s
+      ]);
+      const o = await getOverview(a.reports, q(s, T0, T0 + 2 * D));
+      expect(o.totals).toEqual({ pageviews: 2, visitors: 2, avg_duration_s: null, avg_scroll: 60 });
+      expect(o.series.filter((b) => b.pageviews > 0).map((b) => [b.duration_s, b.scrolled])).toEqual([
+        [null, 40],
+        [null, 80],
+      ]);
+    });
+
     it('counts partial first and last hours exactly', async () => {
       const s = site('partial');
       const from = T0 + 10 * H + 15 * 60; // 10:15

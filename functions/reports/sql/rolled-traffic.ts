@@ -111,12 +111,24 @@ function engagedCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], da
  * Median duration (of totals of at least 5 s) and mean scroll per bucket and over the range
  * (bucket null), as traffic.ts's trafficEngagement, as the CTE `engagement`. With one bucket only
  * the range's row is made (the caller reads it as bucket 0's too).
+ *
+ * The range's row is read off the count of each distinct total, not from a second sort of every
+ * page: totals are sums of whole seconds (the collector rounds each duration), so there are few
+ * of them (the bench's 365-day statement: 26 → 21 ms). Its median is the mean of the totals at
+ * the middle two places of their running count (one place when the count is odd).
  */
 function engagementCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays, filters: readonly FilterClause[]): string {
+  const perBucket = `SELECT bucket, median(total_duration) FILTER (WHERE total_duration >= 5) AS duration, avg(scroll) AS scrolled FROM engaged GROUP BY bucket`;
+  if (bounds.length <= 2) return `${engagedCte(sql, site, bounds, days, filters)}, engagement AS (${perBucket})`;
   return `${engagedCte(sql, site, bounds, days, filters)},
+    totals AS (SELECT total_duration, count(*) AS n, sum(scroll) AS scroll_sum, count(scroll) AS scrolls FROM engaged GROUP BY total_duration),
+    running AS (SELECT total_duration, sum(n) OVER (ORDER BY total_duration) AS upto, sum(n) OVER () AS n FROM totals WHERE total_duration >= 5),
     engagement AS (
-      SELECT bucket, median(total_duration) FILTER (WHERE total_duration >= 5) AS duration, avg(scroll) AS scrolled
-      FROM engaged GROUP BY ${bounds.length > 2 ? 'GROUPING SETS ((bucket), ())' : 'bucket'}
+      ${perBucket}
+      UNION ALL
+      SELECT NULL, (SELECT (min(total_duration) FILTER (WHERE upto >= (n + 1) // 2) + min(total_duration) FILTER (WHERE upto >= n // 2 + 1)) / 2 FROM running),
+             sum(scroll_sum) / sum(scrolls)
+      FROM totals
     )`;
 }
 
