@@ -131,7 +131,8 @@ describe('ClickHouse daily rollups', () => {
     // Held apart as they are until the table merges them.
     await executor.command(`SYSTEM STOP MERGES ${events.database}.events`);
     await executor.insert(`${events.database}.events`, [storedRow(twice)]);
-    const scope: ReportScope = { ...scopeOf(site, T0, T0 + 2 * DAY), filters: [{ dim: 'page', op: 'eq', value: '/x' }] };
+    // A filter no variant answers: the site's own builds name the days, and their rows are read.
+    const scope: ReportScope = { ...scopeOf(site, T0, T0 + 2 * DAY), filters: [{ dim: 'page', op: 'neq', value: '/y' }] };
     const answer = await rolled.breakdown(scope, 'pages', 10).finally(() => executor.command(`SYSTEM START MERGES ${events.database}.events`));
     expect((await events.rollups.usable(site, REGISTRATION)).map((u) => [u.day - T0 / DAY, u.plain])).toEqual([
       [0, true],
@@ -190,5 +191,28 @@ describe('ClickHouse daily rollups', () => {
     await events.saveEvents([row(site, 0, { ts: now, visitor: 'new' })]);
     expect(await built()).toEqual([-5, -4, -3, -2, -1]);
     expect((await rolled.breakdown(scope, 'pages', 10)).map((r) => r.value)).toEqual([3]);
+  });
+
+  it('are built per dim:value filter the first time a report needs them, none for other filters, and a batch marks every variant of its days stale', async () => {
+    const site = newSite();
+    const day = (d: number, visitor: string, country: string) => row(site, 0, { ts: T0 + d * DAY + 3_600_000, visitor: `${visitor}-${d}`, country });
+    await events.saveEvents([day(0, 'a', 'DE'), day(0, 'b', 'FR'), day(1, 'c', 'DE'), day(2, 'd', 'DE'), day(3, 'e', 'FR')]);
+    const variantDays = async (variant: string) => (await events.rollups.usable(site, REGISTRATION, variant)).map((u) => u.day - T0 / DAY);
+    const scope = (filters: ReportScope['filters']): ReportScope => ({ ...scopeOf(site, T0, T0 + 4 * DAY), filters });
+    const de: ReportScope['filters'] = [{ dim: 'country', op: 'eq', value: 'DE' }];
+    expect((await rolled.breakdown(scope(de), 'countries', 10)).map((r) => [r.name, r.value])).toEqual([['DE', 3]]);
+    expect(await variantDays('country:DE')).toEqual([0, 1, 2, 3]);
+    expect(await variantDays('')).toEqual([]);
+    // Two clauses, or another operator: the site's own builds name the days, no variant is built.
+    for (const filters of [[...de, { dim: 'browser', op: 'eq', value: 'Chrome' }], [{ dim: 'country', op: 'neq', value: 'DE' }]] as ReportScope['filters'][]) {
+      expect(await rolled.breakdown(scope(filters), 'countries', 10)).toEqual(await rows.breakdown(scope(filters), 'countries', 10));
+    }
+    expect(await variantDays('')).toEqual([0, 1, 2, 3]);
+    // A late row on day 1 marks days 1 and 2 stale, of the site's own builds and of the variant's.
+    await events.saveEvents([day(1, 'f', 'DE')]);
+    expect(await variantDays('country:DE')).toEqual([0, 3]);
+    expect(await variantDays('')).toEqual([0, 3]);
+    expect((await rolled.breakdown(scope(de), 'countries', 10)).map((r) => [r.name, r.value])).toEqual([['DE', 4]]);
+    expect(await variantDays('country:DE')).toEqual([0, 1, 2, 3]);
   });
 });

@@ -123,6 +123,36 @@ describe('ClickHouse migrations', () => {
     expect((await rolled.breakdown(scope, 'pages', 10)).map((r) => r.value)).toEqual([2]);
     await reopened.close();
   });
+
+  it('keep the builds made before variants (version 4) as the site\'s own, and build variants beside them', async () => {
+    const executor = chdbExecutor();
+    const database = `migrate_${randomUUID().replaceAll('-', '')}`;
+    const day = Math.floor(Date.now() / 86_400_000) - 3;
+    const events = await ClickHouseEventStore.open(executor, database);
+    const pageview = (ts: number, country: string) => eventRow({ ...SITE, ts, id: randomUUID(), kind: 'pageview', path: '/', bot: false, visitor: null, unique: null, country });
+    await events.saveEvents([pageview(day * 86_400_000 + 3_600_000, 'DE'), pageview(day * 86_400_000 + 7_200_000, 'FR')]);
+    await events.close();
+    // The database as version 4 left it: builds, labels and slots without a variant, one day built.
+    await executor.command(`DELETE FROM ${database}.schema_migrations WHERE version >= 5`);
+    await executor.command(`DROP TABLE ${database}.rollup_v2_builds`);
+    await executor.command(`CREATE TABLE ${database}.rollup_v2_builds (site String, registration String, day Int32, built_at Int64, plain Bool DEFAULT false)
+      ENGINE = ReplacingMergeTree(built_at) ORDER BY (site, registration, day)`);
+    for (const table of ['rollup_v2_labels', 'rollup_v2_slots']) await executor.command(`ALTER TABLE ${database}.${table} DROP COLUMN variant`);
+    await executor.command(
+      `INSERT INTO ${database}.rollup_v2_builds (site, registration, day, built_at, plain) SELECT {site:String}, {registration:String}, {day:Int32}, toUnixTimestamp64Micro(now64(6)), true`,
+      { ...SITE, day },
+    );
+    const reopened = await ClickHouseEventStore.open(executor, database);
+    const own = await reopened.rollups.usable(SITE.site, SITE.registration);
+    expect(own).toEqual([{ day, builtAt: expect.any(Number), pages: true, plain: true }]);
+    expect(await reopened.rollups.usable(SITE.site, SITE.registration, 'country:DE')).toEqual([]);
+    await reopened.rollups.build(SITE.site, SITE.registration, [day], [{ dim: 'country', op: 'eq', value: 'DE' }]);
+    expect((await reopened.rollups.usable(SITE.site, SITE.registration, 'country:DE')).map((u) => [u.day, u.plain])).toEqual([[day, false]]);
+    // Merged, a day's builds of two variants stay two.
+    await executor.command(`OPTIMIZE TABLE ${database}.rollup_v2_builds FINAL`);
+    expect(await reopened.rollups.usable(SITE.site, SITE.registration)).toEqual(own);
+    await reopened.close();
+  });
 });
 
 afterAll(closeChdb);

@@ -2,10 +2,11 @@
  * Report aggregates over the ClickHouse events table: the report queries'
  * ClickHouse dialect (functions/reports/sql), run through the executor. With
  * the daily rollups (rollups.ts), one site's breakdowns, tech lists, event
- * totals, retention and traffic read the sealed days from them: unfiltered
- * labels and slots answer whole days, stored pages any part of a day, and
- * the rows of the other sealed days (a filtered scope's, the range's cut
- * ends) are read as stored, less the copies their builds listed. Only the
+ * totals, retention and traffic read the sealed days from them: labels and
+ * slots of the scope's variant (its rows, or those of its one `dim:value`
+ * clause) answer whole days, stored pages any part of a day, and the rows
+ * of the other sealed days (under any other filter, the range's cut ends)
+ * are read as stored, less the copies their builds listed. Only the
  * open days and the days without a usable build go through the copy window
  * (reports/sql/clickhouse-rolled.ts).
  */
@@ -27,7 +28,8 @@ import {
 import { engagementOf } from '#reports/sql/retention.ts';
 import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
-import { daysToBuild, sealedDays } from '#reports/sql/sealed-days.ts';
+import { daysToBuild, rollupVariant, sealedDays, variantOf } from '#reports/sql/sealed-days.ts';
+import type { FilterClause } from '#domain/reports/filter.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import { summaryListsOf, techListRows } from '#reports/sql/tech-lists.ts';
 import { log } from '#platform/log.ts';
@@ -56,12 +58,13 @@ export class ClickHouseQueryRunner implements QueryRunner {
 /** The answer's rows without the rollup reads' sentinel (rows with a null `list`). */
 const answerRows = (rows: readonly ResultRow[]) => rows.filter((r) => r.list !== null && r.list !== undefined);
 
-const siteKey = (scope: SiteRef) => `${scope.site}\u0000${scope.registration}`;
+/** A site's builds of one variant, as remembered. */
+const buildsKey = (scope: SiteRef, variant: string) => `${scope.site}\u0000${scope.registration}\u0000${variant}`;
 
 export class ClickHouseReportStore extends SqlReportStore {
   private readonly clickhouse: ClickHouseQueryRunner;
   /**
-   * Each site's usable builds as last looked up. A read names them without a look-up statement:
+   * Each site's usable builds of each variant as last looked up. A read names them without a look-up statement:
    * one a batch has marked stale since shows in the read's `stale`, and the site is looked up again.
    */
   private readonly known = new Map<string, Map<number, UsableBuild>>();
@@ -79,8 +82,10 @@ export class ClickHouseReportStore extends SqlReportStore {
   /**
    * Runs `read` over the usable builds (of `kind`) of the sealed days of the scope, those it only
    * cuts into too (building the missing ones first), and the rows of the rest; null when no day is
-   * sealed. `read` applies the scope's filters: to the stored pages, and to the rows where a label
-   * or slot keeps no row's other labels (read plain on the named days, their copies listed).
+   * sealed. Labels and slots are those of the scope's variant (sealed-days.ts rollupVariant: its
+   * one `dim:value` clause), else the site's own, whose labels and slots then answer nothing.
+   * `read` applies the scope's filters: to the stored pages, and to the rows a label or slot
+   * of its variant does not answer (read plain on the named days whose builds listed their copies).
    * A batch that marked a named day stale before the read shows in the answer's `stale` (a
    * sentinel row's, or the one row's): the site's builds are looked up again and the read runs
    * again; after three such races the rows answer. The rows returned include the sentinel.
@@ -94,8 +99,10 @@ export class ClickHouseReportStore extends SqlReportStore {
     // Stored pages keep their ts, and a day's rows read plain: a day the range only cuts into answers too.
     const range = sealedDays(scope.from, scope.to, (this.options.now ?? Date.now)(), OPEN_DAYS[kind], true);
     if (!range) return null;
+    const filters = kind === 'labels' && rollupVariant(scope.filters) !== null ? scope.filters : [];
+    const variant = variantOf(filters);
     for (let attempt = 0; attempt < 3; attempt++) {
-      const builds = await this.builds(scope, kind, range.first, range.last);
+      const builds = await this.builds(scope, kind, filters, range.first, range.last);
       const built: number[] = [];
       const builtAt: number[] = [];
       const plain: number[] = [];
@@ -106,20 +113,27 @@ export class ClickHouseReportStore extends SqlReportStore {
         builtAt.push(build.builtAt);
         if (build.plain) plain.push(d);
       }
-      const rows = await this.clickhouse.runClickHouse((sql) => read(sql, { ...range, built, builtAt, plain }));
+      const rows = await this.clickhouse.runClickHouse((sql) => read(sql, { ...range, built, builtAt, plain, variant }));
       const sentinel = rows.find((r) => r.stale !== null && r.stale !== undefined);
       if (sentinel && Number(sentinel.stale) === 0) return rows;
-      this.known.delete(siteKey(scope));
+      this.known.delete(buildsKey(scope, variant));
     }
     return null;
   }
 
   /**
-   * The site's usable builds for first..last of `kind`: remembered, else looked up, building the
-   * days that lack one (sealed-days.ts daysToBuild: not for a read of only part of a day).
+   * The site's usable builds for first..last of `kind`, of the variant of `filters`: remembered, else
+   * looked up, building the days that lack one (sealed-days.ts daysToBuild: not for a read of only part of a day).
    */
-  private async builds(scope: SiteRef & { from: number; to: number }, kind: RollupKind, first: number, last: number): Promise<Map<number, UsableBuild>> {
-    const key = siteKey(scope);
+  private async builds(
+    scope: SiteRef & { from: number; to: number },
+    kind: RollupKind,
+    filters: readonly FilterClause[],
+    first: number,
+    last: number,
+  ): Promise<Map<number, UsableBuild>> {
+    const variant = variantOf(filters);
+    const key = buildsKey(scope, variant);
     const lacking = (m: Map<number, UsableBuild>) => {
       const days: number[] = [];
       for (let d = first; d <= last; d++) {
@@ -131,12 +145,12 @@ export class ClickHouseReportStore extends SqlReportStore {
     const remembered = this.known.get(key);
     if (remembered && daysToBuild(lacking(remembered), scope).length === 0) return remembered;
     const { rollups } = this.events;
-    const lookUp = async () => new Map((await rollups.usable(scope.site, scope.registration)).map((u) => [u.day, u]));
+    const lookUp = async () => new Map((await rollups.usable(scope.site, scope.registration, variant)).map((u) => [u.day, u]));
     let builds = await lookUp();
     const missing = daysToBuild(lacking(builds), scope);
     if (missing.length > 0) {
       try {
-        await rollups.build(scope.site, scope.registration, missing);
+        await rollups.build(scope.site, scope.registration, missing, filters);
       } catch (e) {
         // A build that fails (a timeout, a full disk) costs speed, not the answer: those days are read from rows.
         log.warn('clickhouse rollup build failed: its days are read from rows', { days: missing.length, message: (e as Error).message });
@@ -176,7 +190,7 @@ export class ClickHouseReportStore extends SqlReportStore {
     return rows ? engagementOf(durations, scrolls, rows) : super.engagement(scope, durations, scrolls);
   }
 
-  /** One site's counts from the slot rollups of the days they can answer (unfiltered) and the rows of the rest; more sites read the rows. */
+  /** One site's counts from the slot rollups of the days they can answer (of its filters' variant) and the rows of the rest; more sites read the rows. */
   protected override async countRows(scope: TrafficScope): Promise<[ResultRow[] | null, ResultRow[]]> {
     const [site] = scope.sites;
     const bounds = scope.boundaries;

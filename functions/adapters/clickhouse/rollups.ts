@@ -18,16 +18,23 @@
  * before it had been stored, and a batch stored after its read marks the
  * day after it. A batch that dies between its rows and its mark is
  * redelivered, and marks then.
+ *
+ * Labels and slots are also built per variant: the rows one `dim:value`
+ * filter clause keeps (reports/sql/sealed-days.ts rollupVariant), the first time
+ * a report under that clause needs a day, with builds of their own and the
+ * same stale marks. Pages and copies are built for the site's own rows only
+ * (stored pages keep the columns filters compare).
  */
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import { BREAKDOWN_COLUMNS, BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import type { EventRow } from '#ports/event-store.ts';
-import { dayRuns, SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
+import { dayRuns, SLOT_MS, touchedDays, UNFILTERED, variantOf } from '#reports/sql/sealed-days.ts';
 import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
 import { labelTuples } from '#reports/sql/clickhouse-rolled.ts';
 import type { PageviewDim } from '#reports/sql/breakdown.ts';
 import type { ClickHouseExecutor } from './executor.ts';
-import { FILTERED_COLUMNS } from '#domain/reports/filter.ts';
+import { FILTERED_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
+import { filterColumns, filterSql } from '#reports/sql/text.ts';
 import { clickhouseEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { COPY_WINDOW_MS } from '#domain/reports/copies.ts';
 import { ident, ROLLUP_BUILDS, ROLLUP_COPIES, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE } from './schema.ts';
@@ -81,30 +88,42 @@ export interface UsableBuild {
   plain: boolean;
 }
 
+/** What one build run reads: its site's rows in [from, to) that `filters` keep (none, or a variant's clause), stamped `builtAt` (a literal). */
+interface BuildRun {
+  site: string;
+  registration: string;
+  from: number;
+  to: number;
+  filters: readonly FilterClause[];
+  builtAt: string;
+}
+
+/** The canonical rows of one kind a run reads, with `columns` and those its filters compare. */
+const runRows = (sql: ClickHouseSql, run: BuildRun, kind: 'pageview' | 'event', columns: readonly string[]) =>
+  sql.canonical(kind, [{ site: run.site, registration: run.registration }], run.from, run.to, [...new Set([...columns, ...filterColumns(run.filters)])]);
+
 /**
- * Every pageview dimension's labels of the rows in [from, to), one pass: each canonical
- * human pageview becomes one row per dimension (entry_pages only with the unique flag), as
- * breakdown.ts counts them.
+ * Every pageview dimension's labels of a run's rows, one pass: each canonical human pageview
+ * becomes one row per dimension (entry_pages only with the unique flag), as breakdown.ts counts them.
  */
-function pageviewLabels(sql: ClickHouseSql, site: string, registration: string, from: number, to: number, builtAt: string): string {
-  const columns = ['visitor', 'unique', 'bot', ...new Set(PAGEVIEW_DIMS.map((d) => BREAKDOWN_COLUMNS[d]))];
-  const rows = sql.canonical('pageview', [{ site, registration }], from, to, columns);
+function pageviewLabels(sql: ClickHouseSql, run: BuildRun): string {
+  const rows = runRows(sql, run, 'pageview', ['visitor', 'unique', 'bot', ...new Set(PAGEVIEW_DIMS.map((d) => BREAKDOWN_COLUMNS[d]))]);
   return `
-    SELECT ${sql.value(site)}, ${sql.value(registration)}, toInt32(intDiv("ts", ${DAY_MS})) AS "day", ${builtAt}, d.1 AS "dim", coalesce(d.2, '') AS "name",
+    SELECT ${sql.value(run.site)}, ${sql.value(run.registration)}, toInt32(intDiv("ts", ${DAY_MS})) AS "day", ${run.builtAt}, d.1 AS "dim", coalesce(d.2, '') AS "name",
            count() AS "value", ${sql.visitors} AS "visitors", CAST(NULL AS Nullable(Int64))
     FROM ${rows} AS e ARRAY JOIN ${labelTuples(sql, PAGEVIEW_DIMS, (dim) => `'${dim}'`)} AS d
-    WHERE ${sql.notBot} AND d.3
+    WHERE ${sql.notBot}${filterSql(sql, run.filters)} AND d.3
     GROUP BY "day", "dim", "name"`;
 }
 
-/** The events breakdown's labels and the event totals of the rows in [from, to), as event-breakdown.ts counts them. */
-function eventLabels(sql: ClickHouseSql, site: string, registration: string, from: number, to: number, builtAt: string): string {
-  const rows = sql.canonical('event', [{ site, registration }], from, to, ['visitor', 'event', 'bot']);
+/** The events breakdown's labels and the event totals of a run's rows, as event-breakdown.ts counts them. */
+function eventLabels(sql: ClickHouseSql, run: BuildRun): string {
+  const rows = runRows(sql, run, 'event', ['visitor', 'event', 'bot']);
   return `
-    SELECT ${sql.value(site)}, ${sql.value(registration)}, toInt32(intDiv("ts", ${DAY_MS})) AS "day", ${builtAt}, d.1 AS "dim", d.2 AS "name",
+    SELECT ${sql.value(run.site)}, ${sql.value(run.registration)}, toInt32(intDiv("ts", ${DAY_MS})) AS "day", ${run.builtAt}, d.1 AS "dim", d.2 AS "name",
            count() AS "value", count(DISTINCT "visitor") AS "visitors", toNullable(max("ts"))
     FROM ${rows} AS e ARRAY JOIN [tuple('events', "event"), tuple('${EVENT_TOTALS}', '')] AS d
-    WHERE ${sql.notBot} AND coalesce("event", '') <> ''
+    WHERE ${sql.notBot}${filterSql(sql, run.filters)} AND coalesce("event", '') <> ''
     GROUP BY "day", "dim", "name"`;
 }
 
@@ -117,13 +136,13 @@ function eventLabels(sql: ClickHouseSql, site: string, registration: string, fro
  * pageview's. Pageviews without a hash form one group per day, whose unique ones count as
  * visitors of their slot and which has no first or last.
  */
-function slotCounts(sql: ClickHouseSql, site: string, registration: string, from: number, to: number, builtAt: string): string {
-  const rows = sql.canonical('pageview', [{ site, registration }], from, to, ['visitor', 'unique', 'bot']);
+function slotCounts(sql: ClickHouseSql, run: BuildRun): string {
+  const rows = runRows(sql, run, 'pageview', ['visitor', 'unique', 'bot']);
   const perSlot = `SELECT toInt32(intDiv("ts", ${DAY_MS})) AS "day", toUInt16(intDiv("ts" % ${DAY_MS}, ${SLOT_MS})) AS "slot", "visitor",
       count() AS "n", countIf("visitor" IS NULL AND coalesce("unique", false)) AS "unhashed"
-    FROM ${rows} AS c WHERE ${sql.notBot} GROUP BY "day", "slot", "visitor"`;
+    FROM ${rows} AS c WHERE ${sql.notBot}${filterSql(sql, run.filters)} GROUP BY "day", "slot", "visitor"`;
   return `
-    SELECT ${sql.value(site)}, ${sql.value(registration)}, "day", ${builtAt}, "slot", sum("pageviews"), sum("firsts"), sum("lasts"), sum("unhashed") FROM (
+    SELECT ${sql.value(run.site)}, ${sql.value(run.registration)}, "day", ${run.builtAt}, "slot", sum("pageviews"), sum("firsts"), sum("lasts"), sum("unhashed") FROM (
       SELECT "day", s.1 AS "slot", s.2 AS "pageviews", toUInt64("hashed" AND s.1 = "first") AS "firsts", toUInt64("hashed" AND s.1 = "last") AS "lasts", s.3 AS "unhashed"
       FROM (
         SELECT "day", isNotNull("visitor") AS "hashed", min("slot") AS "first", max("slot") AS "last", groupArray(tuple("slot", "n", "unhashed")) AS "slots"
@@ -173,44 +192,57 @@ export class ClickHouseRollups {
     );
   }
 
-  /** The site's days whose newest build no stale mark of the day is as new as, in day order. */
-  async usable(site: string, registration: string): Promise<UsableBuild[]> {
+  /** The site's days whose newest build (of the variant: '' the site's own rows) no stale mark of the day is as new as, in day order. */
+  async usable(site: string, registration: string, variant: string = UNFILTERED): Promise<UsableBuild[]> {
     const marks = `(SELECT day, max(at) AS at FROM ${this.tables.stale} WHERE site = {site:String} AND registration = {registration:String} GROUP BY day)`;
     const rows = await this.executor.query<{ day: number; built_at: number; pages: number; plain: number }>(
       `SELECT b.day AS day, b.built_at AS built_at, (n.at IS NULL OR n.at < b.built_at) AS pages, b.plain AS plain
        FROM (SELECT day, max(built_at) AS built_at, argMax(plain, ${this.tables.builds}.built_at) AS plain FROM ${this.tables.builds}
-             WHERE site = {site:String} AND registration = {registration:String} GROUP BY day) AS b
+             WHERE site = {site:String} AND registration = {registration:String} AND variant = {variant:String} GROUP BY day) AS b
        LEFT JOIN ${marks} AS s ON s.day = b.day
        LEFT JOIN ${marks} AS n ON n.day = b.day + 1
        WHERE s.at IS NULL OR s.at < b.built_at
        ORDER BY day
        SETTINGS join_use_nulls = 1`,
-      { site, registration },
+      { site, registration, variant },
     );
     return rows.map((r) => ({ day: Number(r.day), builtAt: Number(r.built_at), pages: Boolean(Number(r.pages)), plain: Boolean(Number(r.plain)) }));
   }
 
-  /** Builds the given days (UTC day numbers, ascending), a run of consecutive days per statement. */
-  async build(site: string, registration: string, days: readonly number[]): Promise<void> {
-    for (const [first, last] of dayRuns(days, BUILD_DAYS)) await this.buildRun(site, registration, first, last);
+  /** Builds the given days (UTC day numbers, ascending) of the variant of `filters`, a run of consecutive days per statement. */
+  async build(site: string, registration: string, days: readonly number[], filters: readonly FilterClause[] = []): Promise<void> {
+    for (const [first, last] of dayRuns(days, BUILD_DAYS)) await this.buildRun(site, registration, first, last, filters);
   }
 
-  private async buildRun(site: string, registration: string, first: number, last: number): Promise<void> {
+  private async buildRun(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[]): Promise<void> {
+    const variant = variantOf(filters);
     // The clock is read before the rows: a batch marked after it is one this build may have missed.
     const [clock] = await this.executor.query<{ now: number }>('SELECT toUnixTimestamp64Micro(now64(6)) AS now');
     const builtAt = Number(clock?.now);
     const [from, to] = [first * DAY_MS, (last + 1) * DAY_MS];
-    for (const select of [pageviewLabels, eventLabels]) {
+    const inserts: [table: string, columns: string, select: (sql: ClickHouseSql, run: BuildRun) => string][] = [
+      [this.tables.labels, 'dim, name, value, visitors, last_seen', pageviewLabels],
+      [this.tables.labels, 'dim, name, value, visitors, last_seen', eventLabels],
+      [this.tables.slots, 'slot, pageviews, firsts, lasts, unhashed', slotCounts],
+    ];
+    for (const [table, columns, select] of inserts) {
       const sql = new ClickHouseSql(this.events);
-      const text = select(sql, site, registration, from, to, sql.int(builtAt));
-      await this.executor.command(`INSERT INTO ${this.tables.labels} (site, registration, day, built_at, dim, name, value, visitors, last_seen) ${text}`, sql.params);
+      const text = select(sql, { site, registration, from, to, filters, builtAt: sql.int(builtAt) });
+      // The variant is set after the select's columns: a column list names it last.
+      await this.executor.command(`INSERT INTO ${table} (site, registration, day, built_at, ${columns}, variant) SELECT *, ${sql.value(variant)} FROM (${text})`, sql.params);
     }
-    const slots = new ClickHouseSql(this.events);
+    if (variant === UNFILTERED) await this.buildPagesAndCopies(site, registration, from, to, builtAt);
     await this.executor.command(
-      `INSERT INTO ${this.tables.slots} (site, registration, day, built_at, slot, pageviews, firsts, lasts, unhashed)
-       ${slotCounts(slots, site, registration, from, to, slots.int(builtAt))}`,
-      slots.params,
+      `INSERT INTO ${this.tables.builds} (site, registration, variant, day, built_at, plain)
+       SELECT {site:String}, {registration:String}, {variant:String}, toInt32({first:Int32} + number) AS d, {builtAt:Int64},
+              {listed:Bool} AND d NOT IN (SELECT day FROM ${this.tables.copies} WHERE site = {site:String} AND registration = {registration:String} AND built_at = {builtAt:Int64} AND exact)
+       FROM numbers({count:UInt32})`,
+      { site, registration, variant, first, builtAt, listed: variant === UNFILTERED, count: last - first + 1 },
     );
+  }
+
+  /** The site's own engaged pages and copies of [from, to), stamped `builtAt`. */
+  private async buildPagesAndCopies(site: string, registration: string, from: number, to: number, builtAt: number): Promise<void> {
     const sql = new ClickHouseSql(this.events);
     const pages = clickhouseEngagedPages(sql, [{ site, registration }], [[from, to]], [], FILTERED_COLUMNS);
     const kept = FILTERED_COLUMNS.map(ident).join(', ');
@@ -224,13 +256,6 @@ export class ClickHouseRollups {
     await this.executor.command(
       `INSERT INTO ${this.tables.copies} (site, registration, day, built_at, kind, id, ts, exact) ${copies(listed, site, registration, from, to, listed.int(builtAt))}`,
       listed.params,
-    );
-    await this.executor.command(
-      `INSERT INTO ${this.tables.builds} (site, registration, day, built_at, plain)
-       SELECT {site:String}, {registration:String}, toInt32({first:Int32} + number) AS d, {builtAt:Int64},
-              d NOT IN (SELECT day FROM ${this.tables.copies} WHERE site = {site:String} AND registration = {registration:String} AND built_at = {builtAt:Int64} AND exact)
-       FROM numbers({count:UInt32})`,
-      { site, registration, first, builtAt, count: last - first + 1 },
     );
   }
 }

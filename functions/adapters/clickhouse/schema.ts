@@ -151,6 +151,16 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
        ENGINE = MergeTree ORDER BY (site, registration, day, built_at, kind)`,
     ],
   },
+  {
+    version: 5,
+    // Labels, slots and builds per variant (reports/sql/sealed-days.ts rollupVariant): '' (what every row so far is) the site's own
+    // rows. A variant's build of a day must not replace the site's at merges, so it joins the builds' sorting key.
+    statements: (db) => [
+      `ALTER TABLE ${ident(db)}.${ROLLUP_BUILDS} ADD COLUMN IF NOT EXISTS variant String, MODIFY ORDER BY (site, registration, day, variant)`,
+      `ALTER TABLE ${ident(db)}.${ROLLUP_LABELS} ADD COLUMN IF NOT EXISTS variant String`,
+      `ALTER TABLE ${ident(db)}.${ROLLUP_SLOTS} ADD COLUMN IF NOT EXISTS variant String`,
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -14,9 +14,9 @@ import { breakdownRow } from '#reports/sql/breakdown.ts';
 import { duckdbEventsWithTotals, eventBreakdownRow, eventsWithTotalsOf } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
 import { engagementOf } from '#reports/sql/retention.ts';
-import { rolledBreakdown, rolledEventTotals, rolledTechLists, rollupVariant } from '#reports/sql/rolled.ts';
+import { rolledBreakdown, rolledEventTotals, rolledTechLists } from '#reports/sql/rolled.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
-import { daysToBuild, sealedDays, trafficDays, type SealedDays } from '#reports/sql/sealed-days.ts';
+import { daysToBuild, rollupVariant, sealedDays, trafficDays, type SealedDays } from '#reports/sql/sealed-days.ts';
 import { rolledRetention, rolledTrafficCounts, rolledTrafficEngagement } from '#reports/sql/rolled-traffic.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import { summaryListsOf, techListRows } from '#reports/sql/tech-lists.ts';
@@ -40,7 +40,7 @@ export class DuckDbQueryRunner implements QueryRunner {
   }
 }
 
-/** What builds the rollups a read needs and knows which are built: the event store, between its batches. `filters` name the variant (rolled.ts rollupVariant). */
+/** What builds the rollups a read needs and knows which are built: the event store, between its batches. `filters` name the variant (sealed-days.ts rollupVariant). */
 export interface RollupBuilder {
   ensureRollups(site: string, registration: string, first: number, last: number, filters?: readonly FilterClause[]): Promise<void>;
   builtRollupDays(site: string, registration: string, first: number, last: number, filters?: readonly FilterClause[]): Promise<number[]>;
@@ -63,7 +63,7 @@ export class DuckDbReportStore extends SqlReportStore {
   /**
    * Runs `read` over the rollups of the sealed days of the scope (building the missing ones first)
    * that `usable` keeps, and the rows of the rest; null when the rows answer alone. The rollups
-   * are those of the scope's filters (rolled.ts rollupVariant: none, or one `dim:value` clause;
+   * are those of the scope's filters (sealed-days.ts rollupVariant: none, or one `dim:value` clause;
    * other filters read rows), or with `pages` the site's own, whose stored pages `read` filters.
    * With `partial`, the sealed days the range only cuts into are named too when built (`read`
    * bounds their ts). Building takes the writer's turn, so it is asked for only when a whole day

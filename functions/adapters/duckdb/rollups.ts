@@ -9,7 +9,7 @@
  * days at its ends.
  *
  * Labels and slots are also kept per variant: the rows one `dim:value`
- * filter clause keeps (rolled.ts rollupVariant), built the first time a
+ * filter clause keeps (sealed-days.ts rollupVariant), built the first time a
  * report under that clause needs them, so a click on a dashboard row reads
  * sums too. A site keeps the variants of its last MAX_VARIANTS clauses; the
  * least recently built goes first. Engaged pages keep the columns filters
@@ -30,8 +30,8 @@ import type { EventRow } from '#ports/event-store.ts';
 import { CANONICAL, CANONICAL_EVENTS, DuckDbSql, VISITORS } from '#reports/sql/dialects/duckdb.ts';
 import { duckdbEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { entryOnly, filterSql, labelExpression } from '#reports/sql/text.ts';
-import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_SLOTS, UNFILTERED, variantOf } from '#reports/sql/rolled.ts';
-import { dayRuns, SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
+import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_SLOTS } from '#reports/sql/rolled.ts';
+import { dayRuns, SLOT_MS, touchedDays, UNFILTERED, variantOf } from '#reports/sql/sealed-days.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
 export const EVENT_TOTALS = 'event_totals';

@@ -1,6 +1,6 @@
 /**
- * ClickHouse only: unfiltered breakdowns, tech lists and event totals from
- * the daily rollups (adapters/clickhouse/rollups.ts) of the sealed whole UTC
+ * ClickHouse only: breakdowns, tech lists and event totals (unfiltered, or
+ * under one `dim:value` clause: sealed-days.ts rollupVariant) from the daily rollups (adapters/clickhouse/rollups.ts) of the sealed whole UTC
  * days inside the range, plus the rows of every other part of it (the
  * partial ends, days without a usable build) grouped by UTC day, summed per
  * name. Visitor hashes never repeat across UTC days, so per-day distinct
@@ -19,7 +19,7 @@ import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
 import type { PageviewDim } from './breakdown.ts';
 import { UNHASHED, type ClickHouseSql } from './dialects/clickhouse.ts';
 import { canonicalColumns } from './dialects/read-time.ts';
-import { dayRanges, rawBucket, rowRanges, slotBuckets, trafficDays, wholeDays, type SealedDays } from './sealed-days.ts';
+import { dayRanges, rawBucket, rollupVariant, rowRanges, slotBuckets, trafficDays, wholeDays, type SealedDays } from './sealed-days.ts';
 import { clickhouseEngagedPages } from './engaged-pages.ts';
 import { thresholdCounts } from './retention.ts';
 import { engagementByBucket } from './traffic.ts';
@@ -36,13 +36,17 @@ export interface RolledTables {
 
 /**
  * Sealed days of the range (the days it only cuts into too), for each usable day (`built`,
- * ascending) its build's stamp, and those of them whose rows read plain (their builds listed
- * their copies: adapters/clickhouse/rollups.ts).
+ * ascending) its build's stamp, those of them whose rows read plain (their builds listed
+ * their copies: adapters/clickhouse/rollups.ts), and the builds' variant (sealed-days.ts rollupVariant).
  */
 export interface RolledDays extends SealedDays {
   builtAt: readonly number[];
   plain: readonly number[];
+  variant: string;
 }
+
+/** Whether the named builds' labels and slots count the scope's rows: they are of its filters' variant. */
+const countsScope = (days: RolledDays, filters: readonly FilterClause[]) => rollupVariant(filters) === days.variant;
 
 /** The named builds of only the days `keep` (some of `days.built`, ascending). */
 function onlyDays(days: RolledDays, keep: readonly number[]): RolledDays {
@@ -70,7 +74,7 @@ function rolledLabels(sql: ClickHouseSql, tables: RolledTables, scope: ReportSco
   const list = `indexOf(${sql.bind(dims, 'Array(String)')}, "dim") - 1`;
   return `
     SELECT toUInt32(${list}) AS "list", "name", "value", "visitors", "last_seen" FROM ${tables.labels}
-    WHERE ${ofNamedBuilds(sql, scope, days)} AND "dim" IN ${sql.bind(dims, 'Array(String)')}
+    WHERE ${ofNamedBuilds(sql, scope, days)} AND "variant" = ${sql.value(days.variant)} AND "dim" IN ${sql.bind(dims, 'Array(String)')}
     UNION ALL`;
 }
 
@@ -140,11 +144,11 @@ function rowsOutside(
  * `last_seen`) per name, summed over days. `lists` names each list in order: pageview dimensions,
  * `events` (the events breakdown) and `event_totals` (the named events, one name ''); `list` is
  * the index. The rows are read once per kind: each canonical row becomes a row per list. A
- * filtered scope reads every list from its rows (those of the named days read plain).
+ * scope whose filters no variant answers reads every list from its rows (those of the named days read plain).
  */
 function rolledLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, lists: readonly (BreakdownDim | 'event_totals')[], days: RolledDays): string {
-  // A label keeps no row's other labels: a filtered scope's lists come from its rows.
-  const answered = scope.filters.length > 0 ? [] : wholeDays(days.built, scope);
+  // A label keeps no row's other labels: only builds of the scope's variant answer its whole days.
+  const answered = countsScope(days, scope.filters) ? wholeDays(days.built, scope) : [];
   const raws: string[] = [];
   const pageDims = lists.filter((d): d is PageviewDim => d !== 'events' && d !== 'event_totals');
   if (pageDims.length > 0) {
@@ -270,19 +274,20 @@ function rawBucketsAndTotal(raw: string, bucket: string): string {
 
 /**
  * One site's pageviews and visitors (traffic.ts) under the filters, from the slots of the named
- * days that can answer these buckets (unfiltered, whole days: sealed-days.ts trafficDays) and the
+ * days that can answer these buckets (of the filters' variant, whole days: sealed-days.ts trafficDays) and the
  * rows of the rest of the range: rows of `part` 'bucket' (when there is more than one) and
  * 'total', and a sentinel row (`part` NULL) carrying `stale`. Raw rows count visitors per UTC
- * day, summed. A slot keeps no row's labels, so a filtered scope's counts come from its rows.
+ * day, summed. A slot keeps no row's labels: under filters no variant answers, the counts come from rows.
  */
 export function clickhouseRolledCounts(sql: ClickHouseSql, tables: RolledTables, site: SiteRef, bounds: readonly number[], days: RolledDays, filters: readonly FilterClause[]): string {
   const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
-  const answered = filters.length > 0 ? [] : trafficDays(wholeDays(days.built, range), bounds);
+  const answered = countsScope(days, filters) ? trafficDays(wholeDays(days.built, range), bounds) : [];
   const slotDays = onlyDays(days, answered);
   const slots =
     slotDays.built.length === 0
       ? null
-      : `(SELECT "day" AS day, toUInt32("slot") AS slot, "pageviews", "firsts", "lasts", "unhashed" FROM ${tables.slots} WHERE ${ofNamedBuilds(sql, site, slotDays)})`;
+      : `(SELECT "day" AS day, toUInt32("slot") AS slot, "pageviews", "firsts", "lasts", "unhashed" FROM ${tables.slots}
+          WHERE ${ofNamedBuilds(sql, site, slotDays)} AND "variant" = ${sql.value(slotDays.variant)})`;
   const outside = rowsOutside(sql, tables, range, days, answered, 'pageview', ['visitor', 'unique', 'bot', ...filterColumns(filters)]);
   const ranges = outside.ranges;
   const raw = outside.rows && `(SELECT * FROM ${outside.rows} AS c WHERE ${sql.notBot}${filterSql(sql, filters)})`;

@@ -22,7 +22,7 @@
  * a previous period's last): only the open days are joined from rows. A stored page keeps the columns filters
  * compare, so filtered engagement reads the same rollup. The counts of a
  * scope filtered by one `dim:value` clause read the slots built from the
- * rows that clause keeps (rolled.ts rollupVariant): a visitor's first
+ * rows that clause keeps (sealed-days.ts rollupVariant): a visitor's first
  * pageview under a filter is not one the site's slots keep.
  */
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
@@ -30,8 +30,8 @@ import type { FilterClause } from '#domain/reports/filter.ts';
 import type { ReportScope, SiteRef } from '#ports/report-store.ts';
 import { CANONICAL, CANONICAL_COLUMNS, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
 import { duckdbEngagedPages } from './engaged-pages.ts';
-import { DAY, dayNamed, ofVariant, ROLLUP_PAGES, ROLLUP_SLOTS, rowsOutsideRollups, stillBuilt, UNFILTERED, variantOf } from './rolled.ts';
-import { dayRanges, rawBucket, rowRanges, SLOT_MS, slotBuckets, trafficDays, wholeDays, type SealedDays } from './sealed-days.ts';
+import { DAY, dayNamed, ofVariant, ROLLUP_PAGES, ROLLUP_SLOTS, rowsOutsideRollups, stillBuilt } from './rolled.ts';
+import { dayRanges, rawBucket, rowRanges, SLOT_MS, slotBuckets, trafficDays, UNFILTERED, variantOf, wholeDays, type SealedDays } from './sealed-days.ts';
 import { thresholdCounts } from './retention.ts';
 import { filterSql } from './text.ts';
 import { visitorsByFirstFlags } from './traffic.ts';

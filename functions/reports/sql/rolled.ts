@@ -16,9 +16,8 @@
 import { listValue } from '@duckdb/node-api';
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import { BREAKDOWN_COLUMNS, type BreakdownDim } from '#domain/reports/query.ts';
-import { formatFilter, type FilterClause } from '#domain/reports/filter.ts';
 import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
-import { rowRanges, type SealedDays } from './sealed-days.ts';
+import { rowRanges, variantOf, type SealedDays } from './sealed-days.ts';
 import { CANONICAL, CANONICAL_COLUMNS, CANONICAL_EVENT_COLUMNS, CANONICAL_EVENTS, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
 import { entryOnly, filterSql, keepsEmptyLabels, labelExpression } from './text.ts';
 
@@ -36,19 +35,6 @@ export const ROLLUP_PAGES = 'rollup_v5_pages';
 /** Tables earlier versions wrote, dropped at open. */
 export const RETIRED_ROLLUPS = ['rollup_v1_labels', 'rollup_v1_days', ...[2, 3, 4].flatMap((v) => ['labels', 'days', 'slots', 'pages'].map((t) => `rollup_v${v}_${t}`))];
 
-/** The rollups of a site's own rows. */
-export const UNFILTERED = '';
-
-/**
- * Which rollups answer a scope's filters: the site's own ('') without filters; for one `dim:value`
- * clause (a click on a dashboard row), the rollups of the rows it keeps, named by the clause as
- * the `filter` parameter spells it; null for any other filter, which the rows answer.
- */
-export function rollupVariant(filters: readonly FilterClause[]): string | null {
-  if (filters.length === 0) return UNFILTERED;
-  return filters.length === 1 && filters[0]!.op === 'eq' ? formatFilter(filters) : null;
-}
-
 /** A row's UTC day. */
 export const DAY = `ts // ${DAY_MS}`;
 
@@ -60,12 +46,6 @@ export function rowsOutsideRollups(sql: DuckDbSql, scope: SiteRef & Pick<ReportS
 /** The rollup rows of the site's variant (rollupVariant). */
 export const ofVariant = (sql: DuckDbSql, site: SiteRef, variant: string) => `${sql.sites([site])} AND variant = ${sql.bind(variant)}`;
 
-/** The variant of a scope the caller found rollups for. */
-export function variantOf(filters: readonly FilterClause[]): string {
-  const variant = rollupVariant(filters);
-  if (variant === null) throw new Error('no rollup answers these filters');
-  return variant;
-}
 
 /**
  * `day` is one of the named days: a range the scan prunes by when they run without a gap (the

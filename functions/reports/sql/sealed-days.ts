@@ -8,6 +8,7 @@
  * than reading the day's rows.
  */
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
+import { formatFilter, type FilterClause } from '#domain/reports/filter.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { bucketAt, bucketExpression, bucketTree, sqlInteger, type SqlText } from './text.ts';
 
@@ -16,6 +17,26 @@ import { bucketAt, bucketExpression, bucketTree, sqlInteger, type SqlText } from
  * zone's offset, so every local day or hour boundary falls on a slot's start.
  */
 export const SLOT_MS = 15 * 60_000;
+
+/** The rollups of a site's own rows. */
+export const UNFILTERED = '';
+
+/**
+ * Which rollups answer a scope's filters: the site's own ('') without filters; for one `dim:value`
+ * clause (a click on a dashboard row), the rollups of the rows it keeps, named by the clause as
+ * the `filter` parameter spells it; null for any other filter, which the rows answer.
+ */
+export function rollupVariant(filters: readonly FilterClause[]): string | null {
+  if (filters.length === 0) return UNFILTERED;
+  return filters.length === 1 && filters[0]!.op === 'eq' ? formatFilter(filters) : null;
+}
+
+/** The variant of a scope the caller found rollups for. */
+export function variantOf(filters: readonly FilterClause[]): string {
+  const variant = rollupVariant(filters);
+  if (variant === null) throw new Error('no rollup answers these filters');
+  return variant;
+}
 
 /** Sealed UTC day numbers first..last inside the scope's range, and those of them found built. */
 export interface SealedDays {
