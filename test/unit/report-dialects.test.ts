@@ -2,7 +2,7 @@
  * The report queries' dialect entries, built without a store: what holds for
  * every statement whatever the store.
  */
-import { dayRanges, dayRuns, daysToBuild, rowRanges, sealedDays } from '#reports/sql/sealed-days.ts';
+import { dayRanges, dayRuns, daysToBuild, rollupVariant, rowRanges, sealedDays, variantOf } from '#reports/sql/sealed-days.ts';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { bucketAt, dayLookup } from '#reports/sql/text.ts';
@@ -104,6 +104,17 @@ describe('sealed days', () => {
     const scope = { from: 2 * D + H, to: 6 * D + H };
     expect(daysToBuild([2, 6], scope)).toEqual([]);
     expect(daysToBuild([2, 4], scope)).toEqual([2, 4]);
+  });
+
+  it("names the rollups of a scope's filters: the site's own without any, one dim:value clause's as the filter parameter spells it, none for other filters", () => {
+    expect(rollupVariant([])).toBe('');
+    expect(rollupVariant([{ dim: 'country', op: 'eq', value: 'DE' }])).toBe('country:DE');
+    expect(rollupVariant([{ dim: 'page', op: 'eq', value: '/a;b' }])).toBe('page:%2Fa%3Bb');
+    expect(rollupVariant([{ dim: 'referrer', op: 'eq', value: '' }])).toBe('referrer:');
+    expect(rollupVariant([{ dim: 'country', op: 'neq', value: 'DE' }])).toBeNull();
+    expect(rollupVariant([{ dim: 'page', op: 'contains', value: '/a' }])).toBeNull();
+    expect(rollupVariant([{ dim: 'country', op: 'eq', value: 'DE' }, { dim: 'browser', op: 'eq', value: 'Chrome' }])).toBeNull();
+    expect(() => variantOf([{ dim: 'country', op: 'neq', value: 'DE' }])).toThrow();
   });
 });
 

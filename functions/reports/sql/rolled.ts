@@ -24,7 +24,7 @@ import { entryOnly, filterSql, keepsEmptyLabels, labelExpression } from './text.
 /**
  * Written by the DuckDB store (adapters/duckdb/rollups.ts); the names carry the rules' version.
  * Labels, slots and days are kept per variant: the site's rows (''), or the rows one filter
- * clause keeps (rollupVariant).
+ * clause keeps (sealed-days.ts rollupVariant).
  */
 export const ROLLUP_LABELS = 'rollup_v5_labels';
 export const ROLLUP_DAYS = 'rollup_v5_days';
@@ -43,9 +43,8 @@ export function rowsOutsideRollups(sql: DuckDbSql, scope: SiteRef & Pick<ReportS
   return sql.rowsInRanges(columns, rowRanges(scope, days), (a, b) => `${sql.sites([scope])} AND ts >= ${a} AND ts < ${b}${filterSql(sql, scope.filters)}`);
 }
 
-/** The rollup rows of the site's variant (rollupVariant). */
+/** The rollup rows of the site's variant (sealed-days.ts rollupVariant). */
 export const ofVariant = (sql: DuckDbSql, site: SiteRef, variant: string) => `${sql.sites([site])} AND variant = ${sql.bind(variant)}`;
-
 
 /**
  * `day` is one of the named days: a range the scan prunes by when they run without a gap (the
