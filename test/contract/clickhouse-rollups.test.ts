@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
 import { ClickHouseQueryRunner, ClickHouseReportStore } from '#adapters/clickhouse/clickhouse-report-store.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
-import { storedRow } from '#adapters/clickhouse/schema.ts';
+import { storedRow, VARIANT_DAYS } from '#adapters/clickhouse/schema.ts';
 import type { ClickHouseExecutor } from '#adapters/clickhouse/executor.ts';
 import type { ReportScope } from '#ports/report-store.ts';
 import { closeChdb, chdbExecutor } from '../support/chdb-executor.ts';
@@ -214,5 +214,34 @@ describe('ClickHouse daily rollups', () => {
     expect(await variantDays('')).toEqual([0, 3]);
     expect((await rolled.breakdown(scope(de), 'countries', 10)).map((r) => [r.name, r.value])).toEqual([['DE', 4]]);
     expect(await variantDays('country:DE')).toEqual([0, 1, 2, 3]);
+  });
+
+  it(`read a variant's build for ${VARIANT_DAYS} days after it was made, and drop its rows later; the site's own builds stay`, async () => {
+    const site = newSite();
+    const executor = events.executor as ClickHouseExecutor;
+    // Stored without a stale mark, so only their age tells the builds below apart.
+    await executor.insert(`${events.database}.events`, [storedRow(row(site, 0, { ts: T0 + 3_600_000, visitor: 'a-0', country: 'FR' }))]);
+    const { builds, labels } = events.rollups.tables;
+    const nowMicro = Date.now() * 1000;
+    const old = (days: number) => nowMicro - days * DAY * 1000 - 3_600_000_000;
+    const day = T0 / DAY;
+    // A build of each variant made VARIANT_DAYS days and an hour ago, and their labels older by two days.
+    for (const variant of ['', 'country:FR']) {
+      await executor.command(`INSERT INTO ${builds} (site, registration, variant, day, built_at, plain) VALUES ({site:String}, {registration:String}, {variant:String}, {day:Int32}, {at:Int64}, false)`, {
+        site, registration: REGISTRATION, variant, day, at: old(VARIANT_DAYS),
+      });
+      await executor.command(`INSERT INTO ${labels} (site, registration, day, built_at, dim, name, value, visitors, last_seen, variant) VALUES ({site:String}, {registration:String}, {day:Int32}, {at:Int64}, 'countries', 'FR', 1, 1, NULL, {variant:String})`, {
+        site, registration: REGISTRATION, variant, day, at: old(VARIANT_DAYS + 2),
+      });
+    }
+    expect((await events.rollups.usable(site, REGISTRATION)).map((u) => u.day)).toEqual([day]);
+    expect(await events.rollups.usable(site, REGISTRATION, 'country:FR')).toEqual([]);
+    await executor.command(`OPTIMIZE TABLE ${labels} FINAL`);
+    const kept = await executor.query<{ variant: string }>(`SELECT variant FROM ${labels} WHERE site = {site:String} ORDER BY variant`, { site });
+    expect(kept.map((r) => r.variant)).toEqual(['']);
+    // The next read under the clause builds the day again.
+    const scope: ReportScope = { ...scopeOf(site, T0, T0 + DAY), filters: [{ dim: 'country', op: 'eq', value: 'FR' }] };
+    expect((await rolled.breakdown(scope, 'countries', 10)).map((r) => [r.name, r.value])).toEqual([['FR', 1]]);
+    expect((await events.rollups.usable(site, REGISTRATION, 'country:FR')).map((u) => u.day)).toEqual([day]);
   });
 });

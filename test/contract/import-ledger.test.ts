@@ -137,7 +137,10 @@ describe('ClickHouse migrations', () => {
     await executor.command(`DROP TABLE ${database}.rollup_v2_builds`);
     await executor.command(`CREATE TABLE ${database}.rollup_v2_builds (site String, registration String, day Int32, built_at Int64, plain Bool DEFAULT false)
       ENGINE = ReplacingMergeTree(built_at) ORDER BY (site, registration, day)`);
-    for (const table of ['rollup_v2_labels', 'rollup_v2_slots']) await executor.command(`ALTER TABLE ${database}.${table} DROP COLUMN variant`);
+    for (const table of ['rollup_v2_labels', 'rollup_v2_slots']) {
+      await executor.command(`ALTER TABLE ${database}.${table} REMOVE TTL`);
+      await executor.command(`ALTER TABLE ${database}.${table} DROP COLUMN variant`);
+    }
     await executor.command(
       `INSERT INTO ${database}.rollup_v2_builds (site, registration, day, built_at, plain) SELECT {site:String}, {registration:String}, {day:Int32}, toUnixTimestamp64Micro(now64(6)), true`,
       { ...SITE, day },

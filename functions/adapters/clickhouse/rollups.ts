@@ -37,7 +37,7 @@ import { FILTERED_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
 import { filterColumns, filterSql } from '#reports/sql/text.ts';
 import { clickhouseEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { COPY_WINDOW_MS } from '#domain/reports/copies.ts';
-import { ident, ROLLUP_BUILDS, ROLLUP_COPIES, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE } from './schema.ts';
+import { ident, ROLLUP_BUILDS, ROLLUP_COPIES, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE, VARIANT_DAYS } from './schema.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
 export const EVENT_TOTALS = 'event_totals';
@@ -192,19 +192,24 @@ export class ClickHouseRollups {
     );
   }
 
-  /** The site's days whose newest build (of the variant: '' the site's own rows) no stale mark of the day is as new as, in day order. */
+  /**
+   * The site's days whose newest build (of the variant: '' the site's own rows) no stale mark of the
+   * day is as new as, in day order; a variant's only while it is younger than VARIANT_DAYS.
+   */
   async usable(site: string, registration: string, variant: string = UNFILTERED): Promise<UsableBuild[]> {
     const marks = `(SELECT day, max(at) AS at FROM ${this.tables.stale} WHERE site = {site:String} AND registration = {registration:String} GROUP BY day)`;
     const rows = await this.executor.query<{ day: number; built_at: number; pages: number; plain: number }>(
       `SELECT b.day AS day, b.built_at AS built_at, (n.at IS NULL OR n.at < b.built_at) AS pages, b.plain AS plain
        FROM (SELECT day, max(built_at) AS built_at, argMax(plain, ${this.tables.builds}.built_at) AS plain FROM ${this.tables.builds}
-             WHERE site = {site:String} AND registration = {registration:String} AND variant = {variant:String} GROUP BY day) AS b
+             WHERE site = {site:String} AND registration = {registration:String} AND variant = {variant:String}
+               AND (variant = '' OR ${this.tables.builds}.built_at > toUnixTimestamp64Micro(now64(6)) - {kept:Int64})
+             GROUP BY day) AS b
        LEFT JOIN ${marks} AS s ON s.day = b.day
        LEFT JOIN ${marks} AS n ON n.day = b.day + 1
        WHERE s.at IS NULL OR s.at < b.built_at
        ORDER BY day
        SETTINGS join_use_nulls = 1`,
-      { site, registration, variant },
+      { site, registration, variant, kept: VARIANT_DAYS * DAY_MS * 1000 },
     );
     return rows.map((r) => ({ day: Number(r.day), builtAt: Number(r.built_at), pages: Boolean(Number(r.pages)), plain: Boolean(Number(r.plain)) }));
   }

@@ -79,6 +79,14 @@ export const ROLLUP_PAGES = 'rollup_v2_pages';
 /** The pageviews and events of a day and build that are copies (domain/reports/copies.ts): kind, id, ts, and whether it repeats its predecessor's ts (`exact`). */
 export const ROLLUP_COPIES = 'rollup_v2_copies';
 
+/**
+ * Days a variant's build is read after it was made (rollups.ts usable); the build goes a day after
+ * that and its labels and slots a day later still (TTL, applied as parts are written and merged),
+ * so no read names a build whose rows are already gone. The site's own builds stay.
+ */
+export const VARIANT_DAYS = 7;
+const variantTtl = (days: number) => `MODIFY TTL toDateTime(intDiv(built_at, 1000000)) + INTERVAL ${days} DAY DELETE WHERE variant != ''`;
+
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
@@ -154,11 +162,14 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
   {
     version: 5,
     // Labels, slots and builds per variant (reports/sql/sealed-days.ts rollupVariant): '' (what every row so far is) the site's own
-    // rows. A variant's build of a day must not replace the site's at merges, so it joins the builds' sorting key.
+    // rows. A variant's build of a day must not replace the site's at merges, so it joins the builds' sorting key. A variant's
+    // rows expire (VARIANT_DAYS), its builds first.
     statements: (db) => [
       `ALTER TABLE ${ident(db)}.${ROLLUP_BUILDS} ADD COLUMN IF NOT EXISTS variant String, MODIFY ORDER BY (site, registration, day, variant)`,
       `ALTER TABLE ${ident(db)}.${ROLLUP_LABELS} ADD COLUMN IF NOT EXISTS variant String`,
       `ALTER TABLE ${ident(db)}.${ROLLUP_SLOTS} ADD COLUMN IF NOT EXISTS variant String`,
+      `ALTER TABLE ${ident(db)}.${ROLLUP_BUILDS} ${variantTtl(VARIANT_DAYS + 1)}`,
+      ...[ROLLUP_LABELS, ROLLUP_SLOTS].map((table) => `ALTER TABLE ${ident(db)}.${table} ${variantTtl(VARIANT_DAYS + 2)}`),
     ],
   },
 ];
