@@ -6,6 +6,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { FRESH_TABLE, MAIN_TABLE } from './schema.ts';
+import { inTransaction } from './transaction.ts';
 import { log } from '#platform/log.ts';
 
 /** Fresh rows that trigger a compaction: several row groups (122,880 rows each) per sorted run. */
@@ -20,17 +21,12 @@ const compactSql = `INSERT INTO ${MAIN_TABLE} SELECT * FROM ${FRESH_TABLE} ORDER
  * the next one; a crash leaves the rows in the fresh table, never in both or
  * neither. Returns the rows moved.
  */
-export async function compactOn(connection: DuckDBConnection): Promise<number> {
-  await connection.run('BEGIN TRANSACTION');
-  try {
+export function compactOn(connection: DuckDBConnection): Promise<number> {
+  return inTransaction(connection, async () => {
     await connection.run(compactSql);
     const moved = await connection.run(`DELETE FROM ${FRESH_TABLE}`);
-    await connection.run('COMMIT');
     return Number(moved.rowsChanged);
-  } catch (e) {
-    await connection.run('ROLLBACK').catch(() => undefined);
-    throw e;
-  }
+  });
 }
 
 /** Counts the fresh rows and starts a compaction on its own connection once there are enough. */

@@ -16,6 +16,7 @@ import { duckDbDayLoader } from './flag-index-loader.ts';
 import { migrate, type RegistrationsOf } from './migrations.ts';
 import { compactOn, Compactor, COMPACT_AT_ROWS } from './compactor.ts';
 import { DuckDbRollups } from './rollups.ts';
+import { inTransaction } from './transaction.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import { DuckDbReadPool, type QueryParams } from './read-pool.ts';
 import { uniqueEvents, eventKey, type EventRow, type EventStore } from '#ports/event-store.ts';
@@ -178,24 +179,24 @@ export class DuckDbEventStore implements EventStore {
     const targets = repairTargets(batch, decisions);
     // Recomputing flags updates stored rows, which a running compaction may be moving.
     if (targets.length > 0) await this.compactor.running;
-    await this.writer.run('BEGIN TRANSACTION');
+    let forget: (() => void) | null;
     try {
-      const appender = await this.writer.createAppender(FRESH_TABLE);
-      try {
-        appendChunks(appender, storedColumns(batch, decisions), batch.rows);
-        appender.flushSync();
-      } finally {
-        appender.closeSync();
-      }
-      if (targets.length > 0) await this.recompute(targets);
-      const forget = await this.rollups.invalidate(batch.rows);
-      await this.writer.run('COMMIT');
-      forget?.();
+      forget = await inTransaction(this.writer, async () => {
+        const appender = await this.writer.createAppender(FRESH_TABLE);
+        try {
+          appendChunks(appender, storedColumns(batch, decisions), batch.rows);
+          appender.flushSync();
+        } finally {
+          appender.closeSync();
+        }
+        if (targets.length > 0) await this.recompute(targets);
+        return this.rollups.invalidate(batch.rows);
+      });
     } catch (e) {
-      await this.writer.run('ROLLBACK').catch(() => undefined);
       this.index.forget(decisions.days);
       throw e;
     }
+    forget?.();
     this.compactor.added(batch.rows.length);
     this.scheduleCheckpoint();
   }
@@ -298,16 +299,11 @@ export class DuckDbEventStore implements EventStore {
   async recomputeAllFlags(): Promise<void> {
     await this.writes.run(async () => {
       await this.compactor.running;
-      await this.writer.run('BEGIN TRANSACTION');
-      try {
+      const forget = await inTransaction(this.writer, async () => {
         for (const statement of flagRuleStatements([MAIN_TABLE, FRESH_TABLE], false)) await this.writer.run(statement);
-        const forget = await this.rollups.clear();
-        await this.writer.run('COMMIT');
-        forget();
-      } catch (e) {
-        await this.writer.run('ROLLBACK').catch(() => undefined);
-        throw e;
-      }
+        return this.rollups.clear();
+      });
+      forget();
       this.index.forget(this.index.heldDays);
     });
   }

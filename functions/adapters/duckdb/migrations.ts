@@ -7,6 +7,7 @@
 import { listValue, UBIGINT, VARCHAR, DuckDBScalarFunction, type DuckDBConnection, type DuckDBVarCharVector, type DuckDBUBigIntVector } from '@duckdb/node-api';
 import { FRESH_TABLE, KEY_COLUMNS, MAIN_TABLE, STORED_COLUMNS, STORED_DEFS } from './schema.ts';
 import { flagRuleStatements } from './flag-rules-sql.ts';
+import { inTransaction } from './transaction.ts';
 import { keyOf } from '#domain/event-flags/keys.ts';
 import { NO_REGISTRATION } from '#domain/registration.ts';
 
@@ -62,8 +63,7 @@ export async function migrate(writer: DuckDBConnection, registrationsOf: Registr
   const singleTable = await tableExists(writer, 'events');
   const anyTable = singleTable || (await tableExists(writer, MAIN_TABLE));
   if (anyTable) registerKeyFunction(writer);
-  await writer.run('BEGIN TRANSACTION');
-  try {
+  await inTransaction(writer, async () => {
     // The view over the tables is made again after the migration.
     if (!singleTable) await writer.run('DROP VIEW IF EXISTS events');
     const rewrites = singleTable ? [{ from: 'events', to: MAIN_TABLE }] : [];
@@ -78,11 +78,7 @@ export async function migrate(writer: DuckDBConnection, registrationsOf: Registr
     }
     await writer.run(`DELETE FROM ${SCHEMA_TABLE}`);
     await writer.run(`INSERT INTO ${SCHEMA_TABLE} VALUES (${SCHEMA_VERSION})`);
-    await writer.run('COMMIT');
-  } catch (e) {
-    await writer.run('ROLLBACK').catch(() => undefined);
-    throw e;
-  }
+  });
 }
 
 /** What an older table lacks reads as: no flags (recomputed after), no keys (computed). */

@@ -32,6 +32,7 @@ import { duckdbEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { entryOnly, filterSql, labelExpression } from '#reports/sql/text.ts';
 import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_SLOTS } from '#reports/sql/rolled.ts';
 import { dayRuns, SLOT_MS, touchedDays, UNFILTERED, variantOf } from '#reports/sql/sealed-days.ts';
+import { inTransaction } from './transaction.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
 export const EVENT_TOTALS = 'event_totals';
@@ -129,8 +130,7 @@ async function buildRollups(writer: DuckDBConnection, site: string, registration
   const evicted = missing.length > 0 && variant !== UNFILTERED ? await evictVariants(writer, site, registration, variant) : [];
   // One range scan per run of consecutive missing days.
   for (const [from, to] of dayRuns(missing, BUILD_DAYS)) {
-    await writer.run('BEGIN TRANSACTION');
-    try {
+    await inTransaction(writer, async () => {
       const range = { site, registration, variant, from: from * DAY_MS, to: (to + 1) * DAY_MS, ...sql.params };
       for (const dim of DIMS) await writer.run(`INSERT INTO ${ROLLUP_LABELS} ${rollupSelect(dim, filter)}`, range);
       await writer.run(`INSERT INTO ${ROLLUP_SLOTS} ${slotsSelect(filter)}`, range);
@@ -146,11 +146,7 @@ async function buildRollups(writer: DuckDBConnection, site: string, registration
         to,
         at,
       });
-      await writer.run('COMMIT');
-    } catch (e) {
-      await writer.run('ROLLBACK').catch(() => undefined);
-      throw e;
-    }
+    });
   }
   return evicted;
 }
@@ -168,8 +164,7 @@ async function evictVariants(writer: DuckDBConnection, site: string, registratio
   );
   const evicted = rows.getRowObjectsJS().map((r) => String(r.variant));
   if (evicted.length === 0) return evicted;
-  await writer.run('BEGIN TRANSACTION');
-  try {
+  await inTransaction(writer, async () => {
     for (const table of [ROLLUP_DAYS, ROLLUP_LABELS, ROLLUP_SLOTS]) {
       await writer.run(`DELETE FROM ${table} WHERE site = $site AND registration = $registration AND variant IN (SELECT unnest($evicted::VARCHAR[]))`, {
         site,
@@ -177,15 +172,18 @@ async function evictVariants(writer: DuckDBConnection, site: string, registratio
         evicted: listValue(evicted),
       });
     }
-    await writer.run('COMMIT');
-  } catch (e) {
-    await writer.run('ROLLBACK').catch(() => undefined);
-    throw e;
-  }
+  });
   return evicted;
 }
 
 const siteKey = (site: string, registration: string) => `${site}\u0000${registration}`;
+
+/** A variant's built days in a site's map, made empty when it has none yet. */
+function daysOf(variants: Map<string, Set<number>>, variant: string): Set<number> {
+  const days = variants.get(variant) ?? new Set<number>();
+  variants.set(variant, days);
+  return days;
+}
 
 /**
  * The rollups of one store, kept by its writer: built between batches, forgotten by the batches
@@ -227,12 +225,7 @@ export class DuckDbRollups {
   async load(site: string, registration: string): Promise<void> {
     const rows = await this.writer.runAndReadAll(`SELECT variant, day FROM ${ROLLUP_DAYS} WHERE site = $site AND registration = $registration`, { site, registration });
     const variants = new Map<string, Set<number>>();
-    for (const r of rows.getRowObjectsJS()) {
-      const variant = String(r.variant);
-      const days = variants.get(variant) ?? new Set<number>();
-      days.add(Number(r.day));
-      variants.set(variant, days);
-    }
+    for (const r of rows.getRowObjectsJS()) daysOf(variants, String(r.variant)).add(Number(r.day));
     this.built.set(siteKey(site, registration), variants);
   }
 
@@ -245,10 +238,8 @@ export class DuckDbRollups {
     const variants = this.built.get(siteKey(site, registration));
     if (!variants) return this.load(site, registration);
     for (const variant of evicted) variants.delete(variant);
-    const variant = variantOf(filters);
-    const days = variants.get(variant) ?? new Set<number>();
+    const days = daysOf(variants, variantOf(filters));
     for (let d = first; d <= last; d++) days.add(d);
-    variants.set(variant, days);
   }
 
   /**

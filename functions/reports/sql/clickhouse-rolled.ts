@@ -74,7 +74,7 @@ function rolledLabels(sql: ClickHouseSql, tables: RolledTables, scope: ReportSco
   const list = `indexOf(${sql.bind(dims, 'Array(String)')}, "dim") - 1`;
   return `
     SELECT toUInt32(${list}) AS "list", "name", "value", "visitors", "last_seen" FROM ${tables.labels}
-    WHERE ${ofNamedBuilds(sql, scope, days)} AND "variant" = ${sql.value(days.variant)} AND "dim" IN ${sql.bind(dims, 'Array(String)')}
+    WHERE ${ofNamedVariantBuilds(sql, scope, days)} AND "dim" IN ${sql.bind(dims, 'Array(String)')}
     UNION ALL`;
 }
 
@@ -84,6 +84,9 @@ function ofNamedBuilds(sql: ClickHouseSql, site: SiteRef, days: RolledDays): str
   return `"site" = ${sql.value(site.site)} AND "registration" = ${sql.value(site.registration)}
       AND "day" IN ${named} AND "built_at" = transform("day", ${named}, ${sql.bind(days.builtAt, 'Array(Int64)')}, toInt64(-1))`;
 }
+
+/** A labels or slots table's rows of the site's named builds, which are of one variant. */
+const ofNamedVariantBuilds = (sql: ClickHouseSql, site: SiteRef, days: RolledDays) => `${ofNamedBuilds(sql, site, days)} AND "variant" = ${sql.value(days.variant)}`;
 
 /**
  * How many named builds a stale mark is now as new as: of the day itself, and with `nextDay`
@@ -287,7 +290,7 @@ export function clickhouseRolledCounts(sql: ClickHouseSql, tables: RolledTables,
     slotDays.built.length === 0
       ? null
       : `(SELECT "day" AS day, toUInt32("slot") AS slot, "pageviews", "firsts", "lasts", "unhashed" FROM ${tables.slots}
-          WHERE ${ofNamedBuilds(sql, site, slotDays)} AND "variant" = ${sql.value(slotDays.variant)})`;
+          WHERE ${ofNamedVariantBuilds(sql, site, slotDays)})`;
   const outside = rowsOutside(sql, tables, range, days, answered, 'pageview', ['visitor', 'unique', 'bot', ...filterColumns(filters)]);
   const ranges = outside.ranges;
   const raw = outside.rows && `(SELECT * FROM ${outside.rows} AS c WHERE ${sql.notBot}${filterSql(sql, filters)})`;
