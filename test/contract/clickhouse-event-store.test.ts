@@ -1,6 +1,9 @@
 /** The EventStore contract on ClickHouse, through an in-process chDB session (the server's engine, as a library). */
 import { randomUUID } from 'node:crypto';
 import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
+import { ClickHouseReportStore } from '#adapters/clickhouse/clickhouse-report-store.ts';
+import { LISTED_COPIES, LISTED_SINCE, storedRow } from '#adapters/clickhouse/schema.ts';
+import type { EventRow } from '#ports/event-store.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chdbExecutor, closeChdb } from '../support/chdb-executor.ts';
 import { eventRow, eventStoreContract } from './event-store.contract.ts';
@@ -38,6 +41,80 @@ describe('ClickHouse event store: redelivery look-ups of a large batch', () => {
       await store.close();
     }
   });
+});
+
+describe('ClickHouse event store: the copies each batch lists', () => {
+  const HOUR = 3_600_000;
+  /** Runs `work` over a store of a database of its own, closed after. */
+  const withStore = async (work: (store: ClickHouseEventStore) => Promise<void>) => {
+    const store = await ClickHouseEventStore.open(chdbExecutor(), `listed_${randomUUID().replaceAll('-', '')}`);
+    try {
+      await work(store);
+    } finally {
+      await store.close();
+    }
+  };
+  const pageview = (site: string, id: string, ts: number) => eventRow({ site, id, ts, kind: 'pageview', path: '/', bot: false });
+  /** As the first delivery of a batch that died after its rows and before its list leaves them. */
+  const storedUnlisted = (store: ClickHouseEventStore, rows: readonly EventRow[]) => store.executor.insert(`${store.database}.events`, rows.map(storedRow));
+  const listed = async (store: ClickHouseEventStore, site: string) =>
+    (
+      await store.executor.query<{ id: string; ts: number; exact: boolean }>(
+        `SELECT id, ts, exact FROM ${store.database}.${LISTED_COPIES} FINAL WHERE site = {site:String} ORDER BY ts`,
+        { site },
+      )
+    ).map((r) => [r.id, Number(r.ts), Boolean(r.exact)]);
+  /** Canonical pageviews of [from, to), read from the rows (no rollup). */
+  const pageviews = async (store: ClickHouseEventStore, site: string, from: number, to: number) => {
+    const [row] = await new ClickHouseReportStore(store, { rollups: false }).breakdown({ site, registration: 'reg-contract', from, to, filters: [] }, 'pages', 10);
+    return row?.value ?? 0;
+  };
+
+  it('lists a copy whichever of its rows comes first, and when a batch whose first delivery died before listing comes again', () =>
+    withStore(async (store) => {
+      const site = 'listed.example';
+      const t = Date.now() - 3 * HOUR;
+      await store.saveEvents([pageview(site, 'late-first', t + HOUR)]);
+      await store.saveEvents([pageview(site, 'late-first', t)]);
+      await store.saveEvents([pageview(site, 'redelivered', t)]);
+      const copy = pageview(site, 'redelivered', t + 2 * HOUR);
+      await storedUnlisted(store, [copy]);
+      expect(await listed(store, site)).toEqual([['late-first', t + HOUR, false]]);
+      expect(await pageviews(store, site, t, t + 3 * HOUR)).toBe(3);
+      await store.saveEvents([copy]);
+      expect(await listed(store, site)).toEqual([
+        ['late-first', t + HOUR, false],
+        ['redelivered', t + 2 * HOUR, false],
+      ]);
+      expect(await pageviews(store, site, t, t + 3 * HOUR)).toBe(2);
+    }));
+
+  it('reads the rows stored before its list began through the copy window, and a copy of one since from the list', () =>
+    withStore(async (store) => {
+      const site = 'since.example';
+      const since = Date.now() - 10 * HOUR;
+      // Rows of a database the list began on: stored before it, unlisted.
+      await storedUnlisted(store, [pageview(site, 'before', since - 3 * HOUR), pageview(site, 'before', since - 2 * HOUR), pageview(site, 'across', since - HOUR)]);
+      await store.executor.command(`INSERT INTO ${store.database}.${LISTED_SINCE} (since) VALUES ({since:Int64})`, { since });
+      const reader = ClickHouseEventStore.attach(store.executor, store.database);
+      expect((await reader.listing()).since).toBe(since);
+      await reader.saveEvents([pageview(site, 'across', since + HOUR), pageview(site, 'after', since + 2 * HOUR), pageview(site, 'after', since + 3 * HOUR)]);
+      expect(await listed(reader, site)).toEqual([
+        ['across', since + HOUR, false],
+        ['after', since + 3 * HOUR, false],
+      ]);
+      expect(await pageviews(reader, site, since - 4 * HOUR, since + 4 * HOUR)).toBe(3);
+    }));
+
+  it('lists the copies among rows stored by SQL when asked (a bulk load)', () =>
+    withStore(async (store) => {
+      const site = 'bulk.example';
+      const t = Date.now() - 5 * HOUR;
+      await storedUnlisted(store, [pageview(site, 'a', t), pageview(site, 'a', t + HOUR), pageview(site, 'b', t)]);
+      await store.listCopiesIn(t - HOUR, t + 2 * HOUR);
+      expect(await listed(store, site)).toEqual([['a', t + HOUR, false]]);
+      expect(await pageviews(store, site, t, t + 2 * HOUR)).toBe(2);
+    }));
 });
 
 afterAll(closeChdb);

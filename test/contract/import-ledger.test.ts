@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
 import { ClickHouseReportStore } from '#adapters/clickhouse/clickhouse-report-store.ts';
 import { ClickHouseImportLedger } from '#adapters/clickhouse/clickhouse-import-ledger.ts';
-import { SCHEMA_VERSION } from '#adapters/clickhouse/schema.ts';
+import { SCHEMA_VERSION, storedRow } from '#adapters/clickhouse/schema.ts';
 import { FILTER_COLUMNS } from '#domain/reports/filter.ts';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { DuckDbImportLedger } from '#adapters/duckdb/duckdb-import-ledger.ts';
@@ -121,6 +121,27 @@ describe('ClickHouse migrations', () => {
     const scope = { ...SITE, from: day * 86_400_000 + 1_800_000, to: (day + 1) * 86_400_000, filters: [] };
     const rolled = new ClickHouseReportStore(reopened);
     expect((await rolled.breakdown(scope, 'pages', 10)).map((r) => r.value)).toEqual([2]);
+    await reopened.close();
+  });
+
+  it('begin the list of copies (version 6) at once on a database that held no rows, and after the migration on one that did, whose rows are read through the copy window', async () => {
+    const executor = chdbExecutor();
+    const empty = await ClickHouseEventStore.open(executor, `migrate_${randomUUID().replaceAll('-', '')}`);
+    expect((await empty.listing()).since).toBe(0);
+    await empty.close();
+    const database = `migrate_${randomUUID().replaceAll('-', '')}`;
+    await (await ClickHouseEventStore.open(executor, database)).close();
+    // The database as version 5 left it: rows with a copy among them, and no list.
+    await executor.command(`DELETE FROM ${database}.schema_migrations WHERE version >= 6`);
+    for (const table of ['listed_copies', 'listed_copies_since']) await executor.command(`DROP TABLE ${database}.${table}`);
+    const t = Date.now() - 7_200_000;
+    const pageview = (ts: number) => eventRow({ ...SITE, ts, id: 'twice', kind: 'pageview', path: '/', bot: false });
+    await executor.insert(`${database}.events`, [storedRow(pageview(t)), storedRow(pageview(t + 3_600_000))]);
+    const migrated = Date.now();
+    const reopened = await ClickHouseEventStore.open(executor, database);
+    expect((await reopened.listing()).since).toBeGreaterThan(migrated);
+    const scope = { ...SITE, from: t, to: t + 7_200_000, filters: [] };
+    expect((await new ClickHouseReportStore(reopened, { rollups: false }).breakdown(scope, 'pages', 10)).map((r) => r.value)).toEqual([1]);
     await reopened.close();
   });
 

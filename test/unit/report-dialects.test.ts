@@ -10,7 +10,7 @@ import type { DialectContexts, DialectName, Query } from '#reports/sql/dialect.t
 import { listValue } from '@duckdb/node-api';
 import { DuckDbSql } from '#reports/sql/dialects/duckdb.ts';
 import { TimestreamSql } from '#reports/sql/dialects/timestream.ts';
-import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
+import { ClickHouseSql, splitRanges } from '#reports/sql/dialects/clickhouse.ts';
 import { breakdown } from '#reports/sql/breakdown.ts';
 import { eventBreakdown } from '#reports/sql/event-breakdown.ts';
 import { eventTotals } from '#reports/sql/event-totals.ts';
@@ -65,6 +65,30 @@ describe('report dialects', () => {
 
   it('every dialect builds every statement', () => {
     for (const dialect of Object.keys(contexts) as DialectName[]) expect(statements(dialect).every((sql) => sql.trim().length > 0)).toBe(true);
+  });
+});
+
+describe('ClickHouse rows less the listed copies', () => {
+  it('splits ranges at the moment the list began', () => {
+    expect(splitRanges([[0, 10], [20, 30], [40, 50]], 25)).toEqual({ before: [[0, 10], [20, 25]], after: [[25, 30], [40, 50]] });
+    expect(splitRanges([[0, 10]], 10)).toEqual({ before: [[0, 10]], after: [] });
+    expect(splitRanges([[10, 20]], 10)).toEqual({ before: [], after: [[10, 20]] });
+  });
+
+  it('reads the parts of a range before the list began through the copy window, and the rest less the list', () => {
+    const site = [{ site: 's.example', registration: 'r' }];
+    const listing = { copies: '"db"."listed_copies"', since: T0 };
+    const read = (ranges: [number, number][]) => new ClickHouseSql('"db"."events"', listing).canonicalIn('pageview', site, ranges, ['visitor']);
+    const both = read([[T0 - H, T0 + H]]);
+    expect(both).toContain('lagInFrame');
+    expect(both).toContain('"db"."listed_copies"');
+    expect(both).toContain(`"ts" < ${T0})`);
+    expect(both).toContain(`("ts" >= ${T0} AND "ts" < ${T0 + H})`);
+    const since = read([[T0, T0 + H]]);
+    expect(since).not.toContain('lagInFrame');
+    expect(since).toContain('LIMIT 1 BY');
+    expect(read([[T0 - 2 * H, T0 - H]])).not.toContain('listed_copies');
+    expect(new ClickHouseSql('"db"."events"').canonicalIn('pageview', site, [[T0, T0 + H]], ['visitor'])).toContain('lagInFrame');
   });
 });
 

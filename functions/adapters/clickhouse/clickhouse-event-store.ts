@@ -1,7 +1,9 @@
 /**
  * Event store on ClickHouse. Each batch is one INSERT, append-only: flags are
  * decided when reports read (functions/reports/sql/dialects/clickhouse.ts),
- * so no write reads or rewrites the day's rows. A redelivery adds nothing:
+ * so no write rewrites stored rows. Once its rows are in, a batch lists the
+ * copies among the rows of its identities (LISTED_COPIES), so reads of the
+ * rows stored since the list began need no copy window. A redelivery adds nothing:
  * the batch's identities are looked up by (site, ts) — the table's sort key,
  * so only the granules of those instants are read — and stored ones are left
  * out (a batch of several look-ups first asks whether its span holds any row
@@ -10,17 +12,32 @@
  * Once its rows are in, a batch marks the days it touches stale for the
  * daily rollups (rollups.ts): one more small INSERT.
  */
+import { COPY_WINDOW_MS } from '#domain/reports/copies.ts';
 import { eventKey, uniqueEvents, type EventRow, type EventStore } from '#ports/event-store.ts';
+import type { Listing } from '#reports/sql/dialects/clickhouse.ts';
+import { log } from '#platform/log.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 import { ClickHouseRollups } from './rollups.ts';
-import { EVENTS_TABLE, ident, migrate, storedRow } from './schema.ts';
+import { EVENTS_TABLE, ident, LISTED_COPIES, LISTED_SINCE, migrate, storedRow } from './schema.ts';
 
 /** Rows per redelivery look-up: ids of up to 128 characters keep its URL under a server's 1 MiB. */
 const LOOKUP_ROWS = 2_000;
 
+/** The earliest and latest ts of some rows, whole milliseconds. */
+function span(rows: readonly EventRow[]): [number, number] {
+  let from = Infinity;
+  let to = -Infinity;
+  for (const r of rows) {
+    if (r.ts < from) from = r.ts;
+    if (r.ts > to) to = r.ts;
+  }
+  return [Math.trunc(from), Math.trunc(to)];
+}
+
 export class ClickHouseEventStore implements EventStore {
   private tail: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private since?: Promise<number>;
   /** The daily rollups the reports read; every batch marks the days it touches stale. */
   readonly rollups: ClickHouseRollups;
 
@@ -28,7 +45,7 @@ export class ClickHouseEventStore implements EventStore {
     readonly executor: ClickHouseExecutor,
     readonly database: string,
   ) {
-    this.rollups = new ClickHouseRollups(executor, this.table, database);
+    this.rollups = new ClickHouseRollups(executor, this.table, database, () => this.listing());
   }
 
   /** The database's events table, quoted. */
@@ -50,6 +67,22 @@ export class ClickHouseEventStore implements EventStore {
     return new ClickHouseEventStore(executor, database);
   }
 
+  /**
+   * The writer's list of copies and from when it holds them all, read once (it never changes after
+   * the migration that made it). Where it cannot be read (a database of an older version), no row is
+   * taken as listed: reads decide copies through the window, as before.
+   */
+  async listing(): Promise<Listing> {
+    this.since ??= this.executor
+      .query<{ since: number; lists: number }>(`SELECT max(since) AS since, count() AS lists FROM ${ident(this.database)}.${LISTED_SINCE}`)
+      .then(([r]) => (Number(r?.lists) > 0 ? Number(r?.since) : Infinity))
+      .catch((e: unknown) => {
+        log.warn('clickhouse: no list of copies, reads decide copies through the window', { message: (e as Error).message });
+        return Infinity;
+      });
+    return { copies: `${ident(this.database)}.${LISTED_COPIES}`, since: await this.since };
+  }
+
   saveEvents(rows: readonly EventRow[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
     const run = this.tail.then(() => this.write(uniqueEvents(rows)));
@@ -62,8 +95,50 @@ export class ClickHouseEventStore implements EventStore {
     const stored = await this.storedKeys(rows);
     const fresh = stored.size === 0 ? rows : rows.filter((r) => !stored.has(eventKey(r)));
     if (fresh.length > 0) await this.executor.insert(`${this.database}.${EVENTS_TABLE}`, fresh.map(storedRow));
-    // After the rows, and for a redelivery too: its first delivery may have died before marking.
+    // After the rows, and for a redelivery too: its first delivery may have died before listing or marking.
+    // Listed before marking: a build the mark prompts reads the rows less the listed copies.
+    await this.listCopies(rows);
     await this.rollups.markStale(rows);
+  }
+
+  /**
+   * Lists the copies among the stored rows of the batch's identities within a copy window of it,
+   * as the dialect's window decides them (the rows of one identity in ts order: a row at most
+   * COPY_WINDOW_MS after the one before is a copy; one repeating its ts, `exact`). Run after the
+   * rows are stored, so of two instances storing rows of one identity at once, the later to list
+   * sees both. A batch of more rows than one look-up takes (an import's month) lists its span's.
+   */
+  private async listCopies(rows: readonly EventRow[]): Promise<void> {
+    const [from, to] = span(rows);
+    const byIds = rows.length <= LOOKUP_ROWS;
+    await this.listCopiesWhere(
+      `site IN {sites:Array(String)} AND registration IN {registrations:Array(String)}${byIds ? ' AND id IN {ids:Array(String)}' : ''}`,
+      from - COPY_WINDOW_MS,
+      to + COPY_WINDOW_MS,
+      {
+        sites: [...new Set(rows.map((r) => r.site))],
+        registrations: [...new Set(rows.map((r) => r.registration))],
+        ...(byIds ? { ids: [...new Set(rows.map((r) => r.id))] } : {}),
+      },
+    );
+  }
+
+  /** Lists the copies among every site's rows in [from, to]: for rows stored by SQL (a bulk load), not through saveEvents. */
+  listCopiesIn(from: number, to: number): Promise<void> {
+    return this.listCopiesWhere('true', from, to, {});
+  }
+
+  private async listCopiesWhere(where: string, from: number, to: number, params: Record<string, unknown>): Promise<void> {
+    await this.executor.command(
+      `INSERT INTO ${ident(this.database)}.${LISTED_COPIES} (site, registration, kind, id, ts, exact)
+       SELECT site, registration, kind, id, ts, ts = previous_ts FROM (
+         SELECT site, registration, kind, id, ts,
+                lagInFrame(toNullable(ts)) OVER (PARTITION BY site, registration, kind, id ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS previous_ts
+         FROM ${this.table} WHERE ${where} AND ts >= {from:Int64} AND ts <= {to:Int64}
+       ) AS c
+       WHERE isNotNull(previous_ts) AND ts - previous_ts <= {window:Int64}`,
+      { ...params, from, to, window: COPY_WINDOW_MS },
+    );
   }
 
   /**
@@ -95,16 +170,11 @@ export class ClickHouseEventStore implements EventStore {
    * this once first, and into an empty span (a first import) needs none.
    */
   private async anyStoredInSpan(rows: readonly EventRow[]): Promise<boolean> {
-    let from = Infinity;
-    let to = -Infinity;
-    for (const r of rows) {
-      if (r.ts < from) from = r.ts;
-      if (r.ts > to) to = r.ts;
-    }
+    const [from, to] = span(rows);
     const found = await this.executor.query(`SELECT 1 AS found FROM ${this.table} WHERE site IN {sites:Array(String)} AND ts BETWEEN {from:Int64} AND {to:Int64} LIMIT 1`, {
       sites: [...new Set(rows.map((r) => r.site))],
-      from: Math.trunc(from),
-      to: Math.trunc(to),
+      from,
+      to,
     });
     return found.length > 0;
   }

@@ -6,9 +6,10 @@
  * slots of the scope's variant (its rows, or those of its one `dim:value`
  * clause) answer whole days, stored pages any part of a day, and the rows
  * of the other sealed days (under any other filter, the range's cut ends)
- * are read as stored, less the copies their builds listed. Only the
- * open days and the days without a usable build go through the copy window
- * (reports/sql/clickhouse-rolled.ts).
+ * are read as stored, less the copies their builds listed. The open days
+ * and the days without a usable build are read less the copies the writer
+ * listed, or through the copy window where their rows were stored before
+ * it listed them (reports/sql/clickhouse-rolled.ts, the dialect's canonicalIn).
  */
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import type { BreakdownRow, Engagement, LabelDim, ReportScope, SiteRef, SummaryLists, TrafficScope } from '#ports/report-store.ts';
@@ -48,8 +49,8 @@ export class ClickHouseQueryRunner implements QueryRunner {
   }
 
   /** A ClickHouse-only statement (the rollup reads). */
-  runClickHouse(build: (sql: ClickHouseSql) => string): Promise<ResultRow[]> {
-    const sql = new ClickHouseSql(this.events.table);
+  async runClickHouse(build: (sql: ClickHouseSql) => string): Promise<ResultRow[]> {
+    const sql = new ClickHouseSql(this.events.table, await this.events.listing());
     const text = build(sql);
     return this.events.executor.query<ResultRow>(text + REPORT_SETTINGS, sql.params);
   }

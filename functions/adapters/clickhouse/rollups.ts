@@ -29,7 +29,7 @@ import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import { BREAKDOWN_COLUMNS, BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { dayRuns, SLOT_MS, touchedDays, UNFILTERED, variantOf } from '#reports/sql/sealed-days.ts';
-import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
+import { ClickHouseSql, type Listing } from '#reports/sql/dialects/clickhouse.ts';
 import { labelTuples } from '#reports/sql/clickhouse-rolled.ts';
 import type { PageviewDim } from '#reports/sql/breakdown.ts';
 import type { ClickHouseExecutor } from './executor.ts';
@@ -176,6 +176,8 @@ export class ClickHouseRollups {
     /** The events table, quoted. */
     private readonly events: string,
     database: string,
+    /** The writer's list of copies (clickhouse-event-store.ts): the rows it covers are read less it, without the copy window. */
+    private readonly listing: () => Promise<Listing>,
   ) {
     this.tables = rollupTables(database);
   }
@@ -230,13 +232,14 @@ export class ClickHouseRollups {
       [this.tables.labels, 'dim, name, value, visitors, last_seen', eventLabels],
       [this.tables.slots, 'slot, pageviews, firsts, lasts, unhashed', slotCounts],
     ];
+    const listing = await this.listing();
     for (const [table, columns, select] of inserts) {
-      const sql = new ClickHouseSql(this.events);
+      const sql = new ClickHouseSql(this.events, listing);
       const text = select(sql, { site, registration, from, to, filters, builtAt: sql.int(builtAt) });
       // The variant is set after the select's columns: a column list names it last.
       await this.executor.command(`INSERT INTO ${table} (site, registration, day, built_at, ${columns}, variant) SELECT *, ${sql.value(variant)} FROM (${text})`, sql.params);
     }
-    if (variant === UNFILTERED) await this.buildPagesAndCopies(site, registration, from, to, builtAt);
+    if (variant === UNFILTERED) await this.buildPagesAndCopies(site, registration, from, to, builtAt, listing);
     await this.executor.command(
       `INSERT INTO ${this.tables.builds} (site, registration, variant, day, built_at, plain)
        SELECT {site:String}, {registration:String}, {variant:String}, toInt32({first:Int32} + number) AS d, {builtAt:Int64},
@@ -247,8 +250,8 @@ export class ClickHouseRollups {
   }
 
   /** The site's own engaged pages and copies of [from, to), stamped `builtAt`. */
-  private async buildPagesAndCopies(site: string, registration: string, from: number, to: number, builtAt: number): Promise<void> {
-    const sql = new ClickHouseSql(this.events);
+  private async buildPagesAndCopies(site: string, registration: string, from: number, to: number, builtAt: number, listing: Listing): Promise<void> {
+    const sql = new ClickHouseSql(this.events, listing);
     const pages = clickhouseEngagedPages(sql, [{ site, registration }], [[from, to]], [], FILTERED_COLUMNS);
     const kept = FILTERED_COLUMNS.map(ident).join(', ');
     await this.executor.command(

@@ -3,8 +3,9 @@
  * ordered by (site, ts) so a report reads only its site's time range, and
  * partitioned by month so retention drops whole parts. Replay, the first
  * pageview of a visitor-day and an append's page are decided when reports
- * read (the dialect's canonical rows), so a write never reads or rewrites
- * stored rows.
+ * read (the dialect's canonical rows), so a write never rewrites stored rows;
+ * each batch lists the copies among its identities' rows (LISTED_COPIES), which
+ * spares those reads the copy window.
  */
 import { FILTERED_COLUMNS } from '#domain/reports/filter.ts';
 import type { EventRow } from '#ports/event-store.ts';
@@ -78,6 +79,17 @@ export const ROLLUP_SLOTS = 'rollup_v2_slots';
 export const ROLLUP_PAGES = 'rollup_v2_pages';
 /** The pageviews and events of a day and build that are copies (domain/reports/copies.ts): kind, id, ts, and whether it repeats its predecessor's ts (`exact`). */
 export const ROLLUP_COPIES = 'rollup_v2_copies';
+
+/**
+ * The copies (domain/reports/copies.ts) among the rows stored since `LISTED_SINCE`: each batch,
+ * once its rows are stored, lists those of its identities (clickhouse-event-store.ts). A row
+ * stored twice (two deliveries before the table merges them) is listed `exact`.
+ */
+export const LISTED_COPIES = 'listed_copies';
+/** From when (Unix ms) every copy among the stored rows is listed: 0 for a database that held no rows at version 6. */
+export const LISTED_SINCE = 'listed_copies_since';
+/** How much later than a migration's clock `LISTED_SINCE` starts: clocks of the instances that store rows may differ by this much. */
+const LISTED_MARGIN_MS = 60_000;
 
 /**
  * Days a variant's build is read after it was made (rollups.ts usable); the build goes a day after
@@ -172,6 +184,18 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
       `ALTER TABLE ${ident(db)}.${ROLLUP_SLOTS} ADD COLUMN IF NOT EXISTS variant String`,
       `ALTER TABLE ${ident(db)}.${ROLLUP_BUILDS} ${variantTtl(VARIANT_DAYS + 1)}`,
       ...[ROLLUP_LABELS, ROLLUP_SLOTS].map((table) => `ALTER TABLE ${ident(db)}.${table} ${variantTtl(VARIANT_DAYS + 2)}`),
+    ],
+  },
+  {
+    version: 6,
+    // Copies listed by the writer, so reads of the rows stored since need no copy window. Rows stored before were never
+    // listed: LISTED_SINCE starts after them (run again, the statement only moves it later, which is safe).
+    statements: (db) => [
+      `CREATE TABLE IF NOT EXISTS ${ident(db)}.${LISTED_COPIES} (site String, registration String, kind LowCardinality(String), id String, ts Int64, exact Bool)
+       ENGINE = ReplacingMergeTree ORDER BY (site, registration, kind, ts, id, exact)`,
+      `CREATE TABLE IF NOT EXISTS ${ident(db)}.${LISTED_SINCE} (since Int64) ENGINE = MergeTree ORDER BY tuple()`,
+      `INSERT INTO ${ident(db)}.${LISTED_SINCE} (since)
+       SELECT if(count() = 0, 0, toUnixTimestamp64Milli(now64(3)) + ${LISTED_MARGIN_MS}) FROM ${ident(db)}.${EVENTS_TABLE}`,
     ],
   },
 ];

@@ -1,15 +1,34 @@
 /**
  * The ClickHouse dialect: the append-only `events` table of
  * adapters/clickhouse (one column per EventRow field, sorted by site and ts).
- * Rows carry no writer flags, so `canonical` decides copies when it reads
- * (domain/reports/copies.ts: no row of the same site and id at most
- * COPY_WINDOW_MS before), as the Timestream dialect does. Values are bound
- * `{name:Type}` parameters, so they never enter the statement's text.
+ * Rows carry no writer flags. The rows stored since the writer lists copies
+ * (`Listing`) are read as stored, less the listed copies; for older ones
+ * `canonical` decides copies when it reads (domain/reports/copies.ts: no row
+ * of the same site and id at most COPY_WINDOW_MS before), as the Timestream
+ * dialect does. Values are bound `{name:Type}` parameters, so they never
+ * enter the statement's text.
  */
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
-import { ReadTimeDialect, type ScanRange } from './read-time.ts';
+import { canonicalColumns, ReadTimeDialect, type ScanRange } from './read-time.ts';
 import { sqlIdentifier, sqlInteger } from '../text.ts';
+
+/** The writer's list of copies (adapters/clickhouse/schema.ts LISTED_COPIES), quoted, and from when (Unix ms) it holds every copy. */
+export interface Listing {
+  copies: string;
+  since: number;
+}
+
+/** The parts of disjoint ascending [from, to) ranges before `at`, and those from it. */
+export function splitRanges(ranges: readonly (readonly [number, number])[], at: number): { before: [number, number][]; after: [number, number][] } {
+  const before: [number, number][] = [];
+  const after: [number, number][] = [];
+  for (const [from, to] of ranges) {
+    if (from < at) before.push([from, Math.min(to, at)]);
+    if (to > at) after.push([Math.max(from, at), to]);
+  }
+  return { before, after };
+}
 
 export const NOT_BOT = 'NOT "bot"';
 
@@ -27,8 +46,11 @@ export class ClickHouseSql extends ReadTimeDialect {
   readonly params: Record<string, unknown> = {};
   private n = 0;
 
-  /** `table`: the events table, database-qualified and quoted. */
-  constructor(readonly table: string) {
+  /** `table`: the events table, database-qualified and quoted; `listing`: the writer's copies, where it keeps them. */
+  constructor(
+    readonly table: string,
+    private readonly listing?: Listing,
+  ) {
     super();
   }
 
@@ -66,5 +88,25 @@ export class ClickHouseSql extends ReadTimeDialect {
     const until = to === undefined ? '' : ` AND "ts" < ${sqlInteger(to)}`;
     return `(SELECT "ts"${wanted.map((c) => `, ${c}`).join('')} FROM ${this.table}
       WHERE "kind" IN ${this.bind(kinds, 'Array(String)')} AND ${this.sites(sites)} AND "ts" >= ${sqlInteger(from)}${until})`;
+  }
+
+  /**
+   * The parts of the ranges from `listing.since` are read as stored, less the listed copies, and
+   * one row of each stored twice (`LIMIT 1 BY`: two deliveries before the table merged them); the
+   * parts before it through the copy window.
+   */
+  override canonicalIn(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], columns: readonly string[]): string {
+    if (!this.listing || ranges.length === 0) return super.canonicalIn(kind, sites, ranges, columns);
+    const { before, after } = splitRanges(ranges, this.listing.since);
+    if (after.length === 0) return super.canonicalIn(kind, sites, ranges, columns);
+    const within = (rs: readonly (readonly [number, number])[]) => rs.map(([a, b]) => `("ts" >= ${sqlInteger(a)} AND "ts" < ${sqlInteger(b)})`).join(' OR ');
+    const kindIs = `"kind" = ${this.value(kind)}`;
+    const listed = `(SELECT "ts", ${canonicalColumns(columns).join(', ')} FROM ${this.table}
+      WHERE ${kindIs} AND ${this.sites(sites)} AND (${within(after)})
+        AND ("site", "registration", "id", "ts") NOT IN (SELECT "site", "registration", "id", "ts" FROM ${this.listing.copies}
+          WHERE ${kindIs} AND ${this.sites(sites)} AND (${within(after)}) AND NOT "exact")
+      LIMIT 1 BY "site", "registration", "id", "ts")`;
+    if (before.length === 0) return listed;
+    return `(SELECT * FROM ${super.canonicalIn(kind, sites, before, columns)} AS w UNION ALL SELECT * FROM ${listed} AS l)`;
   }
 }
