@@ -124,7 +124,7 @@ describe('ClickHouse migrations', () => {
     await reopened.close();
   });
 
-  it('begin the list of copies (version 6) at once on a database that held no rows, and after the migration on one that did, whose rows are read through the copy window', async () => {
+  it('begin the list of copies (version 6) at once on a database that held no rows, and after the migration on one that did, whose rows are read through the copy window; index the ids', async () => {
     const executor = chdbExecutor();
     const empty = await ClickHouseEventStore.open(executor, `migrate_${randomUUID().replaceAll('-', '')}`);
     expect((await empty.listing()).since).toBe(0);
@@ -140,6 +140,8 @@ describe('ClickHouse migrations', () => {
     const migrated = Date.now();
     const reopened = await ClickHouseEventStore.open(executor, database);
     expect((await reopened.listing()).since).toBeGreaterThan(migrated);
+    const indexes = await executor.query<{ name: string; type: string }>(`SELECT name, type FROM system.data_skipping_indices WHERE database = {db:String} AND table = 'events'`, { db: database });
+    expect(indexes).toEqual([{ name: 'id_bloom', type: 'bloom_filter' }]);
     const scope = { ...SITE, from: t, to: t + 7_200_000, filters: [] };
     expect((await new ClickHouseReportStore(reopened, { rollups: false }).breakdown(scope, 'pages', 10)).map((r) => r.value)).toEqual([1]);
     await reopened.close();
