@@ -92,15 +92,12 @@ export class ClickHouseEventStore implements EventStore {
 
   private async write(rows: EventRow[]): Promise<void> {
     if (rows.length === 0) return;
-    // A batch of several look-ups into a span that held no row a copy window either side (an import's first
-    // month) looks nothing up, and lists its copies in one read of that span.
-    const alone = rows.length > LOOKUP_ROWS && !(await this.anyStoredInSpan(rows, COPY_WINDOW_MS));
-    const stored = alone ? new Set<string>() : await this.storedKeys(rows);
+    const stored = await this.storedKeys(rows);
     const fresh = stored.size === 0 ? rows : rows.filter((r) => !stored.has(eventKey(r)));
     if (fresh.length > 0) await this.executor.insert(`${this.database}.${EVENTS_TABLE}`, fresh.map(storedRow));
     // After the rows, and for a redelivery too: its first delivery may have died before listing or marking.
     // Listed before marking: a build the mark prompts reads the rows less the listed copies.
-    await this.listCopies(rows, alone);
+    await this.listCopies(rows);
     await this.rollups.markStale(rows);
   }
 
@@ -109,29 +106,18 @@ export class ClickHouseEventStore implements EventStore {
    * as the dialect's window decides them (the rows of one identity in ts order: a row at most
    * COPY_WINDOW_MS after the one before is a copy; one repeating its ts, `exact`). Run after the
    * rows are stored, so of two instances storing rows of one identity at once, the later to list
-   * sees both. LOOKUP_ROWS identities at a time, each look-up bounded by its rows' span, whose
-   * granules the ids' bloom filter narrows to those holding them: the cost follows the batch, not
-   * the day it lands in. A batch `alone` in its span (nothing else stored there before it) lists the
-   * span's copies in one read of it instead.
+   * sees both. One statement whatever the batch's size: its identities are those of every row of
+   * its sites within its span (its own and any other's there, which lists no more than true copies).
    */
-  private async listCopies(rows: readonly EventRow[], alone: boolean): Promise<void> {
-    const ofSites = (part: readonly EventRow[]) => ({
-      sites: [...new Set(part.map((r) => r.site))],
-      registrations: [...new Set(part.map((r) => r.registration))],
-    });
+  private async listCopies(rows: readonly EventRow[]): Promise<void> {
+    const [first, last] = span(rows);
     const sites = 'site IN {sites:Array(String)} AND registration IN {registrations:Array(String)}';
-    if (alone) {
-      const [from, to] = span(rows);
-      return this.listCopiesWhere(sites, from - COPY_WINDOW_MS, to + COPY_WINDOW_MS, ofSites(rows));
-    }
-    for (let i = 0; i < rows.length; i += LOOKUP_ROWS) {
-      const part = rows.slice(i, i + LOOKUP_ROWS);
-      const [from, to] = span(part);
-      await this.listCopiesWhere(`${sites} AND id IN {ids:Array(String)}`, from - COPY_WINDOW_MS, to + COPY_WINDOW_MS, {
-        ...ofSites(part),
-        ids: [...new Set(part.map((r) => r.id))],
-      });
-    }
+    await this.listCopiesWhere(
+      `${sites} AND id IN (SELECT id FROM ${this.table} WHERE ${sites} AND ts >= {first:Int64} AND ts <= {last:Int64})`,
+      first - COPY_WINDOW_MS,
+      last + COPY_WINDOW_MS,
+      { sites: [...new Set(rows.map((r) => r.site))], registrations: [...new Set(rows.map((r) => r.registration))], first, last },
+    );
   }
 
   /** Lists the copies among every site's rows in [from, to]: for rows stored by SQL (a bulk load), not through saveEvents. */
@@ -176,13 +162,12 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   /**
-   * Whether any row of the batch's sites lies within its time span, widened by `margin` either side:
-   * a batch that would take several look-ups (an import's month, a backlog) asks this first, and
-   * into an empty span (a first import) needs none.
+   * Whether any row of the batch's sites lies within its time span: a batch
+   * that would take several look-ups (an import's month, a backlog) asks
+   * this once first, and into an empty span (a first import) needs none.
    */
-  private async anyStoredInSpan(rows: readonly EventRow[], margin = 0): Promise<boolean> {
-    const [first, last] = span(rows);
-    const [from, to] = [first - margin, last + margin];
+  private async anyStoredInSpan(rows: readonly EventRow[]): Promise<boolean> {
+    const [from, to] = span(rows);
     const found = await this.executor.query(`SELECT 1 AS found FROM ${this.table} WHERE site IN {sites:Array(String)} AND ts BETWEEN {from:Int64} AND {to:Int64} LIMIT 1`, {
       sites: [...new Set(rows.map((r) => r.site))],
       from,
