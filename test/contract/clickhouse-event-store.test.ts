@@ -134,6 +134,23 @@ describe('ClickHouse event store: the copies each batch lists', () => {
     }
   });
 
+  it('takes no row as listed while the start of its list cannot be read, and asks again on the next read', async () => {
+    const chdb = chdbExecutor();
+    let failures = 1;
+    const executor = {
+      ...chdb,
+      query: <T>(sql: string, params?: Parameters<typeof chdb.query>[1]) =>
+        sql.includes(LISTED_SINCE) && failures-- > 0 ? Promise.reject(new Error('connection reset')) : chdb.query<T>(sql, params),
+    };
+    const store = await ClickHouseEventStore.open(executor, `listed_${randomUUID().replaceAll('-', '')}`);
+    try {
+      expect((await store.listing()).since).toBe(Infinity);
+      expect((await store.listing()).since).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('lists the copies among rows stored by SQL when asked (a bulk load)', () =>
     withStore(async (store) => {
       const site = 'bulk.example';

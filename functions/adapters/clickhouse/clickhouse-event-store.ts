@@ -69,18 +69,22 @@ export class ClickHouseEventStore implements EventStore {
 
   /**
    * The writer's list of copies and from when it holds them all, read once (it never changes after
-   * the migration that made it). Where it cannot be read (a database of an older version), no row is
-   * taken as listed: reads decide copies through the window, as before.
+   * the migration that made it). Where it cannot be read (a database of an older version, a failed
+   * request), no row is taken as listed, so reads decide copies through the window, and the next
+   * read asks again.
    */
   async listing(): Promise<Listing> {
-    this.since ??= this.executor
+    const read = (this.since ??= this.executor
       .query<{ since: number; lists: number }>(`SELECT max(since) AS since, count() AS lists FROM ${ident(this.database)}.${LISTED_SINCE}`)
-      .then(([r]) => (Number(r?.lists) > 0 ? Number(r?.since) : Infinity))
-      .catch((e: unknown) => {
-        log.warn('clickhouse: no list of copies, reads decide copies through the window', { message: (e as Error).message });
-        return Infinity;
-      });
-    return { copies: `${ident(this.database)}.${LISTED_COPIES}`, since: await this.since };
+      .then(([r]) => (Number(r?.lists) > 0 ? Number(r?.since) : Infinity)));
+    const copies = `${ident(this.database)}.${LISTED_COPIES}`;
+    try {
+      return { copies, since: await read };
+    } catch (e) {
+      if (this.since === read) this.since = undefined;
+      log.warn('clickhouse: no list of copies, reads decide copies through the window', { message: (e as Error).message });
+      return { copies, since: Infinity };
+    }
   }
 
   saveEvents(rows: readonly EventRow[]): Promise<void> {
