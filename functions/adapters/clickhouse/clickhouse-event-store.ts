@@ -14,7 +14,7 @@
  */
 import { COPY_WINDOW_MS } from '#domain/reports/copies.ts';
 import { eventKey, uniqueEvents, type EventRow, type EventStore } from '#ports/event-store.ts';
-import type { Listing } from '#reports/sql/dialects/clickhouse.ts';
+import { copiesAmong, type Listing } from '#reports/sql/dialects/clickhouse.ts';
 import { log } from '#platform/log.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 import { ClickHouseRollups } from './rollups.ts';
@@ -130,15 +130,11 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   private async listCopiesWhere(where: string, from: number, to: number, params: Record<string, unknown>): Promise<void> {
+    const rows = `(SELECT site, registration, kind, id, ts FROM ${this.table} WHERE ${where} AND ts >= {from:Int64} AND ts <= {to:Int64})`;
     await this.executor.command(
       `INSERT INTO ${ident(this.database)}.${LISTED_COPIES} (site, registration, kind, id, ts, exact)
-       SELECT site, registration, kind, id, ts, ts = previous_ts FROM (
-         SELECT site, registration, kind, id, ts,
-                lagInFrame(toNullable(ts)) OVER (PARTITION BY site, registration, kind, id ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS previous_ts
-         FROM ${this.table} WHERE ${where} AND ts >= {from:Int64} AND ts <= {to:Int64}
-       ) AS c
-       WHERE isNotNull(previous_ts) AND ts - previous_ts <= {window:Int64}`,
-      { ...params, from, to, window: COPY_WINDOW_MS },
+       SELECT * FROM ${copiesAmong(rows, ['site', 'registration', 'kind', 'id'])} AS c`,
+      { ...params, from, to },
     );
   }
 

@@ -29,7 +29,7 @@ import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import { BREAKDOWN_COLUMNS, BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { dayRuns, SLOT_MS, touchedDays, UNFILTERED, variantOf } from '#reports/sql/sealed-days.ts';
-import { ClickHouseSql, type Listing } from '#reports/sql/dialects/clickhouse.ts';
+import { ClickHouseSql, copiesAmong, type Listing } from '#reports/sql/dialects/clickhouse.ts';
 import { labelTuples } from '#reports/sql/clickhouse-rolled.ts';
 import type { PageviewDim } from '#reports/sql/breakdown.ts';
 import type { ClickHouseExecutor } from './executor.ts';
@@ -160,12 +160,8 @@ function slotCounts(sql: ClickHouseSql, run: BuildRun): string {
 function copies(sql: ClickHouseSql, site: string, registration: string, from: number, to: number, builtAt: string): string {
   const rows = sql.scan({ kinds: ['pageview', 'event'], sites: [{ site, registration }], from: from - COPY_WINDOW_MS, to }, ['kind', 'id']);
   return `
-    SELECT ${sql.value(site)}, ${sql.value(registration)}, toInt32(intDiv("ts", ${DAY_MS})), ${builtAt}, "kind", "id", "ts", "ts" = "previous_ts"
-    FROM (
-      SELECT "kind", "id", "ts", lagInFrame(toNullable("ts")) OVER (PARTITION BY "kind", "id" ORDER BY "ts" ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS "previous_ts"
-      FROM ${rows} AS r
-    ) AS c
-    WHERE "ts" >= ${sql.int(from)} AND isNotNull("previous_ts") AND "ts" - "previous_ts" <= ${sql.int(COPY_WINDOW_MS)}`;
+    SELECT ${sql.value(site)}, ${sql.value(registration)}, toInt32(intDiv("ts", ${DAY_MS})), ${builtAt}, "kind", "id", "ts", "exact"
+    FROM ${copiesAmong(rows, ['kind', 'id'], from)} AS c`;
 }
 
 export class ClickHouseRollups {

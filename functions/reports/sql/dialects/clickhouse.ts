@@ -9,6 +9,7 @@
  * enter the statement's text.
  */
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
+import { COPY_WINDOW_MS } from '#domain/reports/copies.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import { canonicalColumns, ReadTimeDialect, type ScanRange } from './read-time.ts';
 import { sqlIdentifier, sqlInteger } from '../text.ts';
@@ -38,11 +39,28 @@ export const UNHASHED = `countIf("visitor" IS NULL AND coalesce("unique", false)
 /** Distinct daily visitor hashes; pageviews without one count their unique flag. */
 export const VISITORS = `count(DISTINCT "visitor") + ${UNHASHED}`;
 
+/** Each row's ts before it among the rows of the same `keys` (NULL for the first): what decides a copy. */
+const previousTsOver = (keys: readonly string[]) =>
+  `lagInFrame(toNullable("ts")) OVER (PARTITION BY ${keys.map(sqlIdentifier).join(', ')} ORDER BY "ts" ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`;
+
+/**
+ * The copies among a derived table's rows (with `ts` and `keys`): each row at most COPY_WINDOW_MS
+ * after the one before of the same keys, from `from` on, with `ts`, the keys and `exact` (it repeats
+ * that row's ts: one row stored twice). The writer's list and a rollup build's are both this.
+ */
+export function copiesAmong(rows: string, keys: readonly string[], from?: number): string {
+  const columns = [...keys.map(sqlIdentifier), '"ts"'].join(', ');
+  const since = from === undefined ? '' : ` AND "ts" >= ${sqlInteger(from)}`;
+  return `(SELECT ${columns}, "ts" = "previous_ts" AS "exact" FROM (
+      SELECT ${columns}, ${previousTsOver(keys)} AS "previous_ts" FROM ${rows} AS r
+    ) AS c
+    WHERE isNotNull("previous_ts") AND "ts" - "previous_ts" <= ${sqlInteger(COPY_WINDOW_MS)}${since})`;
+}
+
 export class ClickHouseSql extends ReadTimeDialect {
   readonly notBot = NOT_BOT;
   readonly visitors = VISITORS;
-  protected readonly previousTs =
-    'lagInFrame(toNullable("ts")) OVER (PARTITION BY "site", "id" ORDER BY "ts" ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)';
+  protected readonly previousTs = previousTsOver(['site', 'id']);
   readonly params: Record<string, unknown> = {};
   private n = 0;
 
