@@ -90,6 +90,19 @@ describe('ClickHouse rows less the listed copies', () => {
     expect(read([[T0 - 2 * H, T0 - H]])).not.toContain('listed_copies');
     expect(new ClickHouseSql('"db"."events"').canonicalIn('pageview', site, [[T0, T0 + H]], ['visitor'])).toContain('lagInFrame');
   });
+
+  it('reads the rows of several kinds since the list began in one read of the events table, and those before through a copy window per kind', () => {
+    const site = [{ site: 's.example', registration: 'r' }];
+    const listing = { copies: '"db"."listed_copies"', since: T0 };
+    const read = (ranges: [number, number][]) => new ClickHouseSql('"db"."events"', listing).canonicalOf(['pageview', 'event'], site, ranges, ['kind', 'visitor']);
+    const reads = (sql: string) => sql.split('FROM "db"."events"').length - 1;
+    const since = read([[T0, T0 + H]]);
+    expect(reads(since)).toBe(1);
+    expect(since).toContain('("site", "registration", "kind", "id", "ts") NOT IN');
+    const before = read([[T0 - 2 * H, T0 - H]]);
+    expect(before.split('lagInFrame').length - 1).toBe(2);
+    expect(reads(before)).toBe(2);
+  });
 });
 
 describe('dayRuns', () => {

@@ -109,11 +109,11 @@ const staleRow = (sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, 
     CAST(NULL AS Nullable(Int64)) AS "last_seen", ${staleCount(sql, tables, scope, days, false)} AS "stale"`;
 
 /**
- * The canonical rows of one kind in the parts of the scope the rollups leave (all but the
- * `answered` named days), as one derived table with `ts` and `columns`, and those parts' ranges
- * (ascending). The other named days whose builds listed their copies are read as stored, less
+ * The canonical rows of some kinds in the parts of the scope the rollups leave (all but the
+ * `answered` named days), as one derived table with `ts` and `columns` (with `kind` among them
+ * to tell several apart), and those parts' ranges (ascending). The other named days whose builds listed their copies are read as stored, less
  * those copies: no copy window, so no day before them is read. Every other part goes through the
- * copy window (canonicalIn).
+ * copy window (the dialect's canonicalOf).
  */
 function rowsOutside(
   sql: ClickHouseSql,
@@ -121,22 +121,22 @@ function rowsOutside(
   scope: SiteRef & { from: number; to: number },
   days: RolledDays,
   answered: readonly number[],
-  kind: 'pageview' | 'event',
+  kinds: readonly ('pageview' | 'event')[],
   columns: readonly string[],
 ): { rows: string | null; ranges: [number, number][] } {
   const skip = new Set(answered);
   const plain = onlyDays(days, days.plain.filter((d) => !skip.has(d)));
   const windowed = rowRanges(scope, { ...days, built: [...answered, ...plain.built].sort((a, b) => a - b) });
   const plainRanges = dayRanges(plain.built, scope);
-  const windowedRows = windowed.length === 0 ? null : sql.canonicalIn(kind, [scope], windowed, columns);
+  const windowedRows = windowed.length === 0 ? null : sql.canonicalOf(kinds, [scope], windowed, columns);
   let plainRows: string | null = null;
   if (plainRanges.length > 0) {
     const wanted = canonicalColumns(columns);
     const within = plainRanges.map(([a, b]) => `("ts" >= ${sql.int(a)} AND "ts" < ${sql.int(b)})`).join(' OR ');
-    const kindIs = `"kind" = ${sql.value(kind)}`;
+    const kindIs = `"kind" IN ${sql.bind(kinds, 'Array(String)')}`;
     plainRows = `(SELECT "ts", ${wanted.join(', ')} FROM ${sql.table}
       WHERE ${kindIs} AND ${sql.sites([scope])} AND (${within})
-        AND ("id", "ts") NOT IN (SELECT "id", "ts" FROM ${tables.copies} WHERE ${ofNamedBuilds(sql, scope, plain)} AND ${kindIs}))`;
+        AND ("kind", "id", "ts") NOT IN (SELECT "kind", "id", "ts" FROM ${tables.copies} WHERE ${ofNamedBuilds(sql, scope, plain)} AND ${kindIs}))`;
   }
   const rows = windowedRows && plainRows ? `(SELECT * FROM ${windowedRows} AS w UNION ALL SELECT * FROM ${plainRows} AS p)` : (windowedRows ?? plainRows);
   return { rows, ranges: rowRanges(scope, { ...days, built: answered }) };
@@ -146,31 +146,41 @@ function rowsOutside(
  * Lists of one scope from the rollups and the rows: rows of (`list`, `name`, `value`, `visitors`,
  * `last_seen`) per name, summed over days. `lists` names each list in order: pageview dimensions,
  * `events` (the events breakdown) and `event_totals` (the named events, one name ''); `list` is
- * the index. The rows are read once per kind: each canonical row becomes a row per list. A
- * scope whose filters no variant answers reads every list from its rows (those of the named days read plain).
+ * the index. The rows of both kinds are read at once: each canonical row becomes a row per list of
+ * its kind. A scope whose filters no variant answers reads every list from its rows (those of the
+ * named days read plain).
  */
 function rolledLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, lists: readonly (BreakdownDim | 'event_totals')[], days: RolledDays): string {
   // A label keeps no row's other labels: only builds of the scope's variant answer its whole days.
   const answered = countsScope(days, scope.filters) ? wholeDays(days.built, scope) : [];
-  const raws: string[] = [];
   const pageDims = lists.filter((d): d is PageviewDim => d !== 'events' && d !== 'event_totals');
-  if (pageDims.length > 0) {
-    const columns = ['visitor', 'unique', 'bot', ...new Set([...pageDims.map((d) => BREAKDOWN_COLUMNS[d]), ...filterColumns(scope.filters)])];
-    const { rows } = rowsOutside(sql, tables, scope, days, answered, 'pageview', columns);
-    if (rows)
-      raws.push(`SELECT d.1 AS "list", coalesce(d.2, '') AS "name", count() AS "value", ${sql.visitors} AS "visitors", CAST(NULL AS Nullable(Int64)) AS "last_seen"
-       FROM ${rows} AS e ARRAY JOIN ${labelTuples(sql, pageDims, (dim) => `toUInt32(${lists.indexOf(dim)})`)} AS d
-       WHERE ${sql.notBot}${filterSql(sql, scope.filters)} AND d.3 GROUP BY "list", "name", ${DAY}`);
-  }
   const eventLists = (['events', 'event_totals'] as const).filter((d) => lists.includes(d));
-  if (eventLists.length > 0) {
-    const { rows } = rowsOutside(sql, tables, scope, days, answered, 'event', [...new Set(['visitor', 'event', 'bot', ...filterColumns(scope.filters)])]);
-    const tuples = eventLists.map((d) => `tuple(toUInt32(${lists.indexOf(d)}), ${d === 'events' ? '"event"' : "''"})`);
-    if (rows)
-      raws.push(`SELECT d.1 AS "list", d.2 AS "name", count() AS "value", count(DISTINCT "visitor") AS "visitors", toNullable(max("ts")) AS "last_seen"
-       FROM ${rows} AS e ARRAY JOIN [${tuples.join(', ')}] AS d
-       WHERE ${sql.notBot}${filterSql(sql, scope.filters)} AND coalesce("event", '') <> '' GROUP BY "list", "name", ${DAY}`);
-  }
+  // Per kind: its lists as an array of (list, name, whether the row counts), and its columns.
+  const pageTuples = labelTuples(sql, pageDims, (dim) => `toUInt32(${lists.indexOf(dim)})`);
+  const eventTuples = `[${eventLists.map((d) => `tuple(toUInt32(${lists.indexOf(d)}), CAST(${d === 'events' ? '"event"' : "''"} AS Nullable(String)), coalesce("event", '') <> '')`).join(', ')}]`;
+  const kinds = [...(pageDims.length > 0 ? (['pageview'] as const) : []), ...(eventLists.length > 0 ? (['event'] as const) : [])];
+  const columns = [
+    ...new Set([
+      'kind',
+      'visitor',
+      'bot',
+      ...(pageDims.length > 0 ? ['unique', ...pageDims.map((d) => BREAKDOWN_COLUMNS[d])] : []),
+      ...(eventLists.length > 0 ? ['event'] : []),
+      ...filterColumns(scope.filters),
+    ]),
+  ];
+  const { rows } = kinds.length === 0 ? { rows: null } : rowsOutside(sql, tables, scope, days, answered, kinds, columns);
+  const tuples = kinds.length === 2 ? `if("kind" = 'pageview', ${pageTuples}, ${eventTuples})` : kinds[0] === 'pageview' ? pageTuples : eventTuples;
+  // A pageview without a visitor hash counts its unique flag; an event's last ts is the list's last_seen.
+  const unhashed = pageDims.length > 0 ? ` + if("kind" = 'pageview', ${UNHASHED}, 0)` : '';
+  const raws = rows
+    ? [
+        `SELECT d.1 AS "list", coalesce(d.2, '') AS "name", count() AS "value", count(DISTINCT "visitor")${unhashed} AS "visitors",
+           if("kind" = 'event', toNullable(max("ts")), NULL) AS "last_seen"
+         FROM ${rows} AS e ARRAY JOIN ${tuples} AS d
+         WHERE ${sql.notBot}${filterSql(sql, scope.filters)} AND d.3 GROUP BY "kind", "list", "name", ${DAY}`,
+      ]
+    : [];
   const none = `SELECT toUInt32(0), '', toUInt64(0), toUInt64(0), CAST(NULL AS Nullable(Int64)) WHERE false`;
   const sources = `${rolledLabels(sql, tables, scope, lists, onlyDays(days, answered))} ${raws.length === 0 ? none : raws.join(' UNION ALL ')}`;
   return `
@@ -291,15 +301,18 @@ export function clickhouseRolledCounts(sql: ClickHouseSql, tables: RolledTables,
       ? null
       : `(SELECT "day" AS day, toUInt32("slot") AS slot, "pageviews", "firsts", "lasts", "unhashed" FROM ${tables.slots}
           WHERE ${ofNamedVariantBuilds(sql, site, slotDays)})`;
-  const outside = rowsOutside(sql, tables, range, days, answered, 'pageview', ['visitor', 'unique', 'bot', ...filterColumns(filters)]);
+  const outside = rowsOutside(sql, tables, range, days, answered, ['pageview'], ['visitor', 'unique', 'bot', ...filterColumns(filters)]);
   const ranges = outside.ranges;
   const raw = outside.rows && `(SELECT * FROM ${outside.rows} AS c WHERE ${sql.notBot}${filterSql(sql, filters)})`;
   const parts: string[] = [];
-  if (bounds.length > 2) {
-    const slot = slotBuckets(sql, bounds, slotDays);
-    if (slots) parts.push(`SELECT 'bucket' AS "part", toUInt32(${slot.bucket}) AS "bucket", "pageviews", if(${slot.fromDayStart}, "firsts", "lasts") + "unhashed" AS "visitors" FROM ${slots} AS s`);
+  if (slots) {
+    // One read of the slots: each slot counts toward its bucket and the total.
+    const total = `tuple('total', toUInt32(0), "pageviews", "firsts" + "unhashed")`;
+    const slot = bounds.length > 2 ? slotBuckets(sql, bounds, slotDays) : null;
+    const each = slot ? `[tuple('bucket', toUInt32(${slot.bucket}), "pageviews", if(${slot.fromDayStart}, "firsts", "lasts") + "unhashed"), ${total}]` : `[${total}]`;
+    // The array is made below the projection, whose aliases name the slots' columns.
+    parts.push(`SELECT x.1 AS "part", x.2 AS "bucket", x.3 AS "pageviews", x.4 AS "visitors" FROM (SELECT ${each} AS "per" FROM ${slots} AS s) AS a ARRAY JOIN "per" AS x`);
   }
-  if (slots) parts.push(`SELECT 'total' AS "part", toUInt32(0) AS "bucket", "pageviews", "firsts" + "unhashed" AS "visitors" FROM ${slots} AS s`);
   if (raw) parts.push(bounds.length > 2 ? rawBucketsAndTotal(raw, rawBucket(sql, bounds, ranges)) : `SELECT 'total' AS "part", toUInt32(0) AS "bucket", count() AS "pageviews", ${sql.visitors} AS "visitors" FROM ${raw} AS r GROUP BY ${DAY}`);
   const counts =
     parts.length === 0

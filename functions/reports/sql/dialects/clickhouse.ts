@@ -114,17 +114,29 @@ export class ClickHouseSql extends ReadTimeDialect {
    * parts before it through the copy window.
    */
   override canonicalIn(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], columns: readonly string[]): string {
-    if (!this.listing || ranges.length === 0) return super.canonicalIn(kind, sites, ranges, columns);
+    return this.canonicalOf([kind], sites, ranges, columns);
+  }
+
+  /**
+   * canonicalIn over rows of several kinds at once (name `kind` in `columns` to tell them apart):
+   * the rows from `listing.since` in one read, those before through each kind's copy window.
+   */
+  canonicalOf(kinds: readonly ScanRange['kinds'][number][], sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], columns: readonly string[]): string {
+    const windowed = (rs: readonly (readonly [number, number])[]) => {
+      const reads = kinds.map((kind) => super.canonicalIn(kind, sites, rs, columns));
+      return reads.length === 1 ? (reads[0] as string) : `(${reads.map((read, i) => `SELECT * FROM ${read} AS k${i}`).join(' UNION ALL ')})`;
+    };
+    if (!this.listing || ranges.length === 0) return windowed(ranges);
     const { before, after } = splitRanges(ranges, this.listing.since);
-    if (after.length === 0) return super.canonicalIn(kind, sites, ranges, columns);
+    if (after.length === 0) return windowed(ranges);
     const within = (rs: readonly (readonly [number, number])[]) => rs.map(([a, b]) => `("ts" >= ${sqlInteger(a)} AND "ts" < ${sqlInteger(b)})`).join(' OR ');
-    const kindIs = `"kind" = ${this.value(kind)}`;
+    const kindIs = kinds.length === 1 ? `"kind" = ${this.value(kinds[0] as string)}` : `"kind" IN ${this.bind(kinds, 'Array(String)')}`;
     const listed = `(SELECT "ts", ${canonicalColumns(columns).join(', ')} FROM ${this.table}
       WHERE ${kindIs} AND ${this.sites(sites)} AND (${within(after)})
-        AND ("site", "registration", "id", "ts") NOT IN (SELECT "site", "registration", "id", "ts" FROM ${this.listing.copies}
+        AND ("site", "registration", "kind", "id", "ts") NOT IN (SELECT "site", "registration", "kind", "id", "ts" FROM ${this.listing.copies}
           WHERE ${kindIs} AND ${this.sites(sites)} AND (${within(after)}) AND NOT "exact")
-      LIMIT 1 BY "site", "registration", "id", "ts")`;
+      LIMIT 1 BY "site", "registration", "kind", "id", "ts")`;
     if (before.length === 0) return listed;
-    return `(SELECT * FROM ${super.canonicalIn(kind, sites, before, columns)} AS w UNION ALL SELECT * FROM ${listed} AS l)`;
+    return `(SELECT * FROM ${windowed(before)} AS w UNION ALL SELECT * FROM ${listed} AS l)`;
   }
 }
