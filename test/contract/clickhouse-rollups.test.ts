@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
 import { ClickHouseQueryRunner, ClickHouseReportStore } from '#adapters/clickhouse/clickhouse-report-store.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
+import { getOverviewSummary } from '#reports/reports.ts';
 import { storedRow, VARIANT_DAYS } from '#adapters/clickhouse/schema.ts';
 import type { ClickHouseExecutor } from '#adapters/clickhouse/executor.ts';
 import type { ReportScope } from '#ports/report-store.ts';
@@ -243,5 +244,29 @@ describe('ClickHouse daily rollups', () => {
     const scope: ReportScope = { ...scopeOf(site, T0, T0 + DAY), filters: [{ dim: 'country', op: 'eq', value: 'FR' }] };
     expect((await rolled.breakdown(scope, 'countries', 10)).map((r) => [r.name, r.value])).toEqual([['FR', 1]]);
     expect((await events.rollups.usable(site, REGISTRATION, 'country:FR')).map((u) => u.day)).toEqual([day]);
+  });
+  it('sends the statements of a report asked for together as one request, each answered in its own order', async () => {
+    const site = newSite();
+    const seconds = Math.floor(Date.now() / 1000);
+    // Live pages ranked by visitors: /p7 has 8, /p6 7, … /p0 1.
+    const live = Array.from({ length: 8 }, (_, p) => Array.from({ length: p + 1 }, (_, v) => row(site, seconds - 60 - v, { visitor: `v${v}`, path: `/p${p}` }))).flat();
+    await events.saveEvents(live);
+    let requests = 0;
+    const counting: ClickHouseExecutor = {
+      ...events.executor,
+      query: <T,>(sql: string, params?: Record<string, unknown>) => {
+        requests++;
+        return events.executor.query<T>(sql, params);
+      },
+    };
+    const store = new ClickHouseReportStore(ClickHouseEventStore.attach(counting, events.database));
+    const q = { site, registration: REGISTRATION, range: { from: seconds - 7 * 86_400, to: seconds }, tz: 'UTC', filters: [], now: seconds };
+    await getOverviewSummary(store, q, 10);
+    requests = 0;
+    const together = await getOverviewSummary(store, q, 10);
+    expect(requests).toBe(1);
+    expect(together.live.pages.map((p) => [p.name, p.visitors])).toEqual(Array.from({ length: 8 }, (_, i) => [`/p${7 - i}`, 8 - i]));
+    expect(together.events.totals).toEqual(await store.eventTotals({ site, registration: REGISTRATION, from: q.range.from * 1000, to: q.range.to * 1000, filters: [] }));
+    expect(requests).toBe(2);
   });
 });

@@ -36,12 +36,25 @@ import { summaryListsOf, techListRows } from '#reports/sql/tech-lists.ts';
 import { log } from '#platform/log.ts';
 import type { ClickHouseEventStore } from './clickhouse-event-store.ts';
 import { OPEN_DAYS, type RollupKind, type UsableBuild } from './rollups.ts';
+import { batchOf, rowsOfBatch, type BatchRow, type Statement } from './statement-batch.ts';
 
 /** LEFT JOINs give NULLs for missing rows, as every dialect's SQL expects (the HTTP executor sets it per session too). */
-const REPORT_SETTINGS = ' SETTINGS join_use_nulls = 1';
+const REPORT_SETTINGS = 'join_use_nulls = 1';
 
-/** Builds each statement in a fresh context, so its parameters are its own. */
+interface Waiting extends Statement {
+  answer(rows: ResultRow[]): void;
+  fail(error: unknown): void;
+}
+
+/**
+ * Builds each statement in a fresh context, so its parameters are its own. The statements asked
+ * for in one turn of the event loop (a report's queries, issued side by side) go as one request
+ * (statement-batch.ts); a statement asked for alone goes as itself.
+ */
 export class ClickHouseQueryRunner implements QueryRunner {
+  private waiting: Waiting[] = [];
+  private built = 0;
+
   constructor(private readonly events: ClickHouseEventStore) {}
 
   run<A extends unknown[]>(query: Query<A>, ...args: A): Promise<ResultRow[]> {
@@ -50,9 +63,30 @@ export class ClickHouseQueryRunner implements QueryRunner {
 
   /** A ClickHouse-only statement (the rollup reads). */
   async runClickHouse(build: (sql: ClickHouseSql) => string): Promise<ResultRow[]> {
-    const sql = new ClickHouseSql(this.events.table, await this.events.listing());
+    // Parameter names apart from those of any statement it may be sent with.
+    const sql = new ClickHouseSql(this.events.table, await this.events.listing(), `q${(this.built = (this.built + 1) % 1_000_000)}_`);
     const text = build(sql);
-    return this.events.executor.query<ResultRow>(text + REPORT_SETTINGS, sql.params);
+    return new Promise((answer, fail) => {
+      this.waiting.push({ text, params: sql.params, answer, fail });
+      if (this.waiting.length === 1) setImmediate(() => void this.send());
+    });
+  }
+
+  private async send(): Promise<void> {
+    const batch = this.waiting;
+    this.waiting = [];
+    try {
+      if (batch.length === 1) {
+        const [only] = batch as [Waiting];
+        only.answer(await this.events.executor.query<ResultRow>(`${only.text} SETTINGS ${REPORT_SETTINGS}`, only.params));
+        return;
+      }
+      const { text, params } = batchOf(batch, REPORT_SETTINGS);
+      const answers = rowsOfBatch<ResultRow>(await this.events.executor.query<BatchRow>(text, params), batch.length);
+      batch.forEach((w, i) => w.answer(answers[i] ?? []));
+    } catch (e) {
+      for (const w of batch) w.fail(e);
+    }
   }
 }
 

@@ -64,17 +64,21 @@ export class ClickHouseSql extends ReadTimeDialect {
   readonly params: Record<string, unknown> = {};
   private n = 0;
 
-  /** `table`: the events table, database-qualified and quoted; `listing`: the writer's copies, where it keeps them. */
+  /**
+   * `table`: the events table, database-qualified and quoted; `listing`: the writer's copies, where it keeps them;
+   * `prefix`: of the parameters' names, so statements sent together keep theirs apart.
+   */
   constructor(
     readonly table: string,
     private readonly listing?: Listing,
+    private readonly prefix = 'p',
   ) {
     super();
   }
 
-  /** A bound `{pN:type}` parameter holding `value`. */
+  /** A bound `{<prefix>N:type}` parameter holding `value`. */
   bind(value: unknown, type: string): string {
-    const name = `p${this.n++}`;
+    const name = `${this.prefix}${this.n++}`;
     this.params[name] = value;
     return `{${name}:${type}}`;
   }
