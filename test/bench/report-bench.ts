@@ -170,7 +170,7 @@ export async function clickHouseReportsBench(pages: string, total: number): Prom
       await seedClickHouse(store, total);
       // Rows stored by SQL, not through saveEvents: their copies are listed as a batch's would be.
       const listing = performance.now();
-      await store.listCopiesIn(0, Date.now() + 86_400_000);
+      await store.listStoredIn(0, Date.now() + 86_400_000);
       const merging = performance.now();
       // One bulk insert leaves many parts that merge in the background for minutes, competing with the reports for the CPU: a store filled batch by batch has merged them as it went.
       await store.executor.command(`OPTIMIZE TABLE ${store.table} FINAL`);

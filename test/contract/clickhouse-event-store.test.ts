@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
 import { ClickHouseReportStore } from '#adapters/clickhouse/clickhouse-report-store.ts';
-import { LISTED_COPIES, LISTED_SINCE, storedRow } from '#adapters/clickhouse/schema.ts';
+import { LISTED_APPENDS, LISTED_APPENDS_SINCE, LISTED_COPIES, LISTED_SINCE, storedRow } from '#adapters/clickhouse/schema.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chdbExecutor, closeChdb } from '../support/chdb-executor.ts';
@@ -43,17 +43,18 @@ describe('ClickHouse event store: redelivery look-ups of a large batch', () => {
   });
 });
 
+/** Runs `work` over a store of a database of its own, closed after. */
+const withStore = async (work: (store: ClickHouseEventStore) => Promise<void>) => {
+  const store = await ClickHouseEventStore.open(chdbExecutor(), `listed_${randomUUID().replaceAll('-', '')}`);
+  try {
+    await work(store);
+  } finally {
+    await store.close();
+  }
+};
+
 describe('ClickHouse event store: the copies each batch lists', () => {
   const HOUR = 3_600_000;
-  /** Runs `work` over a store of a database of its own, closed after. */
-  const withStore = async (work: (store: ClickHouseEventStore) => Promise<void>) => {
-    const store = await ClickHouseEventStore.open(chdbExecutor(), `listed_${randomUUID().replaceAll('-', '')}`);
-    try {
-      await work(store);
-    } finally {
-      await store.close();
-    }
-  };
   const pageview = (site: string, id: string, ts: number) => eventRow({ site, id, ts, kind: 'pageview', path: '/', bot: false });
   /** As the first delivery of a batch that died after its rows and before its list leaves them. */
   const storedUnlisted = (store: ClickHouseEventStore, rows: readonly EventRow[]) => store.executor.insert(`${store.database}.events`, rows.map(storedRow));
@@ -106,10 +107,11 @@ describe('ClickHouse event store: the copies each batch lists', () => {
       expect(await pageviews(reader, site, since - 4 * HOUR, since + 4 * HOUR)).toBe(3);
     }));
 
-  it('lists the copies of a batch in one statement whatever its size, alone in its span or beside other rows', async () => {
+  it('lists the copies of a batch, and its appends, in one statement each whatever its size, alone in its span or beside other rows', async () => {
     const chdb = chdbExecutor();
     const listings: string[] = [];
-    const executor = { ...chdb, command: (sql: string, params?: Parameters<typeof chdb.command>[1]) => (sql.includes(LISTED_COPIES) && listings.push(sql), chdb.command(sql, params)) };
+    const inserts = (table: string) => listings.filter((sql) => sql.includes(`INSERT INTO ${store.database}.${table} (`) || sql.includes(`INSERT INTO "${store.database}".${table} (`));
+    const executor = { ...chdb, command: (sql: string, params?: Parameters<typeof chdb.command>[1]) => (listings.push(sql), chdb.command(sql, params)) };
     const store = await ClickHouseEventStore.open(executor, `listed_${randomUUID().replaceAll('-', '')}`);
     try {
       const site = 'batches.example';
@@ -119,12 +121,14 @@ describe('ClickHouse event store: the copies each batch lists', () => {
       const first = batch('first', t);
       listings.length = 0;
       await store.saveEvents([...first, { ...first[4_999]!, ts: t + 10 * HOUR }]);
-      expect(listings).toHaveLength(1);
+      expect(inserts(LISTED_COPIES)).toHaveLength(1);
+      expect(inserts(LISTED_APPENDS)).toHaveLength(1);
       // Beside it, the copy among the last ones.
       const second = batch('second', t + 20 * HOUR);
       listings.length = 0;
       await store.saveEvents([...second, { ...second[4_500]!, ts: t + 22 * HOUR }]);
-      expect(listings).toHaveLength(1);
+      expect(inserts(LISTED_COPIES)).toHaveLength(1);
+      expect(inserts(LISTED_APPENDS)).toHaveLength(1);
       expect(await listed(store, site)).toEqual([
         ['first-4999', t + 10 * HOUR, false],
         ['second-4500', t + 22 * HOUR, false],
@@ -156,9 +160,72 @@ describe('ClickHouse event store: the copies each batch lists', () => {
       const site = 'bulk.example';
       const t = Date.now() - 5 * HOUR;
       await storedUnlisted(store, [pageview(site, 'a', t), pageview(site, 'a', t + HOUR), pageview(site, 'b', t)]);
-      await store.listCopiesIn(t - HOUR, t + 2 * HOUR);
+      await store.listStoredIn(t - HOUR, t + 2 * HOUR);
       expect(await listed(store, site)).toEqual([['a', t + HOUR, false]]);
       expect(await pageviews(store, site, t, t + 2 * HOUR)).toBe(2);
+    }));
+});
+
+describe('ClickHouse event store: the appends each batch lists with their page', () => {
+  const MINUTE = 60_000;
+  const HOUR = 60 * MINUTE;
+  const page = (site: string, id: string, ts: number, duration: number) => eventRow({ site, id, ts, kind: 'pageview', path: '/', bot: false, duration });
+  const append = (site: string, id: string, page: string, ts: number, duration: number) => eventRow({ site, id, ts, kind: 'append', original_id: page, duration });
+  /** Of the pages in [from, to) read from the rows (no rollup): how many have a duration, and how many last at least each of `at` seconds. */
+  const engagement = async (store: ClickHouseEventStore, site: string, from: number, to: number, at: number[]) => {
+    const e = await new ClickHouseReportStore(store, { rollups: false }).engagement({ site, registration: 'reg-contract', from, to, filters: [] }, at, []);
+    return [e.measured, ...at.map((s) => e.durationAtLeast[s])];
+  };
+  const listedAppends = async (store: ClickHouseEventStore, site: string) =>
+    (
+      await store.executor.query<{ page_id: string; page_ts: number; id: string }>(
+        `SELECT DISTINCT page_id, page_ts, id FROM ${store.database}.${LISTED_APPENDS} WHERE site = {site:String} ORDER BY page_ts, id`,
+        { site },
+      )
+    ).map((r) => [r.page_id, Number(r.page_ts), r.id]);
+
+  it('lists an append under its page whichever comes first, under an earlier page of its id that comes later, and counts it once when it is resent', () =>
+    withStore(async (store) => {
+      const site = 'appends.example';
+      const t = Date.now() - 5 * HOUR;
+      await store.saveEvents([append(site, 'a1', 'p', t + 10 * MINUTE, 20)]);
+      expect(await listedAppends(store, site)).toEqual([]);
+      await store.saveEvents([page(site, 'p', t, 5)]);
+      expect(await listedAppends(store, site)).toEqual([['p', t, 'a1']]);
+      expect(await engagement(store, site, t - HOUR, t + HOUR, [25, 26])).toEqual([1, 1, 0]);
+      // The same page half an hour earlier: it is the page now, and the one at t its copy.
+      await store.saveEvents([page(site, 'p', t - 30 * MINUTE, 7)]);
+      expect(await listedAppends(store, site)).toEqual([
+        ['p', t - 30 * MINUTE, 'a1'],
+        ['p', t, 'a1'],
+      ]);
+      expect(await engagement(store, site, t - HOUR, t + HOUR, [27, 28])).toEqual([1, 1, 0]);
+      // The append resent with an earlier ts: the one listed first is now its copy.
+      await store.saveEvents([append(site, 'a1', 'p', t + 5 * MINUTE, 20)]);
+      expect(await engagement(store, site, t - HOUR, t + HOUR, [27, 28])).toEqual([1, 1, 0]);
+    }));
+
+  it('reads the pages stored before its list began through the window, and those since from the list', () =>
+    withStore(async (store) => {
+      const site = 'appends-since.example';
+      const since = Date.now() - 10 * HOUR;
+      await store.executor.insert(`${store.database}.events`, [page(site, 'old', since - 2 * HOUR, 1), append(site, 'old-a', 'old', since - HOUR, 30)].map(storedRow));
+      await store.executor.command(`INSERT INTO ${store.database}.${LISTED_APPENDS_SINCE} (since) VALUES ({since:Int64})`, { since });
+      const reader = ClickHouseEventStore.attach(store.executor, store.database);
+      expect((await reader.listing()).appendsSince).toBe(since);
+      await reader.saveEvents([page(site, 'new', since + HOUR, 2), append(site, 'new-a', 'new', since + 2 * HOUR, 40)]);
+      expect(await engagement(reader, site, since - 3 * HOUR, since + 3 * HOUR, [31, 42, 43])).toEqual([2, 2, 1, 0]);
+    }));
+
+  it('lists the appends among rows stored by SQL when asked (a bulk load)', () =>
+    withStore(async (store) => {
+      const site = 'appends-bulk.example';
+      const t = Date.now() - 5 * HOUR;
+      await store.executor.insert(`${store.database}.events`, [page(site, 'p', t, 3), append(site, 'a', 'p', t + MINUTE, 9)].map(storedRow));
+      expect(await engagement(store, site, t - HOUR, t + HOUR, [12])).toEqual([1, 0]);
+      await store.listStoredIn(t - HOUR, t + HOUR);
+      expect(await listedAppends(store, site)).toEqual([['p', t, 'a']]);
+      expect(await engagement(store, site, t - HOUR, t + HOUR, [12])).toEqual([1, 1]);
     }));
 });
 

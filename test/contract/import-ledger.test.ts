@@ -76,6 +76,15 @@ for (const store of LEDGERS) {
   });
 }
 
+/** A new database taken back to `version`: later versions unrecorded, and the tables they made dropped. */
+async function asVersion(executor: ReturnType<typeof chdbExecutor>, version: number, tables: readonly string[]): Promise<string> {
+  const database = `migrate_${randomUUID().replaceAll('-', '')}`;
+  await (await ClickHouseEventStore.open(executor, database)).close();
+  await executor.command(`DELETE FROM ${database}.schema_migrations WHERE version > ${version}`);
+  for (const table of tables) await executor.command(`DROP TABLE ${database}.${table}`);
+  return database;
+}
+
 describe('ClickHouse migrations', () => {
   it('apply each version once, however often the store opens', async () => {
     const executor = chdbExecutor();
@@ -129,11 +138,8 @@ describe('ClickHouse migrations', () => {
     const empty = await ClickHouseEventStore.open(executor, `migrate_${randomUUID().replaceAll('-', '')}`);
     expect((await empty.listing()).since).toBe(0);
     await empty.close();
-    const database = `migrate_${randomUUID().replaceAll('-', '')}`;
-    await (await ClickHouseEventStore.open(executor, database)).close();
     // The database as version 5 left it: rows with a copy among them, and no list.
-    await executor.command(`DELETE FROM ${database}.schema_migrations WHERE version >= 6`);
-    for (const table of ['listed_copies', 'listed_copies_since']) await executor.command(`DROP TABLE ${database}.${table}`);
+    const database = await asVersion(executor, 5, ['listed_copies', 'listed_copies_since']);
     const t = Date.now() - 7_200_000;
     const pageview = (ts: number) => eventRow({ ...SITE, ts, id: 'twice', kind: 'pageview', path: '/', bot: false });
     await executor.insert(`${database}.events`, [storedRow(pageview(t)), storedRow(pageview(t + 3_600_000))]);
@@ -144,6 +150,26 @@ describe('ClickHouse migrations', () => {
     expect(indexes).toEqual([{ name: 'id_bloom', type: 'bloom_filter' }]);
     const scope = { ...SITE, from: t, to: t + 7_200_000, filters: [] };
     expect((await new ClickHouseReportStore(reopened, { rollups: false }).breakdown(scope, 'pages', 10)).map((r) => r.value)).toEqual([1]);
+    await reopened.close();
+  });
+
+  it('begin the list of appends (version 7) at once on a database that held no rows, and after the migration on one that did, whose pages find their appends through the window', async () => {
+    const executor = chdbExecutor();
+    const empty = await ClickHouseEventStore.open(executor, `migrate_${randomUUID().replaceAll('-', '')}`);
+    expect((await empty.listing()).appendsSince).toBe(0);
+    await empty.close();
+    // The database as version 6 left it: a page and its append, and no list of appends.
+    const database = await asVersion(executor, 6, ['listed_appends', 'listed_appends_since']);
+    const t = Date.now() - 7_200_000;
+    const page = eventRow({ ...SITE, ts: t, id: 'page', kind: 'pageview', path: '/', bot: false, duration: 4 });
+    const append = eventRow({ ...SITE, ts: t + 60_000, id: 'append', kind: 'append', original_id: 'page', duration: 6 });
+    await executor.insert(`${database}.events`, [storedRow(page), storedRow(append)]);
+    const migrated = Date.now();
+    const reopened = await ClickHouseEventStore.open(executor, database);
+    expect((await reopened.listing()).appendsSince).toBeGreaterThan(migrated);
+    const scope = { ...SITE, from: t - 3_600_000, to: t + 3_600_000, filters: [] };
+    const e = await new ClickHouseReportStore(reopened, { rollups: false }).engagement(scope, [10, 11], []);
+    expect([e.measured, e.durationAtLeast[10], e.durationAtLeast[11]]).toEqual([1, 1, 0]);
     await reopened.close();
   });
 

@@ -77,7 +77,7 @@ describe('ClickHouse rows less the listed copies', () => {
 
   it('reads the parts of a range before the list began through the copy window, and the rest less the list', () => {
     const site = [{ site: 's.example', registration: 'r' }];
-    const listing = { copies: '"db"."listed_copies"', since: T0 };
+    const listing = { copies: '"db"."listed_copies"', since: T0, appends: '"db"."listed_appends"', appendsSince: T0 };
     const read = (ranges: [number, number][]) => new ClickHouseSql('"db"."events"', listing).canonicalIn('pageview', site, ranges, ['visitor']);
     const both = read([[T0 - H, T0 + H]]);
     expect(both).toContain('lagInFrame');
@@ -93,7 +93,7 @@ describe('ClickHouse rows less the listed copies', () => {
 
   it('reads the rows of several kinds since the list began in one read of the events table, and those before through a copy window per kind', () => {
     const site = [{ site: 's.example', registration: 'r' }];
-    const listing = { copies: '"db"."listed_copies"', since: T0 };
+    const listing = { copies: '"db"."listed_copies"', since: T0, appends: '"db"."listed_appends"', appendsSince: T0 };
     const read = (ranges: [number, number][]) => new ClickHouseSql('"db"."events"', listing).canonicalOf(['pageview', 'event'], site, ranges, ['kind', 'visitor']);
     const reads = (sql: string) => sql.split('FROM "db"."events"').length - 1;
     const since = read([[T0, T0 + H]]);

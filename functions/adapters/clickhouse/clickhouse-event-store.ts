@@ -14,11 +14,12 @@
  */
 import { COPY_WINDOW_MS } from '#domain/reports/copies.ts';
 import { eventKey, uniqueEvents, type EventRow, type EventStore } from '#ports/event-store.ts';
-import { copiesAmong, type Listing } from '#reports/sql/dialects/clickhouse.ts';
+import { copiesAmong, lessListedCopies, OF_ITS_PAGE, pageTsOver, type Listing } from '#reports/sql/dialects/clickhouse.ts';
+import { APPEND_WINDOW_MS } from '#domain/event-flags/flag-index.ts';
 import { log } from '#platform/log.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 import { ClickHouseRollups } from './rollups.ts';
-import { EVENTS_TABLE, ident, LISTED_COPIES, LISTED_SINCE, migrate, storedRow } from './schema.ts';
+import { EVENTS_TABLE, ident, LISTED_APPENDS, LISTED_APPENDS_SINCE, LISTED_COPIES, LISTED_SINCE, migrate, storedRow } from './schema.ts';
 
 /** Rows per redelivery look-up: ids of up to 128 characters keep its URL under a server's 1 MiB. */
 const LOOKUP_ROWS = 2_000;
@@ -37,7 +38,7 @@ function span(rows: readonly EventRow[]): [number, number] {
 export class ClickHouseEventStore implements EventStore {
   private tail: Promise<unknown> = Promise.resolve();
   private closed = false;
-  private since?: Promise<number>;
+  private since?: Promise<{ copies: number; appends: number }>;
   /** The daily rollups the reports read; every batch marks the days it touches stale. */
   readonly rollups: ClickHouseRollups;
 
@@ -68,22 +69,24 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   /**
-   * The writer's list of copies and from when it holds them all, read once (it never changes after
-   * the migration that made it). Where it cannot be read (a database of an older version, a failed
-   * request), no row is taken as listed, so reads decide copies through the window, and the next
-   * read asks again.
+   * The writer's lists (of copies, of appends with their pages) and from when each holds them all,
+   * read once (they never change after the migrations that made them). Where they cannot be read
+   * (a database of an older version, a failed request), no row is taken as listed, so reads decide
+   * copies and pages through windows, and the next read asks again.
    */
   async listing(): Promise<Listing> {
+    const since = (table: string) => `(SELECT if(count() = 0, NULL, max(since)) FROM ${ident(this.database)}.${table})`;
     const read = (this.since ??= this.executor
-      .query<{ since: number; lists: number }>(`SELECT max(since) AS since, count() AS lists FROM ${ident(this.database)}.${LISTED_SINCE}`)
-      .then(([r]) => (Number(r?.lists) > 0 ? Number(r?.since) : Infinity)));
-    const copies = `${ident(this.database)}.${LISTED_COPIES}`;
+      .query<{ copies: number | null; appends: number | null }>(`SELECT ${since(LISTED_SINCE)} AS copies, ${since(LISTED_APPENDS_SINCE)} AS appends`)
+      .then(([r]) => ({ copies: r?.copies == null ? Infinity : Number(r.copies), appends: r?.appends == null ? Infinity : Number(r.appends) })));
+    const tables = { copies: `${ident(this.database)}.${LISTED_COPIES}`, appends: `${ident(this.database)}.${LISTED_APPENDS}` };
     try {
-      return { copies, since: await read };
+      const { copies, appends } = await read;
+      return { ...tables, since: copies, appendsSince: appends };
     } catch (e) {
       if (this.since === read) this.since = undefined;
-      log.warn('clickhouse: no list of copies, reads decide copies through the window', { message: (e as Error).message });
-      return { copies, since: Infinity };
+      log.warn('clickhouse: no lists of copies and appends, reads decide them through windows', { message: (e as Error).message });
+      return { ...tables, since: Infinity, appendsSince: Infinity };
     }
   }
 
@@ -102,6 +105,8 @@ export class ClickHouseEventStore implements EventStore {
     // After the rows, and for a redelivery too: its first delivery may have died before listing or marking.
     // Listed before marking: a build the mark prompts reads the rows less the listed copies.
     await this.listCopies(rows);
+    // After the copies: an append's page is its latest canonical one.
+    await this.listAppends(rows);
     await this.rollups.markStale(rows);
   }
 
@@ -124,9 +129,54 @@ export class ClickHouseEventStore implements EventStore {
     );
   }
 
-  /** Lists the copies among every site's rows in [from, to]: for rows stored by SQL (a bulk load), not through saveEvents. */
-  listCopiesIn(from: number, to: number): Promise<void> {
-    return this.listCopiesWhere('true', from, to, {});
+  /**
+   * Lists the copies among every site's rows in [from, to], then the appends of its pages: for rows
+   * stored by SQL (a bulk load), not through saveEvents.
+   */
+  async listStoredIn(from: number, to: number): Promise<void> {
+    await this.listCopiesWhere('true', from, to, {});
+    await this.listAppendsWhere('true', 'true', from, to, {});
+  }
+
+  /**
+   * Lists each canonical append of the batch's pages and of its appends' pages with its page, as
+   * the reads' window finds it (reports/sql/engaged-pages.ts): the pages and appends of those ids
+   * within an append window either side of the batch, less the listed copies. Run after the
+   * copies are listed, so of two instances storing a page and its append at once, the later to
+   * list sees both. One statement: the ids are those of every page and append of its sites
+   * within its span, found by a subquery, as the copies' are.
+   */
+  private async listAppends(rows: readonly EventRow[]): Promise<void> {
+    const [first, last] = span(rows);
+    const sites = 'site IN {sites:Array(String)} AND registration IN {registrations:Array(String)}';
+    const ids = `(SELECT if(kind = 'append', assumeNotNull(original_id), id) FROM ${this.table}
+      WHERE ${sites} AND ts >= {first:Int64} AND ts <= {last:Int64} AND (kind = 'pageview' OR (kind = 'append' AND isNotNull(original_id))))`;
+    await this.listAppendsWhere(`${sites} AND id IN ${ids}`, `${sites} AND original_id IN ${ids}`, first - APPEND_WINDOW_MS, last + APPEND_WINDOW_MS, {
+      sites: [...new Set(rows.map((r) => r.site))],
+      registrations: [...new Set(rows.map((r) => r.registration))],
+      first,
+      last,
+    });
+  }
+
+  private async listAppendsWhere(pagesWhere: string, appendsWhere: string, from: number, to: number, params: Record<string, unknown>): Promise<void> {
+    // Reads take the list only for pages from when it began (Listing.appendsSince), which comes after the copies' list began.
+    const copies = `${ident(this.database)}.${LISTED_COPIES}`;
+    const range = 'ts >= {from:Int64} AND ts <= {to:Int64}';
+    const pages = lessListedCopies(this.table, copies, ['site', 'registration', 'id', 'ts', 'duration', 'scrolled'], `kind = 'pageview' AND ${range}`, ` AND NOT bot AND ${pagesWhere}`);
+    const appends = lessListedCopies(this.table, copies, ['site', 'registration', 'id', 'ts', 'original_id', 'duration', 'scrolled'], `kind = 'append' AND ${range}`, ` AND ${appendsWhere}`);
+    await this.executor.command(
+      `INSERT INTO ${ident(this.database)}.${LISTED_APPENDS} (site, registration, page_id, page_ts, id, ts, duration, scrolled)
+       SELECT site, registration, key, assumeNotNull(page_ts), id, ts, duration, scrolled FROM (
+         SELECT *, ${pageTsOver(['site', 'registration', 'key'])} AS page_ts FROM (
+           SELECT site, registration, id AS key, id, ts, toUInt8(1) AS is_page, duration, scrolled FROM ${pages} AS p
+           UNION ALL
+           SELECT site, registration, assumeNotNull(original_id), id, ts, toUInt8(0), duration, scrolled FROM ${appends} AS a
+         ) AS u
+       ) AS w
+       WHERE is_page = 0 AND ${OF_ITS_PAGE}`,
+      { ...params, from, to },
+    );
   }
 
   private async listCopiesWhere(where: string, from: number, to: number, params: Record<string, unknown>): Promise<void> {

@@ -88,6 +88,17 @@ export const ROLLUP_COPIES = 'rollup_v2_copies';
 export const LISTED_COPIES = 'listed_copies';
 /** From when (Unix ms) every copy among the stored rows is listed: 0 for a database that held no rows at version 6. */
 export const LISTED_SINCE = 'listed_copies_since';
+/**
+ * The canonical appends among the rows stored since `LISTED_APPENDS_SINCE`, each with the id and
+ * ts of its page (engaged-pages.ts: the latest canonical page of its original_id at most
+ * APPEND_WINDOW_MS before it) and its duration and scroll: each batch, once its copies are listed,
+ * lists the appends of its pages and those of its appends' pages. A later batch may give an
+ * append another page, or make it a copy: reads keep the appends whose page they read, less the
+ * listed copies.
+ */
+export const LISTED_APPENDS = 'listed_appends';
+/** From when (Unix ms of page ts) every such append is listed: 0 for a database that held no rows at version 7. */
+export const LISTED_APPENDS_SINCE = 'listed_appends_since';
 /** How much later than a migration's clock `LISTED_SINCE` starts: clocks of the instances that store rows may differ by this much. */
 const LISTED_MARGIN_MS = 60_000;
 
@@ -197,6 +208,18 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
       // A batch's look-up of its ids reads only the granules that may hold them (parts written before keep none: all are read).
       `ALTER TABLE ${ident(db)}.${EVENTS_TABLE} ADD INDEX IF NOT EXISTS id_bloom id TYPE bloom_filter(0.01) GRANULARITY 1`,
       `INSERT INTO ${ident(db)}.${LISTED_SINCE} (since)
+       SELECT if(count() = 0, 0, toUnixTimestamp64Milli(now64(3)) + ${LISTED_MARGIN_MS}) FROM ${ident(db)}.${EVENTS_TABLE}`,
+    ],
+  },
+  {
+    version: 7,
+    // Appends listed with their page by the writer, so reads of the pages stored since need no window to find them.
+    statements: (db) => [
+      `CREATE TABLE IF NOT EXISTS ${ident(db)}.${LISTED_APPENDS} (site String, registration String, page_id String, page_ts Int64, id String, ts Int64,
+         duration Nullable(Float64), scrolled Nullable(Int32))
+       ENGINE = ReplacingMergeTree ORDER BY (site, registration, page_ts, page_id, id, ts)`,
+      `CREATE TABLE IF NOT EXISTS ${ident(db)}.${LISTED_APPENDS_SINCE} (since Int64) ENGINE = MergeTree ORDER BY tuple()`,
+      `INSERT INTO ${ident(db)}.${LISTED_APPENDS_SINCE} (since)
        SELECT if(count() = 0, 0, toUnixTimestamp64Milli(now64(3)) + ${LISTED_MARGIN_MS}) FROM ${ident(db)}.${EVENTS_TABLE}`,
     ],
   },

@@ -11,7 +11,7 @@ import { APPEND_WINDOW_MS } from '#domain/event-flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import type { Query } from './dialect.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';
-import type { ClickHouseSql } from './dialects/clickhouse.ts';
+import { inRanges, OF_ITS_PAGE, pageTsOver, splitRanges, type ClickHouseSql, type Listing } from './dialects/clickhouse.ts';
 import { CANONICAL, type DuckDbSql } from './dialects/duckdb.ts';
 import { filterColumns, filterSql } from './text.ts';
 
@@ -53,28 +53,34 @@ export function readTimeEngagedPages(sql: ReadTimeSql, sites: readonly SiteRef[]
  * range's appends run that much longer.
  */
 function engagementRows(sql: ReadTimeSql, sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], filters: readonly FilterClause[], carry: readonly string[] = []) {
+  return {
+    pageviews: pageviewsOf(sql, sites, ranges, filters, carry),
+    appends: sql.canonicalIn('append', sites, appendRangesOf(ranges), ['original_id', 'duration', 'scrolled']),
+  };
+}
+
+const pageviewsOf = (sql: ReadTimeSql, sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], filters: readonly FilterClause[], carry: readonly string[]) =>
+  sql.canonicalIn('pageview', sites, ranges, ['duration', 'scrolled', 'bot', ...filterColumns(filters), ...carry]);
+
+/** The ranges of ts in which the appends of pages in `ranges` lie: each runs APPEND_WINDOW_MS longer (merged where they meet). */
+function appendRangesOf(ranges: readonly (readonly [number, number])[]): [number, number][] {
   const appendRanges: [number, number][] = [];
   for (const [from, to] of ranges) {
     const last = appendRanges[appendRanges.length - 1];
     if (last && from <= last[1]) last[1] = Math.max(last[1], to + APPEND_WINDOW_MS);
     else appendRanges.push([from, to + APPEND_WINDOW_MS]);
   }
-  return {
-    pageviews: sql.canonicalIn('pageview', sites, ranges, ['duration', 'scrolled', 'bot', ...filterColumns(filters), ...carry]),
-    appends: sql.canonicalIn('append', sites, appendRanges, ['original_id', 'duration', 'scrolled']),
-  };
+  return appendRanges;
 }
 
 /**
- * ClickHouse: the same pages as readTimeEngagedPages in one pass. There a CTE is computed again at
- * every reference, and the join form reads the pageviews (and their copy window) three times.
- * Here the pages and the appends are one stream keyed by the page's id (an append's original_id);
- * ordered by ts (a page before an append of the same ts), each row takes the latest page ts at or
- * before it, and an append belongs to that page when it comes at most APPEND_WINDOW_MS after it.
- * Two canonical pages of one id are more than that apart, so this is the page the join finds; an
- * append with no such page (none, or one a filter left out) belongs to none. `sum` of only NULLs
- * is NULL, as the join form's. `carry` names columns of the page to keep in `page` (the rollup
- * build keeps the filters' columns): a group holds one page, whose value `anyIf` takes.
+ * ClickHouse: the same pages as readTimeEngagedPages. There a CTE is computed again at every
+ * reference, and the join form reads the pageviews three times; here each page and its appends
+ * are one group of one stream, keyed by the page's id and ts. The pages from when the writer
+ * lists each append with its page (Listing.appendsSince) take their appends from that list;
+ * the others find theirs by a window (pagesByWindow). `sum` of only NULLs is NULL, as the join
+ * form's. `carry` names columns of the page to keep in `page` (the rollup build keeps the
+ * filters' columns): a group holds one page, whose value `anyIf` takes.
  */
 export function clickhouseEngagedPages(
   sql: ClickHouseSql,
@@ -83,19 +89,48 @@ export function clickhouseEngagedPages(
   filters: readonly FilterClause[],
   carry: readonly string[] = [],
 ): string {
-  const { pageviews, appends } = engagementRows(sql, sites, ranges, filters, carry);
+  const listed = sql.listed;
+  const { before, after } = listed ? splitRanges(ranges, listed.appendsSince) : { before: ranges, after: [] };
+  if (!listed || after.length === 0) return `page AS (${pagesByWindow(sql, sites, ranges, filters, carry)})`;
+  const fromList = pagesByList(sql, listed, sites, after, filters, carry);
+  if (before.length === 0) return `page AS (${fromList})`;
+  return `page AS (SELECT * FROM (${pagesByWindow(sql, sites, before, filters, carry)}) AS w UNION ALL SELECT * FROM (${fromList}) AS l)`;
+}
+
+/**
+ * The engaged pages among a stream of pages (`is_page` 1) and appends (0), each with the `key`
+ * and `page_ts` of its page: per page, its own duration and its appends' summed, the largest
+ * scroll, and the carried columns; only groups that hold their page (`pages`), with engagement.
+ */
+function pagesOfStream(sql: ClickHouseSql, stream: string, carry: readonly string[]): string {
   const carried = carry.map((c) => sql.column(c));
   // The group's value under its own name: an alias equal to its argument's name would refer to itself.
   const kept = (c: string) => sql.column(`page_${c}`);
   return `
-    page AS (
       SELECT "site", "page_ts" AS "ts",
              if(isNull("own") AND isNull("appended"), NULL, coalesce("own", 0) + coalesce("appended", 0)) AS "total_duration", "scroll"${carry.map((c, i) => `, ${kept(c)} AS ${carried[i]}`).join('')}
       FROM (
         SELECT "site", "key", "page_ts", sumIf("duration", "is_page" = 1) AS "own", sumIf("duration", "is_page" = 0) AS "appended",
-               max("scrolled") AS "scroll", countIf("is_page" = 1 AND isNotNull("scrolled")) AS "own_scrolled", countIf("is_page" = 0) AS "appends"${carry.map((c, i) => `, anyIf(${carried[i]}, "is_page" = 1) AS ${kept(c)}`).join('')}
-        FROM (
-          SELECT *, max(if("is_page" = 1, "ts", NULL)) OVER (PARTITION BY "site", "key" ORDER BY "ts" ASC, "is_page" DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS "page_ts"
+               max("scrolled") AS "scroll", countIf("is_page" = 1 AND isNotNull("scrolled")) AS "own_scrolled", countIf("is_page" = 0) AS "appends",
+               countIf("is_page" = 1) AS "pages"${carry.map((c, i) => `, anyIf(${carried[i]}, "is_page" = 1) AS ${kept(c)}`).join('')}
+        FROM ${stream} AS s
+        GROUP BY "site", "key", "page_ts"
+      ) AS g
+      WHERE "pages" > 0 AND (isNotNull("own") OR "own_scrolled" > 0 OR "appends" > 0)`;
+}
+
+/**
+ * Pages and appends keyed by the page's id (an append's original_id); ordered by ts (a page
+ * before an append of the same ts), each row takes the latest page ts at or before it, and an
+ * append belongs to that page when it comes at most APPEND_WINDOW_MS after it. Two canonical
+ * pages of one id are more than that apart, so this is the page the join finds; an append with
+ * no such page (none, or one a filter left out) belongs to none.
+ */
+function pagesByWindow(sql: ClickHouseSql, sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], filters: readonly FilterClause[], carry: readonly string[]): string {
+  const { pageviews, appends } = engagementRows(sql, sites, ranges, filters, carry);
+  const carried = carry.map((c) => sql.column(c));
+  const stream = `(
+          SELECT *, ${pageTsOver(['site', 'key'])} AS "page_ts"
           FROM (
             SELECT "site", "id" AS "key", "ts", toUInt8(1) AS "is_page", "duration", "scrolled"${carried.map((c) => `, ${c}`).join('')} FROM ${pageviews} AS e
             WHERE ${sql.notBot}${filterSql(sql, filters)}
@@ -103,12 +138,32 @@ export function clickhouseEngagedPages(
             SELECT "site", assumeNotNull("original_id"), "ts", toUInt8(0), "duration", "scrolled"${carried.map(() => ', NULL').join('')} FROM ${appends} AS a
             WHERE isNotNull("original_id")
           ) AS u
-        ) AS w
-        WHERE isNotNull("page_ts") AND "ts" <= "page_ts" + ${sql.int(APPEND_WINDOW_MS)}
-        GROUP BY "site", "key", "page_ts"
-      ) AS g
-      WHERE isNotNull("own") OR "own_scrolled" > 0 OR "appends" > 0
-    )`;
+        )`;
+  return pagesOfStream(sql, `(SELECT * FROM ${stream} AS w WHERE ${OF_ITS_PAGE})`, carry);
+}
+
+/**
+ * The pages with the appends the writer listed for them (page ts in the ranges), less those
+ * appends listed as copies since, one of each listed twice (two batches that list the same
+ * append). An append listed under a page that is no longer canonical forms a group without
+ * its page, which keeps nothing.
+ */
+function pagesByList(sql: ClickHouseSql, listed: Listing, sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], filters: readonly FilterClause[], carry: readonly string[]): string {
+  const carried = carry.map((c) => sql.column(c));
+  const site = sql.sites(sites);
+  const appends = `(SELECT "site", "page_id", "page_ts", "duration", "scrolled" FROM ${listed.appends}
+      WHERE ${site} AND (${inRanges('"page_ts"', ranges)})
+        AND ("site", "registration", "id", "ts") NOT IN (SELECT "site", "registration", "id", "ts" FROM ${listed.copies}
+          WHERE "kind" = 'append' AND ${site} AND (${inRanges('"ts"', appendRangesOf(ranges))}) AND NOT "exact")
+      LIMIT 1 BY "site", "registration", "page_id", "page_ts", "id", "ts")`;
+  const stream = `(
+            SELECT "site", "id" AS "key", "ts" AS "page_ts", toUInt8(1) AS "is_page", "duration", "scrolled"${carried.map((c) => `, ${c}`).join('')}
+            FROM ${pageviewsOf(sql, sites, ranges, filters, carry)} AS e
+            WHERE ${sql.notBot}${filterSql(sql, filters)}
+            UNION ALL
+            SELECT "site", "page_id", "page_ts", toUInt8(0), "duration", "scrolled"${carried.map(() => ', NULL').join('')} FROM ${appends} AS a
+          )`;
+  return pagesOfStream(sql, stream, carry);
 }
 
 /**

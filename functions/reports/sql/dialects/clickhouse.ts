@@ -8,16 +8,41 @@
  * dialect does. Values are bound `{name:Type}` parameters, so they never
  * enter the statement's text.
  */
-import { DAY_MS } from '#domain/event-flags/flag-index.ts';
+import { APPEND_WINDOW_MS, DAY_MS } from '#domain/event-flags/flag-index.ts';
 import { COPY_WINDOW_MS } from '#domain/reports/copies.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import { canonicalColumns, ReadTimeDialect, type ScanRange } from './read-time.ts';
 import { sqlIdentifier, sqlInteger } from '../text.ts';
 
-/** The writer's list of copies (adapters/clickhouse/schema.ts LISTED_COPIES), quoted, and from when (Unix ms) it holds every copy. */
+/**
+ * The writer's list of copies (adapters/clickhouse/schema.ts LISTED_COPIES), quoted, and from when
+ * (Unix ms) it holds every copy; its list of appends with their pages (LISTED_APPENDS), and from
+ * when (Unix ms of page ts) it holds every append of a page.
+ */
 export interface Listing {
   copies: string;
   since: number;
+  appends: string;
+  appendsSince: number;
+}
+
+/** Whether `column` lies in one of some [from, to) ranges. */
+export const inRanges = (column: string, ranges: readonly (readonly [number, number])[]) =>
+  ranges.map(([a, b]) => `(${column} >= ${sqlInteger(a)} AND ${column} < ${sqlInteger(b)})`).join(' OR ');
+
+/** The key of a stored row, as the list of copies keeps it. */
+const ROW_KEY = '"site", "registration", "kind", "id", "ts"';
+
+/**
+ * Stored rows as they are, less the listed copies, one of each stored twice (`LIMIT 1 BY`: two
+ * deliveries before the table merged them): `where` picks the rows and their listed copies by
+ * columns both keep (kind, site, registration, ts), `also` the rows only.
+ */
+export function lessListedCopies(table: string, copies: string, columns: readonly string[], where: string, also = ''): string {
+  return `(SELECT ${columns.join(', ')} FROM ${table}
+      WHERE ${where}${also}
+        AND (${ROW_KEY}) NOT IN (SELECT ${ROW_KEY} FROM ${copies} WHERE ${where} AND NOT "exact")
+      LIMIT 1 BY ${ROW_KEY})`;
 }
 
 /** The parts of disjoint ascending [from, to) ranges before `at`, and those from it. */
@@ -42,6 +67,15 @@ export const VISITORS = `count(DISTINCT "visitor") + ${UNHASHED}`;
 /** Each row's ts before it among the rows of the same `keys` (NULL for the first): what decides a copy. */
 const previousTsOver = (keys: readonly string[]) =>
   `lagInFrame(toNullable("ts")) OVER (PARTITION BY ${keys.map(sqlIdentifier).join(', ')} ORDER BY "ts" ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`;
+
+/**
+ * In a stream of pages (`is_page` 1) and appends (0) keyed by the page's id, each row's latest
+ * page ts at or before it among the rows of the same `keys` (a page before an append of the same
+ * ts), and whether an append belongs to that page: it comes at most APPEND_WINDOW_MS after it.
+ */
+export const pageTsOver = (keys: readonly string[]) =>
+  `max(if("is_page" = 1, "ts", NULL)) OVER (PARTITION BY ${keys.map(sqlIdentifier).join(', ')} ORDER BY "ts" ASC, "is_page" DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`;
+export const OF_ITS_PAGE = `isNotNull("page_ts") AND "ts" <= "page_ts" + ${sqlInteger(APPEND_WINDOW_MS)}`;
 
 /**
  * The copies among a derived table's rows (with `ts` and `keys`): each row at most COPY_WINDOW_MS
@@ -74,6 +108,11 @@ export class ClickHouseSql extends ReadTimeDialect {
     private readonly prefix = 'p',
   ) {
     super();
+  }
+
+  /** The writer's lists, where it keeps them. */
+  get listed(): Listing | undefined {
+    return this.listing;
   }
 
   /** A bound `{<prefix>N:type}` parameter holding `value`. */
@@ -133,13 +172,8 @@ export class ClickHouseSql extends ReadTimeDialect {
     if (!this.listing || ranges.length === 0) return windowed(ranges);
     const { before, after } = splitRanges(ranges, this.listing.since);
     if (after.length === 0) return windowed(ranges);
-    const within = (rs: readonly (readonly [number, number])[]) => rs.map(([a, b]) => `("ts" >= ${sqlInteger(a)} AND "ts" < ${sqlInteger(b)})`).join(' OR ');
     const kindIs = kinds.length === 1 ? `"kind" = ${this.value(kinds[0] as string)}` : `"kind" IN ${this.bind(kinds, 'Array(String)')}`;
-    const listed = `(SELECT "ts", ${canonicalColumns(columns).join(', ')} FROM ${this.table}
-      WHERE ${kindIs} AND ${this.sites(sites)} AND (${within(after)})
-        AND ("site", "registration", "kind", "id", "ts") NOT IN (SELECT "site", "registration", "kind", "id", "ts" FROM ${this.listing.copies}
-          WHERE ${kindIs} AND ${this.sites(sites)} AND (${within(after)}) AND NOT "exact")
-      LIMIT 1 BY "site", "registration", "kind", "id", "ts")`;
+    const listed = lessListedCopies(this.table, this.listing.copies, ['"ts"', ...canonicalColumns(columns)], `${kindIs} AND ${this.sites(sites)} AND (${inRanges('"ts"', after)})`);
     if (before.length === 0) return listed;
     return `(SELECT * FROM ${windowed(before)} AS w UNION ALL SELECT * FROM ${listed} AS l)`;
   }
