@@ -219,6 +219,8 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
          duration Nullable(Float64), scrolled Nullable(Int32))
        ENGINE = ReplacingMergeTree ORDER BY (site, registration, page_ts, page_id, id, ts)`,
       `CREATE TABLE IF NOT EXISTS ${ident(db)}.${LISTED_APPENDS_SINCE} (since Int64) ENGINE = MergeTree ORDER BY tuple()`,
+      // A batch's look-up of the appends of its pages reads only the granules that may hold them.
+      `ALTER TABLE ${ident(db)}.${EVENTS_TABLE} ADD INDEX IF NOT EXISTS original_bloom original_id TYPE bloom_filter(0.01) GRANULARITY 1`,
       `INSERT INTO ${ident(db)}.${LISTED_APPENDS_SINCE} (since)
        SELECT if(count() = 0, 0, toUnixTimestamp64Milli(now64(3)) + ${LISTED_MARGIN_MS}) FROM ${ident(db)}.${EVENTS_TABLE}`,
     ],
