@@ -159,9 +159,12 @@ function rolledLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScop
   const pageTuples = labelTuples(sql, pageDims, (dim) => `toUInt32(${lists.indexOf(dim)})`);
   const eventTuples = `[${eventLists.map((d) => `tuple(toUInt32(${lists.indexOf(d)}), CAST(${d === 'events' ? '"event"' : "''"} AS Nullable(String)), coalesce("event", '') <> '')`).join(', ')}]`;
   const kinds = [...(pageDims.length > 0 ? (['pageview'] as const) : []), ...(eventLists.length > 0 ? (['event'] as const) : [])];
+  const both = kinds.length === 2;
+  // What a row of `kind` takes, and of the other kind `otherwise`: the kind is a column only when both are read.
+  const when = (kind: (typeof kinds)[number], expression: string, otherwise: string) => (both ? `if("kind" = '${kind}', ${expression}, ${otherwise})` : kinds[0] === kind ? expression : otherwise);
   const columns = [
     ...new Set([
-      'kind',
+      ...(both ? ['kind'] : []),
       'visitor',
       'bot',
       ...(pageDims.length > 0 ? ['unique', ...pageDims.map((d) => BREAKDOWN_COLUMNS[d])] : []),
@@ -170,15 +173,13 @@ function rolledLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScop
     ]),
   ];
   const { rows } = kinds.length === 0 ? { rows: null } : rowsOutside(sql, tables, scope, days, answered, kinds, columns);
-  const tuples = kinds.length === 2 ? `if("kind" = 'pageview', ${pageTuples}, ${eventTuples})` : kinds[0] === 'pageview' ? pageTuples : eventTuples;
   // A pageview without a visitor hash counts its unique flag; an event's last ts is the list's last_seen.
-  const unhashed = pageDims.length > 0 ? ` + if("kind" = 'pageview', ${UNHASHED}, 0)` : '';
   const raws = rows
     ? [
-        `SELECT d.1 AS "list", coalesce(d.2, '') AS "name", count() AS "value", count(DISTINCT "visitor")${unhashed} AS "visitors",
-           if("kind" = 'event', toNullable(max("ts")), NULL) AS "last_seen"
-         FROM ${rows} AS e ARRAY JOIN ${tuples} AS d
-         WHERE ${sql.notBot}${filterSql(sql, scope.filters)} AND d.3 GROUP BY "kind", "list", "name", ${DAY}`,
+        `SELECT d.1 AS "list", coalesce(d.2, '') AS "name", count() AS "value", count(DISTINCT "visitor") + ${when('pageview', UNHASHED, '0')} AS "visitors",
+           ${when('event', 'toNullable(max("ts"))', 'CAST(NULL AS Nullable(Int64))')} AS "last_seen"
+         FROM ${rows} AS e ARRAY JOIN ${when('pageview', pageTuples, eventTuples)} AS d
+         WHERE ${sql.notBot}${filterSql(sql, scope.filters)} AND d.3 GROUP BY ${both ? '"kind", ' : ''}"list", "name", ${DAY}`,
       ]
     : [];
   const none = `SELECT toUInt32(0), '', toUInt64(0), toUInt64(0), CAST(NULL AS Nullable(Int64)) WHERE false`;
