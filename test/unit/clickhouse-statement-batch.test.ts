@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batchOf, rowsOfBatch } from '#adapters/clickhouse/statement-batch.ts';
+import { batchOf, groupsWithin, rowsOfBatch } from '#adapters/clickhouse/statement-batch.ts';
 
 describe('ClickHouse statements sent as one request', () => {
   it('tags each statement, keeps every parameter, and carries the settings once', () => {
@@ -25,5 +25,12 @@ describe('ClickHouse statements sent as one request', () => {
       { statement: 0, n: 1, row: '{"v":1}' },
     ];
     expect(rowsOfBatch(rows, 3)).toEqual([[{ v: 1 }, { v: 2 }], [{ name: 'a' }, { name: 'b' }], []]);
+  });
+
+  it('splits statements, in order, into requests whose parameters stay within a size, a larger statement alone', () => {
+    const statement = (name: string, chars: number) => ({ text: name, params: { [name]: 'x'.repeat(chars) } });
+    const [a, b, c, big, d] = [statement('a', 40), statement('b', 40), statement('c', 40), statement('big', 500), statement('d', 10)];
+    expect(groupsWithin([a!, b!, c!, big!, d!], 110).map((g) => g.map((s) => s.text))).toEqual([['a', 'b'], ['c'], ['big'], ['d']]);
+    expect(groupsWithin([], 110)).toEqual([]);
   });
 });

@@ -36,10 +36,13 @@ import { summaryListsOf, techListRows } from '#reports/sql/tech-lists.ts';
 import { log } from '#platform/log.ts';
 import type { ClickHouseEventStore } from './clickhouse-event-store.ts';
 import { OPEN_DAYS, type RollupKind, type UsableBuild } from './rollups.ts';
-import { batchOf, rowsOfBatch, type BatchRow, type Statement } from './statement-batch.ts';
+import { batchOf, groupsWithin, rowsOfBatch, type BatchRow, type Statement } from './statement-batch.ts';
 
 /** LEFT JOINs give NULLs for missing rows, as every dialect's SQL expects (the HTTP executor sets it per session too). */
 const REPORT_SETTINGS = 'join_use_nulls = 1';
+
+/** Parameters of one request at most (characters of JSON), well within a server's 1 MiB URL. */
+const BATCH_PARAMS_CHARS = 256 * 1024;
 
 interface Waiting extends Statement {
   answer(rows: ResultRow[]): void;
@@ -73,8 +76,12 @@ export class ClickHouseQueryRunner implements QueryRunner {
   }
 
   private async send(): Promise<void> {
-    const batch = this.waiting;
+    const waiting = this.waiting;
     this.waiting = [];
+    await Promise.all(groupsWithin(waiting, BATCH_PARAMS_CHARS).map((batch) => this.sendBatch(batch)));
+  }
+
+  private async sendBatch(batch: readonly Waiting[]): Promise<void> {
     try {
       if (batch.length === 1) {
         const [only] = batch as [Waiting];

@@ -15,6 +15,27 @@ export interface Statement {
   params: ClickHouseParams;
 }
 
+/**
+ * Statements grouped in order, each group's parameters about `limit` characters at most (a
+ * statement larger alone is a group of its own). Parameters travel in the request's URL, which a
+ * server takes up to http_max_uri_size (1 MiB by default): reports arriving together (a
+ * dashboard's panels on one server) stay within it.
+ */
+export function groupsWithin<S extends Statement>(statements: readonly S[], limit: number): S[][] {
+  const groups: S[][] = [];
+  let size = Infinity;
+  for (const s of statements) {
+    const own = JSON.stringify(s.params).length;
+    if (size + own > limit) {
+      groups.push([]);
+      size = 0;
+    }
+    groups[groups.length - 1]!.push(s);
+    size += own;
+  }
+  return groups;
+}
+
 /** A row of the batch's answer: which statement, its place in that statement's answer, the row as JSON. */
 export interface BatchRow {
   statement: number | string;
