@@ -76,7 +76,7 @@ export async function seedReports(dataDir: string, total: number): Promise<void>
 }
 
 /** The same rows into ClickHouse with one INSERT … SELECT (the store is append-only: nothing to decide per batch but its copies, listed after). */
-export async function seedClickHouse(store: ClickHouseEventStore, total: number): Promise<void> {
+async function seedClickHouse(store: ClickHouseEventStore, total: number): Promise<void> {
   const { rows, registrationCase } = seedShape((e) => `cityHash64(${e})`, (e) => `toString(${e})`);
   await store.executor.command(`
     INSERT INTO ${store.table} (site, registration, ts, kind, id, original_id, event, visitor, "unique", page_id, session_id, path, query, referrer,
