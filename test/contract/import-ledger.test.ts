@@ -11,7 +11,7 @@ import { SCHEMA_VERSION, storedRow } from '#adapters/clickhouse/schema.ts';
 import { FILTER_COLUMNS } from '#domain/reports/filter.ts';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { DuckDbImportLedger } from '#adapters/duckdb/duckdb-import-ledger.ts';
-import type { EventStore } from '#ports/event-store.ts';
+import type { EventRow, EventStore } from '#ports/event-store.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
 import { chdbExecutor, closeChdb } from '../support/chdb-executor.ts';
 import { eventRow } from './event-store.contract.ts';
@@ -85,6 +85,26 @@ async function asVersion(executor: ReturnType<typeof chdbExecutor>, version: num
   return database;
 }
 
+/** Where a new store's lists begin (on a database that holds no rows). */
+async function emptyListing(executor: ReturnType<typeof chdbExecutor>) {
+  const empty = await ClickHouseEventStore.open(executor, `migrate_${randomUUID().replaceAll('-', '')}`);
+  try {
+    return await empty.listing();
+  } finally {
+    await empty.close();
+  }
+}
+
+/** A database taken back to `version` holding `rows`, opened again (`migrated`: just before), and the skip indexes of its events table. */
+async function upgraded(executor: ReturnType<typeof chdbExecutor>, version: number, tables: readonly string[], rows: readonly EventRow[]) {
+  const database = await asVersion(executor, version, tables);
+  await executor.insert(`${database}.events`, rows.map(storedRow));
+  const migrated = Date.now();
+  const reopened = await ClickHouseEventStore.open(executor, database);
+  const indexes = await executor.query<{ name: string; type: string }>(`SELECT name, type FROM system.data_skipping_indices WHERE database = {db:String} AND table = 'events'`, { db: database });
+  return { reopened, migrated, indexes };
+}
+
 describe('ClickHouse migrations', () => {
   it('apply each version once, however often the store opens', async () => {
     const executor = chdbExecutor();
@@ -135,18 +155,12 @@ describe('ClickHouse migrations', () => {
 
   it('begin the list of copies (version 6) at once on a database that held no rows, and after the migration on one that did, whose rows are read through the copy window; index the ids', async () => {
     const executor = chdbExecutor();
-    const empty = await ClickHouseEventStore.open(executor, `migrate_${randomUUID().replaceAll('-', '')}`);
-    expect((await empty.listing()).since).toBe(0);
-    await empty.close();
-    // The database as version 5 left it: rows with a copy among them, and no list.
-    const database = await asVersion(executor, 5, ['listed_copies', 'listed_copies_since']);
+    expect((await emptyListing(executor)).since).toBe(0);
     const t = Date.now() - 7_200_000;
     const pageview = (ts: number) => eventRow({ ...SITE, ts, id: 'twice', kind: 'pageview', path: '/', bot: false });
-    await executor.insert(`${database}.events`, [storedRow(pageview(t)), storedRow(pageview(t + 3_600_000))]);
-    const migrated = Date.now();
-    const reopened = await ClickHouseEventStore.open(executor, database);
+    // The database as version 5 left it: rows with a copy among them, and no list.
+    const { reopened, migrated, indexes } = await upgraded(executor, 5, ['listed_copies', 'listed_copies_since'], [pageview(t), pageview(t + 3_600_000)]);
     expect((await reopened.listing()).since).toBeGreaterThan(migrated);
-    const indexes = await executor.query<{ name: string; type: string }>(`SELECT name, type FROM system.data_skipping_indices WHERE database = {db:String} AND table = 'events'`, { db: database });
     expect(indexes).toContainEqual({ name: 'id_bloom', type: 'bloom_filter' });
     const scope = { ...SITE, from: t, to: t + 7_200_000, filters: [] };
     expect((await new ClickHouseReportStore(reopened, { rollups: false }).breakdown(scope, 'pages', 10)).map((r) => r.value)).toEqual([1]);
@@ -155,19 +169,13 @@ describe('ClickHouse migrations', () => {
 
   it('begin the list of appends (version 7) at once on a database that held no rows, and after the migration on one that did, whose pages find their appends through the window; index the original ids', async () => {
     const executor = chdbExecutor();
-    const empty = await ClickHouseEventStore.open(executor, `migrate_${randomUUID().replaceAll('-', '')}`);
-    expect((await empty.listing()).appendsSince).toBe(0);
-    await empty.close();
-    // The database as version 6 left it: a page and its append, and no list of appends.
-    const database = await asVersion(executor, 6, ['listed_appends', 'listed_appends_since']);
+    expect((await emptyListing(executor)).appendsSince).toBe(0);
     const t = Date.now() - 7_200_000;
     const page = eventRow({ ...SITE, ts: t, id: 'page', kind: 'pageview', path: '/', bot: false, duration: 4 });
     const append = eventRow({ ...SITE, ts: t + 60_000, id: 'append', kind: 'append', original_id: 'page', duration: 6 });
-    await executor.insert(`${database}.events`, [storedRow(page), storedRow(append)]);
-    const migrated = Date.now();
-    const reopened = await ClickHouseEventStore.open(executor, database);
+    // The database as version 6 left it: a page and its append, and no list of appends.
+    const { reopened, migrated, indexes } = await upgraded(executor, 6, ['listed_appends', 'listed_appends_since'], [page, append]);
     expect((await reopened.listing()).appendsSince).toBeGreaterThan(migrated);
-    const indexes = await executor.query<{ name: string; type: string }>(`SELECT name, type FROM system.data_skipping_indices WHERE database = {db:String} AND table = 'events'`, { db: database });
     expect(indexes).toContainEqual({ name: 'original_bloom', type: 'bloom_filter' });
     const scope = { ...SITE, from: t - 3_600_000, to: t + 3_600_000, filters: [] };
     const e = await new ClickHouseReportStore(reopened, { rollups: false }).engagement(scope, [10, 11], []);

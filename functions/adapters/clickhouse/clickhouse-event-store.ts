@@ -24,6 +24,9 @@ import { EVENTS_TABLE, ident, LISTED_APPENDS, LISTED_APPENDS_SINCE, LISTED_COPIE
 /** Rows per redelivery look-up: ids of up to 128 characters keep its URL under a server's 1 MiB. */
 const LOOKUP_ROWS = 2_000;
 
+/** The rows a list statement reads: those in [from, to]. */
+const LISTED_RANGE = 'ts >= {from:Int64} AND ts <= {to:Int64}';
+
 /** The earliest and latest ts of some rows, whole milliseconds. */
 function span(rows: readonly EventRow[]): [number, number] {
   let from = Infinity;
@@ -33,6 +36,19 @@ function span(rows: readonly EventRow[]): [number, number] {
     if (r.ts > to) to = r.ts;
   }
   return [Math.trunc(from), Math.trunc(to)];
+}
+
+/**
+ * What a batch's lists read first: the rows of its sites (`sites`) within its span (`within`),
+ * and the parameters both name.
+ */
+function batchScope(rows: readonly EventRow[]) {
+  const [first, last] = span(rows);
+  return {
+    sites: 'site IN {sites:Array(String)} AND registration IN {registrations:Array(String)}',
+    within: 'ts >= {first:Int64} AND ts <= {last:Int64}',
+    params: { sites: [...new Set(rows.map((r) => r.site))], registrations: [...new Set(rows.map((r) => r.registration))], first, last },
+  };
 }
 
 export class ClickHouseEventStore implements EventStore {
@@ -119,14 +135,8 @@ export class ClickHouseEventStore implements EventStore {
    * its sites within its span (its own and any other's there, which lists no more than true copies).
    */
   private async listCopies(rows: readonly EventRow[]): Promise<void> {
-    const [first, last] = span(rows);
-    const sites = 'site IN {sites:Array(String)} AND registration IN {registrations:Array(String)}';
-    await this.listCopiesWhere(
-      `${sites} AND id IN (SELECT id FROM ${this.table} WHERE ${sites} AND ts >= {first:Int64} AND ts <= {last:Int64})`,
-      first - COPY_WINDOW_MS,
-      last + COPY_WINDOW_MS,
-      { sites: [...new Set(rows.map((r) => r.site))], registrations: [...new Set(rows.map((r) => r.registration))], first, last },
-    );
+    const { sites, within, params } = batchScope(rows);
+    await this.listCopiesWhere(`${sites} AND id IN (SELECT id FROM ${this.table} WHERE ${sites} AND ${within})`, params.first - COPY_WINDOW_MS, params.last + COPY_WINDOW_MS, params);
   }
 
   /**
@@ -147,24 +157,17 @@ export class ClickHouseEventStore implements EventStore {
    * within its span, found by a subquery, as the copies' are.
    */
   private async listAppends(rows: readonly EventRow[]): Promise<void> {
-    const [first, last] = span(rows);
-    const sites = 'site IN {sites:Array(String)} AND registration IN {registrations:Array(String)}';
+    const { sites, within, params } = batchScope(rows);
     const ids = `(SELECT if(kind = 'append', assumeNotNull(original_id), id) FROM ${this.table}
-      WHERE ${sites} AND ts >= {first:Int64} AND ts <= {last:Int64} AND (kind = 'pageview' OR (kind = 'append' AND isNotNull(original_id))))`;
-    await this.listAppendsWhere(`${sites} AND id IN ${ids}`, `${sites} AND original_id IN ${ids}`, first - APPEND_WINDOW_MS, last + APPEND_WINDOW_MS, {
-      sites: [...new Set(rows.map((r) => r.site))],
-      registrations: [...new Set(rows.map((r) => r.registration))],
-      first,
-      last,
-    });
+      WHERE ${sites} AND ${within} AND (kind = 'pageview' OR (kind = 'append' AND isNotNull(original_id))))`;
+    await this.listAppendsWhere(`${sites} AND id IN ${ids}`, `${sites} AND original_id IN ${ids}`, params.first - APPEND_WINDOW_MS, params.last + APPEND_WINDOW_MS, params);
   }
 
   private async listAppendsWhere(pagesWhere: string, appendsWhere: string, from: number, to: number, params: Record<string, unknown>): Promise<void> {
     // Reads take the list only for pages from when it began (Listing.appendsSince), which comes after the copies' list began.
     const copies = `${ident(this.database)}.${LISTED_COPIES}`;
-    const range = 'ts >= {from:Int64} AND ts <= {to:Int64}';
-    const pages = lessListedCopies(this.table, copies, ['site', 'registration', 'id', 'ts', 'duration', 'scrolled'], `kind = 'pageview' AND ${range}`, ` AND NOT bot AND ${pagesWhere}`);
-    const appends = lessListedCopies(this.table, copies, ['site', 'registration', 'id', 'ts', 'original_id', 'duration', 'scrolled'], `kind = 'append' AND ${range}`, ` AND ${appendsWhere}`);
+    const pages = lessListedCopies(this.table, copies, ['site', 'registration', 'id', 'ts', 'duration', 'scrolled'], `kind = 'pageview' AND ${LISTED_RANGE}`, ` AND NOT bot AND ${pagesWhere}`);
+    const appends = lessListedCopies(this.table, copies, ['site', 'registration', 'id', 'ts', 'original_id', 'duration', 'scrolled'], `kind = 'append' AND ${LISTED_RANGE}`, ` AND ${appendsWhere}`);
     await this.executor.command(
       `INSERT INTO ${ident(this.database)}.${LISTED_APPENDS} (site, registration, page_id, page_ts, id, ts, duration, scrolled)
        SELECT site, registration, key, assumeNotNull(page_ts), id, ts, duration, scrolled FROM (
@@ -180,7 +183,7 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   private async listCopiesWhere(where: string, from: number, to: number, params: Record<string, unknown>): Promise<void> {
-    const rows = `(SELECT site, registration, kind, id, ts FROM ${this.table} WHERE ${where} AND ts >= {from:Int64} AND ts <= {to:Int64})`;
+    const rows = `(SELECT site, registration, kind, id, ts FROM ${this.table} WHERE ${where} AND ${LISTED_RANGE})`;
     await this.executor.command(
       `INSERT INTO ${ident(this.database)}.${LISTED_COPIES} (site, registration, kind, id, ts, exact)
        SELECT * FROM ${copiesAmong(rows, ['site', 'registration', 'kind', 'id'])} AS c`,

@@ -135,6 +135,11 @@ export function storedRow(row: EventRow): Record<string, unknown> {
 /** A quoted identifier. */
 export const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
+/** Where a list the writer keeps begins: at once on a database holding no rows, else a margin after the migration's clock. */
+const listBegins = (db: string, table: string) =>
+  `INSERT INTO ${ident(db)}.${table} (since)
+   SELECT if(count() = 0, 0, toUnixTimestamp64Milli(now64(3)) + ${LISTED_MARGIN_MS}) FROM ${ident(db)}.${EVENTS_TABLE}`;
+
 /**
  * Versioned migrations, each applied once and recorded; every statement is
  * idempotent too, so a start that died between a statement and its record
@@ -207,8 +212,7 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
       `CREATE TABLE IF NOT EXISTS ${ident(db)}.${LISTED_SINCE} (since Int64) ENGINE = MergeTree ORDER BY tuple()`,
       // A batch's look-up of its ids reads only the granules that may hold them (parts written before keep none: all are read).
       `ALTER TABLE ${ident(db)}.${EVENTS_TABLE} ADD INDEX IF NOT EXISTS id_bloom id TYPE bloom_filter(0.01) GRANULARITY 1`,
-      `INSERT INTO ${ident(db)}.${LISTED_SINCE} (since)
-       SELECT if(count() = 0, 0, toUnixTimestamp64Milli(now64(3)) + ${LISTED_MARGIN_MS}) FROM ${ident(db)}.${EVENTS_TABLE}`,
+      listBegins(db, LISTED_SINCE),
     ],
   },
   {
@@ -221,8 +225,7 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
       `CREATE TABLE IF NOT EXISTS ${ident(db)}.${LISTED_APPENDS_SINCE} (since Int64) ENGINE = MergeTree ORDER BY tuple()`,
       // A batch's look-up of the appends of its pages reads only the granules that may hold them.
       `ALTER TABLE ${ident(db)}.${EVENTS_TABLE} ADD INDEX IF NOT EXISTS original_bloom original_id TYPE bloom_filter(0.01) GRANULARITY 1`,
-      `INSERT INTO ${ident(db)}.${LISTED_APPENDS_SINCE} (since)
-       SELECT if(count() = 0, 0, toUnixTimestamp64Milli(now64(3)) + ${LISTED_MARGIN_MS}) FROM ${ident(db)}.${EVENTS_TABLE}`,
+      listBegins(db, LISTED_APPENDS_SINCE),
     ],
   },
 ];

@@ -17,7 +17,7 @@ import type { BreakdownDim } from '#domain/reports/query.ts';
 import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
 import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
 import type { PageviewDim } from './breakdown.ts';
-import { UNHASHED, type ClickHouseSql } from './dialects/clickhouse.ts';
+import { inRanges, UNHASHED, type ClickHouseSql } from './dialects/clickhouse.ts';
 import { canonicalColumns } from './dialects/read-time.ts';
 import { dayRanges, rawBucket, rollupVariant, rowRanges, slotBuckets, trafficDays, wholeDays, type SealedDays } from './sealed-days.ts';
 import { clickhouseEngagedPages } from './engaged-pages.ts';
@@ -111,9 +111,9 @@ const staleRow = (sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, 
 /**
  * The canonical rows of some kinds in the parts of the scope the rollups leave (all but the
  * `answered` named days), as one derived table with `ts` and `columns` (with `kind` among them
- * to tell several apart), and those parts' ranges (ascending). The other named days whose builds listed their copies are read as stored, less
- * those copies: no copy window, so no day before them is read. Every other part goes through the
- * copy window (the dialect's canonicalOf).
+ * to tell several apart), and those parts' ranges (ascending). The other named days whose
+ * builds listed their copies are read as stored, less those copies: no copy window, so no day
+ * before them is read. Every other part goes through the dialect's canonicalOf.
  */
 function rowsOutside(
   sql: ClickHouseSql,
@@ -132,7 +132,7 @@ function rowsOutside(
   let plainRows: string | null = null;
   if (plainRanges.length > 0) {
     const wanted = canonicalColumns(columns);
-    const within = plainRanges.map(([a, b]) => `("ts" >= ${sql.int(a)} AND "ts" < ${sql.int(b)})`).join(' OR ');
+    const within = inRanges('"ts"', plainRanges);
     const kindIs = `"kind" IN ${sql.bind(kinds, 'Array(String)')}`;
     plainRows = `(SELECT "ts", ${wanted.join(', ')} FROM ${sql.table}
       WHERE ${kindIs} AND ${sql.sites([scope])} AND (${within})
