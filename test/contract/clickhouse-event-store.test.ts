@@ -184,7 +184,7 @@ describe('ClickHouse event store: the appends each batch lists with their page',
       )
     ).map((r) => [r.page_id, Number(r.page_ts), r.id]);
 
-  it('lists an append under its page whichever comes first, under an earlier page of its id that comes later, and counts it once when it is resent', () =>
+  it('lists an append stored before its page under that page, again under an earlier page of its id that comes later, and counts it once when it is resent', () =>
     withStore(async (store) => {
       const site = 'appends.example';
       const t = Date.now() - 5 * HOUR;
