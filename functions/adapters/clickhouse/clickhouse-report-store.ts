@@ -25,7 +25,9 @@ import {
   clickhouseRolledSummaryLists,
   clickhouseRolledTechLists,
   type RolledDays,
+  type RolledPart,
 } from '#reports/sql/clickhouse-rolled.ts';
+import { engagementOfParts, isSentinel, sumRows } from '#reports/sql/rolled-merge.ts';
 import { engagementOf } from '#reports/sql/retention.ts';
 import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
@@ -44,6 +46,9 @@ const REPORT_SETTINGS = 'join_use_nulls = 1';
 /** Parameters of one request at most (characters of JSON), well within a server's 1 MiB URL. */
 const BATCH_PARAMS_CHARS = 256 * 1024;
 
+/** Sealed answers kept, the least recently used dropped first: sums per bucket or name, a few KB each. */
+const SEALED_ANSWERS = 128;
+
 interface Waiting extends Statement {
   answer(rows: ResultRow[]): void;
   fail(error: unknown): void;
@@ -57,6 +62,8 @@ interface Waiting extends Statement {
 export class ClickHouseQueryRunner implements QueryRunner {
   private waiting: Waiting[] = [];
   private built = 0;
+  /** Answers of sealed statements by their text and parameters (runSealed). */
+  private readonly sealed = new Map<string, Promise<ResultRow[]>>();
 
   constructor(private readonly events: ClickHouseEventStore) {}
 
@@ -73,6 +80,30 @@ export class ClickHouseQueryRunner implements QueryRunner {
       this.waiting.push({ text, params: sql.params, answer, fail });
       if (this.waiting.length === 1) setImmediate(() => void this.send());
     });
+  }
+
+  /**
+   * A statement whose answer is a function of its text and parameters: it reads only rows no
+   * later write changes (the rollups of the builds it names, and their days' rows less the copies
+   * they listed; clickhouse-rolled.ts RolledPart). Its answer is kept and given again, so a
+   * report over the same builds plans and runs only its open part.
+   */
+  async runSealed(build: (sql: ClickHouseSql) => string): Promise<ResultRow[]> {
+    const keyed = new ClickHouseSql(this.events.table, await this.events.listing(), 'k_');
+    const key = `${build(keyed)}\n${JSON.stringify(keyed.params)}`;
+    const kept = this.sealed.get(key);
+    if (kept) {
+      this.sealed.delete(key);
+      this.sealed.set(key, kept);
+      return kept;
+    }
+    const answer = this.runClickHouse(build);
+    this.sealed.set(key, answer);
+    if (this.sealed.size > SEALED_ANSWERS) this.sealed.delete(this.sealed.keys().next().value as string);
+    answer.catch(() => {
+      if (this.sealed.get(key) === answer) this.sealed.delete(key);
+    });
+    return answer;
   }
 
   private async send(): Promise<void> {
@@ -96,6 +127,9 @@ export class ClickHouseQueryRunner implements QueryRunner {
     }
   }
 }
+
+/** A lists read's rows (list, name, value, visitors, last_seen) added up over its parts, without the sentinel. */
+const listRows = (rows: readonly ResultRow[]) => sumRows(answerRows(rows), ['list', 'name'], ['value', 'visitors'], ['last_seen']);
 
 /** The answer's rows without the rollup reads' sentinel (rows with a null `list`). */
 const answerRows = (rows: readonly ResultRow[]) => rows.filter((r) => r.list !== null && r.list !== undefined);
@@ -131,11 +165,16 @@ export class ClickHouseReportStore extends SqlReportStore {
    * A batch that marked a named day stale before the read shows in the answer's `stale` (a
    * sentinel row's, or the one row's): the site's builds are looked up again and the read runs
    * again; after three such races the rows answer. The rows returned include the sentinel.
+   *
+   * `split` reads are partial sums the caller adds up (rolled-merge.ts): `read` gives the sealed
+   * statement, kept by the runner (runSealed) when there are named builds, and the open one.
+   * Otherwise `read` gives the whole statement.
    */
   private async rolled(
     scope: SiteRef & { from: number; to: number; filters: ReportScope['filters'] },
     kind: RollupKind,
-    read: (sql: ClickHouseSql, days: RolledDays) => string,
+    read: (sql: ClickHouseSql, days: RolledDays, part: RolledPart) => string,
+    split = true,
   ): Promise<ResultRow[] | null> {
     if (this.options.rollups === false) return null;
     // Stored pages keep their ts, and a day's rows read plain: a day the range only cuts into answers too.
@@ -155,9 +194,13 @@ export class ClickHouseReportStore extends SqlReportStore {
         builtAt.push(build.builtAt);
         if (build.plain) plain.push(d);
       }
-      const rows = await this.clickhouse.runClickHouse((sql) => read(sql, { ...range, built, builtAt, plain, variant }));
-      const sentinel = rows.find((r) => r.stale !== null && r.stale !== undefined);
-      if (sentinel && Number(sentinel.stale) === 0) return rows;
+      const days = { ...range, built, builtAt, plain, variant };
+      const [sealed, open] = await Promise.all([
+        split && built.length > 0 ? this.clickhouse.runSealed((sql) => read(sql, days, 'sealed')) : [],
+        this.clickhouse.runClickHouse((sql) => read(sql, days, split ? 'open' : 'whole')),
+      ]);
+      const sentinel = open.find(isSentinel);
+      if (sentinel && Number(sentinel.stale) === 0) return [...sealed, ...open];
       this.known.delete(buildsKey(scope, variant));
     }
     return null;
@@ -204,32 +247,38 @@ export class ClickHouseReportStore extends SqlReportStore {
   }
 
   override async breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]> {
-    const rows = await this.rolled(scope, 'labels', (sql, days) => clickhouseRolledBreakdown(sql, this.events.rollups.tables, scope, dim, days, limit));
+    // Ranked and cut: one statement, as partial sums could not be cut.
+    const rows = await this.rolled(scope, 'labels', (sql, days) => clickhouseRolledBreakdown(sql, this.events.rollups.tables, scope, dim, days, limit), false);
     if (!rows) return super.breakdown(scope, dim, limit);
     return answerRows(rows).map(dim === 'events' ? eventBreakdownRow : breakdownRow).sort(byValueThenName);
   }
 
   override async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
-    const rows = await this.rolled(scope, 'labels', (sql, days) => clickhouseRolledTechLists(sql, this.events.rollups.tables, scope, dims, days));
-    return rows ? techListRows(dims, limit, answerRows(rows)) : super.breakdowns(scope, dims, limit);
+    const rows = await this.rolled(scope, 'labels', (sql, days, part) => clickhouseRolledTechLists(sql, this.events.rollups.tables, scope, dims, days, part));
+    return rows ? techListRows(dims, limit, listRows(rows)) : super.breakdowns(scope, dims, limit);
   }
 
   /** The summary's tech lists, events breakdown and event totals in one rolled statement. */
   override async summaryLists<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<SummaryLists<D>> {
-    const rows = await this.rolled(scope, 'labels', (sql, days) => clickhouseRolledSummaryLists(sql, this.events.rollups.tables, scope, dims, days));
-    return rows ? summaryListsOf(dims, limit, answerRows(rows)) : super.summaryLists(scope, dims, limit);
+    const rows = await this.rolled(scope, 'labels', (sql, days, part) => clickhouseRolledSummaryLists(sql, this.events.rollups.tables, scope, dims, days, part));
+    return rows ? summaryListsOf(dims, limit, listRows(rows)) : super.summaryLists(scope, dims, limit);
   }
 
   override async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {
-    const rows = await this.rolled(scope, 'labels', (sql, days) => clickhouseRolledEventTotals(sql, this.events.rollups.tables, scope, days));
+    const rows = await this.rolled(scope, 'labels', (sql, days, part) => clickhouseRolledEventTotals(sql, this.events.rollups.tables, scope, days, part));
     if (!rows) return super.eventTotals(scope);
-    const [total] = answerRows(rows);
+    const [total] = listRows(rows);
     return eventTotalsOf([{ count: total?.value, visitors: total?.visitors }]);
   }
 
   override async engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
-    const rows = await this.rolled(scope, 'pages', (sql, days) => clickhouseRolledRetention(sql, this.events.rollups.tables, scope, days, durations, scrolls));
-    return rows ? engagementOf(durations, scrolls, rows) : super.engagement(scope, durations, scrolls);
+    const rows = await this.rolled(scope, 'pages', (sql, days, part) =>
+      clickhouseRolledRetention(sql, this.events.rollups.tables, scope, days, durations, scrolls, part),
+    );
+    if (!rows) return super.engagement(scope, durations, scrolls);
+    const counted = ['measured', 'scroll_measured', ...durations.map((_, i) => `d${i}`), ...scrolls.map((_, i) => `s${i}`)];
+    // The sentinel carries counts of the open part too: its stale is taken out to add it.
+    return engagementOf(durations, scrolls, sumRows(rows.map((r) => ({ ...r, stale: null })), [], counted));
   }
 
   /** One site's counts from the slot rollups of the days they can answer (of its filters' variant) and the rows of the rest; more sites read the rows. */
@@ -238,8 +287,9 @@ export class ClickHouseReportStore extends SqlReportStore {
     const bounds = scope.boundaries;
     if (!site || scope.sites.length > 1) return super.countRows(scope);
     const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
-    const rows = await this.rolled(range, 'labels', (sql, days) => clickhouseRolledCounts(sql, this.events.rollups.tables, site, bounds, days, scope.filters));
-    if (!rows) return super.countRows(scope);
+    const rolled = await this.rolled(range, 'labels', (sql, days, part) => clickhouseRolledCounts(sql, this.events.rollups.tables, site, bounds, days, scope.filters, part));
+    if (!rolled) return super.countRows(scope);
+    const rows = sumRows(rolled, ['part', 'bucket'], ['pageviews', 'visitors']);
     const part = (name: string) => rows.filter((r) => r.part === name).map((r) => ({ ...r, site: site.site }));
     return [bounds.length > 2 ? part('bucket') : null, part('total')];
   }
@@ -250,8 +300,10 @@ export class ClickHouseReportStore extends SqlReportStore {
     const bounds = scope.boundaries;
     if (!site || scope.sites.length > 1) return super.engagementRows(scope);
     const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
-    const rows = await this.rolled(range, 'pages', (sql, days) => clickhouseRolledEngagement(sql, this.events.rollups.tables, site, bounds, days, scope.filters));
-    return rows ? rows.filter((r) => r.site !== null && r.site !== undefined) : super.engagementRows(scope);
+    const rows = await this.rolled(range, 'pages', (sql, days, part) =>
+      clickhouseRolledEngagement(sql, this.events.rollups.tables, site, bounds, days, scope.filters, part),
+    );
+    return rows ? engagementOfParts(rows) : super.engagementRows(scope);
   }
 }
 

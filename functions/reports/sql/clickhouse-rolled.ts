@@ -10,6 +10,12 @@
  * those days stale before this statement reads: every answer therefore
  * carries a sentinel row (`stale`, the named builds some mark is now as new
  * as), and the caller asks again when it is not 0.
+ *
+ * Most reads come in two statements (`RolledPart`): the sealed one reads
+ * only the named builds (their rollups, and their days' rows less the copies
+ * they listed), so its answer is a function of the builds named and can be
+ * kept; the open one reads the rest and carries the sentinel. Their rows are
+ * partial sums the caller adds up (rolled-merge.ts).
  */
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
@@ -22,8 +28,7 @@ import { canonicalColumns } from './dialects/read-time.ts';
 import { dayRanges, rawBucket, rollupVariant, rowRanges, slotBuckets, trafficDays, wholeDays, type SealedDays } from './sealed-days.ts';
 import { clickhouseEngagedPages } from './engaged-pages.ts';
 import { thresholdCounts } from './retention.ts';
-import { engagementByBucket } from './traffic.ts';
-import { filterColumns, filterSql, keepsEmptyLabels, labelExpression } from './text.ts';
+import { bucketExpression, filterColumns, filterSql, keepsEmptyLabels, labelExpression } from './text.ts';
 
 /** The rollup tables a read names, quoted (adapters/clickhouse/rollups.ts). */
 export interface RolledTables {
@@ -44,6 +49,15 @@ export interface RolledDays extends SealedDays {
   plain: readonly number[];
   variant: string;
 }
+
+/**
+ * What a statement reads: `sealed` only the named builds (rollups, and their days' rows read
+ * plain), with no sentinel; `open` every other part, with the sentinel; `whole` both.
+ */
+export type RolledPart = 'sealed' | 'open' | 'whole';
+
+const readsSealed = (part: RolledPart) => part !== 'open';
+const readsOpen = (part: RolledPart) => part !== 'sealed';
 
 /** Whether the named builds' labels and slots count the scope's rows: they are of its filters' variant. */
 const countsScope = (days: RolledDays, filters: readonly FilterClause[]) => rollupVariant(filters) === days.variant;
@@ -113,7 +127,8 @@ const staleRow = (sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, 
  * `answered` named days), as one derived table with `ts` and `columns` (with `kind` among them
  * to tell several apart), and those parts' ranges (ascending). The other named days whose
  * builds listed their copies are read as stored, less those copies: no copy window, so no day
- * before them is read. Every other part goes through the dialect's canonicalOf.
+ * before them is read. Every other part goes through the dialect's canonicalOf. `part` says
+ * which of the two it reads.
  */
 function rowsOutside(
   sql: ClickHouseSql,
@@ -123,14 +138,15 @@ function rowsOutside(
   answered: readonly number[],
   kinds: readonly ('pageview' | 'event')[],
   columns: readonly string[],
+  part: RolledPart,
 ): { rows: string | null; ranges: [number, number][] } {
   const skip = new Set(answered);
   const plain = onlyDays(days, days.plain.filter((d) => !skip.has(d)));
   const windowed = rowRanges(scope, { ...days, built: [...answered, ...plain.built].sort((a, b) => a - b) });
   const plainRanges = dayRanges(plain.built, scope);
-  const windowedRows = windowed.length === 0 ? null : sql.canonicalOf(kinds, [scope], windowed, columns);
+  const windowedRows = windowed.length === 0 || !readsOpen(part) ? null : sql.canonicalOf(kinds, [scope], windowed, columns);
   let plainRows: string | null = null;
-  if (plainRanges.length > 0) {
+  if (plainRanges.length > 0 && readsSealed(part)) {
     const wanted = canonicalColumns(columns);
     const within = inRanges('"ts"', plainRanges);
     const kindIs = `"kind" IN ${sql.bind(kinds, 'Array(String)')}`;
@@ -148,9 +164,16 @@ function rowsOutside(
  * `events` (the events breakdown) and `event_totals` (the named events, one name ''); `list` is
  * the index. The rows of both kinds are read at once: each canonical row becomes a row per list of
  * its kind. A scope whose filters no variant answers reads every list from its rows (those of the
- * named days read plain).
+ * named days read plain). `part` says which reads it makes.
  */
-function rolledLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, lists: readonly (BreakdownDim | 'event_totals')[], days: RolledDays): string {
+function rolledLists(
+  sql: ClickHouseSql,
+  tables: RolledTables,
+  scope: ReportScope,
+  lists: readonly (BreakdownDim | 'event_totals')[],
+  days: RolledDays,
+  part: RolledPart,
+): string {
   // A label keeps no row's other labels: only builds of the scope's variant answer its whole days.
   const answered = countsScope(days, scope.filters) ? wholeDays(days.built, scope) : [];
   const pageDims = lists.filter((d): d is PageviewDim => d !== 'events' && d !== 'event_totals');
@@ -172,7 +195,7 @@ function rolledLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScop
       ...filterColumns(scope.filters),
     ]),
   ];
-  const { rows } = kinds.length === 0 ? { rows: null } : rowsOutside(sql, tables, scope, days, answered, kinds, columns);
+  const { rows } = kinds.length === 0 ? { rows: null } : rowsOutside(sql, tables, scope, days, answered, kinds, columns, part);
   // A pageview without a visitor hash counts its unique flag; an event's last ts is the list's last_seen.
   const raws = rows
     ? [
@@ -182,8 +205,9 @@ function rolledLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScop
          WHERE ${sql.notBot}${filterSql(sql, scope.filters)} AND d.3 GROUP BY ${both ? '"kind", ' : ''}"list", "name", ${DAY}`,
       ]
     : [];
-  const none = `SELECT toUInt32(0), '', toUInt64(0), toUInt64(0), CAST(NULL AS Nullable(Int64)) WHERE false`;
-  const sources = `${rolledLabels(sql, tables, scope, lists, onlyDays(days, answered))} ${raws.length === 0 ? none : raws.join(' UNION ALL ')}`;
+  const none = `SELECT toUInt32(0) AS "list", '' AS "name", toUInt64(0) AS "value", toUInt64(0) AS "visitors", CAST(NULL AS Nullable(Int64)) AS "last_seen" WHERE false`;
+  const labels = readsSealed(part) ? rolledLabels(sql, tables, scope, lists, onlyDays(days, answered)) : '';
+  const sources = `${labels} ${raws.length === 0 ? none : raws.join(' UNION ALL ')}`;
   return `
     SELECT toNullable("list") AS "list", toNullable("name") AS "name", sum("value") AS "value", sum("visitors") AS "visitors", max("last_seen") AS "last_seen",
            CAST(NULL AS Nullable(UInt64)) AS "stale"
@@ -191,48 +215,58 @@ function rolledLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScop
     GROUP BY "list", "name"`;
 }
 
-/** The lists' rows, then the sentinel. */
-const withStale = (sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, days: RolledDays, rows: string) => `
+/** The lists' rows, then the sentinel when `part` carries it. */
+const withStale = (sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, days: RolledDays, rows: string, part: RolledPart = 'whole') =>
+  readsOpen(part)
+    ? `
   SELECT * FROM (${rows}) AS a
   UNION ALL
-  ${staleRow(sql, tables, scope, days)}`;
+  ${staleRow(sql, tables, scope, days)}`
+    : rows;
 
 /** A breakdown's names with value, visitors (and last_seen for events), ranked and cut as breakdown.ts ranks them; and the sentinel. */
 export function clickhouseRolledBreakdown(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dim: BreakdownDim, days: RolledDays, limit: number): string {
   const keep = dim === 'events' || keepsEmptyLabels(dim) ? '' : `WHERE "name" <> ''`;
-  const ranked = `SELECT * FROM (${rolledLists(sql, tables, scope, [dim], days)}) AS l ${keep} ORDER BY "value" DESC, "name" ASC LIMIT ${sql.limit(limit)}`;
+  const ranked = `SELECT * FROM (${rolledLists(sql, tables, scope, [dim], days, 'whole')}) AS l ${keep} ORDER BY "value" DESC, "name" ASC LIMIT ${sql.limit(limit)}`;
   return withStale(sql, tables, scope, days, ranked);
 }
 
-/** Several label breakdowns of one scope (the summary's tech lists): rows of every name of each list; and the sentinel. */
-export function clickhouseRolledTechLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dims: readonly LabelDim[], days: RolledDays): string {
-  return withStale(sql, tables, scope, days, rolledLists(sql, tables, scope, dims, days));
+/** Several label breakdowns of one scope (the summary's tech lists): rows of every name of each list (partial sums of `part`); and the sentinel. */
+export function clickhouseRolledTechLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dims: readonly LabelDim[], days: RolledDays, part: RolledPart): string {
+  return withStale(sql, tables, scope, days, rolledLists(sql, tables, scope, dims, days, part), part);
 }
 
 /**
  * The summary's lists in one statement: the tech lists (`list` 0..n-1), the events breakdown
- * (`list` n) and the event totals (`list` n + 1), every name unranked; and the sentinel.
+ * (`list` n) and the event totals (`list` n + 1), every name unranked (partial sums of `part`); and the sentinel.
  */
-export function clickhouseRolledSummaryLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dims: readonly LabelDim[], days: RolledDays): string {
-  return withStale(sql, tables, scope, days, rolledLists(sql, tables, scope, [...dims, 'events', 'event_totals'], days));
+export function clickhouseRolledSummaryLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dims: readonly LabelDim[], days: RolledDays, part: RolledPart): string {
+  return withStale(sql, tables, scope, days, rolledLists(sql, tables, scope, [...dims, 'events', 'event_totals'], days, part), part);
 }
 
-/** The named events and their visitors over the range (one row, `name` ''); and the sentinel. */
-export function clickhouseRolledEventTotals(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, days: RolledDays): string {
-  return withStale(sql, tables, scope, days, rolledLists(sql, tables, scope, ['event_totals'], days));
+/** The named events and their visitors over the range (one row, `name` '', partial sums of `part`); and the sentinel. */
+export function clickhouseRolledEventTotals(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, days: RolledDays, part: RolledPart): string {
+  return withStale(sql, tables, scope, days, rolledLists(sql, tables, scope, ['event_totals'], days, part), part);
 }
 
 /**
  * The engaged pages of the range matching the filters (engaged-pages.ts) as `engaged`: the named
- * builds' pages (`pages` of the rollup tables, which keep the columns filters compare) and those
- * of every other part of the range read from rows.
+ * builds' pages (`pages` of the rollup tables, which keep the columns filters compare; the sealed
+ * part) and those of every other part of the range read from rows (the open part).
  */
-function engagedCte(sql: ClickHouseSql, tables: RolledTables, scope: SiteRef & { from: number; to: number }, days: RolledDays, filters: readonly FilterClause[]): string {
+function engagedCte(
+  sql: ClickHouseSql,
+  tables: RolledTables,
+  scope: SiteRef & { from: number; to: number },
+  days: RolledDays,
+  filters: readonly FilterClause[],
+  part: RolledPart,
+): string {
   const ranges = rowRanges(scope, days);
-  const raw = ranges.length === 0 ? null : clickhouseEngagedPages(sql, [scope], ranges, filters);
+  const raw = ranges.length === 0 || !readsOpen(part) ? null : clickhouseEngagedPages(sql, [scope], ranges, filters);
   // The named days may be ones the range only cuts into: their pages are bounded by ts.
   const rolled =
-    days.built.length === 0
+    days.built.length === 0 || !readsSealed(part)
       ? null
       : `SELECT "site", "ts", "total_duration", "scroll" FROM ${tables.pages}
          WHERE ${ofNamedBuilds(sql, scope, days)} AND "ts" >= ${sql.int(scope.from)} AND "ts" < ${sql.int(scope.to)}${filterSql(sql, filters)}`;
@@ -242,7 +276,7 @@ function engagedCte(sql: ClickHouseSql, tables: RolledTables, scope: SiteRef & {
     engaged AS (${parts.length === 0 ? none : parts.join(' UNION ALL ')})`;
 }
 
-/** Retention's counts (retention.ts) over the range's engaged pages, with `stale`. */
+/** Retention's counts (retention.ts) over the engaged pages `part` reads, with `stale` (NULL in the sealed part). */
 export function clickhouseRolledRetention(
   sql: ClickHouseSql,
   tables: RolledTables,
@@ -250,22 +284,43 @@ export function clickhouseRolledRetention(
   days: RolledDays,
   durations: readonly number[],
   scrolls: readonly number[],
+  part: RolledPart,
 ): string {
-  return `WITH ${engagedCte(sql, tables, scope, days, scope.filters)}
-    SELECT ${thresholdCounts(sql, durations, scrolls)}, ${staleCount(sql, tables, scope, days, true)} AS "stale" FROM engaged`;
+  const stale = readsOpen(part) ? staleCount(sql, tables, scope, days, true) : 'CAST(NULL AS Nullable(UInt64))';
+  return `WITH ${engagedCte(sql, tables, scope, days, scope.filters, part)}
+    SELECT ${thresholdCounts(sql, durations, scrolls)}, ${stale} AS "stale" FROM engaged`;
 }
 
 /**
- * The traffic's engagement (traffic.ts) per bucket of `bounds` and over the range (bucket NULL)
- * from the range's engaged pages, and a sentinel row (`site` NULL) carrying `stale`.
+ * The traffic's engagement (traffic.ts) in parts to add up (rolled-merge.ts engagementOfParts): per
+ * site and bucket of `bounds`, over the engaged pages `part` reads, each qualifying total (at least
+ * 5 s) with how many pages have it (`totals`), and the scrolls' sum and count; with the open
+ * part, a sentinel row (`site` NULL) carrying `stale`.
  */
-export function clickhouseRolledEngagement(sql: ClickHouseSql, tables: RolledTables, site: SiteRef, bounds: readonly number[], days: RolledDays, filters: readonly FilterClause[]): string {
+export function clickhouseRolledEngagement(
+  sql: ClickHouseSql,
+  tables: RolledTables,
+  site: SiteRef,
+  bounds: readonly number[],
+  days: RolledDays,
+  filters: readonly FilterClause[],
+  part: RolledPart,
+): string {
   const scope = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
-  return `WITH ${engagedCte(sql, tables, scope, days, filters)}
-    ${engagementByBucket(sql, bounds, 'engaged')}
+  const parts = `
+    SELECT toNullable("site") AS "site", toNullable(toUInt32("bucket")) AS "bucket",
+           groupArrayIf(tuple(assumeNotNull("total_duration"), "pages"), "total_duration" >= 5) AS "totals",
+           sum("scrolls") AS "scrolls", sum("scrolled") AS "scrolled", CAST(NULL AS Nullable(UInt64)) AS "stale"
+    FROM (
+      SELECT "site", ${bucketExpression(sql, bounds)} AS "bucket", "total_duration", count() AS "pages",
+             toFloat64(coalesce(sum("scroll"), 0)) AS "scrolls", count("scroll") AS "scrolled"
+      FROM engaged GROUP BY "site", "bucket", "total_duration"
+    ) AS d GROUP BY "site", "bucket"`;
+  const sentinel = `
     UNION ALL
-    SELECT CAST(NULL AS Nullable(String)), CAST(NULL AS Nullable(UInt32)), CAST(NULL AS Nullable(Float64)), CAST(NULL AS Nullable(Float64)),
+    SELECT CAST(NULL AS Nullable(String)), CAST(NULL AS Nullable(UInt32)), CAST([] AS Array(Tuple(Float64, UInt64))), toFloat64(0), toUInt64(0),
            ${staleCount(sql, tables, scope, days, true)}`;
+  return `WITH ${engagedCte(sql, tables, scope, days, filters, part)} ${parts} ${readsOpen(part) ? sentinel : ''}`;
 }
 
 /**
@@ -290,37 +345,47 @@ function rawBucketsAndTotal(raw: string, bucket: string): string {
  * One site's pageviews and visitors (traffic.ts) under the filters, from the slots of the named
  * days that can answer these buckets (of the filters' variant, whole days: sealed-days.ts trafficDays) and the
  * rows of the rest of the range: rows of `part` 'bucket' (when there is more than one) and
- * 'total', and a sentinel row (`part` NULL) carrying `stale`. Raw rows count visitors per UTC
- * day, summed. A slot keeps no row's labels: under filters no variant answers, the counts come from rows.
+ * 'total' (partial sums of `part`), and with the open part a sentinel row (`part` NULL) carrying
+ * `stale`. Raw rows count visitors per UTC day, summed. A slot keeps no row's labels: under
+ * filters no variant answers, the counts come from rows.
  */
-export function clickhouseRolledCounts(sql: ClickHouseSql, tables: RolledTables, site: SiteRef, bounds: readonly number[], days: RolledDays, filters: readonly FilterClause[]): string {
+export function clickhouseRolledCounts(
+  sql: ClickHouseSql,
+  tables: RolledTables,
+  site: SiteRef,
+  bounds: readonly number[],
+  days: RolledDays,
+  filters: readonly FilterClause[],
+  part: RolledPart,
+): string {
   const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
   const answered = countsScope(days, filters) ? trafficDays(wholeDays(days.built, range), bounds) : [];
   const slotDays = onlyDays(days, answered);
   const slots =
-    slotDays.built.length === 0
+    slotDays.built.length === 0 || !readsSealed(part)
       ? null
       : `(SELECT "day" AS day, toUInt32("slot") AS slot, "pageviews", "firsts", "lasts", "unhashed" FROM ${tables.slots}
           WHERE ${ofNamedVariantBuilds(sql, site, slotDays)})`;
-  const outside = rowsOutside(sql, tables, range, days, answered, ['pageview'], ['visitor', 'unique', 'bot', ...filterColumns(filters)]);
+  const outside = rowsOutside(sql, tables, range, days, answered, ['pageview'], ['visitor', 'unique', 'bot', ...filterColumns(filters)], part);
   const ranges = outside.ranges;
   const raw = outside.rows && `(SELECT * FROM ${outside.rows} AS c WHERE ${sql.notBot}${filterSql(sql, filters)})`;
-  const parts: string[] = [];
+  const sources: string[] = [];
   if (slots) {
     // One read of the slots: each slot counts toward its bucket and the total.
     const total = `tuple('total', toUInt32(0), "pageviews", "firsts" + "unhashed")`;
     const slot = bounds.length > 2 ? slotBuckets(sql, bounds, slotDays) : null;
     const each = slot ? `[tuple('bucket', toUInt32(${slot.bucket}), "pageviews", if(${slot.fromDayStart}, "firsts", "lasts") + "unhashed"), ${total}]` : `[${total}]`;
     // The array is made below the projection, whose aliases name the slots' columns.
-    parts.push(`SELECT x.1 AS "part", x.2 AS "bucket", x.3 AS "pageviews", x.4 AS "visitors" FROM (SELECT ${each} AS "per" FROM ${slots} AS s) AS a ARRAY JOIN "per" AS x`);
+    sources.push(`SELECT x.1 AS "part", x.2 AS "bucket", x.3 AS "pageviews", x.4 AS "visitors" FROM (SELECT ${each} AS "per" FROM ${slots} AS s) AS a ARRAY JOIN "per" AS x`);
   }
-  if (raw) parts.push(bounds.length > 2 ? rawBucketsAndTotal(raw, rawBucket(sql, bounds, ranges)) : `SELECT 'total' AS "part", toUInt32(0) AS "bucket", count() AS "pageviews", ${sql.visitors} AS "visitors" FROM ${raw} AS r GROUP BY ${DAY}`);
+  if (raw) sources.push(bounds.length > 2 ? rawBucketsAndTotal(raw, rawBucket(sql, bounds, ranges)) : `SELECT 'total' AS "part", toUInt32(0) AS "bucket", count() AS "pageviews", ${sql.visitors} AS "visitors" FROM ${raw} AS r GROUP BY ${DAY}`);
   const counts =
-    parts.length === 0
+    sources.length === 0
       ? `SELECT CAST(NULL AS Nullable(String)) AS "part", CAST(NULL AS Nullable(UInt32)) AS "bucket", toUInt64(0) AS "pageviews", toUInt64(0) AS "visitors", CAST(NULL AS Nullable(UInt64)) AS "stale" WHERE false`
       : `SELECT toNullable("part") AS "part", if("part" = 'total', NULL, toNullable("bucket")) AS "bucket", sum("pageviews") AS "pageviews", sum("visitors") AS "visitors",
            CAST(NULL AS Nullable(UInt64)) AS "stale"
-         FROM (${parts.join(' UNION ALL ')}) AS p GROUP BY "part", "bucket"`;
+         FROM (${sources.join(' UNION ALL ')}) AS p GROUP BY "part", "bucket"`;
+  if (!readsOpen(part)) return counts;
   return `${counts}
     UNION ALL
     SELECT CAST(NULL AS Nullable(String)), CAST(NULL AS Nullable(UInt32)), toUInt64(0), toUInt64(0), ${staleCount(sql, tables, site, days, false)}`;
