@@ -245,17 +245,44 @@ describe('ClickHouse daily rollups', () => {
     expect((await rolled.breakdown(scope, 'countries', 10)).map((r) => [r.name, r.value])).toEqual([['FR', 1]]);
     expect((await events.rollups.usable(site, REGISTRATION, 'country:FR')).map((u) => u.day)).toEqual([day]);
   });
-  it('sends the statements of a report asked for together as one request, each answered in its own order', async () => {
+  it('keeps the answer of the named builds: asked again, only the stale marks are sent; after a later batch marks a named day, the day is read anew', async () => {
+    const site = newSite();
+    await events.saveEvents([pageview(site, 0, 1, 'a', '/x'), pageview(site, 1, 2, 'a', '/x'), pageview(site, 2, 3, 'b', '/y')].map((r) => ({ ...r, browser: 'Firefox' })));
+    const sent: string[] = [];
+    const recording: ClickHouseExecutor = {
+      ...events.executor,
+      query: <T,>(sql: string, params?: Record<string, unknown>) => {
+        sent.push(sql);
+        return events.executor.query<T>(sql, params);
+      },
+    };
+    const store = new ClickHouseReportStore(ClickHouseEventStore.attach(recording, events.database));
+    const scope = scopeOf(site, T0, T0 + 3 * DAY);
+    const browsers = async () => (await store.breakdowns(scope, ['browsers'], 10)).browsers.map((r) => [r.name, r.value, r.visitors]);
+    expect(await browsers()).toEqual([['Firefox', 3, 3]]);
+    sent.length = 0;
+    expect(await browsers()).toEqual([['Firefox', 3, 3]]);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toContain(events.rollups.tables.stale);
+    expect(sent[0]).not.toContain(events.rollups.tables.labels);
+    // A late batch lands in day 1: the kept answer names its old build, so the day is read again.
+    await events.saveEvents([{ ...pageview(site, 1, 5, 'c', '/y'), browser: 'Firefox' }]);
+    expect(await browsers()).toEqual([['Firefox', 4, 4]]);
+  });
+
+  it('sends the statements of a report asked for together as one request, each answered in its own order, the stale marks once', async () => {
     const site = newSite();
     const seconds = Math.floor(Date.now() / 1000);
     // Live pages ranked by visitors: /p7 has 8, /p6 7, … /p0 1.
     const live = Array.from({ length: 8 }, (_, p) => Array.from({ length: p + 1 }, (_, v) => row(site, seconds - 60 - v, { visitor: `v${v}`, path: `/p${p}` }))).flat();
     await events.saveEvents(live);
     let requests = 0;
+    let last = '';
     const counting: ClickHouseExecutor = {
       ...events.executor,
       query: <T,>(sql: string, params?: Record<string, unknown>) => {
         requests++;
+        last = sql;
         return events.executor.query<T>(sql, params);
       },
     };
@@ -265,6 +292,8 @@ describe('ClickHouse daily rollups', () => {
     requests = 0;
     const together = await getOverviewSummary(store, q, 10);
     expect(requests).toBe(1);
+    // Its two rolled reads (the lists, the previous range's event totals) share one read of the stale marks.
+    expect(last.split(events.rollups.tables.stale)).toHaveLength(2);
     expect(together.live.pages.map((p) => [p.name, p.visitors])).toEqual(Array.from({ length: 8 }, (_, i) => [`/p${7 - i}`, 8 - i]));
     expect(together.events.totals).toEqual(await store.eventTotals({ site, registration: REGISTRATION, from: q.range.from * 1000, to: q.range.to * 1000, filters: [] }));
     expect(requests).toBe(2);

@@ -24,10 +24,12 @@ import {
   clickhouseRolledRetention,
   clickhouseRolledSummaryLists,
   clickhouseRolledTechLists,
+  staleBuilds,
+  staleMarks,
   type RolledDays,
   type RolledPart,
 } from '#reports/sql/clickhouse-rolled.ts';
-import { engagementOfParts, isSentinel, sumRows } from '#reports/sql/rolled-merge.ts';
+import { engagementOfParts, sumRows } from '#reports/sql/rolled-merge.ts';
 import { engagementOf } from '#reports/sql/retention.ts';
 import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
@@ -64,6 +66,8 @@ export class ClickHouseQueryRunner implements QueryRunner {
   private built = 0;
   /** Answers of sealed statements by their text and parameters (runSealed). */
   private readonly sealed = new Map<string, Promise<ResultRow[]>>();
+  /** Shared statements of the batch being gathered (runShared). */
+  private waitingShared = new Map<string, Promise<ResultRow[]>>();
 
   constructor(private readonly events: ClickHouseEventStore) {}
 
@@ -71,11 +75,12 @@ export class ClickHouseQueryRunner implements QueryRunner {
     return this.runClickHouse((sql) => query.clickhouse(sql, ...args));
   }
 
-  /** A ClickHouse-only statement (the rollup reads). */
-  async runClickHouse(build: (sql: ClickHouseSql) => string): Promise<ResultRow[]> {
+  /** A ClickHouse-only statement (the rollup reads); one built as null reads nothing and answers no rows. */
+  async runClickHouse(build: (sql: ClickHouseSql) => string | null): Promise<ResultRow[]> {
     // Parameter names apart from those of any statement it may be sent with.
     const sql = new ClickHouseSql(this.events.table, await this.events.listing(), `q${(this.built = (this.built + 1) % 1_000_000)}_`);
     const text = build(sql);
+    if (text === null) return [];
     return new Promise((answer, fail) => {
       this.waiting.push({ text, params: sql.params, answer, fail });
       if (this.waiting.length === 1) setImmediate(() => void this.send());
@@ -88,20 +93,35 @@ export class ClickHouseQueryRunner implements QueryRunner {
    * they listed; clickhouse-rolled.ts RolledPart). Its answer is kept and given again, so a
    * report over the same builds plans and runs only its open part.
    */
-  async runSealed(build: (sql: ClickHouseSql) => string): Promise<ResultRow[]> {
+  runSealed(build: (sql: ClickHouseSql) => string | null): Promise<ResultRow[]> {
+    return this.runKept(this.sealed, SEALED_ANSWERS, build);
+  }
+
+  /**
+   * A statement whose answer reads may share while it waits to be sent (the stale marks every
+   * rolled read of a report asks for): asked for again before its batch goes, it is sent once.
+   */
+  runShared(build: (sql: ClickHouseSql) => string | null): Promise<ResultRow[]> {
+    return this.runKept(this.waitingShared, Infinity, build);
+  }
+
+  /** A statement's answer from `kept` (by its text and parameters, the least recently used dropped past `most`), else run and kept there. */
+  private async runKept(kept: Map<string, Promise<ResultRow[]>>, most: number, build: (sql: ClickHouseSql) => string | null): Promise<ResultRow[]> {
     const keyed = new ClickHouseSql(this.events.table, await this.events.listing(), 'k_');
-    const key = `${build(keyed)}\n${JSON.stringify(keyed.params)}`;
-    const kept = this.sealed.get(key);
-    if (kept) {
-      this.sealed.delete(key);
-      this.sealed.set(key, kept);
-      return kept;
+    const text = build(keyed);
+    if (text === null) return [];
+    const key = `${text}\n${JSON.stringify(keyed.params)}`;
+    const known = kept.get(key);
+    if (known) {
+      kept.delete(key);
+      kept.set(key, known);
+      return known;
     }
     const answer = this.runClickHouse(build);
-    this.sealed.set(key, answer);
-    if (this.sealed.size > SEALED_ANSWERS) this.sealed.delete(this.sealed.keys().next().value as string);
+    kept.set(key, answer);
+    if (kept.size > most) kept.delete(kept.keys().next().value as string);
     answer.catch(() => {
-      if (this.sealed.get(key) === answer) this.sealed.delete(key);
+      if (kept.get(key) === answer) kept.delete(key);
     });
     return answer;
   }
@@ -109,6 +129,7 @@ export class ClickHouseQueryRunner implements QueryRunner {
   private async send(): Promise<void> {
     const waiting = this.waiting;
     this.waiting = [];
+    this.waitingShared = new Map();
     await Promise.all(groupsWithin(waiting, BATCH_PARAMS_CHARS).map((batch) => this.sendBatch(batch)));
   }
 
@@ -128,11 +149,8 @@ export class ClickHouseQueryRunner implements QueryRunner {
   }
 }
 
-/** A lists read's rows (list, name, value, visitors, last_seen) added up over its parts, without the sentinel. */
-const listRows = (rows: readonly ResultRow[]) => sumRows(answerRows(rows), ['list', 'name'], ['value', 'visitors'], ['last_seen']);
-
-/** The answer's rows without the rollup reads' sentinel (rows with a null `list`). */
-const answerRows = (rows: readonly ResultRow[]) => rows.filter((r) => r.list !== null && r.list !== undefined);
+/** A lists read's rows (list, name, value, visitors, last_seen) added up over its parts. */
+const listRows = (rows: readonly ResultRow[]) => sumRows(rows, ['list', 'name'], ['value', 'visitors'], ['last_seen']);
 
 /** A site's builds of one variant, as remembered. */
 const buildsKey = (scope: SiteRef, variant: string) => `${scope.site}\u0000${scope.registration}\u0000${variant}`;
@@ -141,7 +159,7 @@ export class ClickHouseReportStore extends SqlReportStore {
   private readonly clickhouse: ClickHouseQueryRunner;
   /**
    * Each site's usable builds of each variant as last looked up. A read names them without a look-up statement:
-   * one a batch has marked stale since shows in the read's `stale`, and the site is looked up again.
+   * one a batch has marked stale since shows in the stale marks read with it, and the site is looked up again.
    */
   private readonly known = new Map<string, Map<number, UsableBuild>>();
 
@@ -162,9 +180,9 @@ export class ClickHouseReportStore extends SqlReportStore {
    * one `dim:value` clause), else the site's own, whose labels and slots then answer nothing.
    * `read` applies the scope's filters: to the stored pages, and to the rows a label or slot
    * of its variant does not answer (read plain on the named days whose builds listed their copies).
-   * A batch that marked a named day stale before the read shows in the answer's `stale` (a
-   * sentinel row's, or the one row's): the site's builds are looked up again and the read runs
-   * again; after three such races the rows answer. The rows returned include the sentinel.
+   * The site's stale marks are read with it (one statement for all the reads a report sends
+   * together): when a batch marked a named day stale before the read, the site's builds are looked
+   * up again and the read runs again; after three such races the rows answer.
    *
    * `split` reads are partial sums the caller adds up (rolled-merge.ts): `read` gives the sealed
    * statement, kept by the runner (runSealed) when there are named builds, and the open one.
@@ -173,7 +191,7 @@ export class ClickHouseReportStore extends SqlReportStore {
   private async rolled(
     scope: SiteRef & { from: number; to: number; filters: ReportScope['filters'] },
     kind: RollupKind,
-    read: (sql: ClickHouseSql, days: RolledDays, part: RolledPart) => string,
+    read: (sql: ClickHouseSql, days: RolledDays, part: RolledPart) => string | null,
     split = true,
   ): Promise<ResultRow[] | null> {
     if (this.options.rollups === false) return null;
@@ -195,12 +213,13 @@ export class ClickHouseReportStore extends SqlReportStore {
         if (build.plain) plain.push(d);
       }
       const days = { ...range, built, builtAt, plain, variant };
-      const [sealed, open] = await Promise.all([
+      const [sealed, open, marks] = await Promise.all([
         split && built.length > 0 ? this.clickhouse.runSealed((sql) => read(sql, days, 'sealed')) : [],
         this.clickhouse.runClickHouse((sql) => read(sql, days, split ? 'open' : 'whole')),
+        built.length > 0 ? this.clickhouse.runShared((sql) => staleMarks(sql, this.events.rollups.tables, scope)) : [],
       ]);
-      const sentinel = open.find(isSentinel);
-      if (sentinel && Number(sentinel.stale) === 0) return [...sealed, ...open];
+      const newest = new Map(marks.map((m) => [Number(m.day), Number(m.at)]));
+      if (staleBuilds(days, newest, kind === 'pages') === 0) return [...sealed, ...open];
       this.known.delete(buildsKey(scope, variant));
     }
     return null;
@@ -250,7 +269,7 @@ export class ClickHouseReportStore extends SqlReportStore {
     // Ranked and cut: one statement, as partial sums could not be cut.
     const rows = await this.rolled(scope, 'labels', (sql, days) => clickhouseRolledBreakdown(sql, this.events.rollups.tables, scope, dim, days, limit), false);
     if (!rows) return super.breakdown(scope, dim, limit);
-    return answerRows(rows).map(dim === 'events' ? eventBreakdownRow : breakdownRow).sort(byValueThenName);
+    return rows.map(dim === 'events' ? eventBreakdownRow : breakdownRow).sort(byValueThenName);
   }
 
   override async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
@@ -277,8 +296,7 @@ export class ClickHouseReportStore extends SqlReportStore {
     );
     if (!rows) return super.engagement(scope, durations, scrolls);
     const counted = ['measured', 'scroll_measured', ...durations.map((_, i) => `d${i}`), ...scrolls.map((_, i) => `s${i}`)];
-    // The sentinel carries counts of the open part too: its stale is taken out to add it.
-    return engagementOf(durations, scrolls, sumRows(rows.map((r) => ({ ...r, stale: null })), [], counted));
+    return engagementOf(durations, scrolls, sumRows(rows, [], counted));
   }
 
   /** One site's counts from the slot rollups of the days they can answer (of its filters' variant) and the rows of the rest; more sites read the rows. */

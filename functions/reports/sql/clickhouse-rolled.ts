@@ -7,15 +7,16 @@
  * counts add up exactly; the result equals breakdown.ts's over the rows.
  *
  * The caller names the builds it found usable. A batch may mark one of
- * those days stale before this statement reads: every answer therefore
- * carries a sentinel row (`stale`, the named builds some mark is now as new
- * as), and the caller asks again when it is not 0.
+ * those days stale before the statements read: the caller reads the site's
+ * stale marks with them (`staleMarks`, one statement for every read of a
+ * report) and asks again when a mark is as new as a named build
+ * (`staleBuilds`).
  *
  * Most reads come in two statements (`RolledPart`): the sealed one reads
  * only the named builds (their rollups, and their days' rows less the copies
  * they listed), so its answer is a function of the builds named and can be
- * kept; the open one reads the rest and carries the sentinel. Their rows are
- * partial sums the caller adds up (rolled-merge.ts).
+ * kept; the open one reads the rest. Their rows are partial sums the caller
+ * adds up (rolled-merge.ts). A part with nothing to read is null.
  */
 import { DAY_MS } from '#domain/event-flags/flag-index.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
@@ -50,10 +51,7 @@ export interface RolledDays extends SealedDays {
   variant: string;
 }
 
-/**
- * What a statement reads: `sealed` only the named builds (rollups, and their days' rows read
- * plain), with no sentinel; `open` every other part, with the sentinel; `whole` both.
- */
+/** What a statement reads: `sealed` only the named builds (rollups, and their days' rows read plain), `open` every other part, `whole` both. */
 export type RolledPart = 'sealed' | 'open' | 'whole';
 
 const readsSealed = (part: RolledPart) => part !== 'open';
@@ -102,25 +100,22 @@ function ofNamedBuilds(sql: ClickHouseSql, site: SiteRef, days: RolledDays): str
 /** A labels or slots table's rows of the site's named builds, which are of one variant. */
 const ofNamedVariantBuilds = (sql: ClickHouseSql, site: SiteRef, days: RolledDays) => `${ofNamedBuilds(sql, site, days)} AND "variant" = ${sql.value(days.variant)}`;
 
-/**
- * How many named builds a stale mark is now as new as: of the day itself, and with `nextDay`
- * (pages, which the next day's appends change) of the day after too.
- */
-function staleCount(sql: ClickHouseSql, tables: RolledTables, scope: SiteRef, days: RolledDays, nextDay: boolean): string {
-  if (days.built.length === 0) return 'toUInt64(0)';
-  const named = sql.bind(days.built, 'Array(Int32)');
-  const builds = sql.bind(days.builtAt, 'Array(Int64)');
-  const never = 'toInt64(9223372036854775807)';
-  const marked = `"at" >= transform("day", ${named}, ${builds}, ${never})`;
-  const markedNext = `"at" >= transform(toInt32("day" - 1), ${named}, ${builds}, ${never})`;
-  return `(SELECT count() FROM ${tables.stale}
-    WHERE "site" = ${sql.value(scope.site)} AND "registration" = ${sql.value(scope.registration)} AND (${nextDay ? `${marked} OR ${markedNext}` : marked}))`;
-}
+/** The site's newest stale mark of each day it has any (`day`, `at`): the same statement for every read of the site, so a report sends it once. */
+export const staleMarks = (sql: ClickHouseSql, tables: RolledTables, site: SiteRef) =>
+  `SELECT "day", max("at") AS "at" FROM ${tables.stale}
+   WHERE "site" = ${sql.value(site.site)} AND "registration" = ${sql.value(site.registration)} GROUP BY "day"`;
 
-/** The labels' sentinel row (`list` NULL), carrying `stale`. */
-const staleRow = (sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, days: RolledDays) =>
-  `SELECT CAST(NULL AS Nullable(UInt32)) AS "list", CAST(NULL AS Nullable(String)) AS "name", toUInt64(0) AS "value", toUInt64(0) AS "visitors",
-    CAST(NULL AS Nullable(Int64)) AS "last_seen", ${staleCount(sql, tables, scope, days, false)} AS "stale"`;
+/**
+ * How many named builds a stale mark (`marks`: day → newest mark) is as new as: of the day itself,
+ * and with `nextDay` (pages, which the next day's appends change) of the day after too.
+ */
+export function staleBuilds(days: RolledDays, marks: ReadonlyMap<number, number>, nextDay: boolean): number {
+  const markedSince = (day: number, builtAt: number) => (marks.get(day) ?? -Infinity) >= builtAt;
+  return days.built.filter((day, i) => {
+    const builtAt = days.builtAt[i] as number;
+    return markedSince(day, builtAt) || (nextDay && markedSince(day + 1, builtAt));
+  }).length;
+}
 
 /**
  * The canonical rows of some kinds in the parts of the scope the rollups leave (all but the
@@ -173,7 +168,7 @@ function rolledLists(
   lists: readonly (BreakdownDim | 'event_totals')[],
   days: RolledDays,
   part: RolledPart,
-): string {
+): string | null {
   // A label keeps no row's other labels: only builds of the scope's variant answer its whole days.
   const answered = countsScope(days, scope.filters) ? wholeDays(days.built, scope) : [];
   const pageDims = lists.filter((d): d is PageviewDim => d !== 'events' && d !== 'event_totals');
@@ -196,6 +191,8 @@ function rolledLists(
     ]),
   ];
   const { rows } = kinds.length === 0 ? { rows: null } : rowsOutside(sql, tables, scope, days, answered, kinds, columns, part);
+  const labels = readsSealed(part) ? rolledLabels(sql, tables, scope, lists, onlyDays(days, answered)) : '';
+  if (!rows && labels === '') return null;
   // A pageview without a visitor hash counts its unique flag; an event's last ts is the list's last_seen.
   const raws = rows
     ? [
@@ -206,48 +203,34 @@ function rolledLists(
       ]
     : [];
   const none = `SELECT toUInt32(0) AS "list", '' AS "name", toUInt64(0) AS "value", toUInt64(0) AS "visitors", CAST(NULL AS Nullable(Int64)) AS "last_seen" WHERE false`;
-  const labels = readsSealed(part) ? rolledLabels(sql, tables, scope, lists, onlyDays(days, answered)) : '';
   const sources = `${labels} ${raws.length === 0 ? none : raws.join(' UNION ALL ')}`;
   return `
-    SELECT toNullable("list") AS "list", toNullable("name") AS "name", sum("value") AS "value", sum("visitors") AS "visitors", max("last_seen") AS "last_seen",
-           CAST(NULL AS Nullable(UInt64)) AS "stale"
+    SELECT "list", "name", sum("value") AS "value", sum("visitors") AS "visitors", max("last_seen") AS "last_seen"
     FROM (${sources}) AS s
     GROUP BY "list", "name"`;
 }
 
-/** The lists' rows, then the sentinel when `part` carries it. */
-const withStale = (sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, days: RolledDays, rows: string, part: RolledPart = 'whole') =>
-  readsOpen(part)
-    ? `
-  SELECT * FROM (${rows}) AS a
-  UNION ALL
-  ${staleRow(sql, tables, scope, days)}`
-    : rows;
-
-/** A breakdown's names with value, visitors (and last_seen for events), ranked and cut as breakdown.ts ranks them; and the sentinel. */
-export function clickhouseRolledBreakdown(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dim: BreakdownDim, days: RolledDays, limit: number): string {
+/** A breakdown's names with value, visitors (and last_seen for events), ranked and cut as breakdown.ts ranks them, from one statement. */
+export function clickhouseRolledBreakdown(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dim: BreakdownDim, days: RolledDays, limit: number): string | null {
   const keep = dim === 'events' || keepsEmptyLabels(dim) ? '' : `WHERE "name" <> ''`;
-  const ranked = `SELECT * FROM (${rolledLists(sql, tables, scope, [dim], days, 'whole')}) AS l ${keep} ORDER BY "value" DESC, "name" ASC LIMIT ${sql.limit(limit)}`;
-  return withStale(sql, tables, scope, days, ranked);
+  const lists = rolledLists(sql, tables, scope, [dim], days, 'whole');
+  return lists && `SELECT * FROM (${lists}) AS l ${keep} ORDER BY "value" DESC, "name" ASC LIMIT ${sql.limit(limit)}`;
 }
 
-/** Several label breakdowns of one scope (the summary's tech lists): rows of every name of each list (partial sums of `part`); and the sentinel. */
-export function clickhouseRolledTechLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dims: readonly LabelDim[], days: RolledDays, part: RolledPart): string {
-  return withStale(sql, tables, scope, days, rolledLists(sql, tables, scope, dims, days, part), part);
-}
+/** Several label breakdowns of one scope (the summary's tech lists): rows of every name of each list, partial sums of `part`. */
+export const clickhouseRolledTechLists = (sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dims: readonly LabelDim[], days: RolledDays, part: RolledPart) =>
+  rolledLists(sql, tables, scope, dims, days, part);
 
 /**
  * The summary's lists in one statement: the tech lists (`list` 0..n-1), the events breakdown
- * (`list` n) and the event totals (`list` n + 1), every name unranked (partial sums of `part`); and the sentinel.
+ * (`list` n) and the event totals (`list` n + 1), every name unranked, partial sums of `part`.
  */
-export function clickhouseRolledSummaryLists(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dims: readonly LabelDim[], days: RolledDays, part: RolledPart): string {
-  return withStale(sql, tables, scope, days, rolledLists(sql, tables, scope, [...dims, 'events', 'event_totals'], days, part), part);
-}
+export const clickhouseRolledSummaryLists = (sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, dims: readonly LabelDim[], days: RolledDays, part: RolledPart) =>
+  rolledLists(sql, tables, scope, [...dims, 'events', 'event_totals'], days, part);
 
-/** The named events and their visitors over the range (one row, `name` '', partial sums of `part`); and the sentinel. */
-export function clickhouseRolledEventTotals(sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, days: RolledDays, part: RolledPart): string {
-  return withStale(sql, tables, scope, days, rolledLists(sql, tables, scope, ['event_totals'], days, part), part);
-}
+/** The named events and their visitors over the range (one row, `name` ''), partial sums of `part`. */
+export const clickhouseRolledEventTotals = (sql: ClickHouseSql, tables: RolledTables, scope: ReportScope, days: RolledDays, part: RolledPart) =>
+  rolledLists(sql, tables, scope, ['event_totals'], days, part);
 
 /**
  * The engaged pages of the range matching the filters (engaged-pages.ts) as `engaged`: the named
@@ -261,7 +244,7 @@ function engagedCte(
   days: RolledDays,
   filters: readonly FilterClause[],
   part: RolledPart,
-): string {
+): string | null {
   const ranges = rowRanges(scope, days);
   const raw = ranges.length === 0 || !readsOpen(part) ? null : clickhouseEngagedPages(sql, [scope], ranges, filters);
   // The named days may be ones the range only cuts into: their pages are bounded by ts.
@@ -271,12 +254,12 @@ function engagedCte(
       : `SELECT "site", "ts", "total_duration", "scroll" FROM ${tables.pages}
          WHERE ${ofNamedBuilds(sql, scope, days)} AND "ts" >= ${sql.int(scope.from)} AND "ts" < ${sql.int(scope.to)}${filterSql(sql, filters)}`;
   const parts = [rolled, raw && `SELECT "site", "ts", "total_duration", "scroll" FROM page`].filter((p): p is string => p !== null);
-  const none = `SELECT '' AS "site", toInt64(0) AS "ts", CAST(NULL AS Nullable(Float64)) AS "total_duration", CAST(NULL AS Nullable(Int32)) AS "scroll" WHERE false`;
+  if (parts.length === 0) return null;
   return `${raw ? `${raw},` : ''}
-    engaged AS (${parts.length === 0 ? none : parts.join(' UNION ALL ')})`;
+    engaged AS (${parts.join(' UNION ALL ')})`;
 }
 
-/** Retention's counts (retention.ts) over the engaged pages `part` reads, with `stale` (NULL in the sealed part). */
+/** Retention's counts (retention.ts) over the engaged pages `part` reads. */
 export function clickhouseRolledRetention(
   sql: ClickHouseSql,
   tables: RolledTables,
@@ -285,17 +268,15 @@ export function clickhouseRolledRetention(
   durations: readonly number[],
   scrolls: readonly number[],
   part: RolledPart,
-): string {
-  const stale = readsOpen(part) ? staleCount(sql, tables, scope, days, true) : 'CAST(NULL AS Nullable(UInt64))';
-  return `WITH ${engagedCte(sql, tables, scope, days, scope.filters, part)}
-    SELECT ${thresholdCounts(sql, durations, scrolls)}, ${stale} AS "stale" FROM engaged`;
+): string | null {
+  const engaged = engagedCte(sql, tables, scope, days, scope.filters, part);
+  return engaged && `WITH ${engaged} SELECT ${thresholdCounts(sql, durations, scrolls)} FROM engaged`;
 }
 
 /**
  * The traffic's engagement (traffic.ts) in parts to add up (rolled-merge.ts engagementOfParts): per
  * site and bucket of `bounds`, over the engaged pages `part` reads, each qualifying total (at least
- * 5 s) with how many pages have it (`totals`), and the scrolls' sum and count; with the open
- * part, a sentinel row (`site` NULL) carrying `stale`.
+ * 5 s) with how many pages have it (`totals`), and the scrolls' sum and count.
  */
 export function clickhouseRolledEngagement(
   sql: ClickHouseSql,
@@ -305,22 +286,20 @@ export function clickhouseRolledEngagement(
   days: RolledDays,
   filters: readonly FilterClause[],
   part: RolledPart,
-): string {
+): string | null {
   const scope = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
-  const parts = `
-    SELECT toNullable("site") AS "site", toNullable(toUInt32("bucket")) AS "bucket",
-           groupArrayIf(tuple(assumeNotNull("total_duration"), "pages"), "total_duration" >= 5) AS "totals",
-           sum("scrolls") AS "scrolls", sum("scrolled") AS "scrolled", CAST(NULL AS Nullable(UInt64)) AS "stale"
+  const engaged = engagedCte(sql, tables, scope, days, filters, part);
+  return (
+    engaged &&
+    `WITH ${engaged}
+    SELECT "site", toUInt32("bucket") AS "bucket", groupArrayIf(tuple(assumeNotNull("total_duration"), "pages"), "total_duration" >= 5) AS "totals",
+           sum("scrolls") AS "scrolls", sum("scrolled") AS "scrolled"
     FROM (
       SELECT "site", ${bucketExpression(sql, bounds)} AS "bucket", "total_duration", count() AS "pages",
              toFloat64(coalesce(sum("scroll"), 0)) AS "scrolls", count("scroll") AS "scrolled"
       FROM engaged GROUP BY "site", "bucket", "total_duration"
-    ) AS d GROUP BY "site", "bucket"`;
-  const sentinel = `
-    UNION ALL
-    SELECT CAST(NULL AS Nullable(String)), CAST(NULL AS Nullable(UInt32)), CAST([] AS Array(Tuple(Float64, UInt64))), toFloat64(0), toUInt64(0),
-           ${staleCount(sql, tables, scope, days, true)}`;
-  return `WITH ${engagedCte(sql, tables, scope, days, filters, part)} ${parts} ${readsOpen(part) ? sentinel : ''}`;
+    ) AS d GROUP BY "site", "bucket"`
+  );
 }
 
 /**
@@ -345,9 +324,8 @@ function rawBucketsAndTotal(raw: string, bucket: string): string {
  * One site's pageviews and visitors (traffic.ts) under the filters, from the slots of the named
  * days that can answer these buckets (of the filters' variant, whole days: sealed-days.ts trafficDays) and the
  * rows of the rest of the range: rows of `part` 'bucket' (when there is more than one) and
- * 'total' (partial sums of `part`), and with the open part a sentinel row (`part` NULL) carrying
- * `stale`. Raw rows count visitors per UTC day, summed. A slot keeps no row's labels: under
- * filters no variant answers, the counts come from rows.
+ * 'total', partial sums of `part`. Raw rows count visitors per UTC day, summed. A slot keeps no
+ * row's labels: under filters no variant answers, the counts come from rows.
  */
 export function clickhouseRolledCounts(
   sql: ClickHouseSql,
@@ -357,7 +335,7 @@ export function clickhouseRolledCounts(
   days: RolledDays,
   filters: readonly FilterClause[],
   part: RolledPart,
-): string {
+): string | null {
   const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
   const answered = countsScope(days, filters) ? trafficDays(wholeDays(days.built, range), bounds) : [];
   const slotDays = onlyDays(days, answered);
@@ -379,14 +357,7 @@ export function clickhouseRolledCounts(
     sources.push(`SELECT x.1 AS "part", x.2 AS "bucket", x.3 AS "pageviews", x.4 AS "visitors" FROM (SELECT ${each} AS "per" FROM ${slots} AS s) AS a ARRAY JOIN "per" AS x`);
   }
   if (raw) sources.push(bounds.length > 2 ? rawBucketsAndTotal(raw, rawBucket(sql, bounds, ranges)) : `SELECT 'total' AS "part", toUInt32(0) AS "bucket", count() AS "pageviews", ${sql.visitors} AS "visitors" FROM ${raw} AS r GROUP BY ${DAY}`);
-  const counts =
-    sources.length === 0
-      ? `SELECT CAST(NULL AS Nullable(String)) AS "part", CAST(NULL AS Nullable(UInt32)) AS "bucket", toUInt64(0) AS "pageviews", toUInt64(0) AS "visitors", CAST(NULL AS Nullable(UInt64)) AS "stale" WHERE false`
-      : `SELECT toNullable("part") AS "part", if("part" = 'total', NULL, toNullable("bucket")) AS "bucket", sum("pageviews") AS "pageviews", sum("visitors") AS "visitors",
-           CAST(NULL AS Nullable(UInt64)) AS "stale"
-         FROM (${sources.join(' UNION ALL ')}) AS p GROUP BY "part", "bucket"`;
-  if (!readsOpen(part)) return counts;
-  return `${counts}
-    UNION ALL
-    SELECT CAST(NULL AS Nullable(String)), CAST(NULL AS Nullable(UInt32)), toUInt64(0), toUInt64(0), ${staleCount(sql, tables, site, days, false)}`;
+  if (sources.length === 0) return null;
+  return `SELECT "part", if("part" = 'total', NULL, toNullable("bucket")) AS "bucket", sum("pageviews") AS "pageviews", sum("visitors") AS "visitors"
+    FROM (${sources.join(' UNION ALL ')}) AS p GROUP BY "part", "bucket"`;
 }

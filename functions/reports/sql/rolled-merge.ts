@@ -10,14 +10,10 @@
 import type { ResultRow } from './dialect.ts';
 import { num } from './text.ts';
 
-/** Whether a row is a read's sentinel (it carries `stale`, no answer). */
-export const isSentinel = (row: ResultRow) => row.stale !== null && row.stale !== undefined;
-
-/** Rows added up per value of `key`: `sums` added, `maxes` the greatest (NULLs skipped); sentinels left out. */
+/** Rows added up per value of `key`: `sums` added, `maxes` the greatest (NULLs skipped). */
 export function sumRows(rows: readonly ResultRow[], key: readonly string[], sums: readonly string[], maxes: readonly string[] = []): ResultRow[] {
   const merged = new Map<string, ResultRow>();
   for (const row of rows) {
-    if (isSentinel(row)) continue;
     const k = JSON.stringify(key.map((c) => row[c] ?? null));
     const into = merged.get(k);
     if (!into) {
@@ -79,7 +75,6 @@ export function engagementOfParts(rows: readonly ResultRow[]): ResultRow[] {
     into.scrolled += num(row.scrolled);
   };
   for (const row of rows) {
-    if (isSentinel(row) || row.site === null || row.site === undefined) continue;
     add(row.site, num(row.bucket), row);
     add(row.site, null, row);
   }
