@@ -50,6 +50,9 @@ const BATCH_PARAMS_CHARS = 256 * 1024;
 
 /** Sealed answers kept, the least recently used dropped first: sums per bucket or name, a few KB each. */
 const SEALED_ANSWERS = 128;
+/** Open answers kept, likewise, and sites whose last marks are remembered. */
+const OPEN_ANSWERS = 128;
+const SITES_KEPT = 1024;
 
 interface Waiting extends Statement {
   answer(rows: ResultRow[]): void;
@@ -105,21 +108,21 @@ export class ClickHouseQueryRunner implements QueryRunner {
     return this.runKept(this.waitingShared, Infinity, build);
   }
 
-  /** A statement's answer from `kept` (by its text and parameters, the least recently used dropped past `most`), else run and kept there. */
-  private async runKept(kept: Map<string, Promise<ResultRow[]>>, most: number, build: (sql: ClickHouseSql) => string | null): Promise<ResultRow[]> {
+  /** A statement's key: its text and parameters as built apart from any batch; null when it reads nothing. */
+  async keyOf(build: (sql: ClickHouseSql) => string | null): Promise<string | null> {
     const keyed = new ClickHouseSql(this.events.table, await this.events.listing(), 'k_');
     const text = build(keyed);
-    if (text === null) return [];
-    const key = `${text}\n${JSON.stringify(keyed.params)}`;
-    const known = kept.get(key);
-    if (known) {
-      kept.delete(key);
-      kept.set(key, known);
-      return known;
-    }
+    return text === null ? null : `${text}\n${JSON.stringify(keyed.params)}`;
+  }
+
+  /** A statement's answer from `kept` (by its key, the least recently used dropped past `most`), else run and kept there. */
+  private async runKept(kept: Map<string, Promise<ResultRow[]>>, most: number, build: (sql: ClickHouseSql) => string | null): Promise<ResultRow[]> {
+    const key = await this.keyOf(build);
+    if (key === null) return [];
+    const known = recall(kept, key);
+    if (known) return known;
     const answer = this.runClickHouse(build);
-    kept.set(key, answer);
-    if (kept.size > most) kept.delete(kept.keys().next().value as string);
+    keep(kept, key, answer, most);
     answer.catch(() => {
       if (kept.get(key) === answer) kept.delete(key);
     });
@@ -149,6 +152,23 @@ export class ClickHouseQueryRunner implements QueryRunner {
   }
 }
 
+/** A kept value, now the most recently used. */
+function recall<V>(kept: Map<string, V>, key: string): V | undefined {
+  const value = kept.get(key);
+  if (value !== undefined) {
+    kept.delete(key);
+    kept.set(key, value);
+  }
+  return value;
+}
+
+/** Keeps a value, dropping the least recently used past `most`. */
+function keep<V>(kept: Map<string, V>, key: string, value: V, most: number): void {
+  kept.delete(key);
+  kept.set(key, value);
+  if (kept.size > most) kept.delete(kept.keys().next().value as string);
+}
+
 /** A lists read's rows (list, name, value, visitors, last_seen) added up over its parts. */
 const listRows = (rows: readonly ResultRow[]) => sumRows(rows, ['list', 'name'], ['value', 'visitors'], ['last_seen']);
 
@@ -162,6 +182,10 @@ export class ClickHouseReportStore extends SqlReportStore {
    * one a batch has marked stale since shows in the stale marks read with it, and the site is looked up again.
    */
   private readonly known = new Map<string, Map<number, UsableBuild>>();
+  /** Rolled reads' open (or whole) answers by statement, with the site's marks they stand for (rolled). */
+  private readonly openAnswers = new Map<string, { version: string; rows: ResultRow[] }>();
+  /** Each site's stale marks as the last rolled read of it saw them. */
+  private readonly siteMarks = new Map<string, string>();
 
   /** With `rollups` off, every report reads the rows (the tests compare both ways). `now` decides which days are sealed. */
   constructor(
@@ -213,14 +237,36 @@ export class ClickHouseReportStore extends SqlReportStore {
         if (build.plain) plain.push(d);
       }
       const days = { ...range, built, builtAt, plain, variant };
-      const [sealed, open, marks] = await Promise.all([
+      const open = (sql: ClickHouseSql) => read(sql, days, split ? 'open' : 'whole');
+      const openKey = await this.clickhouse.keyOf(open);
+      const kept = openKey === null ? undefined : recall(this.openAnswers, openKey);
+      // The site's marks as a read that has finished saw them.
+      const site = buildsKey(scope, '');
+      const before = this.siteMarks.get(site);
+      const [sealed, marks, fresh] = await Promise.all([
         split && built.length > 0 ? this.clickhouse.runSealed((sql) => read(sql, days, 'sealed')) : [],
-        this.clickhouse.runClickHouse((sql) => read(sql, days, split ? 'open' : 'whole')),
-        built.length > 0 ? this.clickhouse.runShared((sql) => staleMarks(sql, this.events.rollups.tables, scope)) : [],
+        this.clickhouse.runShared((sql) => staleMarks(sql, this.events.rollups.tables, scope)),
+        kept || openKey === null ? null : this.clickhouse.runClickHouse(open),
       ]);
       const newest = new Map(marks.map((m) => [Number(m.day), Number(m.at)]));
-      if (staleBuilds(days, newest, kind === 'pages') === 0) return [...sealed, ...open];
-      this.known.delete(buildsKey(scope, variant));
+      if (staleBuilds(days, newest, kind === 'pages') > 0) {
+        this.known.delete(buildsKey(scope, variant));
+        continue;
+      }
+      // The site's marks as of this read: every batch marked in them stored its rows before it.
+      const version = JSON.stringify([...newest].sort((a, b) => a[0] - b[0]));
+      keep(this.siteMarks, site, version, SITES_KEPT);
+      if (openKey === null) return sealed;
+      if (fresh) {
+        // Read with the marks, so kept only when a finished read saw the same: their batches' rows were stored before this read began.
+        if (before === version) keep(this.openAnswers, openKey, { version, rows: fresh }, OPEN_ANSWERS);
+        return [...sealed, ...fresh];
+      }
+      if (kept?.version === version) return [...sealed, ...kept.rows];
+      // A batch marked the site since: the open part is read again, after the marks that keep it.
+      const rows = await this.clickhouse.runClickHouse(open);
+      keep(this.openAnswers, openKey, { version, rows }, OPEN_ANSWERS);
+      return [...sealed, ...rows];
     }
     return null;
   }
