@@ -33,7 +33,7 @@ import { engagementOfParts, sumRows } from '#reports/sql/rolled-merge.ts';
 import { engagementOf } from '#reports/sql/retention.ts';
 import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
 import { eventTotalsOf } from '#reports/sql/event-totals.ts';
-import { daysToBuild, rollupVariant, sealedDays, variantOf } from '#reports/sql/sealed-days.ts';
+import { daysToBuild, rollupVariant, sealedDays, UNFILTERED, variantOf } from '#reports/sql/sealed-days.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import { summaryListsOf, techListRows } from '#reports/sql/tech-lists.ts';
@@ -203,7 +203,7 @@ export class ClickHouseReportStore extends SqlReportStore {
    * sealed. Labels and slots are those of the scope's variant (sealed-days.ts rollupVariant: its
    * one `dim:value` clause), else the site's own, whose labels and slots then answer nothing.
    * `read` applies the scope's filters: to the stored pages, and to the rows a label or slot
-   * of its variant does not answer (read plain on the named days whose builds listed their copies).
+   * of its variant does not answer (read plain, on the days whose site's own build listed their copies).
    * The site's stale marks are read with it (one statement for all the reads a report sends
    * together): when a batch marked a named day stale before the read, the site's builds are looked
    * up again and the read runs again; after three such races the rows answer.
@@ -226,31 +226,40 @@ export class ClickHouseReportStore extends SqlReportStore {
     const variant = variantOf(filters);
     for (let attempt = 0; attempt < 3; attempt++) {
       const builds = await this.builds(scope, kind, filters, range.first, range.last);
+      // A day's rows read plain less the copies the site's own build listed, as remembered (a variant's read builds none of them).
+      const own = variant === UNFILTERED ? builds : (this.known.get(buildsKey(scope, UNFILTERED)) ?? new Map<number, UsableBuild>());
       const built: number[] = [];
       const builtAt: number[] = [];
       const plain: number[] = [];
+      const plainAt: number[] = [];
       for (let d = range.first; d <= range.last; d++) {
         const build = builds.get(d);
-        if (!build || !usableFor(build, kind)) continue;
-        built.push(d);
-        builtAt.push(build.builtAt);
-        if (build.plain) plain.push(d);
+        if (build && usableFor(build, kind)) {
+          built.push(d);
+          builtAt.push(build.builtAt);
+        }
+        const ownBuild = own.get(d);
+        if (ownBuild?.plain && usableFor(ownBuild, kind)) {
+          plain.push(d);
+          plainAt.push(ownBuild.builtAt);
+        }
       }
-      const days = { ...range, built, builtAt, plain, variant };
+      const days = { ...range, built, builtAt, plain, plainAt, variant };
       const open = (sql: ClickHouseSql) => read(sql, days, split ? 'open' : 'whole');
       const openKey = await this.clickhouse.keyOf(open);
       const kept = openKey === null ? undefined : recall(this.openAnswers, openKey);
       // The site's marks as a read that has finished saw them.
-      const site = buildsKey(scope, '');
+      const site = buildsKey(scope, UNFILTERED);
       const before = this.siteMarks.get(site);
       const [sealed, marks, fresh] = await Promise.all([
-        split && built.length > 0 ? this.clickhouse.runSealed((sql) => read(sql, days, 'sealed')) : [],
+        split && built.length + plain.length > 0 ? this.clickhouse.runSealed((sql) => read(sql, days, 'sealed')) : [],
         this.clickhouse.runShared((sql) => staleMarks(sql, this.events.rollups.tables, scope)),
         kept || openKey === null ? null : this.clickhouse.runClickHouse(open),
       ]);
       const newest = new Map(marks.map((m) => [Number(m.day), Number(m.at)]));
       if (staleBuilds(days, newest, kind === 'pages') > 0) {
         this.known.delete(buildsKey(scope, variant));
+        this.known.delete(buildsKey(scope, UNFILTERED));
         continue;
       }
       // The site's marks as of this read: every batch marked in them stored its rows before it.
@@ -263,10 +272,10 @@ export class ClickHouseReportStore extends SqlReportStore {
         return [...sealed, ...fresh];
       }
       if (kept?.version === version) return [...sealed, ...kept.rows];
-      // A batch marked the site since: the open part is read again, after the marks that keep it.
-      const rows = await this.clickhouse.runClickHouse(open);
-      keep(this.openAnswers, openKey, { version, rows }, OPEN_ANSWERS);
-      return [...sealed, ...rows];
+      // A batch marked the site since: the open part is read again, after the marks. Its answer is not kept: on a
+      // site that batches keep marking, the next read then sends the open part with the marks, in one request.
+      this.openAnswers.delete(openKey);
+      return [...sealed, ...(await this.clickhouse.runClickHouse(open))];
     }
     return null;
   }

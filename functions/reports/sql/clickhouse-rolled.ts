@@ -40,14 +40,21 @@ export interface RolledTables {
   stale: string;
 }
 
+/** Days (ascending) and the stamp of the build named for each. */
+interface NamedBuilds {
+  built: readonly number[];
+  builtAt: readonly number[];
+}
+
 /**
  * Sealed days of the range (the days it only cuts into too), for each usable day (`built`,
- * ascending) its build's stamp, those of them whose rows read plain (their builds listed
- * their copies: adapters/clickhouse/rollups.ts), and the builds' variant (sealed-days.ts rollupVariant).
+ * ascending) its build's stamp, and the builds' variant (sealed-days.ts rollupVariant). The days
+ * whose rows read plain (`plain`, ascending) are those whose usable build of the site's own rows
+ * listed their copies (adapters/clickhouse/rollups.ts), `plainAt` its stamp: of any variant's read.
  */
-export interface RolledDays extends SealedDays {
-  builtAt: readonly number[];
+export interface RolledDays extends SealedDays, NamedBuilds {
   plain: readonly number[];
+  plainAt: readonly number[];
   variant: string;
 }
 
@@ -60,11 +67,16 @@ const readsOpen = (part: RolledPart) => part !== 'sealed';
 /** Whether the named builds' labels and slots count the scope's rows: they are of its filters' variant. */
 const countsScope = (days: RolledDays, filters: readonly FilterClause[]) => rollupVariant(filters) === days.variant;
 
+/** The builds of `days` (days and stamps) kept by `keep`. */
+function namedWhere(days: readonly number[], stamps: readonly number[], keep: (day: number) => boolean): NamedBuilds {
+  const at = days.map((d, i) => [d, stamps[i] as number] as const).filter(([d]) => keep(d));
+  return { built: at.map(([d]) => d), builtAt: at.map(([, b]) => b) };
+}
+
 /** The named builds of only the days `keep` (some of `days.built`, ascending). */
 function onlyDays(days: RolledDays, keep: readonly number[]): RolledDays {
   const kept = new Set(keep);
-  const at = days.built.map((d, i) => [d, days.builtAt[i] as number] as const).filter(([d]) => kept.has(d));
-  return { ...days, built: at.map(([d]) => d), builtAt: at.map(([, b]) => b), plain: days.plain.filter((d) => kept.has(d)) };
+  return { ...days, ...namedWhere(days.built, days.builtAt, (d) => kept.has(d)) };
 }
 
 const DAY = `intDiv("ts", ${DAY_MS})`;
@@ -91,7 +103,7 @@ function rolledLabels(sql: ClickHouseSql, tables: RolledTables, scope: ReportSco
 }
 
 /** A rollup table's rows of the site's named days, each of the build named for its day. */
-function ofNamedBuilds(sql: ClickHouseSql, site: SiteRef, days: RolledDays): string {
+function ofNamedBuilds(sql: ClickHouseSql, site: SiteRef, days: NamedBuilds): string {
   const named = sql.bind(days.built, 'Array(Int32)');
   return `"site" = ${sql.value(site.site)} AND "registration" = ${sql.value(site.registration)}
       AND "day" IN ${named} AND "built_at" = transform("day", ${named}, ${sql.bind(days.builtAt, 'Array(Int64)')}, toInt64(-1))`;
@@ -111,10 +123,13 @@ export const staleMarks = (sql: ClickHouseSql, tables: RolledTables, site: SiteR
  */
 export function staleBuilds(days: RolledDays, marks: ReadonlyMap<number, number>, nextDay: boolean): number {
   const markedSince = (day: number, builtAt: number) => (marks.get(day) ?? -Infinity) >= builtAt;
-  return days.built.filter((day, i) => {
-    const builtAt = days.builtAt[i] as number;
-    return markedSince(day, builtAt) || (nextDay && markedSince(day + 1, builtAt));
-  }).length;
+  const stale = (named: readonly number[], stamps: readonly number[]) =>
+    named.filter((day, i) => {
+      const builtAt = stamps[i] as number;
+      return markedSince(day, builtAt) || (nextDay && markedSince(day + 1, builtAt));
+    }).length;
+  // The builds whose copies a plain read leaves out are named too.
+  return stale(days.built, days.builtAt) + stale(days.plain, days.plainAt);
 }
 
 /**
@@ -136,7 +151,7 @@ function rowsOutside(
   part: RolledPart,
 ): { rows: string | null; ranges: [number, number][] } {
   const skip = new Set(answered);
-  const plain = onlyDays(days, days.plain.filter((d) => !skip.has(d)));
+  const plain = namedWhere(days.plain, days.plainAt, (d) => !skip.has(d));
   const windowed = rowRanges(scope, { ...days, built: [...answered, ...plain.built].sort((a, b) => a - b) });
   const plainRanges = dayRanges(plain.built, scope);
   const windowedRows = windowed.length === 0 || !readsOpen(part) ? null : sql.canonicalOf(kinds, [scope], windowed, columns);
