@@ -360,7 +360,9 @@ export class ClickHouseReportStore extends SqlReportStore {
     const bounds = scope.boundaries;
     if (!site || scope.sites.length > 1) return super.countRows(scope);
     const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
-    const rolled = await this.rolled(range, 'labels', (sql, days, part) => clickhouseRolledCounts(sql, this.events.rollups.tables, site, bounds, days, scope.filters, part));
+    const rolled = await this.rolled(range, 'labels', (sql, days, part) =>
+      clickhouseRolledCounts(sql, this.events.rollups.tables, { site, bounds, days, filters: scope.filters, part }),
+    );
     if (!rolled) return super.countRows(scope);
     const rows = sumRows(rolled, ['part', 'bucket'], ['pageviews', 'visitors']);
     const part = (name: string) => rows.filter((r) => r.part === name).map((r) => ({ ...r, site: site.site }));
@@ -374,7 +376,7 @@ export class ClickHouseReportStore extends SqlReportStore {
     if (!site || scope.sites.length > 1) return super.engagementRows(scope);
     const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
     const rows = await this.rolled(range, 'pages', (sql, days, part) =>
-      clickhouseRolledEngagement(sql, this.events.rollups.tables, site, bounds, days, scope.filters, part),
+      clickhouseRolledEngagement(sql, this.events.rollups.tables, { site, bounds, days, filters: scope.filters, part }),
     );
     return rows ? engagementOfParts(rows) : super.engagementRows(scope);
   }

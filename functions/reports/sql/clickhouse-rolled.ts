@@ -274,6 +274,17 @@ function engagedCte(
     engaged AS (${parts.join(' UNION ALL ')})`;
 }
 
+/** A rolled traffic read: one site's buckets (`bounds`, its range from the first to the last), the named days, the filters and the part. */
+export interface TrafficRead {
+  site: SiteRef;
+  bounds: readonly number[];
+  days: RolledDays;
+  filters: readonly FilterClause[];
+  part: RolledPart;
+}
+
+const rangeOf = (site: SiteRef, bounds: readonly number[]) => ({ ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number });
+
 /** Retention's counts (retention.ts) over the engaged pages `part` reads. */
 export function clickhouseRolledRetention(
   sql: ClickHouseSql,
@@ -293,17 +304,8 @@ export function clickhouseRolledRetention(
  * site and bucket of `bounds`, over the engaged pages `part` reads, each qualifying total (at least
  * 5 s) with how many pages have it (`totals`), and the scrolls' sum and count.
  */
-export function clickhouseRolledEngagement(
-  sql: ClickHouseSql,
-  tables: RolledTables,
-  site: SiteRef,
-  bounds: readonly number[],
-  days: RolledDays,
-  filters: readonly FilterClause[],
-  part: RolledPart,
-): string | null {
-  const scope = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
-  const engaged = engagedCte(sql, tables, scope, days, filters, part);
+export function clickhouseRolledEngagement(sql: ClickHouseSql, tables: RolledTables, { site, bounds, days, filters, part }: TrafficRead): string | null {
+  const engaged = engagedCte(sql, tables, rangeOf(site, bounds), days, filters, part);
   return (
     engaged &&
     `WITH ${engaged}
@@ -342,16 +344,8 @@ function rawBucketsAndTotal(raw: string, bucket: string): string {
  * 'total', partial sums of `part`. Raw rows count visitors per UTC day, summed. A slot keeps no
  * row's labels: under filters no variant answers, the counts come from rows.
  */
-export function clickhouseRolledCounts(
-  sql: ClickHouseSql,
-  tables: RolledTables,
-  site: SiteRef,
-  bounds: readonly number[],
-  days: RolledDays,
-  filters: readonly FilterClause[],
-  part: RolledPart,
-): string | null {
-  const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
+export function clickhouseRolledCounts(sql: ClickHouseSql, tables: RolledTables, { site, bounds, days, filters, part }: TrafficRead): string | null {
+  const range = rangeOf(site, bounds);
   const answered = countsScope(days, filters) ? trafficDays(wholeDays(days.built, range), bounds) : [];
   const slotDays = onlyDays(days, answered);
   const slots =
