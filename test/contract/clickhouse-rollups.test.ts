@@ -77,6 +77,18 @@ describe('ClickHouse daily rollups', () => {
     expect(await builtDays(site)).toEqual([0, 1, 2]);
   });
 
+  it('marks stale the days of rows a bulk load stored by SQL, once they are listed: a build made before reads them anew', async () => {
+    const site = newSite();
+    await events.saveEvents([pageview(site, 0, 1, 'a', '/x')]);
+    const scope = scopeOf(site, T0, T0 + DAY);
+    expect((await rolled.breakdown(scope, 'pages', 10)).map((r) => [r.name, r.value])).toEqual([['/x', 1]]);
+    expect(await builtDays(site)).toEqual([0]);
+    await events.executor.insert(`${events.database}.events`, [storedRow(pageview(site, 0, 2, 'b', '/x'))]);
+    await events.listStoredIn(T0, T0 + DAY);
+    expect(await builtDays(site)).toEqual([]);
+    expect((await rolled.breakdown(scope, 'pages', 10)).map((r) => [r.name, r.value])).toEqual([['/x', 2]]);
+  });
+
   it('marks the next day stale too: a late row can make a stored row of the next day a copy', async () => {
     const site = newSite();
     const later = row(site, 0, { id: 'page-1', ts: T0 + DAY + 3_600_000, visitor: 'a-1', path: '/x' });

@@ -140,12 +140,14 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   /**
-   * Lists the copies among every site's rows in [from, to], then the appends of its pages: for rows
-   * stored by SQL (a bulk load), not through saveEvents.
+   * Lists the copies among every site's rows in [from, to], then the appends of its pages, then
+   * marks their days stale, as a batch does after its rows: for rows stored by SQL (a bulk load),
+   * not through saveEvents.
    */
   async listStoredIn(from: number, to: number): Promise<void> {
     await this.listCopiesWhere('true', from, to, {});
     await this.listAppendsWhere('true', 'true', from, to, {});
+    await this.rollups.markStaleIn(from, to);
   }
 
   /**

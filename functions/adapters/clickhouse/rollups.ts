@@ -191,6 +191,20 @@ export class ClickHouseRollups {
   }
 
   /**
+   * Marks stale, for every site, each day holding rows stored in [from, to] and the day after (as a
+   * batch marks its days): for rows stored by SQL (a bulk load), not through saveEvents.
+   */
+  async markStaleIn(from: number, to: number): Promise<void> {
+    await this.executor.command(
+      `INSERT INTO ${this.tables.stale} (site, registration, day, at)
+       SELECT site, registration, toInt32(day + offset), toUnixTimestamp64Micro(now64(6))
+       FROM (SELECT DISTINCT site, registration, intDiv(ts, ${DAY_MS}) AS day FROM ${this.events} WHERE ts >= {from:Int64} AND ts <= {to:Int64}) AS d
+       ARRAY JOIN {offsets:Array(Int32)} AS offset`,
+      { from, to, offsets: STALE_OFFSETS },
+    );
+  }
+
+  /**
    * The site's days whose newest build (of the variant: '' the site's own rows) no stale mark of the
    * day is as new as, in day order; a variant's only while it is younger than VARIANT_DAYS.
    */
