@@ -24,6 +24,7 @@ import {
   clickhouseRolledRetention,
   clickhouseRolledSummaryLists,
   clickhouseRolledTechLists,
+  rangeOf,
   staleBuilds,
   staleMarks,
   type RolledDays,
@@ -228,23 +229,7 @@ export class ClickHouseReportStore extends SqlReportStore {
       const builds = await this.builds(scope, kind, filters, range.first, range.last);
       // A day's rows read plain less the copies the site's own build listed, as remembered (a variant's read builds none of them).
       const own = variant === UNFILTERED ? builds : (this.known.get(buildsKey(scope, UNFILTERED)) ?? new Map<number, UsableBuild>());
-      const built: number[] = [];
-      const builtAt: number[] = [];
-      const plain: number[] = [];
-      const plainAt: number[] = [];
-      for (let d = range.first; d <= range.last; d++) {
-        const build = builds.get(d);
-        if (build && usableFor(build, kind)) {
-          built.push(d);
-          builtAt.push(build.builtAt);
-        }
-        const ownBuild = own.get(d);
-        if (ownBuild?.plain && usableFor(ownBuild, kind)) {
-          plain.push(d);
-          plainAt.push(ownBuild.builtAt);
-        }
-      }
-      const days = { ...range, built, builtAt, plain, plainAt, variant };
+      const days = namedDays(range, kind, variant, builds, own);
       const open = (sql: ClickHouseSql) => read(sql, days, split ? 'open' : 'whole');
       const openKey = await this.clickhouse.keyOf(open);
       const kept = openKey === null ? undefined : recall(this.openAnswers, openKey);
@@ -252,7 +237,7 @@ export class ClickHouseReportStore extends SqlReportStore {
       const site = buildsKey(scope, UNFILTERED);
       const before = this.siteMarks.get(site);
       const [sealed, marks, fresh] = await Promise.all([
-        split && built.length + plain.length > 0 ? this.clickhouse.runSealed((sql) => read(sql, days, 'sealed')) : [],
+        split && days.built.length + days.plain.length > 0 ? this.clickhouse.runSealed((sql) => read(sql, days, 'sealed')) : [],
         this.clickhouse.runShared((sql) => staleMarks(sql, this.events.rollups.tables, scope)),
         kept || openKey === null ? null : this.clickhouse.runClickHouse(open),
       ]);
@@ -359,7 +344,7 @@ export class ClickHouseReportStore extends SqlReportStore {
     const [site] = scope.sites;
     const bounds = scope.boundaries;
     if (!site || scope.sites.length > 1) return super.countRows(scope);
-    const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
+    const range = { ...rangeOf(site, bounds), filters: scope.filters };
     const rolled = await this.rolled(range, 'labels', (sql, days, part) =>
       clickhouseRolledCounts(sql, this.events.rollups.tables, { site, bounds, days, filters: scope.filters, part }),
     );
@@ -374,7 +359,7 @@ export class ClickHouseReportStore extends SqlReportStore {
     const [site] = scope.sites;
     const bounds = scope.boundaries;
     if (!site || scope.sites.length > 1) return super.engagementRows(scope);
-    const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters: scope.filters };
+    const range = { ...rangeOf(site, bounds), filters: scope.filters };
     const rows = await this.rolled(range, 'pages', (sql, days, part) =>
       clickhouseRolledEngagement(sql, this.events.rollups.tables, { site, bounds, days, filters: scope.filters, part }),
     );
@@ -384,3 +369,21 @@ export class ClickHouseReportStore extends SqlReportStore {
 
 /** Whether a build answers for `kind`: pages also need no mark of the next day as new. */
 const usableFor = (build: UsableBuild, kind: RollupKind) => kind === 'labels' || build.pages;
+
+/** The days of `range` a read names: the usable builds of `kind` of its variant, and the days whose site's own build (`own`) lets their rows read plain. */
+function namedDays(range: { first: number; last: number }, kind: RollupKind, variant: string, builds: ReadonlyMap<number, UsableBuild>, own: ReadonlyMap<number, UsableBuild>): RolledDays {
+  const days = { ...range, built: [] as number[], builtAt: [] as number[], plain: [] as number[], plainAt: [] as number[], variant };
+  for (let d = range.first; d <= range.last; d++) {
+    const build = builds.get(d);
+    if (build && usableFor(build, kind)) {
+      days.built.push(d);
+      days.builtAt.push(build.builtAt);
+    }
+    const ownBuild = own.get(d);
+    if (ownBuild?.plain && usableFor(ownBuild, kind)) {
+      days.plain.push(d);
+      days.plainAt.push(ownBuild.builtAt);
+    }
+  }
+  return days;
+}

@@ -283,7 +283,8 @@ export interface TrafficRead {
   part: RolledPart;
 }
 
-const rangeOf = (site: SiteRef, bounds: readonly number[]) => ({ ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number });
+/** One site's range from the first of its buckets' bounds to the last. */
+export const rangeOf = (site: SiteRef, bounds: readonly number[]) => ({ ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number });
 
 /** Retention's counts (retention.ts) over the engaged pages `part` reads. */
 export function clickhouseRolledRetention(
