@@ -68,6 +68,8 @@ async function verifySite([hostname]: string[]) {
       process.exitCode = 1;
       return;
     }
+    // A running server takes the change in before this command returns: its next beacon is stored.
+    await store.siteChanged(site.hostname);
     console.log(`${site.hostname} verified at ${site.verified_at}`);
   } finally {
     await store.close();

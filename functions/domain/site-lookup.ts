@@ -80,3 +80,8 @@ export function siteChanged(services: SiteCaches, hostname: string, site: SiteRe
     services.missingSites.delete(hostname);
   }
 }
+
+/** A change another process made (the operator's CLI): the registration is read again now, so this instance's view changes at once. */
+export async function siteRead(services: SiteLookup, hostname: string): Promise<void> {
+  siteChanged(services, hostname, await services.registry.getSite(hostname));
+}

@@ -6,6 +6,7 @@ import { withInstanceState, type Services } from '#platform/services.ts';
 import { groupHandlers } from '#http/handlers/index.ts';
 import { createLocalServer } from './http-server.ts';
 import { assertDataDirFree } from './startup.ts';
+import { siteRead } from '#domain/site-lookup.ts';
 import { scheduleSaltRotation } from '#workers/rotate-salts.ts';
 import { buildDashboard, type BuiltDashboard } from '#dashboard/build.ts';
 import type { DashboardConfig } from '#dashboard/config.ts';
@@ -41,6 +42,12 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
   const built = await (dashboardBuild ??= buildDashboard());
   const runtime = await startLocalRuntime(config, options);
   const services = withInstanceState(runtime.adapters, { collectorInProcess: true });
+  services.heldRows = await runtime.holdRows(services.collectorDrops);
+  runtime.onSiteChanged(async (hostname) => {
+    await siteRead(services, hostname);
+    // A check that failed before the change no longer holds back the next one.
+    services.verifyAttempts.delete(hostname);
+  });
   const stopRotation = scheduleSaltRotation(services.registry, () => services.clock.now(), options.timers);
   const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies, services, dashboard: localDashboard(config, runtime, built) });
   try {

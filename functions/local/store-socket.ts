@@ -8,7 +8,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
+import { Agent, request, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -48,10 +48,44 @@ function storeRequestAllowed(headers: IncomingHttpHeaders, secret: string): bool
   return timingSafeEqual(digest(given), digest(secret));
 }
 
+/**
+ * The running server's notices, on the same door: `npm run admin` changed a site behind the
+ * server's caches (verify-site), and the server re-reads it at once instead of within its TTL.
+ */
+export const SITE_CHANGED_PATH = '/tinytrack/site-changed';
+/** A hostname is at most 253 characters; anything longer is not one. */
+const MAX_NOTICE_BYTES = 1024;
+
+export type SiteChangedListener = (hostname: string) => Promise<void>;
+
+/** Reads a notice's body (a hostname) and answers once the server has taken it in. */
+function siteChangedNotice(req: IncomingMessage, res: ServerResponse, listeners: readonly SiteChangedListener[]): void {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  req.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes <= MAX_NOTICE_BYTES) chunks.push(chunk);
+  });
+  req.on('end', () => {
+    const hostname = Buffer.concat(chunks).toString('utf8');
+    if (bytes > MAX_NOTICE_BYTES || hostname === '') {
+      res.writeHead(400).end();
+      return;
+    }
+    Promise.all(listeners.map((listener) => listener(hostname))).then(
+      () => res.writeHead(204).end(),
+      () => res.writeHead(500).end(),
+    );
+  });
+}
+
 /** `listener` behind the check: a refused request is answered 403 here and never forwarded. */
-function guardStore(listener: RequestListener, secret: string): RequestListener {
+function guardStore(listener: RequestListener, secret: string, notices: readonly SiteChangedListener[]): RequestListener {
   return (req, res) => {
-    if (storeRequestAllowed(req.headers, secret)) return listener(req, res);
+    if (storeRequestAllowed(req.headers, secret)) {
+      if (req.method === 'POST' && req.url === SITE_CHANGED_PATH) return siteChangedNotice(req, res, notices);
+      return listener(req, res);
+    }
     req.resume();
     res.writeHead(403, { 'content-type': 'application/x-amz-json-1.0', connection: 'close' });
     res.end(JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#AccessDeniedException', message: 'store request refused' }));
@@ -101,6 +135,8 @@ function socketPath(dataDir: string): string {
 
 export interface StoreDoor {
   address: StoreAddress;
+  /** Called for each site-changed notice (`notifySiteChanged`); the notice is answered once every listener is done. */
+  onSiteChanged(listener: SiteChangedListener): void;
   /** Unlinks the socket and forgets the address, so no new client finds the store; call before closing the server. */
   remove(): void;
 }
@@ -116,9 +152,10 @@ export async function openStoreDoor(server: Server, dataDir: string): Promise<St
   await clearSocket(socketInDataDir(dataDir), dataDir);
 
   const secret = randomBytes(32).toString('base64url');
+  const notices: SiteChangedListener[] = [];
   const listeners = server.listeners('request') as RequestListener[];
   server.removeAllListeners('request');
-  for (const listener of listeners) server.on('request', guardStore(listener, secret));
+  for (const listener of listeners) server.on('request', guardStore(listener, secret, notices));
 
   const socket = socketPath(dataDir);
   await new Promise<void>((ok, fail) => {
@@ -132,6 +169,7 @@ export async function openStoreDoor(server: Server, dataDir: string): Promise<St
   writeFileSync(file, JSON.stringify(address), { flag: 'wx', mode: OWNER_FILE });
   return {
     address,
+    onSiteChanged: (listener) => notices.push(listener),
     remove: () => {
       rmSync(file, { force: true });
       removeSocket(socket, dataDir);
@@ -158,4 +196,20 @@ export function storeClient(address: StoreAddress): DynamoDBClient {
     { step: 'build', name: 'tinytrackStoreSecret' },
   );
   return client;
+}
+
+/** Tells the server behind `address` that `hostname` changed in its store; resolves once it has re-read it. */
+export function notifySiteChanged(address: StoreAddress, hostname: string): Promise<void> {
+  return new Promise((ok, fail) => {
+    const req = request(
+      { socketPath: address.socket, method: 'POST', path: SITE_CHANGED_PATH, headers: { host: STORE_HOST, [STORE_SECRET_HEADER]: address.secret } },
+      (res) => {
+        res.resume();
+        if (res.statusCode === 204) ok();
+        else fail(new Error(`the server did not take the notice (${res.statusCode})`));
+      },
+    );
+    req.on('error', fail);
+    req.end(hostname);
+  });
 }

@@ -22,8 +22,8 @@ export interface KeyState {
   keyTouches: TtlCache<string, true>;
 }
 
-/** Hostnames whose automatic verification ran lately. */
-export type VerifyState = Pick<CollectorMemory, 'verifyAttempts'>;
+/** Hostnames whose automatic verification ran lately, and the checks running now. */
+export type VerifyState = Pick<CollectorMemory, 'verifyAttempts' | 'verifyRuns'>;
 
 export const KEY_CACHE_TTL_MS = 30_000;
 export const MiB = 1024 * 1024;
@@ -41,6 +41,6 @@ export function keyState(clock: Clock): KeyState {
 }
 
 export function verifyState(clock: Clock): VerifyState {
-  return { verifyAttempts: new TtlCache(10_000, nowOf(clock)) };
+  return { verifyAttempts: new TtlCache(10_000, nowOf(clock)), verifyRuns: new Map() };
 }
 

@@ -17,7 +17,7 @@ import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
 import { ensureTable } from '#adapters/dynamodb/table.ts';
 import { JwtTokenVerifier } from '#adapters/jwt/jwt-token-verifier.ts';
 import { OWNER_DIR, ownDataDir } from '#local/data-dir.ts';
-import { openStoreDoor, readStoreAddress, storeClient } from '#local/store-socket.ts';
+import { notifySiteChanged, openStoreDoor, readStoreAddress, storeClient, type SiteChangedListener } from '#local/store-socket.ts';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, LOCAL_JWKS_URI, issuerJwks, loadIssuerKey } from '#local/local-issuer.ts';
 import type { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { openLocalEvents, type LocalEvents } from './local-events.ts';
@@ -35,9 +35,15 @@ import type { Timers } from '#workers/rotate-salts.ts';
 import { IconFiles } from '#adapters/icon-files/icon-files.ts';
 import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
 import { eventRowCodec } from '#adapters/receipt-journal/event-row-codec.ts';
+import { HeldRowsJournal } from '#adapters/receipt-journal/held-rows-journal.ts';
+import type { DropCounter } from '#domain/collector/drop.ts';
 
 export interface LocalStore {
   client: DynamoDBClient;
+  /** After a change made here: the server running on this store (another process) re-reads the site; nothing when the store is our own. */
+  siteChanged(hostname: string): Promise<void>;
+  /** Our own store: `listener` runs for each change another process announces (siteChanged). */
+  onSiteChanged(listener: SiteChangedListener): void;
   close(): Promise<void>;
 }
 
@@ -60,7 +66,7 @@ export async function startLocalStore(config: Readonly<Config>): Promise<LocalSt
     await close();
     throw e;
   }
-  return { client, close };
+  return { client, close, siteChanged: async () => {}, onSiteChanged: door.onSiteChanged };
 }
 
 /** The store of a server already running on DATA_DIR, or a private one when none runs. */
@@ -70,7 +76,14 @@ export async function openLocalStore(config: Readonly<Config>): Promise<LocalSto
     const client = storeClient(address);
     try {
       await ensureTable(client, config.tableName);
-      return { client, close: async () => client.destroy() };
+      return {
+        client,
+        close: async () => client.destroy(),
+        siteChanged: (hostname) => notifySiteChanged(address, hostname),
+        onSiteChanged: () => {
+          throw new Error('another process owns this store');
+        },
+      };
     } catch {
       client.destroy();
     }
@@ -112,6 +125,8 @@ export interface LocalRuntime {
   adapters: Adapters;
   /** The registry's DynamoDB client (dynalite), for what only the local server keeps there (login links). */
   store: DynamoDBClient;
+  /** Sites `npm run admin` changed behind this server's caches (LocalStore.onSiteChanged). */
+  onSiteChanged(listener: SiteChangedListener): void;
   events: EventStore;
   /** The embedded DuckDB store when it is the one in use; null on ClickHouse (CLICKHOUSE_URL). */
   duckdb: DuckDbEventStore | null;
@@ -119,6 +134,11 @@ export interface LocalRuntime {
   /** Import chunks, two at a time in the import worker. */
   importQueue: MemoryQueue<ImportChunkMessage>;
   importWorker: ImportWorker;
+  /**
+   * The collector's held rows (functions/ports/held-rows.ts) in their journal, counting the ones
+   * it drops into `drops`; rows an earlier run held are decided first.
+   */
+  holdRows(drops: DropCounter): Promise<HeldRowsJournal>;
   /** Drains the queue (nothing answered 200 is lost), then closes the stores. */
   close(): Promise<void>;
 }
@@ -174,6 +194,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   // Rows a crash left in the journal go to the store before anything collected from now on.
   const restored = eventQueue.restore(recovered);
   if (restored > 0) log.info('journal recovered', { rows: restored });
+  const held = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'held'), { codec: eventRowCodec });
   const tokens = config.auth
     ? new JwtTokenVerifier(config.auth)
     : new JwtTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: LOCAL_JWKS_URI, jwks: issuerJwks(loadIssuerKey(config.dataDir)) });
@@ -204,11 +225,23 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   return {
     adapters,
     store: store.client,
+    onSiteChanged: store.onSiteChanged,
     events,
     duckdb: local.duckdb,
     eventQueue,
     importQueue,
     importWorker,
+    holdRows: async (drops) => {
+      const heldRows = new HeldRowsJournal({
+        journal: held.journal,
+        queue: eventQueue,
+        dropped: (row) => drops.dropped('unverified', row.site),
+        failed: (e) => log.error('a held row stays journaled until the next start', { message: e.message }),
+      });
+      const decided = await heldRows.recover(held.recovered, registry);
+      if (held.recovered.length > 0) log.info('held rows recovered', { stored: decided });
+      return heldRows;
+    },
     close: async () => {
       // Chunks in flight stop unrecorded; they run again after the next start (resume).
       for (const stop of stopReplays) stop();
@@ -219,6 +252,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
       await eventQueue.drain();
       eventQueue.stop();
       await journal.close();
+      await held.journal.close();
       await local.close();
       await store.close();
     },

@@ -13,6 +13,7 @@ import type { TokenVerifier } from '#ports/token-verifier.ts';
 import type { PageChecker } from '#ports/page-checker.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import type { Queue } from '#ports/queue.ts';
+import type { HeldRows } from '#ports/held-rows.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 import type { ImportChunkMessage, ImportJobs } from '#ports/import-jobs.ts';
 import type { ImportSourceClient } from '#ports/import-source.ts';
@@ -46,6 +47,8 @@ export interface Adapters {
   importSource: ImportSourceClient;
   /** Sites' icons (functions/domain/site-icon.ts). */
   icons: IconStore;
+  /** Rows waiting for their site's running check (the collector's steps); absent on Lambda. */
+  heldRows?: HeldRows | undefined;
 }
 
 export type { CollectorState, KeyState, SiteCaches };

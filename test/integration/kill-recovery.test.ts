@@ -1,26 +1,26 @@
 /**
- * Durable receipt: the real `npm start` process is killed with SIGKILL while
- * beacons arrive at full speed; after a restart on the same DATA_DIR every
- * beacon that was answered 200 is stored, and none twice.
+ * Durable receipt: the real `npm start` process group (npm, its shell and the
+ * server) is killed with SIGKILL while beacons arrive at full speed; after a
+ * restart on the same DATA_DIR every beacon that was answered 200 is stored,
+ * and none twice.
  */
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { startServerProcess, startTestService } from '../support/local-node.ts';
+import { startServerProcess, startTestService, type ServerProcess } from '../support/local-node.ts';
 
-let child: ChildProcess | null = null;
+let child: ServerProcess | null = null;
 let dataDir = '';
 
 afterAll(() => {
-  child?.kill('SIGKILL');
+  child?.killGroup();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('kill -9 under load', () => {
-  it('stores every beacon answered 200 exactly once after a restart', { timeout: 120_000 }, async () => {
+  it('stores every beacon answered 200 exactly once after the whole process group is killed and restarted', { timeout: 120_000 }, async () => {
     // Register and verify a site with the in-process node, then hand DATA_DIR to a real server process.
     const setup = await startTestService();
     dataDir = setup.dataDir;
@@ -28,8 +28,8 @@ describe('kill -9 under load', () => {
     const site = await setup.site(owner, { prefix: 'kill' });
     await setup.stop({ keepData: true });
 
-    const started = await startServerProcess({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
-    child = started.proc;
+    const started = await startServerProcess({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' }, { viaNpm: true });
+    child = started;
     const acknowledged: string[] = [];
     let killed = false;
     const worker = async () => {
@@ -49,7 +49,7 @@ describe('kill -9 under load', () => {
     const workers = Array.from({ length: 16 }, worker);
     // Kill while beacons are still arriving: after a few thousand, well inside the writer's batch wait.
     while (acknowledged.length < 2_000) await new Promise((r) => setTimeout(r, 5));
-    child.kill('SIGKILL');
+    started.killGroup();
     killed = true;
     await Promise.all(workers);
     await started.exited;

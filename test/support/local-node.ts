@@ -146,16 +146,40 @@ export async function startTestService(env: Record<string, string> = {}, options
   return service;
 }
 
-/** Starts `npm start`'s entry in its own process and resolves with its URL once it listens. */
-export function startServerProcess(env: Record<string, string>): Promise<{ proc: ChildProcess; url: string; exited: Promise<unknown> }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], { cwd: join(import.meta.dirname, '..', '..'), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export interface ServerProcess {
+  proc: ChildProcess;
+  url: string;
+  exited: Promise<unknown>;
+  /** SIGKILL to the whole process group (with `npm`, npm and the shell it starts too), as a crash or an OOM kill of the group. */
+  killGroup(): void;
+}
+
+/**
+ * Starts `npm start`'s entry in a process group of its own and resolves with its URL once it
+ * listens. `viaNpm`: through `npm start` itself, as an operator runs it.
+ */
+export function startServerProcess(env: Record<string, string>, { viaNpm = false } = {}): Promise<ServerProcess> {
+  const [command, args] = viaNpm ? ['npm', ['start', '--silent']] : [process.execPath, ['--import', 'tsx', 'bin/local.ts']];
+  const proc = spawn(command, args, {
+    cwd: join(import.meta.dirname, '..', '..'),
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   const exited = once(proc, 'exit');
+  const killGroup = () => {
+    try {
+      process.kill(-(proc.pid as number), 'SIGKILL');
+    } catch {
+      // The group is gone already.
+    }
+  };
   return new Promise((ok, fail) => {
     let out = '';
     proc.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) ok({ proc, url: m[1] as string, exited });
+      if (m) ok({ proc, url: m[1] as string, exited, killGroup });
     });
     void exited.then(([code]) => fail(new Error(`server exited early (${code}): ${out}`)));
   });

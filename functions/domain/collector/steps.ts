@@ -17,6 +17,7 @@ import { drop, isDrop, type Drop } from './drop.ts';
 import { buildEventRow, type DailySalt } from './event-row.ts';
 import type { CollectorPayload } from './payload.ts';
 import type { EventRow } from '#ports/event-store.ts';
+import type { HeldRows } from '#ports/held-rows.ts';
 import type { Logger } from '#ports/logger.ts';
 import { QueueFullError, type Queue } from '#ports/queue.ts';
 import type { SiteRecord } from '#ports/registry.ts';
@@ -25,6 +26,11 @@ import type { SiteRecord } from '#ports/registry.ts';
 export interface CollectorMemory {
   /** Hostnames whose automatic verification ran lately (pending sites are re-checked every 15 s at most). */
   verifyAttempts: TtlCache<string, true>;
+  /**
+   * The automatic verification running now, by hostname (single-flight: beacons that arrive
+   * meanwhile wait for it); an entry lives as long as its check.
+   */
+  verifyRuns: Map<string, Promise<SiteRecord | null>>;
   /** Collector replay suppression by (site, id). */
   replays: TtlCache<string, true>;
   /** Today's visitor salt, so the registry is asked once a day per instance. */
@@ -39,10 +45,18 @@ export interface CollectorMemory {
 export interface CollectServices extends VerifyServices, CollectorMemory {
   eventQueue: Queue<EventRow>;
   log: Logger;
+  /**
+   * Where rows wait when their site's check outlasts VERIFY_WAIT_MS (a journal locally).
+   * Absent (Lambda, no local disk): the beacon waits for the whole check, which the page
+   * checker's own limits bound.
+   */
+  heldRows?: HeldRows | undefined;
 }
 
 /** Automatic verification runs at most this often per hostname and instance (a pending site is cached 15 s). */
 export const AUTO_VERIFY_INTERVAL_MS = 15_000;
+/** How long a beacon waits for its site's running check before its row is held (HeldRows) and it is answered. */
+export const VERIFY_WAIT_MS = 3_000;
 /**
  * How long this instance remembers a beacon's id to drop a quick resend before
  * it reaches the queue. Not the store's replay rule (REPLAY_WINDOW_MS, 24 h, in
@@ -80,18 +94,36 @@ function lookUpSite(services: CollectServices, hostname: string): SiteRecord | D
 
 /**
  * Verify: an unverified site gets one page check per interval and instance,
- * inline so that it also completes on Lambda. When it passes, the site is
- * verified and the beacon that triggered it is stored.
+ * inline so that it also completes on Lambda. The check is single-flight:
+ * every beacon that arrives while it runs waits for the same check, so a site
+ * going live loses none of its first beacons. Null: no check runs, and the
+ * last one, under AUTO_VERIFY_INTERVAL_MS ago, failed.
  */
-async function verified(services: CollectServices, site: SiteRecord, servedOrigin: string | undefined): Promise<SiteRecord | Drop> {
-  if (services.verifyAttempts.has(site.hostname)) return drop('unverified');
+function verificationRun(services: CollectServices, site: SiteRecord, servedOrigin: string | undefined): Promise<SiteRecord | null> | null {
+  const running = services.verifyRuns.get(site.hostname);
+  if (running) return running;
+  if (services.verifyAttempts.has(site.hostname)) return null;
   services.verifyAttempts.set(site.hostname, true, AUTO_VERIFY_INTERVAL_MS);
-  try {
-    const { site: after } = await runVerification(services, site, 'collect', { servedOrigin });
-    return isVerified(after) ? after : drop('unverified');
-  } catch {
-    return drop('unverified');
-  }
+  const run = runVerification(services, site, 'collect', { servedOrigin })
+    .then(
+      ({ site: after }) => (isVerified(after) ? after : null),
+      () => null,
+    )
+    .finally(() => services.verifyRuns.delete(site.hostname));
+  services.verifyRuns.set(site.hostname, run);
+  return run;
+}
+
+const WAITED_TOO_LONG = Symbol('waited too long');
+
+/** The run's outcome, or WAITED_TOO_LONG after `ms`. */
+function within<T>(run: Promise<T>, ms: number): Promise<T | typeof WAITED_TOO_LONG> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<typeof WAITED_TOO_LONG>((ok) => {
+    timer = setTimeout(() => ok(WAITED_TOO_LONG), ms);
+    timer.unref();
+  });
+  return Promise.race([run, bound]).finally(() => clearTimeout(timer));
 }
 
 /** Today's salt, asked of the registry once a day per instance; null when the salt store fails (the row then has no visitor hash). */
@@ -147,39 +179,65 @@ function markSeen(services: CollectServices, hostname: string, now: number): Pro
   });
 }
 
-/** Runs every step after validation: null when the row was taken, else why nothing was stored. */
-export async function collect(services: CollectServices, beacon: Beacon): Promise<Drop | null> {
-  const hostname = normalizedHostname(services.collectorCaches, beacon.payload.hostname);
-  if (isDrop(hostname)) return hostname;
-  const lookedUp = lookUpSite(services, hostname);
-  let site = lookedUp instanceof Promise ? await lookedUp : lookedUp;
-  if (isDrop(site)) return site;
-  if (!isVerified(site)) {
-    site = await verified(services, site, beacon.servedOrigin);
-    if (isDrop(site)) return site;
-  }
-  const now = services.clock.now().getTime();
+/** The beacon's row for `site`: salt, enrich (bot flag included), replay; a promise only when the salt must be read. */
+function rowFor(services: CollectServices, beacon: Beacon, site: SiteRecord, now: number): EventRow | Drop | Promise<EventRow | Drop> {
   const salt = dailySalt(services, now);
+  if (salt instanceof Promise) return salt.then((read) => rowWithSalt(services, beacon, site, now, read));
+  return rowWithSalt(services, beacon, site, now, salt);
+}
+
+function rowWithSalt(services: CollectServices, beacon: Beacon, site: SiteRecord, now: number, salt: DailySalt | null): EventRow | Drop {
   const built = buildEventRow(
     beacon.payload,
-    {
-      site: site.hostname,
-      registration: registrationOf(site),
-      append: beacon.append,
-      now,
-      ip: beacon.ip,
-      headerUa: beacon.headerUa,
-      salt: salt instanceof Promise ? await salt : salt,
-      newId: randomUUID,
-    },
+    { site: site.hostname, registration: registrationOf(site), append: beacon.append, now, ip: beacon.ip, headerUa: beacon.headerUa, salt, newId: randomUUID },
     services.collectorCaches,
   );
   if (isDrop(built)) return built;
-  const row = unlessReplay(services, built, beacon.payload.id !== null);
+  return unlessReplay(services, built, beacon.payload.id !== null);
+}
+
+/**
+ * The beacon of a site not verified yet: it waits for the site's check (at most
+ * VERIFY_WAIT_MS where rows can be held) and is stored when the check passes.
+ * A check that runs longer decides the held row when it ends.
+ */
+async function collectPending(services: CollectServices, beacon: Beacon, site: SiteRecord): Promise<Drop | null> {
+  const run = verificationRun(services, site, beacon.servedOrigin);
+  if (!run) return drop('unverified');
+  const held = services.heldRows;
+  const outcome = held ? await within(run, VERIFY_WAIT_MS) : await run;
+  if (outcome === null) return drop('unverified');
+  if (outcome !== WAITED_TOO_LONG) return collectVerified(services, beacon, outcome);
+  // Built from the record as it was (the same registration the check verifies); held decides it.
+  const row = await rowFor(services, beacon, site, services.clock.now().getTime());
+  if (isDrop(row)) return row;
+  try {
+    await (held as HeldRows).hold(row, run);
+    return null;
+  } catch (e) {
+    services.log.error('holding a row failed', { message: (e as Error).message });
+    return drop('enqueue_failed');
+  }
+}
+
+async function collectVerified(services: CollectServices, beacon: Beacon, site: SiteRecord): Promise<Drop | null> {
+  const now = services.clock.now().getTime();
+  const made = rowFor(services, beacon, site, now);
+  const row = made instanceof Promise ? await made : made;
   if (isDrop(row)) return row;
   const refused = await enqueue(services, row);
   if (refused) return refused;
   const seen = markSeen(services, site.hostname, now);
   if (seen) await seen;
   return null;
+}
+
+/** Runs every step after validation: null when the row was taken, else why nothing was stored. */
+export async function collect(services: CollectServices, beacon: Beacon): Promise<Drop | null> {
+  const hostname = normalizedHostname(services.collectorCaches, beacon.payload.hostname);
+  if (isDrop(hostname)) return hostname;
+  const lookedUp = lookUpSite(services, hostname);
+  const site = lookedUp instanceof Promise ? await lookedUp : lookedUp;
+  if (isDrop(site)) return site;
+  return isVerified(site) ? collectVerified(services, beacon, site) : collectPending(services, beacon, site);
 }
