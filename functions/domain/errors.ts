@@ -103,6 +103,22 @@ export class ScopeRequiredError extends ProductError {
 }
 
 /**
+ * Checks that fetch a third party's page (verification, a DNS claim) past their limit:
+ * `rate limited, retry in 6s`, with the same wait in Retry-After.
+ */
+export class ChecksRateLimitedError extends ProductError {
+  readonly kind = 'rate_limited';
+  static readonly kind = 'rate_limited';
+  static textFor = (seconds: number | string): string => `rate limited, retry in ${seconds}s`;
+  override readonly retryAfterSeconds: number;
+  constructor(seconds: number) {
+    super(ChecksRateLimitedError.textFor(seconds));
+    this.name = 'ChecksRateLimitedError';
+    this.retryAfterSeconds = seconds;
+  }
+}
+
+/**
  * Input a parser refused, with that parser's text: each parser exports the
  * texts it answers with (hostname.ts, site.ts, reports/query.ts,
  * imports/create-request.ts, auth.ts), and the OpenAPI document lists them

@@ -17,14 +17,33 @@ export class TokenBucketLimiter {
 
   /** Takes one token; false when the bucket is empty. */
   take(id: string): boolean {
+    return this.takeOrWait(id) === 0;
+  }
+
+  /** Milliseconds until `id` has a token (0: it has one now), taking none. */
+  waitMs(id: string): number {
+    const b = this.buckets.get(id);
+    return b ? this.msUntilToken(this.tokensAt(b, this.now())) : 0;
+  }
+
+  /** Takes one token and answers 0, or, when the bucket is empty, the milliseconds until it has one. */
+  takeOrWait(id: string): number {
     const t = this.now();
     const b = this.buckets.get(id);
-    const tokens = b ? Math.min(this.burst, b.tokens + ((t - b.at) / 1000) * this.refillPerSecond) : this.burst;
+    const tokens = b ? this.tokensAt(b, t) : this.burst;
     const allowed = tokens >= 1;
     if (b) this.buckets.delete(id);
     else if (this.buckets.size >= this.maxBuckets) this.evictLeastRecent();
     this.buckets.set(id, { tokens: allowed ? tokens - 1 : tokens, at: t });
-    return allowed;
+    return allowed ? 0 : this.msUntilToken(tokens);
+  }
+
+  private tokensAt(b: { tokens: number; at: number }, t: number): number {
+    return Math.min(this.burst, b.tokens + ((t - b.at) / 1000) * this.refillPerSecond);
+  }
+
+  private msUntilToken(tokens: number): number {
+    return tokens >= 1 ? 0 : ((1 - tokens) / this.refillPerSecond) * 1000;
   }
 
   /**

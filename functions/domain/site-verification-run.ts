@@ -8,6 +8,7 @@ import { judgeVerification, type SiteCheck, type Verification } from './site-ver
 import type { Clock } from '#ports/clock.ts';
 import type { PageCheck, PageChecker } from '#ports/page-checker.ts';
 import type { SiteRecord } from '#ports/registry.ts';
+import { cachedPageCheck, keepPageCheck, type SiteCheckState } from './site-checks.ts';
 
 /** The origins browsers load latest.js from (PUBLIC_URL's first). */
 export interface PublicOrigins {
@@ -18,6 +19,8 @@ export interface PublicOrigins {
 export interface VerifyServices extends SiteLookup, PublicOrigins {
   clock: Clock;
   pageChecker: PageChecker;
+  /** Where this instance keeps page checks (site-checks.ts); a fresh check replaces the kept one. */
+  pageChecks?: SiteCheckState['pageChecks'] | undefined;
 }
 
 export interface CheckOptions {
@@ -33,10 +36,14 @@ export function originsFor(services: PublicOrigins, { servedOrigin }: CheckOptio
   return servedOrigin && !services.publicOrigins.includes(servedOrigin) ? [...services.publicOrigins, servedOrigin] : services.publicOrigins;
 }
 
-/** Reads the page now and judges it, changing nothing (the setup view). */
-export async function checkSite(services: VerifyServices, site: SiteRecord, options: CheckOptions = {}): Promise<{ page: PageCheck; verification: Verification }> {
+/** Judges the page as checked within the last minute (or now), changing nothing (the setup view, icon refreshes). */
+export async function checkSite(
+  services: VerifyServices & Pick<SiteCheckState, 'pageChecks'>,
+  site: SiteRecord,
+  options: CheckOptions = {},
+): Promise<{ page: PageCheck; verification: Verification }> {
   const publicOrigins = originsFor(services, options);
-  const page = await services.pageChecker.checkPage({ hostname: site.hostname, verifyToken: site.verify_token, publicOrigins });
+  const page = await cachedPageCheck(services, { hostname: site.hostname, verifyToken: site.verify_token, publicOrigins });
   return { page, verification: judgeVerification(page, false, publicOrigins) };
 }
 
@@ -51,7 +58,9 @@ export async function runVerification(
   options: CheckOptions = {},
 ): Promise<{ site: SiteRecord; verification: Verification; page: PageCheck }> {
   const publicOrigins = originsFor(services, options);
-  const page = await services.pageChecker.checkPage({ hostname: site.hostname, verifyToken: site.verify_token, publicOrigins });
+  const request = { hostname: site.hostname, verifyToken: site.verify_token, publicOrigins };
+  const page = await services.pageChecker.checkPage(request);
+  keepPageCheck(services, request, page);
   let verification = judgeVerification(page, false, publicOrigins);
   if (!verification.ok && trigger === 'verify' && (await services.pageChecker.hasTxtRecord(site.hostname, site.verify_token))) {
     verification = judgeVerification(page, true, publicOrigins);

@@ -13,6 +13,7 @@ import {
   InvalidKeyError,
   KeysForbiddenError,
   RateLimitedError,
+  ChecksRateLimitedError,
   ScopeRequiredError,
   SignInRequiredError,
   StoreUnavailableError,
@@ -90,6 +91,8 @@ export const signIn: readonly Refusable[] = [SignInRequiredError, InvalidKeyErro
 export const scoped = (scope: Scope): readonly Refusable[] => [...signIn, scopeRefusal(scope)];
 /** Routes for an ID token only. */
 export const idOnly: readonly Refusable[] = [...signIn, KeysForbiddenError];
+/** Checks that fetch a site's page on demand (verify, claim verify): 10 a minute per account and per site; the text names the wait. */
+export const checksRateLimited: Refusable = { kind: ChecksRateLimitedError.kind, texts: [ChecksRateLimitedError.textFor('{seconds}')] };
 /** Changes a management key may make: burst 60, then 1 per second. */
 export const rateLimited: readonly Refusable[] = [RateLimitedError];
 /** Reads of a site anyone may read when it is verified and public. */

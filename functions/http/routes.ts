@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import * as s from './schemas.ts';
 import { createRouteMatcher, matchPath } from './route-match.ts';
-import { refusals, invalidInput, signIn, scoped, idOnly, rateLimited, siteReader, type Refusable, type ResponseDef, type RouteDef } from './route-def.ts';
+import { refusals, invalidInput, signIn, scoped, idOnly, rateLimited, checksRateLimited, siteReader, type Refusable, type ResponseDef, type RouteDef } from './route-def.ts';
 import {
   DailyImportLimitError,
   HostnameTakenError,
@@ -160,7 +160,7 @@ const productRoutes: RouteDef[] = [
     scope: 'manage',
     summary:
       "Run ownership verification now (this service's script or the verify token on the home page, or a DNS TXT record); returns the Site and the check's outcome.",
-    responses: { 200: { description: 'site after the check, passed or not', schema: s.VerifiedSite }, ...refusals(...scoped('manage'), UnknownSiteError, ...rateLimited) },
+    responses: { 200: { description: 'site after the check, passed or not', schema: s.VerifiedSite }, ...refusals(...scoped('manage'), UnknownSiteError, ...rateLimited, checksRateLimited) },
   },
   {
     method: 'GET',

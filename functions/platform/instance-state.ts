@@ -7,6 +7,7 @@ import { TtlCache } from '#domain/ttl-cache.ts';
 import { TokenBucketLimiter } from '#domain/rate-limit.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { SiteCaches } from '#domain/site-lookup.ts';
+import { siteCheckState, type SiteCheckState } from '#domain/site-checks.ts';
 import type { CollectorMemory } from '#domain/collector/steps.ts';
 import type { ManagementKeyRecord } from '#ports/registry.ts';
 
@@ -44,3 +45,6 @@ export function verifyState(clock: Clock): VerifyState {
   return { verifyAttempts: new TtlCache(10_000, nowOf(clock)), verifyRuns: new Map() };
 }
 
+
+/** Bounds on the page checks signed-in callers cause (domain/site-checks.ts). */
+export const checkState = (clock: Clock): SiteCheckState => siteCheckState(nowOf(clock));

@@ -20,7 +20,8 @@ import type { ImportSourceClient } from '#ports/import-source.ts';
 import type { SecretBox } from '#ports/secret-box.ts';
 import { DropCounts } from '#domain/recent-drops.ts';
 import { collectorState, type CollectorState } from './collector-state.ts';
-import { MiB, keyState, nowOf, siteCaches, type KeyState, type SiteCaches } from './instance-state.ts';
+import { MiB, checkState, keyState, nowOf, siteCaches, type KeyState, type SiteCaches } from './instance-state.ts';
+import type { SiteCheckState } from '#domain/site-checks.ts';
 
 export interface Adapters {
   config: Readonly<Config>;
@@ -54,7 +55,7 @@ export interface Adapters {
 export type { CollectorState, KeyState, SiteCaches };
 export type { VerifyState } from './instance-state.ts';
 
-export interface Services extends Adapters, SiteCaches, KeyState, CollectorState {
+export interface Services extends Adapters, SiteCaches, KeyState, CollectorState, SiteCheckState {
   /**
    * Collector drops by hostname as sent, for GET …/setup. Null where the collector runs in
    * other instances than the setup route (AWS: one Lambda per route group), so setup never
@@ -71,5 +72,12 @@ export interface InstanceOptions {
 /** Every adapter and every cache: one process serving all route groups (the local node). */
 export function withInstanceState(adapters: Adapters, { collectorInProcess = false }: InstanceOptions = {}): Services {
   const recentDrops = collectorInProcess ? new DropCounts(10_000, nowOf(adapters.clock), 4 * MiB) : null;
-  return { ...adapters, ...siteCaches(adapters.clock), ...keyState(adapters.clock), ...collectorState(adapters.clock, recentDrops), recentDrops };
+  return {
+    ...adapters,
+    ...siteCaches(adapters.clock),
+    ...keyState(adapters.clock),
+    ...collectorState(adapters.clock, recentDrops),
+    ...checkState(adapters.clock),
+    recentDrops,
+  };
 }

@@ -1,5 +1,5 @@
 /** The site registry over HTTP against the real local service (spec part 4 "Site registry"). */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PLAIN_PAGE, scriptPage, startTestService, unique, type TestService } from '../support/local-node.ts';
 import { HttpPageChecker, type HttpPageCheckerOptions } from '#adapters/http-page-checker/http-page-checker.ts';
 
@@ -348,9 +348,14 @@ describe('verification', () => {
 });
 
 describe('what verification accepts', () => {
-  const tokenOf = async (h: string) => (await svc.req('GET', `/api/sites/${h}`, { token: alice })).json.verify_token as string;
-  const verify = (h: string) => svc.req('POST', `/api/sites/${h}/verify`, { token: alice });
-  const setup = (h: string) => svc.req('GET', `/api/sites/${h}/setup`, { token: alice });
+  // Each test its own account: an account has 10 explicit checks a minute.
+  let verifier: string;
+  beforeEach(async () => {
+    verifier = await svc.token(`verifier-${unique('t')}`);
+  });
+  const tokenOf = async (h: string) => (await svc.req('GET', `/api/sites/${h}`, { token: verifier })).json.verify_token as string;
+  const verify = (h: string) => svc.req('POST', `/api/sites/${h}/verify`, { token: verifier });
+  const setup = (h: string) => svc.req('GET', `/api/sites/${h}/setup`, { token: verifier });
   const passed = (method: string) => ({ ok: true, method, reason: null, detail: expect.any(String) });
   const failed = (reason: string, detail: unknown = expect.any(String)) => ({ ok: false, method: null, reason, detail });
 
@@ -367,7 +372,7 @@ describe('what verification accepts', () => {
   }
 
   it("does not verify with Simple Analytics' own snippet, and says why in POST …/verify and setup", async () => {
-    const h = await svc.site(alice, { verify: false });
+    const h = await svc.site(verifier, { verify: false });
     svc.setPage(h, scriptPage('https://scripts.simpleanalyticscdn.com'));
     const r = await verify(h);
     expect(r.status).toBe(200);
@@ -381,7 +386,7 @@ describe('what verification accepts', () => {
   });
 
   it('does not verify with the token in an HTML comment or in body text', async () => {
-    const h = await svc.site(alice, { verify: false });
+    const h = await svc.site(verifier, { verify: false });
     const token = await tokenOf(h);
     for (const page of [`<html><head><!-- ${token} --></head><body></body></html>`, `<html><head></head><body><p>nice post ${token}</p></body></html>`]) {
       svc.setPage(h, page);
@@ -391,7 +396,7 @@ describe('what verification accepts', () => {
   });
 
   it('does not verify through a redirect to another host, and reports the redirect', async () => {
-    const h = await svc.site(alice, { verify: false });
+    const h = await svc.site(verifier, { verify: false });
     const elsewhere = unique('elsewhere');
     svc.setPage(elsewhere, svc.scriptPage);
     // localhost is the same server under another name: only the hostname differs.
@@ -403,7 +408,7 @@ describe('what verification accepts', () => {
   });
 
   it('follows a redirect on the same host', async () => {
-    const h = await svc.site(alice, { verify: false });
+    const h = await svc.site(verifier, { verify: false });
     const moved = unique('moved');
     svc.setPage(moved, svc.scriptPage);
     svc.setRedirect(h, `/${moved}/`);
@@ -411,13 +416,13 @@ describe('what verification accepts', () => {
   });
 
   it('reports an unreachable page with its status', async () => {
-    const h = await svc.site(alice, { verify: false });
+    const h = await svc.site(verifier, { verify: false });
     const r = await verify(h);
     expect(r.json.verification).toEqual(failed('unreachable', 'the page could not be read: HTTP 404'));
   });
 
   it("verifies with the script from the service's own origin, the default PUBLIC_URL", async () => {
-    const h = await svc.site(alice, { verify: false });
+    const h = await svc.site(verifier, { verify: false });
     svc.setPage(h, svc.scriptPage);
     const r = await verify(h);
     expect(r.json.verified_at).toMatch(/^\d{4}-/);
@@ -429,7 +434,7 @@ describe('what verification accepts', () => {
     ['a relative src', '<script src="latest.js"></script>'],
     ['a root-relative proxied path', '<script defer src="/stats/latest.js"></script>'],
   ])('verifies with a tracker proxied on the site: %s', async (_, tag) => {
-    const h = await svc.site(alice, { verify: false });
+    const h = await svc.site(verifier, { verify: false });
     svc.setPage(h, `<html><head>${tag}</head></html>`);
     expect((await verify(h)).json.verification).toEqual(passed('script'));
   });
@@ -439,7 +444,7 @@ describe('what verification accepts', () => {
       (t: string) => `<html><head><meta name="tinytrack-verification" content="${t}"></head><body>hi</body></html>`,
       (t: string) => `<html><head></head><body><script async src="https://cdn.example.test/app.js" data-verification="${t}"></script></body></html>`,
     ]) {
-      const h = await svc.site(alice, { verify: false });
+      const h = await svc.site(verifier, { verify: false });
       svc.setPage(h, place(await tokenOf(h)));
       const r = await verify(h);
       expect([r.json.verified_at, r.json.verification]).toEqual([expect.stringMatching(/^\d{4}-/), passed('token')]);
@@ -447,7 +452,7 @@ describe('what verification accepts', () => {
   });
 
   it('follows a redirect between the apex and www.', async () => {
-    const h = await svc.site(alice, { verify: false });
+    const h = await svc.site(verifier, { verify: false });
     const port = new URL(svc.pagesUrl).port;
     // Pages by name (Host header), every name resolving to the page server.
     const options = { urlTemplate: `http://{hostname}:${port}/`, lookup: async () => [{ address: '127.0.0.1', family: 4 }] };
@@ -460,7 +465,7 @@ describe('what verification accepts', () => {
   });
 
   it('verifies by DNS TXT record on POST …/verify only, never on collection', async () => {
-    const h = await svc.site(alice, { verify: false });
+    const h = await svc.site(verifier, { verify: false });
     const token = await tokenOf(h);
     svc.setPage(h, PLAIN_PAGE);
     const asked: string[] = [];
@@ -481,7 +486,7 @@ describe('what verification accepts', () => {
   });
 
   it('does not verify by a DNS TXT record holding another token', async () => {
-    const h = await svc.site(alice, { verify: false });
+    const h = await svc.site(verifier, { verify: false });
     svc.setPage(h, PLAIN_PAGE);
     await withChecker({ resolveTxt: async () => [['tinytrack-verification=tt-verify-someone-else']] }, async () => {
       const r = await verify(h);

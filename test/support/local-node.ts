@@ -15,6 +15,7 @@ import { loadConfig } from '#platform/config.ts';
 import { startLocalNode, type LocalNode } from '#local/node.ts';
 import type { LocalRuntimeOptions } from '#platform/local.ts';
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
+import { siteChanged } from '#domain/site-lookup.ts';
 
 /** A home page with this service's script loaded from `origin` (the service's own by default: PUBLIC_URL's default). */
 export const scriptPage = (origin: string) => `<!doctype html><html><head><script async src="${origin}/latest.js"></script></head><body>hi</body></html>`;
@@ -39,9 +40,11 @@ export interface TestService {
   setPage(hostname: string, html: string): void;
   /** Answers the site's home page with a 302 to `location`. */
   setRedirect(hostname: string, location: string): void;
+  /** How many requests the page server has had for the site's pages (its home page, icons, scripts). */
+  pageFetches(hostname: string): number;
   token(sub: string, ttlSeconds?: number): Promise<string>;
   req(method: string, path: string, options?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Response>;
-  /** Registers (asserting 201) and, unless verify is false, verifies through POST …/verify. */
+  /** Registers (asserting 201) and, unless verify is false, verifies through POST …/verify (as the operator once that is rate limited). */
   site(token: string, options?: { prefix?: string; kind?: 'web' | 'api'; verify?: boolean }): Promise<string>;
   key(token: string, scopes: string[], label?: string): Promise<{ id: string; key: string }>;
   /** Polls `read` until `ready` holds, writing what the queue holds in between (collected data shows within 2 s locally). */
@@ -54,11 +57,13 @@ export const unique = (prefix = 'site') => `${prefix}-${randomBytes(5).toString(
 
 type Page = { html: string } | { redirect: string };
 
-function startPageServer(): Promise<{ server: Server; url: string; pages: Map<string, Page> }> {
+function startPageServer(): Promise<{ server: Server; url: string; pages: Map<string, Page>; fetches: Map<string, number> }> {
   const pages = new Map<string, Page>();
+  const fetches = new Map<string, number>();
   const server = createServer((req, res) => {
     // The site is named by the first path segment (VERIFY_URL_TEMPLATE), else by the Host header.
     const name = decodeURIComponent((req.url ?? '/').split('/')[1] ?? '') || (req.headers.host ?? '').replace(/:\d+$/, '');
+    fetches.set(name, (fetches.get(name) ?? 0) + 1);
     const page = pages.get(name);
     if (page && 'redirect' in page) {
       res.writeHead(302, { location: page.redirect });
@@ -68,7 +73,7 @@ function startPageServer(): Promise<{ server: Server; url: string; pages: Map<st
     res.writeHead(page === undefined ? 404 : 200, { 'content-type': 'text/html' });
     res.end(page?.html ?? 'no page');
   });
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({ server, pages, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({ server, pages, fetches, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
 }
 
 export async function startTestService(env: Record<string, string> = {}, options: LocalRuntimeOptions = {}): Promise<TestService> {
@@ -93,6 +98,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     pagesUrl: pages.url,
     setPage: (hostname, html) => void pages.pages.set(hostname, { html }),
     setRedirect: (hostname, location) => void pages.pages.set(hostname, { redirect: location }),
+    pageFetches: (hostname) => pages.fetches.get(hostname) ?? 0,
     token: (sub, ttlSeconds) => mintIdToken(issuerKey, sub, { ttlSeconds }),
     async req(method, path, { token, body, raw, headers = {} } = {}) {
       const h: Record<string, string> = { ...headers };
@@ -119,7 +125,9 @@ export async function startTestService(env: Record<string, string> = {}, options
       if (verify) {
         service.setPage(hostname, service.scriptPage);
         const v = await service.req('POST', `/api/sites/${hostname}/verify`, { token });
-        if (!v.json?.verified_at) throw new Error(`verifying ${hostname}: ${v.status} ${v.text}`);
+        // Past the account's explicit checks a minute (tests make many sites): as the operator's verify-site.
+        if (v.status === 429) siteChanged(node.services, hostname, await node.services.registry.markVerified(hostname, new Date().toISOString()));
+        else if (!v.json?.verified_at) throw new Error(`verifying ${hostname}: ${v.status} ${v.text}`);
       }
       return hostname;
     },

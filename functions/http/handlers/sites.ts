@@ -23,9 +23,11 @@ import { findSite, siteChanged } from '#domain/site-lookup.ts';
 import { checkSite, originsFor, runVerification, type VerifyServices } from '#domain/site-verification-run.ts';
 import type { Services } from '#platform/services.ts';
 import { iconIsStale, PLACEHOLDER_ICON, refreshIcon, type IconServices } from '#domain/site-icon.ts';
+import { singleIconRefresh, takeCheck, type SiteCheckState } from '#domain/site-checks.ts';
+import type { PageCheck } from '#ports/page-checker.ts';
 
 /** Callers, the registry with its caches, verification runs, site icons, and (in one process with the collector) its recent drops. */
-export type SitesServices = AuthServices & VerifyServices & IconServices & Pick<Services, 'recentDrops'>;
+export type SitesServices = AuthServices & VerifyServices & IconServices & SiteCheckState & Pick<Services, 'recentDrops'>;
 type ApiRequest = AnyApiRequest<SitesServices>;
 
 const hostnameParam = (req: ApiRequest) => req.params.hostname ?? '';
@@ -88,11 +90,15 @@ async function deleteSite(req: ApiRequest) {
   return json(200, { deleted: site.hostname });
 }
 
+/** The site's icon from `page`, one refresh per site at a time. */
+const refreshSiteIcon = (req: ApiRequest, hostname: string, page: PageCheck) => singleIconRefresh(req.services, hostname, () => refreshIcon(req.services, hostname, page));
+
 async function verifySite(req: ApiRequest) {
-  const { site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
+  const { principal, site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
+  takeCheck(req.services, principal.uid, site.hostname);
   const { site: after, verification, page } = await runVerification(req.services, site, 'verify', { servedOrigin: req.servedOrigin });
   // A site that verifies gets its icon from the page just read.
-  if (verification.ok) await refreshIcon(req.services, site.hostname, page);
+  if (verification.ok) await refreshSiteIcon(req, site.hostname, page);
   // The Site as before, plus why the check did not pass (200 either way: the call worked).
   return json(200, { ...ownerView(after), verification });
 }
@@ -137,8 +143,10 @@ async function siteIcon(req: ApiRequest) {
   const { site } = await readableSite(req, hostnameParam(req));
   let stored = await req.services.icons.get(site.hostname);
   if (site.kind === 'web' && isVerified(site) && iconIsStale(stored, req.services.clock.now())) {
-    const { page } = await checkSite(req.services, site, { servedOrigin: req.servedOrigin });
-    stored = await refreshIcon(req.services, site.hostname, page);
+    stored = await singleIconRefresh(req.services, site.hostname, async () => {
+      const { page } = await checkSite(req.services, site, { servedOrigin: req.servedOrigin });
+      return refreshIcon(req.services, site.hostname, page);
+    });
   }
   const image = stored?.image ?? PLACEHOLDER_ICON;
   return {

@@ -9,13 +9,14 @@ import { authServices } from '#platform/aws-auth.ts';
 import { lambdaEnv, loadConfig, required } from '#platform/config.ts';
 import { log } from '#platform/log.ts';
 import { pageCheckerFor } from '#platform/page-checker.ts';
-import { verifyState } from '#platform/instance-state.ts';
+import { checkState, verifyState } from '#platform/instance-state.ts';
 
 const config = loadConfig(lambdaEnv());
 
 export const handler = createSitesHandler({
   ...authServices(config, awsClient(DynamoDBClient)),
   ...verifyState(systemClock),
+  ...checkState(systemClock),
   pageChecker: pageCheckerFor(config),
   publicOrigins: config.publicUrls ?? [],
   icons: new S3IconStore(awsClient(S3Client), required(config, 'iconBucket')),
