@@ -53,6 +53,16 @@ export const HostnameTakenError = refusal('HostnameTakenError', 'conflict', 'hos
 export const ImportActiveError = refusal('ImportActiveError', 'conflict', 'an import is already active for this site');
 export const NotCancellableError = refusal('NotCancellableError', 'conflict', 'only a queued or running import can be cancelled');
 export const NotRetryableError = refusal('NotRetryableError', 'conflict', 'only a failed or cancelled import can be retried');
+// A DNS claim of another account's registration (functions/domain/site-claim.ts).
+export const OwnSiteClaimError = refusal('OwnSiteClaimError', 'conflict', 'this site is already registered to your account');
+export const UnverifiedClaimError = refusal(
+  'UnverifiedClaimError',
+  'conflict',
+  'only a verified site can be claimed; an unverified registration lapses 7 days after it was made',
+);
+export const NoActiveClaimError = refusal('NoActiveClaimError', 'not_found', 'no active claim on this site; start one with POST /api/sites/{hostname}/claim');
+export const ClaimRecordMissingError = refusal('ClaimRecordMissingError', 'conflict', 'the TXT record tinytrack-claim=<claim token> was not found on the hostname');
+export const ClaimOvertakenError = refusal('ClaimOvertakenError', 'conflict', 'the registration changed while the claim was checked; start a new claim');
 export const RateLimitedError = refusal('RateLimitedError', 'rate_limited', 'rate limited, retry in 1s', 1);
 export const DailyImportLimitError = refusal('DailyImportLimitError', 'rate_limited', 'daily import limit reached');
 export const SiteLimitError = refusal('SiteLimitError', 'invalid', 'site limit reached');
@@ -80,6 +90,11 @@ export const FIXED_REFUSALS: readonly FixedRefusal[] = [
   ImportActiveError,
   NotCancellableError,
   NotRetryableError,
+  OwnSiteClaimError,
+  UnverifiedClaimError,
+  NoActiveClaimError,
+  ClaimRecordMissingError,
+  ClaimOvertakenError,
   RateLimitedError,
   DailyImportLimitError,
   SiteLimitError,

@@ -1,6 +1,8 @@
 /**
  * Site verification page scan (DESIGN §3): does the fetched page prove that its owner chose this
  * service for this registration? Only this service's script or the token in its own places count.
+ * A /latest.js on the site itself is only a candidate: it counts once the page checker has read
+ * it and found this service's build (isTrackerBuild), since any library may be named latest.js.
  */
 import type * as Htmlparser2 from 'htmlparser2';
 import { lazyModule } from './lazy-module.ts';
@@ -19,8 +21,13 @@ export interface ScanContext {
 }
 
 export interface PageScan {
-  /** This service's script: latest.js on a public origin, or a path ending in /latest.js on the site. */
+  /** This service's script: latest.js on a public origin (a proxied one counts once its body is read, see proxiedScripts). */
   scriptFound: boolean;
+  /**
+   * Scripts at a path ending in /latest.js on the site itself (a proxied tracker, or any other
+   * library of that name), absolute, in page order: this service's only if they serve its build.
+   */
+  proxiedScripts: string[];
   /** The token in `<meta name="tinytrack-verification">` in head, or in a script's data-verification. */
   tokenFound: boolean;
   /** The first latest.js from anywhere else (another service's snippet), as origin and path. */
@@ -65,7 +72,7 @@ export function publicScriptUrl(origin: string): URL | null {
 /** `rel` holds the token `icon` ("icon", "shortcut icon"; not "apple-touch-icon", a larger picture). */
 const isIconLink = (rel: string | undefined) => (rel ?? '').toLowerCase().split(/\s+/).includes('icon');
 
-type SrcKind = { kind: 'own' | 'unrelated' } | { kind: 'foreign'; script: string };
+type SrcKind = { kind: 'own' | 'unrelated' } | { kind: 'foreign' | 'proxied'; script: string };
 
 /** Classifies a script src. The scheme is not compared: an http page may load the https origin and back. */
 export function classifyScriptSrc(src: string, ctx: Omit<ScanContext, 'verifyToken'>): SrcKind {
@@ -77,13 +84,26 @@ export function classifyScriptSrc(src: string, ctx: Omit<ScanContext, 'verifyTok
     if (own && own.host === url.host && own.pathname === url.pathname) return { kind: 'own' };
   }
   if (!url.pathname.endsWith('/latest.js')) return { kind: 'unrelated' };
-  // A proxied tracker: the owner serves it from the site itself.
-  return ctx.siteHosts.includes(url.hostname) ? { kind: 'own' } : { kind: 'foreign', script: `${url.origin}${url.pathname}` };
+  // Perhaps a proxied tracker, perhaps a library of the same name: its body decides (the query is kept, a proxy may need it).
+  if (ctx.siteHosts.includes(url.hostname)) return { kind: 'proxied', script: `${url.origin}${url.pathname}${url.search}` };
+  return { kind: 'foreign', script: `${url.origin}${url.pathname}` };
+}
+
+/**
+ * Whether a script body is this service's build, as a proxy may pass it on: a byte order mark, line
+ * ends as CRLF and whitespace at line ends or around the whole are ignored; any other difference
+ * (another script, another build, a re-minified copy) is not this service's script. (A compressed
+ * transfer is undone by the page checker before this.)
+ */
+export function isTrackerBuild(body: string, build: string): boolean {
+  const normalize = (code: string) => code.replace(/^\uFEFF/, '').replace(/[ \t]+(?=\r?\n)/g, '').replace(/\r\n/g, '\n').trim();
+  const ours = normalize(build);
+  return ours !== '' && normalize(body) === ours;
 }
 
 export function scanPage(html: string, ctx: ScanContext): PageScan {
   const token = ctx.verifyToken;
-  const scan: PageScan = { scriptFound: false, tokenFound: false, foreignScript: null, tokenMisplaced: false, iconUrls: [] };
+  const scan: PageScan = { scriptFound: false, proxiedScripts: [], tokenFound: false, foreignScript: null, tokenMisplaced: false, iconUrls: [] };
   let linkIcon: string | null = null;
   let inHead = true;
   let rawDepth = 0;
@@ -106,6 +126,7 @@ export function scanPage(html: string, ctx: ScanContext): PageScan {
         if (src === undefined) return;
         const found = classifyScriptSrc(src, ctx);
         if (found.kind === 'own') scan.scriptFound = true;
+        else if (found.kind === 'proxied' && !scan.proxiedScripts.includes(found.script)) scan.proxiedScripts.push(found.script);
         else if (found.kind === 'foreign') scan.foreignScript ??= found.script;
       },
       onclosetag(name) {

@@ -21,8 +21,18 @@ export interface SiteCheck extends Verification {
   trigger: 'verify' | 'collect';
 }
 
-/** What the page checker saw (ports/page-checker.ts), or why it saw nothing. */
-export type PageOutcome = ({ reachable: true } & PageScan) | { reachable: false; offSite: boolean; error: string };
+/** A /latest.js on the site whose body the page checker read (or could not read) and found not to be this service's build. */
+export interface ProxiedMismatch {
+  script: string;
+  /** E.g. `it serves another script`, `HTTP 404`. */
+  why: string;
+}
+
+/**
+ * What the page checker saw (ports/page-checker.ts), or why it saw nothing. `scriptFound` includes a
+ * proxied /latest.js whose body is this service's build; `proxiedMismatch` names the first that is not.
+ */
+export type PageOutcome = ({ reachable: true; proxiedMismatch: ProxiedMismatch | null } & PageScan) | { reachable: false; offSite: boolean; error: string };
 
 export const DNS_TXT_PREFIX = 'tinytrack-verification=';
 
@@ -43,6 +53,13 @@ export function judgeVerification(page: PageOutcome, dnsTxtFound: boolean, publi
   const ours = publicOrigins.length > 0 ? `${publicOrigins.map((o) => `${o.replace(/\/+$/, '')}/latest.js`).join(' or ')} or ` : '';
   if (page.foreignScript) {
     return fail('foreign_script', `the page loads ${page.foreignScript}, which is not this service's script; load ${ours}a /latest.js proxied on this site`);
+  }
+  if (page.proxiedMismatch) {
+    const { script, why } = page.proxiedMismatch;
+    return fail(
+      'foreign_script',
+      `the page loads ${script} from this site, but it is not this service's script (${why}); load ${ours}a /latest.js on this site that passes this service's latest.js through unchanged`,
+    );
   }
   if (page.tokenMisplaced) {
     return fail(

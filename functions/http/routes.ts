@@ -8,6 +8,8 @@ import * as s from './schemas.ts';
 import { createRouteMatcher, matchPath } from './route-match.ts';
 import { refusals, invalidInput, signIn, scoped, idOnly, rateLimited, checksRateLimited, siteReader, type Refusable, type ResponseDef, type RouteDef } from './route-def.ts';
 import {
+  ClaimOvertakenError,
+  ClaimRecordMissingError,
   DailyImportLimitError,
   HostnameTakenError,
   ImportActiveError,
@@ -15,7 +17,9 @@ import {
   KeyLimitError,
   KeysForbiddenError,
   NotCancellableError,
+  NoActiveClaimError,
   NotRetryableError,
+  OwnSiteClaimError,
   PublicNeedsVerificationError,
   SelfRevokeOnlyError,
   SiteLimitError,
@@ -23,6 +27,7 @@ import {
   UnknownImportError,
   UnknownKeyError,
   UnknownSiteError,
+  UnverifiedClaimError,
   UnverifiedOwnerError,
 } from '#domain/errors.ts';
 import { KEY_REQUEST_ERRORS } from '#domain/auth.ts';
@@ -179,6 +184,29 @@ const productRoutes: RouteDef[] = [
     scope: 'read',
     summary: "The site's icon (PNG, ICO, GIF, JPEG or WebP, at most 64 KiB; an SVG placeholder when none), with the metadata read's rules: anonymous for verified public sites.",
     responses: { 200: { description: 'image', contentType: 'image/*' }, ...refusals(...siteReader) },
+  },
+  {
+    method: 'POST',
+    path: '/api/sites/{hostname}/claim',
+    group: 'sites',
+    auth: 'id_token',
+    summary: "Start claiming another account's verified hostname by DNS (ID token only): publish the answer's txt_record (tinytrack-claim=<claim_token>) on the hostname within 7 days, then call …/claim/verify. One active claim per hostname and account: asking again gives it back (200).",
+    responses: {
+      200: { description: 'the active claim the caller already has', schema: s.SiteClaim },
+      201: { description: 'a new claim', schema: s.SiteClaim },
+      ...refusals(...idOnly, UnknownSiteError, OwnSiteClaimError, UnverifiedClaimError),
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/sites/{hostname}/claim/verify',
+    group: 'sites',
+    auth: 'id_token',
+    summary: "Look for the claim's TXT record now (ID token only). When it is on the hostname, the hostname moves to the caller as a new, verified, private registration with a new verify token; the previous registration ends as after a delete (its import jobs and claims removed, its collected rows kept with it and not shown to the caller). A delete or another claim that lands first wins (404, 409). Counted with POST …/verify against the limit of explicit checks.",
+    responses: {
+      201: { description: "the caller's new registration", schema: s.Site },
+      ...refusals(...idOnly, UnknownSiteError, NoActiveClaimError, OwnSiteClaimError, UnverifiedClaimError, ClaimRecordMissingError, ClaimOvertakenError, SiteLimitError, checksRateLimited),
+    },
   },
 ];
 

@@ -65,7 +65,9 @@ export const Verification = z
     reason: z
       .enum(['no_script', 'foreign_script', 'token_missing', 'unreachable', 'redirect_off_site'])
       .nullable()
-      .describe('Why the check did not pass; null when it did'),
+      .describe(
+        "Why the check did not pass; null when it did. foreign_script: a latest.js from another host, or a /latest.js on the site whose content is not this service's script",
+      ),
     detail: z.string().describe('What was found, or what to fix'),
   })
   .meta({ id: 'Verification' });
@@ -74,6 +76,15 @@ export const SiteCheck = Verification.extend({
   checked_at: Timestamp,
   trigger: z.enum(['verify', 'collect']).describe('POST …/verify or the collector\'s automatic check'),
 }).meta({ id: 'SiteCheck' });
+
+export const SiteClaim = z
+  .object({
+    hostname: z.string(),
+    claim_token: z.string(),
+    txt_record: z.string().describe('The TXT record to publish on the hostname itself: tinytrack-claim=<claim_token>'),
+    expires_at: Timestamp.describe('7 days after the claim was started; a new claim is needed after that'),
+  })
+  .meta({ id: 'SiteClaim' });
 
 export const VerifiedSite = Site.extend({ verification: Verification }).meta({ id: 'VerifiedSite' });
 

@@ -199,16 +199,17 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     ? new JwtTokenVerifier(config.auth)
     : new JwtTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: LOCAL_JWKS_URI, jwks: issuerJwks(loadIssuerKey(config.dataDir)) });
   const { imports, importWorker, importQueue } = localImports(config, dataDir, store, local, clock);
+  const trackerScript = (await buildTracker()).code;
   let apiDocument: string | null = null;
   const adapters: Adapters = {
     config,
     clock,
     registry,
     tokens,
-    pageChecker: pageCheckerFor(config),
+    pageChecker: pageCheckerFor(config, trackerScript),
     publicOrigins: config.publicUrls ?? [],
     eventQueue,
-    trackerScript: (await buildTracker()).code,
+    trackerScript,
     apiDocument: () => (apiDocument ??= JSON.stringify(buildOpenApi())),
     reports: local.reports,
     icons: new IconFiles(dataDir),

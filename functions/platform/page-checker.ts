@@ -2,6 +2,7 @@
 import { HttpPageChecker } from '#adapters/http-page-checker/http-page-checker.ts';
 import type { Config } from './config.ts';
 
-export function pageCheckerFor(config: Readonly<Config>): HttpPageChecker {
-  return new HttpPageChecker({ urlTemplate: config.verifyUrlTemplate, allowPrivateAddresses: config.verifyAllowPrivateAddresses });
+/** `trackerScript`: the latest.js this service serves, which a proxied /latest.js must serve to count. */
+export function pageCheckerFor(config: Readonly<Config>, trackerScript: string): HttpPageChecker {
+  return new HttpPageChecker({ urlTemplate: config.verifyUrlTemplate, allowPrivateAddresses: config.verifyAllowPrivateAddresses, trackerScript });
 }

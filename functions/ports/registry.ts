@@ -35,6 +35,27 @@ export type CreateSiteResult =
   | { outcome: 'taken' }
   | { outcome: 'limit' };
 
+/**
+ * An account's claim on another account's registration of a hostname (functions/domain/site-claim.ts):
+ * one per hostname and claimant, for the registration it names.
+ */
+export interface ClaimRecord {
+  hostname: string;
+  claimant_uid: string;
+  /** What the TXT record `tinytrack-claim=<token>` must hold. */
+  token: string;
+  /** The registration claimed: its owner and its verify token (new for every registration). */
+  owner_uid: string;
+  registration_token: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export type StartClaimResult = { outcome: 'created' | 'exists'; claim: ClaimRecord };
+
+/** `changed`: the registration claimed is no longer there (deleted, or claimed first by someone else); `site` is what is there now. */
+export type MoveSiteResult = { outcome: 'moved'; site: SiteRecord } | { outcome: 'changed'; site: SiteRecord | null } | { outcome: 'limit' };
+
 export interface ManagementKeyRecord {
   id: string;
   owner_uid: string;
@@ -65,6 +86,22 @@ export interface Registry {
   recordCheck(hostname: string, check: SiteCheck): Promise<SiteRecord | null>;
   /** Removes the registration and everything stored under it; false when absent or not owned. */
   deleteSite(hostname: string, ownerUid: string): Promise<boolean>;
+
+  /**
+   * Keeps `claim` unless the claimant has an active one (not expired at `now`, ISO 8601) on the
+   * same registration, which is returned instead: one active claim per hostname and claimant.
+   */
+  startClaim(claim: ClaimRecord, now: string): Promise<StartClaimResult>;
+  /** The claimant's claim on the hostname, expired or not; null when there is none. */
+  getClaim(hostname: string, claimantUid: string): Promise<ClaimRecord | null>;
+  /**
+   * Replaces the registration `from` with `to` (another owner) in one conditional write, only while
+   * `from` is still that very registration (its owner and verify token), so a delete or another
+   * claim in between wins and this one changes nothing. The new owner's site slot is taken first
+   * (`limit` at `maxSitesPerAccount`); on success the old owner's slot is given back and what was
+   * stored under the old registration (import jobs, claims…) is removed, as a delete would.
+   */
+  moveSite(from: SiteRecord, to: SiteRecord, maxSitesPerAccount: number): Promise<MoveSiteResult>;
 
   /** False when the account already has `maxActive` active keys. */
   createManagementKey(key: ManagementKeyRecord, maxActive: number): Promise<boolean>;

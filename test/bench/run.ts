@@ -26,9 +26,13 @@ import { dashboardSizeBench } from './dashboard-bench.ts';
 import { envNumber, fmt, RUNS, type BenchRow } from './stats.ts';
 import { calibrate, calibrationRow } from './calibration.ts';
 
-/** A page for the verifier: every hostname serves the script tag (a tracker proxied on the site, which verifies). */
+/**
+ * A page for the verifier: every hostname serves the script tag and, at /latest.js, the tracker
+ * build (a tracker proxied on the site, which verifies because it serves this service's script).
+ */
 async function startPageServer(): Promise<{ server: HttpServer; template: string }> {
-  const server = createServer((_, res) => res.end('<html><head><script src="/latest.js"></script></head></html>'));
+  const { code } = await buildTracker();
+  const server = createServer((req, res) => res.end(req.url?.endsWith('/latest.js') ? code : '<html><head><script src="/latest.js"></script></head></html>'));
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
   return { server, template: `http://127.0.0.1:${(server.address() as AddressInfo).port}/{hostname}/` };
 }

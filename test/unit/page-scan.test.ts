@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyScriptSrc, hostTwins, scanPage, type ScanContext } from '#domain/page-scan.ts';
+import { buildTracker } from '#tracker/build.ts';
+import { classifyScriptSrc, hostTwins, isTrackerBuild, scanPage, type ScanContext } from '#domain/page-scan.ts';
 
 const TOKEN = 'tt_verify_3f9a1c';
 const PUBLIC = 'https://t.tinytrack.example';
@@ -11,7 +12,7 @@ const ctx: ScanContext = {
 };
 const page = (head: string, body = '') => `<!doctype html><html><head>${head}</head><body>${body}</body></html>`;
 const scan = (html: string, over: Partial<ScanContext> = {}) => scanPage(html, { ...ctx, ...over });
-const NOTHING = { scriptFound: false, tokenFound: false, foreignScript: null, tokenMisplaced: false, iconUrls: ['https://shop.example/favicon.ico'] };
+const NOTHING = { scriptFound: false, proxiedScripts: [], tokenFound: false, foreignScript: null, tokenMisplaced: false, iconUrls: ['https://shop.example/favicon.ico'] };
 
 describe('scanPage: this service\'s script', () => {
   it.each([
@@ -20,18 +21,32 @@ describe('scanPage: this service\'s script', () => {
     ['public origin, protocol-relative', '<script src="//t.tinytrack.example/latest.js"></script>'],
     ['the local default origin', '<script src="http://127.0.0.1:8787/latest.js"></script>'],
     ['public origin with query and hash', `<script src="${PUBLIC}/latest.js?v=3#x"></script>`],
-    ['proxied, root-relative', '<script src="/latest.js"></script>'],
-    ['proxied, relative', '<script src="latest.js"></script>'],
-    ['proxied, nested path', '<script defer src="/js/vendor/latest.js"></script>'],
-    ['proxied, absolute on the site', '<script src="https://shop.example/stats/latest.js"></script>'],
-    ['proxied on the www twin', '<script src="https://www.shop.example/latest.js"></script>'],
-    ['uppercase tag and attribute', '<SCRIPT SRC="/latest.js"></SCRIPT>'],
-    ['unquoted attribute', '<script src=/latest.js></script>'],
-    ['single quotes and whitespace', "<script src='  /latest.js  '></script>"],
-    ['entity in query', '<script src="/latest.js?a=1&amp;b=2"></script>'],
+    ['uppercase tag and attribute', `<SCRIPT SRC="${PUBLIC}/latest.js"></SCRIPT>`],
+    ['unquoted attribute', `<script src=${PUBLIC}/latest.js></script>`],
+    ['single quotes and whitespace', `<script src='  ${PUBLIC}/latest.js  '></script>`],
   ])('finds %s', (_, tag) => {
     expect(scan(page(tag))).toEqual({ ...NOTHING, scriptFound: true });
     expect(scan(page('', tag)).scriptFound).toBe(true);
+  });
+
+  it.each([
+    ['root-relative', '<script src="/latest.js"></script>', 'https://shop.example/latest.js'],
+    ['relative', '<script src="latest.js"></script>', 'https://shop.example/latest.js'],
+    ['a nested path', '<script defer src="/js/vendor/latest.js"></script>', 'https://shop.example/js/vendor/latest.js'],
+    ['absolute on the site', '<script src="https://shop.example/stats/latest.js"></script>', 'https://shop.example/stats/latest.js'],
+    ['on the www twin', '<script src="https://www.shop.example/latest.js"></script>', 'https://www.shop.example/latest.js'],
+    ['uppercase tag and attribute', '<SCRIPT SRC="/latest.js"></SCRIPT>', 'https://shop.example/latest.js'],
+    ['unquoted attribute', '<script src=/latest.js></script>', 'https://shop.example/latest.js'],
+    ['single quotes and whitespace', "<script src='  /latest.js  '></script>", 'https://shop.example/latest.js'],
+    ['an entity in the query, which is kept', '<script src="/latest.js?a=1&amp;b=2#x"></script>', 'https://shop.example/latest.js?a=1&b=2'],
+    ['a library of the same name (MathJax)', '<script src="/static/mathjax/latest.js"></script>', 'https://shop.example/static/mathjax/latest.js'],
+  ])('does not take a /latest.js on the site, %s, for this service\'s script: it is a candidate whose body decides', (_, tag, script) => {
+    expect(scan(page(tag))).toEqual({ ...NOTHING, proxiedScripts: [script] });
+  });
+
+  it('lists each candidate on the site once, in page order', () => {
+    const html = page('<script src="/static/mathjax/latest.js"></script><script src="/latest.js"></script>', '<script src="https://shop.example/latest.js"></script>');
+    expect(scan(html).proxiedScripts).toEqual(['https://shop.example/static/mathjax/latest.js', 'https://shop.example/latest.js']);
   });
 
   it('takes a public origin\'s path prefix into account', () => {
@@ -76,12 +91,12 @@ describe('scanPage: this service\'s script', () => {
   it('resolves relative srcs against the page URL', () => {
     const elsewhere = { pageUrl: 'https://mirror.example/' };
     expect(scan(page('<script src="/latest.js"></script>'), elsewhere)).toEqual({ ...NOTHING, foreignScript: 'https://mirror.example/latest.js', iconUrls: ['https://mirror.example/favicon.ico'] });
-    expect(classifyScriptSrc('latest.js', { ...ctx, pageUrl: 'https://www.shop.example/blog/' })).toEqual({ kind: 'own' });
+    expect(classifyScriptSrc('latest.js', { ...ctx, pageUrl: 'https://www.shop.example/blog/' })).toEqual({ kind: 'proxied', script: 'https://www.shop.example/blog/latest.js' });
     expect(classifyScriptSrc('http://[::1', ctx)).toEqual({ kind: 'unrelated' });
   });
 
   it('copes with malformed HTML', () => {
-    expect(scan('<div><script src="/latest.js">').scriptFound).toBe(true);
+    expect(scan(`<div><script src="${PUBLIC}/latest.js">`).scriptFound).toBe(true);
     expect(scan('<<<>>><script src')).toEqual(NOTHING);
     expect(scan('')).toEqual(NOTHING);
   });
@@ -123,7 +138,7 @@ describe('scanPage: the verify token in its places', () => {
   });
 
   it('reports script and token together', () => {
-    expect(scan(page(`<script src="/latest.js" data-verification="${TOKEN}"></script>`))).toEqual({ ...NOTHING, scriptFound: true, tokenFound: true });
+    expect(scan(page(`<script src="${PUBLIC}/latest.js" data-verification="${TOKEN}"></script>`))).toEqual({ ...NOTHING, scriptFound: true, tokenFound: true });
   });
 });
 
@@ -143,5 +158,25 @@ describe('scanPage: the site icon', () => {
   it('ignores icon links that are not http(s), and lists /favicon.ico once', () => {
     expect(scan(page('<link rel="icon" href="data:image/png;base64,AAAA">')).iconUrls).toEqual(['https://shop.example/favicon.ico']);
     expect(scan(page('<link rel="icon" href="/favicon.ico">')).iconUrls).toEqual(['https://shop.example/favicon.ico']);
+  });
+});
+
+const build = (await buildTracker()).code;
+
+describe('isTrackerBuild: a proxied /latest.js is this service\'s script only when it serves the build', () => {
+  it('accepts the build as served, and as a proxy may pass it on', () => {
+    expect(isTrackerBuild(build, build)).toBe(true);
+    for (const served of [`${build}\n\n`, `  ${build.trimEnd()}  \r\n`, `\uFEFF${build}`, build.replace(/\n/g, '\r\n'), `${build.trimEnd()} \t\n`]) {
+      expect(isTrackerBuild(served, build), JSON.stringify(served.slice(-8))).toBe(true);
+    }
+  });
+
+  it('refuses another script, another build, an edited or extended copy, and nothing at all', () => {
+    const mathjax = 'window.MathJax={version:"3.2.2"};(function(){var s=document.createElement("script");s.src="/static/mathjax/tex-chtml.js";document.head.appendChild(s)})();';
+    const cut = build.trimEnd();
+    for (const served of [mathjax, `${cut};fetch("https://evil.example/x")`, `/*!x*/${cut}`, cut.slice(0, -1), cut.replace('tt', 'xx'), '', '<html>not found</html>']) {
+      expect(isTrackerBuild(served, build), served.slice(0, 40)).toBe(false);
+    }
+    expect(isTrackerBuild('', '')).toBe(false);
   });
 });

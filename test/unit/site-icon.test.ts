@@ -34,7 +34,16 @@ describe('iconIsStale', () => {
 });
 
 describe('refreshIcon', () => {
-  const page = { reachable: true as const, scriptFound: true, tokenFound: false, foreignScript: null, tokenMisplaced: false, iconUrls: ['https://a/bad.svg', 'https://a/favicon.ico'] };
+  const page = {
+    reachable: true as const,
+    scriptFound: true,
+    proxiedScripts: [],
+    proxiedMismatch: null,
+    tokenFound: false,
+    foreignScript: null,
+    tokenMisplaced: false,
+    iconUrls: ['https://a/bad.svg', 'https://a/favicon.ico'],
+  };
   const fetched: Record<string, Buffer> = { 'https://a/bad.svg': Buffer.from('<svg/>'), 'https://a/favicon.ico': PNG };
   const checker = { fetchImage: async (url: string) => fetched[url] ?? null } as unknown as PageChecker;
   const clock = { now: () => new Date('2026-11-27T00:00:00Z') };

@@ -5,6 +5,8 @@ const ORIGINS = ['https://t.tinytrack.example'];
 const seen = (over: Partial<PageOutcome & { reachable: true }> = {}): PageOutcome => ({
   reachable: true,
   scriptFound: false,
+  proxiedScripts: [],
+  proxiedMismatch: null,
   tokenFound: false,
   foreignScript: null,
   tokenMisplaced: false,
@@ -40,6 +42,21 @@ describe('judgeVerification', () => {
     expect(r).toMatchObject({ ok: false, method: null, reason: 'foreign_script' });
     expect(r.detail).toContain('https://scripts.simpleanalyticscdn.com/latest.js');
     expect(r.detail).toContain('https://t.tinytrack.example/latest.js');
+  });
+
+  it('says when a /latest.js on the site is not this service\'s script, and why', () => {
+    const mathjax = { script: 'https://shop.example/static/mathjax/latest.js', why: "it serves another script than this service's latest.js" };
+    const r = judgeVerification(seen({ proxiedScripts: [mathjax.script], proxiedMismatch: mathjax, tokenMisplaced: true }), false, ORIGINS);
+    expect(r).toEqual({
+      ok: false,
+      method: null,
+      reason: 'foreign_script',
+      detail:
+        "the page loads https://shop.example/static/mathjax/latest.js from this site, but it is not this service's script (it serves another script than this service's latest.js); " +
+        "load https://t.tinytrack.example/latest.js or a /latest.js on this site that passes this service's latest.js through unchanged",
+    });
+    // A proxied script that does serve the build is reported by the checker as the script found.
+    expect(judgeVerification(seen({ scriptFound: true, proxiedScripts: [mathjax.script] }), false, ORIGINS)).toMatchObject({ ok: true, method: 'script' });
   });
 
   it('tells a misplaced token from a page with nothing on it', () => {

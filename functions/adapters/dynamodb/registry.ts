@@ -13,27 +13,31 @@ import {
   PutCommand,
   QueryCommand,
   UpdateCommand,
-  BatchWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { CreateSiteResult, ManagementKeyRecord, Registry, SitePatch, SiteRecord } from '#ports/registry.ts';
+import type { ClaimRecord, CreateSiteResult, ManagementKeyRecord, MoveSiteResult, Registry, SitePatch, SiteRecord, StartClaimResult } from '#ports/registry.ts';
 import type { SiteCheck } from '#domain/site-verification.ts';
 import { isLapsedRegistration } from '#domain/site.ts';
 import { GSI1, keys } from './table.ts';
 import { documentClient, isConditionFailure } from './document-client.ts';
-import { toKey, toSite } from './registry-items.ts';
+import { SITE_PROJECTION, toKey, toSite } from './registry-items.ts';
+import * as partition from './site-partition.ts';
 
 export class DynamoRegistry implements Registry {
   private readonly doc: DynamoDBDocumentClient;
+  /** The client and table, for the item helpers of site-partition.ts. */
+  private readonly items: partition.ItemTable;
 
   constructor(
     client: DynamoDBClient,
     private readonly table: string,
   ) {
     this.doc = documentClient(client);
+    this.items = { doc: this.doc, table };
   }
 
+  /** The site's fields only (a projection): the collector may read no other attribute of the items under a site. */
   async getSite(hostname: string): Promise<SiteRecord | null> {
-    const r = await this.doc.send(new GetCommand({ TableName: this.table, Key: keys.site(hostname), ConsistentRead: true }));
+    const r = await this.doc.send(new GetCommand({ TableName: this.table, Key: keys.site(hostname), ConsistentRead: true, ...SITE_PROJECTION }));
     return toSite(r.Item);
   }
 
@@ -47,13 +51,7 @@ export class DynamoRegistry implements Registry {
     try {
       // Losing this race (verified or removed meanwhile) is fine: the conditional put decides.
       if (existing) await this.removeLapsed(existing);
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: { ...keys.site(site.hostname), gsi1pk: keys.sitesOf(site.owner_uid), gsi1sk: `${site.created_at}#${site.hostname}`, ...site },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      await this.putSite(site, { ConditionExpression: 'attribute_not_exists(pk)' });
       return { outcome: 'created', site };
     } catch (e) {
       await this.release(site.owner_uid, 'site_count');
@@ -63,6 +61,17 @@ export class DynamoRegistry implements Registry {
       if (winner && winner.owner_uid === site.owner_uid) return { outcome: 'exists', site: winner };
       return { outcome: 'taken' };
     }
+  }
+
+  /** Writes the site item (with its place in the owner's list) under `condition`. */
+  private async putSite(site: SiteRecord, condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }): Promise<void> {
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.table,
+        Item: { ...keys.site(site.hostname), gsi1pk: keys.sitesOf(site.owner_uid), gsi1sk: `${site.created_at}#${site.hostname}`, ...site },
+        ...condition,
+      }),
+    );
   }
 
   /**
@@ -132,7 +141,7 @@ export class DynamoRegistry implements Registry {
 
   async markVerified(hostname: string, at: string): Promise<SiteRecord | null> {
     try {
-      const r = await this.doc.send(
+      await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: keys.site(hostname),
@@ -140,10 +149,10 @@ export class DynamoRegistry implements Registry {
           UpdateExpression: 'SET verified_at = :at',
           ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(verified_at) OR verified_at = :null)',
           ExpressionAttributeValues: { ':at': at, ':null': null },
-          ReturnValues: 'ALL_NEW',
         }),
       );
-      return toSite(r.Attributes);
+      // Read back rather than ReturnValues ALL_NEW, which the collector may not ask for (lib/api.ts).
+      return await this.getSite(hostname);
     } catch (e) {
       if (isConditionFailure(e)) return this.getSite(hostname);
       throw e;
@@ -152,17 +161,16 @@ export class DynamoRegistry implements Registry {
 
   async recordCheck(hostname: string, check: SiteCheck): Promise<SiteRecord | null> {
     try {
-      const r = await this.doc.send(
+      await this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: keys.site(hostname),
           UpdateExpression: 'SET last_check = :c',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':c': check },
-          ReturnValues: 'ALL_NEW',
         }),
       );
-      return toSite(r.Attributes);
+      return await this.getSite(hostname);
     } catch (e) {
       if (isConditionFailure(e)) return null;
       throw e;
@@ -194,32 +202,30 @@ export class DynamoRegistry implements Registry {
    * registration made meanwhile by someone else must not be swept away.
    */
   private async deletePartition(pk: string): Promise<void> {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': pk },
-          ProjectionExpression: 'pk, sk',
-          ExclusiveStartKey: start,
-        }),
-      );
-      // (A filter expression may not name the sort key.)
-      const items = (page.Items ?? []).filter((it) => it.sk !== keys.site('').sk);
-      for (let i = 0; i < items.length; i += 25) {
-        const batch = items.slice(i, i + 25).map((it) => ({ DeleteRequest: { Key: { pk: it.pk, sk: it.sk } } }));
-        let pending: typeof batch | undefined = batch;
-        for (let attempt = 0; pending && pending.length > 0 && attempt < 8; attempt++) {
-          const r: { UnprocessedItems?: Record<string, unknown[]> } = await this.doc.send(
-            new BatchWriteCommand({ RequestItems: { [this.table]: pending } }),
-          );
-          pending = r.UnprocessedItems?.[this.table] as typeof batch | undefined;
-          if (pending?.length) await new Promise((res) => setTimeout(res, 2 ** attempt * 20));
-        }
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
+    await partition.deleteItems(this.items, await partition.partitionItems(this.items, pk));
+  }
+
+  readonly startClaim = (claim: ClaimRecord, now: string): Promise<StartClaimResult> => partition.startClaim(this.items, claim, now);
+
+  readonly getClaim = (hostname: string, claimantUid: string): Promise<ClaimRecord | null> => partition.getClaim(this.items, hostname, claimantUid);
+
+  async moveSite(from: SiteRecord, to: SiteRecord, maxSitesPerAccount: number): Promise<MoveSiteResult> {
+    if (!(await this.reserve(to.owner_uid, 'site_count', maxSitesPerAccount))) return { outcome: 'limit' };
+    // What the old registration stored, listed before the move: the sweep after it must not take what the new owner stores.
+    const stored = await partition.partitionItems(this.items, keys.site(from.hostname).pk);
+    try {
+      await this.putSite(to, {
+        ConditionExpression: 'owner_uid = :owner AND verify_token = :token',
+        ExpressionAttributeValues: { ':owner': from.owner_uid, ':token': from.verify_token },
+      });
+    } catch (e) {
+      await this.release(to.owner_uid, 'site_count');
+      if (!isConditionFailure(e)) throw e;
+      return { outcome: 'changed', site: await this.getSite(from.hostname) };
+    }
+    await this.release(from.owner_uid, 'site_count');
+    await partition.deleteItems(this.items, stored);
+    return { outcome: 'moved', site: to };
   }
 
   async createManagementKey(key: ManagementKeyRecord, maxActive: number): Promise<boolean> {

@@ -14,6 +14,8 @@ export const keys = {
   importJobPrefix: 'IMPORT#',
   importCredentials: (hostname: string, id: string) => ({ pk: `SITE#${hostname}`, sk: `IMPORTKEY#${id}` }),
   importActive: (hostname: string) => ({ pk: `SITE#${hostname}`, sk: 'IMPORT_ACTIVE' }),
+  // DNS claims (functions/domain/site-claim.ts): one per claimant under the site, so a delete or a move removes them.
+  claim: (hostname: string, claimantUid: string) => ({ pk: `SITE#${hostname}`, sk: `CLAIM#${claimantUid}` }),
   activeImports: 'IMPORTS_ACTIVE',
   importsBy: (uid: string) => `IMPORTS_BY#${uid}`,
   // Local sign-in (functions/adapters/dynamodb/login-links.ts): one item per unused link, by the code's hash.

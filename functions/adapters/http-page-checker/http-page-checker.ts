@@ -1,7 +1,8 @@
 /**
  * PageChecker over node:http/https (DESIGN §3 site verification): fetches the site's page with an
  * SSRF guard, redirect (only within the site), time and size limits, then scans it for this
- * service's script or the verify token; and reads the hostname's DNS TXT records.
+ * service's script or the verify token, reading a /latest.js on the site itself through the same
+ * fetch to see whether it serves this service's build; and reads the hostname's DNS TXT records.
  */
 import { promises as dns } from 'node:dns';
 import type { LookupAddress } from 'node:dns';
@@ -9,9 +10,10 @@ import http from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import zlib from 'node:zlib';
 import { isPublicAddress } from '#domain/address-guard.ts';
-import { hostTwins, scanPage } from '#domain/page-scan.ts';
-import { DNS_TXT_PREFIX } from '#domain/site-verification.ts';
+import { hostTwins, isTrackerBuild, scanPage } from '#domain/page-scan.ts';
+import { DNS_TXT_PREFIX, type ProxiedMismatch } from '#domain/site-verification.ts';
 import type { PageCheck, PageCheckRequest, PageChecker } from '#ports/page-checker.ts';
 
 /** Resolves a hostname to all of its addresses (dns.lookup with all: true). */
@@ -24,6 +26,8 @@ export interface HttpPageCheckerOptions {
   urlTemplate: string;
   /** Skip the SSRF guard (local tests only). */
   allowPrivateAddresses: boolean;
+  /** The latest.js this service serves (functions/tracker/build.ts): a /latest.js on the site counts when it serves this. */
+  trackerScript: string;
   /** Budget for the whole check, all hops and the body included. */
   timeoutMs?: number;
   maxBytes?: number;
@@ -34,6 +38,8 @@ export interface HttpPageCheckerOptions {
 
 export const USER_AGENT = 'tinytrack-verifier/1.0 (+site verification)';
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Proxied /latest.js candidates read per check, in page order: a page cannot make one check fetch many. */
+export const MAX_PROXIED_SCRIPTS = 3;
 // Characters that would change the URL's structure around {hostname}; valid hostnames never have them.
 const UNSAFE_HOSTNAME = /[\s/\\@?#%]/;
 
@@ -49,7 +55,7 @@ class CheckError extends Error {}
 /** A redirect that leaves the site: the owner has to fix the page address, not the page. */
 class OffSiteError extends CheckError {}
 
-type Hop = { kind: 'redirect'; location: string } | { kind: 'page'; body: Buffer; truncated: boolean };
+type Hop = { kind: 'redirect'; location: string } | { kind: 'page'; body: Buffer; truncated: boolean; encoding: string | undefined };
 
 /** What a hop asks for: the Accept header, and how many body bytes are read at most. */
 interface HopRequest {
@@ -65,10 +71,12 @@ export class HttpPageChecker implements PageChecker {
   private readonly maxRedirects: number;
   private readonly resolveAll: ResolveAll;
   private readonly resolveTxt: ResolveTxt;
+  private readonly trackerScript: string;
 
   constructor(options: HttpPageCheckerOptions) {
     this.urlTemplate = options.urlTemplate;
     this.allowPrivateAddresses = options.allowPrivateAddresses;
+    this.trackerScript = options.trackerScript;
     this.timeoutMs = options.timeoutMs ?? 5000;
     this.maxBytes = options.maxBytes ?? 1024 * 1024;
     this.maxRedirects = options.maxRedirects ?? 3;
@@ -77,12 +85,38 @@ export class HttpPageChecker implements PageChecker {
   }
 
   async checkPage({ hostname, verifyToken, publicOrigins }: PageCheckRequest): Promise<PageCheck> {
+    const deadline = Date.now() + this.timeoutMs;
+    let page: { url: URL; body: string; siteHosts: string[] };
     try {
-      const page = await this.withDeadline((signal) => this.fetchPage(hostname, signal));
-      return { reachable: true, ...scanPage(page.body, { pageUrl: page.url.href, siteHosts: page.siteHosts, publicOrigins, verifyToken }) };
+      page = await this.withDeadline(this.timeoutMs, (signal) => this.fetchPage(hostname, signal));
     } catch (err) {
       return { reachable: false, offSite: err instanceof OffSiteError, error: describe(err) };
     }
+    const scan = scanPage(page.body, { pageUrl: page.url.href, siteHosts: page.siteHosts, publicOrigins, verifyToken });
+    // This service's script on a public origin settles it; otherwise a proxied one has to show its body.
+    const proxied = scan.scriptFound ? { found: false, mismatch: null } : await this.readProxied(scan.proxiedScripts, hostname, page.siteHosts, deadline);
+    return { reachable: true, ...scan, scriptFound: scan.scriptFound || proxied.found, proxiedMismatch: proxied.mismatch };
+  }
+
+  /**
+   * Reads the site's /latest.js candidates (at most MAX_PROXIED_SCRIPTS) as the page was read,
+   * within what is left of the check's deadline: found when one serves this service's build, else
+   * the first that does not, and why.
+   */
+  private async readProxied(scripts: readonly string[], hostname: string, siteHosts: readonly string[], deadline: number): Promise<{ found: boolean; mismatch: ProxiedMismatch | null }> {
+    const request: HopRequest = { accept: 'application/javascript, */*;q=0.5', maxBytes: this.maxBytes };
+    let mismatch: ProxiedMismatch | null = null;
+    for (const script of scripts.slice(0, MAX_PROXIED_SCRIPTS)) {
+      let why = "it serves another script than this service's latest.js";
+      try {
+        const hop = await this.withDeadline(deadline - Date.now(), (signal) => this.fetchOnSite(parseHttpUrl(script), hostname, siteHosts, signal, request, 'the script'));
+        if (!hop.truncated && isTrackerBuild(decodeBody(hop.body, hop.encoding, this.maxBytes).toString('utf8'), this.trackerScript)) return { found: true, mismatch: null };
+      } catch (err) {
+        why = describe(err);
+      }
+      mismatch ??= { script, why };
+    }
+    return { found: false, mismatch };
   }
 
   /**
@@ -92,7 +126,7 @@ export class HttpPageChecker implements PageChecker {
   async fetchImage(url: string, maxBytes: number): Promise<Buffer | null> {
     const request: HopRequest = { accept: 'image/*', maxBytes };
     try {
-      return await this.withDeadline(async (signal) => {
+      return await this.withDeadline(this.timeoutMs, async (signal) => {
         let at = parseHttpUrl(url);
         for (let redirects = 0; ; redirects++) {
           const hop = await this.fetchHop(at, signal, request);
@@ -106,15 +140,21 @@ export class HttpPageChecker implements PageChecker {
     }
   }
 
-  /** Runs `work` under one deadline for DNS, every hop and the body; aborting tears down whatever socket is open. */
-  private async withDeadline<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` under one deadline, `ms` from now, for DNS, every hop and the body; aborting tears
+   * down whatever socket is open. The error names the whole check's budget, which `ms` is part of.
+   */
+  private async withDeadline<T>(ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        reject(new CheckError(`timed out after ${this.timeoutMs} ms`));
-        controller.abort();
-      }, this.timeoutMs);
+      timer = setTimeout(
+        () => {
+          reject(new CheckError(`timed out after ${this.timeoutMs} ms`));
+          controller.abort();
+        },
+        Math.max(0, ms),
+      );
     });
     try {
       return await Promise.race([work(controller.signal), deadline]);
@@ -124,12 +164,12 @@ export class HttpPageChecker implements PageChecker {
     }
   }
 
-  async hasTxtRecord(hostname: string, verifyToken: string): Promise<boolean> {
-    if (verifyToken === '') return false;
+  async hasTxtRecord(hostname: string, token: string, prefix = DNS_TXT_PREFIX): Promise<boolean> {
+    if (token === '') return false;
     try {
       const records = await this.resolveTxt(hostname);
       // A long record arrives in 255-byte chunks.
-      return records.some((chunks) => chunks.join('').trim() === `${DNS_TXT_PREFIX}${verifyToken}`);
+      return records.some((chunks) => chunks.join('').trim() === `${prefix}${token}`);
     } catch {
       // No record, no such name, or the resolver failed: not verified by DNS.
       return false;
@@ -143,16 +183,29 @@ export class HttpPageChecker implements PageChecker {
   private async fetchPage(hostname: string, signal: AbortSignal): Promise<{ url: URL; body: string; siteHosts: string[] }> {
     const request: HopRequest = { accept: 'text/html,*/*;q=0.5', maxBytes: this.maxBytes };
     if (hostname === '' || UNSAFE_HOSTNAME.test(hostname)) throw new CheckError('invalid hostname');
-    let url = parseHttpUrl(this.urlTemplate.replaceAll('{hostname}', hostname));
-    const siteHosts = [...new Set([...hostTwins(hostname), ...hostTwins(url.hostname)])];
+    const start = parseHttpUrl(this.urlTemplate.replaceAll('{hostname}', hostname));
+    const siteHosts = [...new Set([...hostTwins(hostname), ...hostTwins(start.hostname)])];
+    const page = await this.fetchOnSite(start, hostname, siteHosts, signal, request, 'the page');
+    // A huge page is scanned by its head.
+    return { url: page.url, body: page.body.toString('utf8'), siteHosts };
+  }
+
+  /** `url`'s answer, following at most maxRedirects redirects, each within the site (`siteHosts`); `what` names it in errors. */
+  private async fetchOnSite(
+    url: URL,
+    hostname: string,
+    siteHosts: readonly string[],
+    signal: AbortSignal,
+    request: HopRequest,
+    what: string,
+  ): Promise<Extract<Hop, { kind: 'page' }> & { url: URL }> {
     for (let redirects = 0; ; redirects++) {
       const hop = await this.fetchHop(url, signal, request);
-      // A huge page is scanned by its head.
-      if (hop.kind === 'page') return { url, body: hop.body.toString('utf8'), siteHosts };
+      if (hop.kind === 'page') return { ...hop, url };
       if (redirects >= this.maxRedirects) throw new CheckError('too many redirects');
       url = parseHttpUrl(hop.location, url);
       if (!siteHosts.includes(url.hostname)) {
-        throw new OffSiteError(`the page redirects to ${url.host}, another site; only redirects within ${hostTwins(hostname).join(' and ')} are followed`);
+        throw new OffSiteError(`${what} redirects to ${url.host}, another site; only redirects within ${hostTwins(hostname).join(' and ')} are followed`);
       }
     }
   }
@@ -196,7 +249,8 @@ export class HttpPageChecker implements PageChecker {
             res.destroy();
             reject(new CheckError(`HTTP ${status}`));
           } else {
-            readLimited(res, maxBytes).then(({ body, truncated }) => resolve({ kind: 'page', body, truncated }), reject);
+            const encoding = res.headers['content-encoding']?.trim().toLowerCase();
+            readLimited(res, maxBytes).then(({ body, truncated }) => resolve({ kind: 'page', body, truncated, encoding }), reject);
           }
         },
       );
@@ -228,6 +282,32 @@ function parseHttpUrl(input: string, base?: URL): URL {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CheckError(`unsupported protocol ${url.protocol}`);
   return url;
+}
+
+/**
+ * A body as sent before its Content-Encoding (asked for `identity`, but a proxy may compress anyway),
+ * at most maxBytes of it decoded.
+ */
+function decodeBody(body: Buffer, encoding: string | undefined, maxBytes: number): Buffer {
+  const options = { maxOutputLength: maxBytes };
+  try {
+    switch (encoding) {
+      case undefined:
+      case '':
+      case 'identity':
+        return body;
+      case 'gzip':
+      case 'x-gzip':
+        return zlib.gunzipSync(body, options);
+      case 'deflate':
+        return zlib.inflateSync(body, options);
+      case 'br':
+        return zlib.brotliDecompressSync(body, options);
+    }
+  } catch {
+    throw new CheckError(`the ${encoding} body could not be decoded within ${maxBytes} bytes`);
+  }
+  throw new CheckError(`unsupported content encoding ${encoding}`);
 }
 
 /** Reads at most maxBytes of the body, then drops the connection; `truncated` when there was more. */

@@ -25,6 +25,7 @@ import type { Services } from '#platform/services.ts';
 import { iconIsStale, PLACEHOLDER_ICON, refreshIcon, type IconServices } from '#domain/site-icon.ts';
 import { singleIconRefresh, takeCheck, type SiteCheckState } from '#domain/site-checks.ts';
 import type { PageCheck } from '#ports/page-checker.ts';
+import { claimRoutes } from './site-claims.ts';
 
 /** Callers, the registry with its caches, verification runs, site icons, and (in one process with the collector) its recent drops. */
 export type SitesServices = AuthServices & VerifyServices & IconServices & SiteCheckState & Pick<Services, 'recentDrops'>;
@@ -172,6 +173,7 @@ export const handler = createGroupHandler<SitesServices>({
   'POST /api/sites/{hostname}/verify': verifySite,
   'GET /api/sites/{hostname}/setup': siteSetup,
   'GET /api/sites/{hostname}/icon': siteIcon,
+  ...claimRoutes,
 });
 
 /** The group's Lambda handler over what its composition root built (functions/http/lambda/sites.ts). */

@@ -17,14 +17,15 @@ import { collectorState } from '#platform/collector-state.ts';
 import { siteCaches } from '#platform/instance-state.ts';
 
 const config = loadConfig(lambdaEnv());
+const trackerScript = required(config, 'trackerScript');
 
 export const handler = createCollectorHandler({
   clock: systemClock,
   registry: new DynamoRegistry(awsClient(DynamoDBClient), config.tableName),
-  pageChecker: pageCheckerFor(config),
+  pageChecker: pageCheckerFor(config, trackerScript),
   publicOrigins: config.publicUrls ?? [],
   eventQueue: new SqsQueue<EventRow>(awsClient(SQSClient), required(config, 'eventQueueUrl')),
-  trackerScript: required(config, 'trackerScript'),
+  trackerScript,
   ...siteCaches(systemClock),
   ...collectorState(systemClock),
 });

@@ -1,4 +1,4 @@
-/** Lambda entry of the `sites` route group: the registry, the issuer, the page checker and the icon bucket. */
+/** Lambda entry of the `sites` route group: the registry, the issuer, the page checker (with the tracker build) and the icon bucket. */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { S3IconStore } from '#adapters/s3/s3-icon-store.ts';
@@ -17,7 +17,8 @@ export const handler = createSitesHandler({
   ...authServices(config, awsClient(DynamoDBClient)),
   ...verifyState(systemClock),
   ...checkState(systemClock),
-  pageChecker: pageCheckerFor(config),
+  // A proxied /latest.js verifies only when it serves this build (inlined as the collector's).
+  pageChecker: pageCheckerFor(config, required(config, 'trackerScript')),
   publicOrigins: config.publicUrls ?? [],
   icons: new S3IconStore(awsClient(S3Client), required(config, 'iconBucket')),
   log,

@@ -1,0 +1,35 @@
+/**
+ * The DNS claim routes of the `sites` group (functions/domain/site-claim.ts): another account's
+ * verified hostname, claimed with an ID token. Their own file so the group's handler lists them in
+ * one line; the rules live in the domain.
+ */
+import { activeClaim, claimView, completeClaim, startClaim } from '#domain/site-claim.ts';
+import { ownerView } from '#domain/site.ts';
+import { takeCheck } from '#domain/site-checks.ts';
+import { json, type ApiRequest, type RouteHandler } from '../api.ts';
+import { requireIdToken } from '../auth.ts';
+import type { SitesServices } from './sites.ts';
+
+const hostnameParam = (req: ApiRequest<SitesServices>) => req.params.hostname ?? '';
+
+/** 201 with a new claim, 200 with the caller's active one. */
+async function claimSite(req: ApiRequest<SitesServices>) {
+  const principal = await requireIdToken(req);
+  const { claim, created } = await startClaim(req.services, principal.uid, hostnameParam(req));
+  return json(created ? 201 : 200, claimView(claim));
+}
+
+/** 201 with the caller's new registration when the TXT record is there. */
+async function verifyClaim(req: ApiRequest<SitesServices>) {
+  const principal = await requireIdToken(req);
+  const { site, claim } = await activeClaim(req.services, principal.uid, hostnameParam(req));
+  // The one explicit check this call makes (a DNS lookup), counted with POST …/verify's.
+  takeCheck(req.services, principal.uid, site.hostname);
+  const claimed = await completeClaim(req.services, site, claim);
+  return json(201, ownerView(claimed));
+}
+
+export const claimRoutes: Record<string, RouteHandler<SitesServices>> = {
+  'POST /api/sites/{hostname}/claim': claimSite,
+  'POST /api/sites/{hostname}/claim/verify': verifyClaim,
+};
