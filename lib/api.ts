@@ -16,19 +16,24 @@
  * cache, so nothing is configured here; a CDN placed in front honours the header.
  */
 import { Duration, Fn } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { RouteDef, RouteGroup } from '#http/routes.ts';
+import { SITE_FIELDS } from '#adapters/dynamodb/registry-items.ts';
 import { alarmOnAny } from './alarms.ts';
+import { metricNamespace } from './clickhouse.ts';
+import { grantUnderCredentialContext } from './imports.ts';
 import { parsePublicUrls } from '#platform/config.ts';
 import { NodeFunction } from './node-function.ts';
-import { KEY_LOOKUP, KEY_LOOKUP_AND_TOUCH, KEY_PATTERNS, grantTableRules, type TableRule } from './table-access.ts';
+import { KEY_ATTRIBUTES, KEY_LOOKUP, KEY_LOOKUP_AND_TOUCH, KEY_PATTERNS, grantTableRules, type TableRule } from './table-access.ts';
 import type { EventStoreResource } from './event-store.ts';
 
 /** What each group's function may reach, and how long it may run. A new group fails type checking until it is listed here. */
@@ -37,13 +42,14 @@ export interface GroupAccess {
   table: readonly TableRule[];
   /** May send rows to the event queue (EVENT_QUEUE_URL). */
   eventQueue: boolean;
-  /** The event store: the event writer alone writes it, so HTTP groups read at most. */
+  /** The event store: the event writer alone writes it, so HTTP groups read at most (with the reader's credentials). */
   eventStore: 'none' | 'read';
   /** May send chunk messages to the import queue (IMPORT_QUEUE_URL). */
   importQueue: boolean;
   /**
    * The import credential key (IMPORT_KMS_KEY_ID): `seal` is kms:GenerateDataKey only, a
-   * fresh data key per sealed API key. Opening (kms:Decrypt) is the import worker's alone.
+   * fresh data key per sealed API key, under a credential's encryption context (site and job).
+   * Opening (kms:Decrypt) is the import worker's alone.
    */
   importKey: 'none' | 'seal';
   /** Gets the built latest.js inlined at bundling time. */
@@ -79,6 +85,14 @@ const NOTHING: GroupAccess = {
 
 const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysOf } = KEY_PATTERNS;
 
+/**
+ * What the collector may read of an item under a site (its site fields, as getSite projects them)
+ * and write (last_seen_at, and automatic verification's verified_at and last_check): import jobs,
+ * the import lock and sealed credentials share the site's partition, but none of their attributes.
+ */
+export const COLLECTOR_SITE_READ = [...KEY_ATTRIBUTES, ...SITE_FIELDS] as const;
+export const COLLECTOR_SITE_WRITE = [...KEY_ATTRIBUTES, 'last_seen_at', 'verified_at', 'last_check'] as const;
+
 export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
   // Liveness, the API description, preflights and 404s: no storage at all.
   meta: { ...NOTHING, apiDocument: true },
@@ -102,6 +116,8 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
       KEY_LOOKUP_AND_TOUCH,
     ],
     verifiesSites: true,
+    // Verification reads a proxied /latest.js and compares it with this build.
+    tracker: true,
     callers: true,
     icons: true,
   },
@@ -116,11 +132,12 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
   },
   // The public function: reads sites and sets last_seen_at and automatic verification on them
   // (never creates or replaces one), creates and reads the daily salt; queues rows. No management
-  // keys, no accounts, no KMS.
+  // keys, no accounts, no KMS, and of a site's partition only the site's own attributes.
   collector: {
     ...NOTHING,
     table: [
-      { keys: [site], actions: ['GetItem', 'UpdateItem'] },
+      { keys: [site], actions: ['GetItem'], attributes: COLLECTOR_SITE_READ },
+      { keys: [site], actions: ['UpdateItem'], attributes: COLLECTOR_SITE_WRITE },
       { keys: [salts], actions: ['GetItem', 'PutItem'] },
     ],
     eventQueue: true,
@@ -220,6 +237,40 @@ export function groupDefines(access: GroupAccess, texts: { trackerScript: string
 /** HTTP functions start on a request someone waits for: no source maps (measured, docs/decisions.md "Composition roots and Lambda bundles"). */
 export const HTTP_SOURCE_MAPS = false;
 
+/** The collector's log lines of beacons answered 503 (collector drops `queue_full`, `enqueue_failed`; each failed queue send). */
+export const REFUSED_BEACON_PATTERN = '?"queue_full" ?"enqueue_failed" ?"event queue refused"';
+
+/**
+ * A public URL's failures, each an alarm on its first occurrence: every 5xx it answers
+ * (Lambda's Url5xxCount) and, named apart, the beacons refused with 503 because they could not
+ * be queued (counted from the function's log, as Lambda has no metric of them). Both are
+ * collected data lost, which the visitor's browser does not retry.
+ */
+function urlErrorAlarms(scope: Construct, group: RouteGroup, fn: NodeFunction): void {
+  const url5xx = new cloudwatch.Metric({
+    namespace: 'AWS/Lambda',
+    metricName: 'Url5xxCount',
+    dimensionsMap: { FunctionName: fn.functionName },
+    statistic: 'Sum',
+    period: Duration.minutes(5),
+  });
+  alarmOnAny(scope, `${pascal(group)}Url5xxAlarm`, url5xx, `tinytrack: the ${group} URL answers 5xx: beacons are lost; read its logs`);
+  const refused = new cloudwatch.Metric({ namespace: metricNamespace(scope), metricName: 'RefusedBeacons', statistic: 'Sum', period: Duration.minutes(5) });
+  new logs.MetricFilter(scope, `${pascal(group)}RefusedBeacons`, {
+    logGroup: fn.logGroup,
+    filterPattern: logs.FilterPattern.literal(REFUSED_BEACON_PATTERN),
+    metricNamespace: refused.namespace,
+    metricName: refused.metricName,
+    metricValue: '1',
+  });
+  alarmOnAny(
+    scope,
+    `${pascal(group)}RefusedAlarm`,
+    refused,
+    `tinytrack: the ${group} answered 503 (queue_full or enqueue_failed): beacons were not taken; check the event queue and the account's quotas`,
+  );
+}
+
 /** A group's Lambda entry: its composition root, which builds only what the group's routes use. */
 export const httpEntry = (group: RouteGroup) => `functions/http/lambda/${group}.ts`;
 
@@ -242,7 +293,7 @@ export class Api extends Construct {
       if (!access) throw new Error(`lib/api.ts has no access settings for route group "${group}"`);
       const environment: Record<string, string> = { TABLE_NAME: props.table.tableName, ...(access.callers ? props.authEnvironment : {}) };
       if (access.eventQueue) environment.EVENT_QUEUE_URL = props.eventQueue.queueUrl;
-      if (access.eventStore !== 'none') Object.assign(environment, props.eventStore.environment);
+      if (access.eventStore !== 'none') Object.assign(environment, props.eventStore.environment(access.eventStore));
       if (access.importQueue) environment.IMPORT_QUEUE_URL = props.importQueue.queueUrl;
       if (access.importKey !== 'none') environment.IMPORT_KMS_KEY_ID = props.importKey.keyArn;
       if (access.icons) environment.ICON_BUCKET = props.iconBucket.bucketName;
@@ -258,9 +309,9 @@ export class Api extends Construct {
       });
       grantTableRules(props.table, fn, access.table);
       if (access.eventQueue) props.eventQueue.grantSendMessages(fn);
-      if (access.eventStore === 'read') props.eventStore.grantRead(fn);
+      if (access.eventStore !== 'none') props.eventStore.grant(fn, access.eventStore);
       if (access.importQueue) props.importQueue.grantSendMessages(fn);
-      if (access.importKey === 'seal') props.importKey.grant(fn, 'kms:GenerateDataKey');
+      if (access.importKey === 'seal') grantUnderCredentialContext(props.importKey, fn, 'kms:GenerateDataKey');
       if (access.icons) {
         props.iconBucket.grantRead(fn, 'icons/*');
         props.iconBucket.grantPut(fn, 'icons/*');
@@ -275,6 +326,7 @@ export class Api extends Construct {
           fn.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
           `tinytrack: the ${group} function is throttled (its reserved concurrency or the account's quota); requests on its public URL are refused`,
         );
+        urlErrorAlarms(this, group, fn);
       }
       functions.set(group, fn);
       integrations.set(group, new HttpLambdaIntegration(`${pascal(group)}Integration`, fn));
@@ -299,6 +351,13 @@ export class Api extends Construct {
       });
     }
     this.httpApi.addRoutes({ path: '/{proxy+}', methods: [HttpMethod.OPTIONS], integration: meta });
+    // Every route's 5xx: an owner's request failed, or a beacon sent to the API was not taken.
+    alarmOnAny(
+      this,
+      'ServerErrorsAlarm',
+      this.httpApi.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
+      'tinytrack: the HTTP API answers 5xx (requests failed; beacons sent through the API were not taken); read the functions’ "request failed" lines',
+    );
 
     // PUBLIC_URL: the API and the Function URLs serve latest.js, and so do the operator's domains. A
     // function's own Function URL in its own environment would be a CloudFormation cycle: it counts

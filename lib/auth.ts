@@ -2,13 +2,16 @@
  * The identity provider whose ID tokens the API accepts: a Cognito user pool
  * and app client by default, or any OIDC issuer given as context
  * (`-c authIssuer=… -c authAudience=… [-c authJwksUri=…]`). Functions get
- * AUTH_ISSUER, AUTH_AUDIENCE and AUTH_JWKS_URI either way.
+ * AUTH_ISSUER, AUTH_AUDIENCE and AUTH_JWKS_URI either way. Cognito's hosted
+ * sign-in (its domain and the client's code flow) exists only where a
+ * dashboard will call it back: the stack's own, or one the operator serves.
  */
 import { Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { SignIn } from '#dashboard/config.ts';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import { contextString } from './context.ts';
+import { cognitoDomainPrefix } from './names.ts';
 
 export interface ExternalIssuer {
   issuer: string;
@@ -19,8 +22,15 @@ export interface ExternalIssuer {
 export interface AuthProps {
   /** Unset: create a Cognito user pool. */
   external?: ExternalIssuer;
-  /** The Cognito hosted sign-in's domain prefix (globally unique); default `tinytrack-<account id>`. */
+  /** The Cognito hosted sign-in's domain prefix (unique in the region); default `<stack>-<region>-<account id>` (lib/names.ts). */
   domainPrefix?: string;
+  /**
+   * Whether a dashboard signs owners in through Cognito's hosted sign-in
+   * (default true). Without one (`-c dashboard=false` and no
+   * `dashboardOrigin`) the pool gets no domain and the client no OAuth flow:
+   * nothing could be called back.
+   */
+  hostedSignIn?: boolean;
 }
 
 const jwksOf = (issuer: string) => `${issuer.replace(/\/$/, '')}/.well-known/jwks.json`;
@@ -51,7 +61,8 @@ export class Auth extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     const stack = Stack.of(this);
-    this.userPoolDomain = this.userPool.addDomain('Domain', { cognitoDomain: { domainPrefix: props.domainPrefix ?? `tinytrack-${stack.account}` } });
+    const hosted = props.hostedSignIn ?? true;
+    if (hosted) this.userPoolDomain = this.userPool.addDomain('Domain', { cognitoDomain: { domainPrefix: props.domainPrefix ?? cognitoDomainPrefix(this) } });
     const dashboardUrls = Lazy.list({ produce: () => (this.dashboardOrigin ? [`${this.dashboardOrigin}/login`] : []) });
     this.userPoolClient = this.userPool.addClient('WebClient', {
       // A browser app: no secret it could keep; PKCE protects the code instead.
@@ -59,12 +70,16 @@ export class Auth extends Construct {
       authFlows: { userSrp: true },
       preventUserExistenceErrors: true,
       supportedIdentityProviders: [cognito.UserPoolClientIdentityProvider.COGNITO],
-      oAuth: {
-        flows: { authorizationCodeGrant: true },
-        scopes: [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE],
-        callbackUrls: dashboardUrls,
-        logoutUrls: dashboardUrls,
-      },
+      ...(hosted
+        ? {
+            oAuth: {
+              flows: { authorizationCodeGrant: true },
+              scopes: [cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE],
+              callbackUrls: dashboardUrls,
+              logoutUrls: dashboardUrls,
+            },
+          }
+        : { disableOAuth: true }),
     });
     const issuer = `https://cognito-idp.${stack.region}.${stack.urlSuffix}/${this.userPool.userPoolId}`;
     this.environment = { AUTH_ISSUER: issuer, AUTH_AUDIENCE: this.userPoolClient.userPoolClientId, AUTH_JWKS_URI: jwksOf(issuer) };

@@ -6,6 +6,12 @@
  * never leaves the origin it was issued for. Pages (`/`, `/login`,
  * `/sites/…`, `/share/…`) are rewritten to index.html at the edge, as the
  * local server answers them; everything else under `/` is a hashed asset.
+ * CloudFront's names are global to the account: each is derived from the
+ * stack name and region (lib/names.ts), so two stacks never collide.
+ *
+ * `-c dashboard=false` leaves this construct out (accounts AWS has not yet
+ * verified for CloudFront fail any deploy that creates a distribution); the
+ * README says how to serve the same files elsewhere.
  */
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -15,6 +21,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { dashboardCsp, type DashboardConfig } from '#dashboard/config.ts';
+import { regionalName } from './names.ts';
 
 export interface DashboardProps {
   /** The built files (functions/dashboard/build.ts writeDashboard). */
@@ -49,6 +56,7 @@ export class Dashboard extends Construct {
     // The policy only tells local sign-in from an OIDC issuer, which the origin does not change.
     const cspSignIn = props.signIn('https://origin.invalid');
     const headers = new cloudfront.ResponseHeadersPolicy(this, 'Headers', {
+      responseHeadersPolicyName: regionalName(this, 'dashboard-headers', 128),
       securityHeadersBehavior: {
         contentSecurityPolicy: { contentSecurityPolicy: dashboardCsp(cspSignIn), override: true },
         contentTypeOptions: { override: true },
@@ -58,6 +66,7 @@ export class Dashboard extends Construct {
       },
     });
     const rewrite = new cloudfront.Function(this, 'PageRewrite', {
+      functionName: regionalName(this, 'page-rewrite', 64),
       code: cloudfront.FunctionCode.fromInline(PAGE_REWRITE),
       runtime: cloudfront.FunctionRuntime.JS_2_0,
     });
@@ -65,7 +74,9 @@ export class Dashboard extends Construct {
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: 'tinytrack dashboard and API',
       defaultBehavior: {
-        origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
+        origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket, {
+          originAccessControl: new cloudfront.S3OriginAccessControl(this, 'FilesAccess', { originAccessControlName: regionalName(this, 'dashboard-files', 64) }),
+        }),
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
         responseHeadersPolicy: headers,

@@ -1,7 +1,8 @@
 /**
  * What the stack needs of an event store, whichever engine it is
  * (lib/clickhouse.ts, lib/timestream.ts): the environment of the functions
- * that use it, their grants, and how the writer should feed it.
+ * that use it and their grants, by what each does with the events, and how
+ * the writer should feed it.
  */
 import type { Duration } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
@@ -15,12 +16,17 @@ export interface WriterSettings {
   timeout: Duration;
 }
 
+/**
+ * What a function does with the events: the reports function reads (and
+ * caches report rollups), the event writer writes, the import worker writes
+ * and reads back (the store is its import ledger).
+ */
+export type EventStoreAccess = 'read' | 'write' | 'read-write';
+
 export interface EventStoreResource {
-  /** Variables for the functions that read or write events. */
-  readonly environment: Readonly<Record<string, string>>;
   readonly writer: WriterSettings;
-  /** The event writer and the import worker. */
-  grantWrite(grantee: iam.IGrantable): void;
-  /** The reports functions. */
-  grantRead(grantee: iam.IGrantable): void;
+  /** Variables for a function with this access. */
+  environment(access: EventStoreAccess): Readonly<Record<string, string>>;
+  /** What a function with this access may do on AWS, nothing more. */
+  grant(grantee: iam.IGrantable, access: EventStoreAccess): void;
 }

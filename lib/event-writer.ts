@@ -15,8 +15,8 @@ import type { EventStoreResource } from './event-store.ts';
 
 /**
  * The Lambda entry: `export const handler = createSqsEventWriterHandler(store)`
- * (functions/workers/event-writer.ts) with the Timestream EventStore built
- * from TIMESTREAM_DATABASE and TIMESTREAM_TABLE. It needs no registry and no issuer.
+ * (functions/workers/event-writer.ts) with the event store its environment
+ * names (functions/platform/aws-event-store.ts). It needs no registry and no issuer.
  */
 export const EVENT_WRITER_ENTRY = 'functions/workers/handlers/event-writer.ts';
 
@@ -45,9 +45,9 @@ export class EventWriter extends Construct {
       entry: EVENT_WRITER_ENTRY,
       description: WRITER_DESCRIPTION,
       timeout: props.store.writer.timeout,
-      environment: { ...props.store.environment },
+      environment: { ...props.store.environment('write') },
     });
-    props.store.grantWrite(this.function);
+    props.store.grant(this.function, 'write');
     // Grants receive/delete/change-visibility on the queue.
     this.function.addEventSource(
       new SqsEventSource(props.queue, {

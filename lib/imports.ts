@@ -11,9 +11,11 @@
  */
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
+import { alarmOnAny } from './alarms.ts';
 import { NodeFunction } from './node-function.ts';
 import { WorkQueue } from './queues.ts';
 import { KEY_PATTERNS, grantTableRules } from './table-access.ts';
@@ -45,17 +47,38 @@ export const IMPORT_WORKER_MEMORY_MB = 1769;
 /** One chunk per invocation: a month of CSV fills a run; a failure redelivers that chunk alone. */
 export const IMPORT_WORKER_BATCH_SIZE = 1;
 /**
- * At most this many chunks at once across all jobs: bounds the load on the
- * Simple Analytics export API (a 400-day job has up to 30 chunks, and one
- * owner may start 20 jobs a day), on Timestream writes and ledger queries,
- * and the Lambda concurrency imports take from the collector and the writer.
- * Two is the event source mapping's minimum.
+ * The encryption context every sealed import credential carries (the
+ * imports handler seals and the import worker opens under `{site, job_id}`:
+ * functions/http/handlers/imports.ts, functions/workers/import-steps.ts).
+ * The key's grants require it, so the key never seals or opens anything
+ * that is not one site's job credential.
  */
-export const IMPORT_WORKER_MAX_CONCURRENCY = 5;
+export const CREDENTIAL_CONTEXT_KEYS = ['site', 'job_id'] as const;
+
+/** A KMS grant on `key` for `action`, only under a credential's encryption context. */
+export function grantUnderCredentialContext(key: kms.IKey, grantee: iam.IGrantable, action: 'kms:GenerateDataKey' | 'kms:Decrypt'): void {
+  iam.Grant.addToPrincipal({
+    grantee,
+    actions: [action],
+    resourceArns: [key.keyArn],
+    conditions: {
+      // No other context key, and both of these present.
+      'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...CREDENTIAL_CONTEXT_KEYS] },
+      Null: Object.fromEntries(CREDENTIAL_CONTEXT_KEYS.map((k) => [`kms:EncryptionContext:${k}`, 'false'])),
+    },
+  });
+}
 
 export interface ImportsProps {
   table: dynamodb.ITable;
   eventStore: EventStoreResource;
+  /**
+   * At most this many chunks at once across all jobs (`-c importWorkerMaxConcurrency`, default 2,
+   * the event source's minimum): bounds the load on the Simple Analytics export API (a 400-day
+   * job has up to 30 chunks, and one owner may start 20 jobs a day), on the event store, and the
+   * Lambda concurrency imports take from the collector and the writer.
+   */
+  maxConcurrency: number;
 }
 
 export class Imports extends Construct {
@@ -88,24 +111,31 @@ export class Imports extends Construct {
       description: IMPORT_WORKER_DESCRIPTION,
       timeout: IMPORT_WORKER_TIMEOUT,
       memorySize: IMPORT_WORKER_MEMORY_MB,
-      environment: { TABLE_NAME: props.table.tableName, IMPORT_KMS_KEY_ID: this.key.keyArn, ...props.eventStore.environment },
+      environment: { TABLE_NAME: props.table.tableName, IMPORT_KMS_KEY_ID: this.key.keyArn, ...props.eventStore.environment('read-write') },
     });
     // Jobs, counts, the site lock and the sealed key, all under the site: reads them, records
     // progress, releases the lock and deletes the sealed key when a job ends. Never creates an item.
     // (Re-queueing active jobs through gsi1 after a start is local only.)
     grantTableRules(props.table, this.worker, [{ keys: [KEY_PATTERNS.site], actions: ['GetItem', 'UpdateItem', 'DeleteItem'] }]);
-    // Opens sealed API keys; it never seals one.
-    this.key.grant(this.worker, 'kms:Decrypt');
+    // Opens sealed API keys, under their context only; it never seals one.
+    grantUnderCredentialContext(this.key, this.worker, 'kms:Decrypt');
     // Writes the imported rows and queries the same table as its de-duplication ledger.
-    props.eventStore.grantWrite(this.worker);
-    props.eventStore.grantRead(this.worker);
+    props.eventStore.grant(this.worker, 'read-write');
     // Grants receive/delete/change-visibility; the worker never sends (re-queueing is local only).
     this.worker.addEventSource(
       new SqsEventSource(this.queue.queue, {
         batchSize: IMPORT_WORKER_BATCH_SIZE,
         reportBatchItemFailures: true,
-        maxConcurrency: IMPORT_WORKER_MAX_CONCURRENCY,
+        maxConcurrency: props.maxConcurrency,
       }),
+    );
+    // A failed run (a timeout, a crash) takes its chunk back to the queue and, five times over,
+    // to the dead-letter queue: the job stays running meanwhile and nobody would know.
+    alarmOnAny(
+      this,
+      'WorkerErrorsAlarm',
+      this.worker.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+      'tinytrack: the import worker fails (timeouts or crashes); its chunks are retried, then dead-lettered: read its logs',
     );
   }
 }

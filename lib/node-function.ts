@@ -11,8 +11,10 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
@@ -73,6 +75,28 @@ function lazyModuleCommands(inputDir: string, outputDir: string): string[] {
   });
 }
 
+/**
+ * esbuild runs as a command, and Linux refuses any one argument over 128 KiB:
+ * a `define` longer than this (the OpenAPI document) goes to a file esbuild
+ * injects instead, which sets the same `process.env` value before any other
+ * code of the bundle runs (the entries read it through platform/config.ts
+ * lambdaEnv). Shorter ones stay defines.
+ */
+export const DEFINE_ARGUMENT_MAX = 32 * 1024;
+
+/** The defines short enough for the command line, and the file that sets the others. */
+export function commandLineDefines(define: Record<string, string>): { define: Record<string, string>; inject: string[] } {
+  const short = Object.entries(define).filter(([, value]) => value.length <= DEFINE_ARGUMENT_MAX);
+  const long = Object.entries(define).filter(([, value]) => value.length > DEFINE_ARGUMENT_MAX);
+  if (long.length === 0) return { define: Object.fromEntries(short), inject: [] };
+  const code = long.map(([key, value]) => `${key} = ${value};\n`).join('');
+  const dir = join(tmpdir(), 'tinytrack-defines');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`);
+  writeFileSync(file, code);
+  return { define: Object.fromEntries(short), inject: [file] };
+}
+
 export interface NodeFunctionProps {
   /** Entry path relative to the project root. */
   entry: string;
@@ -130,7 +154,7 @@ export class NodeFunction extends NodejsFunction {
           afterBundling: lazyModuleCommands,
         },
         logLevel: LogLevel.WARNING,
-        ...(props.define ? { define: props.define } : {}),
+        ...(props.define ? commandLineDefines(props.define) : {}),
       },
     });
   }

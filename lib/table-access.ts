@@ -8,9 +8,12 @@
  * Limits of the condition key: it sees the partition key only. Everything
  * stored under a site (import jobs, the lock, sealed credentials) shares the
  * site's `SITE#…` partition, so whoever may read a site item may read those
- * too; sealed credentials stay closed without kms:Decrypt, which only the
- * import worker has. Queries on gsi1 are judged by the index partition key
- * (`SITES#…`, `MKEYS#…`, `IMPORTS_ACTIVE`).
+ * too, unless the rule also names the attributes it may touch
+ * (`dynamodb:Attributes`): the public collector's rules name only the site
+ * item's, so it can neither read a sealed credential nor change an import
+ * job. Sealed credentials stay closed anyway without kms:Decrypt, which only
+ * the import worker has. Queries on gsi1 are judged by the index partition
+ * key (`SITES#…`, `MKEYS#…`, `IMPORTS_ACTIVE`).
  */
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -44,6 +47,22 @@ export interface TableRule {
   actions: readonly DynamoAction[];
   /** On gsi1 (Query only) instead of the table. */
   index?: true;
+  /**
+   * Only these attributes (keys included), read or written: a read must name them
+   * (ProjectionExpression) and a write may return no others (ReturnValues NONE or UPDATED_*).
+   */
+  attributes?: readonly string[];
+}
+
+/** The key attributes every item request names. */
+export const KEY_ATTRIBUTES = ['pk', 'sk'] as const;
+
+/** Conditions that hold a request to `attributes` (AWS's pattern for attribute-level access). */
+function attributeConditions(attributes: readonly string[]): Record<string, Record<string, unknown>> {
+  return {
+    'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...attributes] },
+    StringEqualsIfExists: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES', 'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'] },
+  };
 }
 
 /** Grants each rule as one statement with its LeadingKeys condition. */
@@ -54,7 +73,7 @@ export function grantTableRules(table: dynamodb.ITable, grantee: iam.IGrantable,
       grantee,
       actions: rule.actions.map((a) => `dynamodb:${a}`),
       resourceArns: [rule.index ? `${table.tableArn}/index/${GSI1}` : table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...rule.keys] } },
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...rule.keys] }, ...(rule.attributes ? attributeConditions(rule.attributes) : {}) },
     });
   }
 }

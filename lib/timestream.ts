@@ -8,14 +8,14 @@
  * resources. The functions reach the store only through the `EventStore` /
  * `ReportStore` ports, so another engine (ClickHouse, Athena over Parquet)
  * comes as one adapter plus a construct like this one with the same
- * `environment` / `grantWrite` / `grantRead` shape.
+ * `environment` / `grant` shape (lib/event-store.ts).
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as timestream from 'aws-cdk-lib/aws-timestream';
 import { Construct } from 'constructs';
-import type { EventStoreResource, WriterSettings } from './event-store.ts';
+import type { EventStoreAccess, EventStoreResource, WriterSettings } from './event-store.ts';
 
 /**
  * Memory store: the last 24 hours, where `live`, today's buckets and the
@@ -35,8 +35,8 @@ export class Timestream extends Construct implements EventStoreResource {
   readonly table: timestream.CfnTable;
   /** Error reports for records the magnetic store rejects asynchronously. */
   readonly rejectedRecords: s3.Bucket;
-  /** TIMESTREAM_DATABASE and TIMESTREAM_TABLE for the functions that use the store. */
-  readonly environment: Readonly<Record<string, string>>;
+  /** TIMESTREAM_DATABASE and TIMESTREAM_TABLE, the same for every function that uses the store. */
+  private readonly variables: Readonly<Record<string, string>>;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -74,7 +74,16 @@ export class Timestream extends Construct implements EventStoreResource {
       id: 'CloudFormation-Validate::W3697',
       reason: 'Timestream for LiveAnalytics is in maintenance mode (closed to new customers since 2025-06-20); chosen knowingly, behind the EventStore port',
     });
-    this.environment = { TIMESTREAM_DATABASE: this.database.ref, TIMESTREAM_TABLE: this.table.attrName };
+    this.variables = { TIMESTREAM_DATABASE: this.database.ref, TIMESTREAM_TABLE: this.table.attrName };
+  }
+
+  environment(): Readonly<Record<string, string>> {
+    return this.variables;
+  }
+
+  grant(grantee: iam.IGrantable, access: EventStoreAccess): void {
+    if (access !== 'read') this.grantWrite(grantee);
+    if (access !== 'write') this.grantRead(grantee);
   }
 
   /** The SDK discovers its endpoint first; DescribeEndpoints has no resource to scope to. */
@@ -83,13 +92,13 @@ export class Timestream extends Construct implements EventStoreResource {
   }
 
   /** WriteRecords on the table only (the event writer). */
-  grantWrite(grantee: iam.IGrantable): void {
+  private grantWrite(grantee: iam.IGrantable): void {
     this.grantEndpointDiscovery(grantee);
     iam.Grant.addToPrincipal({ grantee, actions: ['timestream:WriteRecords'], resourceArns: [this.table.attrArn] });
   }
 
   /** SELECT queries and the table description, nothing that changes data (the reports functions). */
-  grantRead(grantee: iam.IGrantable): void {
+  private grantRead(grantee: iam.IGrantable): void {
     this.grantEndpointDiscovery(grantee);
     iam.Grant.addToPrincipal({ grantee, actions: ['timestream:Select', 'timestream:DescribeTable'], resourceArns: [this.table.attrArn] });
   }

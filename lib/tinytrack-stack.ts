@@ -1,21 +1,23 @@
 /**
  * The tinytrack stack (DESIGN.md §1): registry table, identity provider,
  * the HTTP API with one function per route group, the collector's Function
- * URL, the event queue and its writer into the event store (Timestream, or
- * ClickHouse with `-c eventStore=clickhouse`: lib/clickhouse.ts), the
- * historical imports (chunk queue, credential key, worker), and the scheduled
- * workers; one SNS topic that every alarm notifies, and the guard rails
+ * URL, the event queue and its writer into the event store (ClickHouse,
+ * lib/clickhouse.ts, or Timestream with `-c eventStore=timestream`), the
+ * historical imports (chunk queue, credential key, worker), the scheduled
+ * workers and the dashboard on CloudFront (`-c dashboard=false` leaves it
+ * out); one SNS topic that every alarm notifies, and the guard rails
  * against a flood read from context (lib/context.ts).
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { DashboardConfig } from '#dashboard/config.ts';
 import type { Construct } from 'constructs';
 import { routes } from '#http/routes.ts';
 import { Alarms } from './alarms.ts';
-import { Api, publicUrlsFromContext } from './api.ts';
+import { Api, GROUP_ACCESS, publicUrlsFromContext } from './api.ts';
 import { Auth, dashboardSignIn, externalIssuerFromContext } from './auth.ts';
 import { Dashboard } from './dashboard.ts';
 import { ClickHouse } from './clickhouse.ts';
-import { contextString, guardRailsFromContext } from './context.ts';
+import { contextFlag, contextOrigin, contextString, guardRailsFromContext } from './context.ts';
 import type { EventStoreResource } from './event-store.ts';
 import { EventWriter } from './event-writer.ts';
 import { Imports } from './imports.ts';
@@ -42,7 +44,8 @@ export class TinytrackStack extends Stack {
   readonly api: Api;
   readonly schedules: Schedules;
   readonly alarms: Alarms;
-  readonly dashboard: Dashboard;
+  /** Unset with `-c dashboard=false`. */
+  readonly dashboard?: Dashboard;
 
   constructor(scope: Construct, id: string, props: TinytrackStackProps) {
     super(scope, id, props);
@@ -51,7 +54,12 @@ export class TinytrackStack extends Stack {
     this.storage = new Storage(this, 'Storage');
     const external = externalIssuerFromContext(this);
     const domainPrefix = contextString(this, 'authDomainPrefix');
-    this.auth = new Auth(this, 'Auth', { ...(external ? { external } : {}), ...(domainPrefix ? { domainPrefix } : {}) });
+    const { dashboard, dashboardOrigin } = dashboardFromContext(this);
+    this.auth = new Auth(this, 'Auth', {
+      ...(external ? { external } : {}),
+      ...(domainPrefix ? { domainPrefix } : {}),
+      hostedSignIn: dashboard || dashboardOrigin !== undefined,
+    });
     this.eventStore = eventStoreFromContext(this);
     this.events = new WorkQueue(this, 'Events', {
       consumerTimeout: this.eventStore.writer.timeout,
@@ -64,7 +72,7 @@ export class TinytrackStack extends Stack {
       store: this.eventStore,
       maxConcurrency: guardRails.writerMaxConcurrency,
     });
-    this.imports = new Imports(this, 'Imports', { table: this.storage.table, eventStore: this.eventStore });
+    this.imports = new Imports(this, 'Imports', { table: this.storage.table, eventStore: this.eventStore, maxConcurrency: guardRails.importWorkerMaxConcurrency });
     this.api = new Api(this, 'Api', {
       routes,
       table: this.storage.table,
@@ -81,16 +89,25 @@ export class TinytrackStack extends Stack {
       publicUrls: publicUrlsFromContext(this),
     });
     this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table });
-    this.dashboard = new Dashboard(this, 'Dashboard', {
-      assetsDir: props.dashboardDir,
-      api: this.api.httpApi,
-      signIn: (origin) => dashboardSignIn(this.auth, origin),
-    });
+    if (this.eventStore instanceof ClickHouse) {
+      // Every function that talks to ClickHouse feeds its failures into one alarm.
+      const readers = [...this.api.functions].filter(([group]) => GROUP_ACCESS[group].eventStore !== 'none').map(([, fn]) => fn);
+      for (const fn of [this.writer.function, this.imports.worker, ...readers]) this.eventStore.watch(fn);
+    }
+    if (dashboard) {
+      this.dashboard = new Dashboard(this, 'Dashboard', {
+        assetsDir: props.dashboardDir,
+        api: this.api.httpApi,
+        signIn: (origin) => dashboardSignIn(this.auth, origin),
+      });
+      new CfnOutput(this, 'DashboardUrl', { value: this.dashboard.origin, description: 'The dashboard, and the API on the same origin under /api' });
+    } else {
+      this.dashboardElsewhere(dashboardOrigin);
+    }
 
     const collectorUrl = this.api.functionUrls.get('collector');
     if (!collectorUrl) throw new Error('the collector route group has no Function URL (lib/api.ts GROUP_ACCESS)');
 
-    new CfnOutput(this, 'DashboardUrl', { value: this.dashboard.origin, description: 'The dashboard, and the API on the same origin under /api' });
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint, description: 'Base URL of the API and the collector' });
     new CfnOutput(this, 'CollectorUrl', {
       value: collectorUrl.url,
@@ -106,8 +123,8 @@ export class TinytrackStack extends Stack {
     });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'Every alarm notifies this SNS topic; subscribe more endpoints to it' });
     if (this.eventStore instanceof Timestream) {
-      new CfnOutput(this, 'TimestreamDatabase', { value: this.eventStore.environment.TIMESTREAM_DATABASE as string });
-      new CfnOutput(this, 'TimestreamTable', { value: this.eventStore.environment.TIMESTREAM_TABLE as string });
+      new CfnOutput(this, 'TimestreamDatabase', { value: this.eventStore.database.ref });
+      new CfnOutput(this, 'TimestreamTable', { value: this.eventStore.table.attrName });
     }
     new CfnOutput(this, 'AuthIssuer', { value: this.auth.environment.AUTH_ISSUER as string });
     if (this.auth.userPool && this.auth.userPoolClient) {
@@ -115,6 +132,31 @@ export class TinytrackStack extends Stack {
       new CfnOutput(this, 'UserPoolClientId', { value: this.auth.userPoolClient.userPoolClientId });
     }
   }
+
+  /**
+   * `-c dashboard=false`: no CloudFront. With `-c dashboardOrigin=https://…` (where the operator
+   * serves the built files, `/api/*` proxied to ApiUrl) Cognito calls back to that origin's /login,
+   * and DashboardConfig is the `/dashboard/config.json` to serve there (README "Deploy to AWS").
+   */
+  private dashboardElsewhere(origin: string | undefined): void {
+    const external = !this.auth.userPool;
+    if (origin === undefined && !external) return;
+    const config: DashboardConfig = { signIn: dashboardSignIn(this.auth, origin ?? '') };
+    if (origin !== undefined) new CfnOutput(this, 'DashboardUrl', { value: origin, description: 'Where you serve the dashboard (context dashboardOrigin), /api/* proxied to ApiUrl' });
+    new CfnOutput(this, 'DashboardConfig', { value: this.toJsonString(config), description: 'Serve this as /dashboard/config.json beside the dashboard files' });
+  }
+}
+
+/**
+ * `-c dashboard=false` leaves the CloudFront dashboard out (an account AWS
+ * has not verified for CloudFront fails any deploy that creates a
+ * distribution); `-c dashboardOrigin` then names where the operator serves it.
+ */
+function dashboardFromContext(scope: Construct): { dashboard: boolean; dashboardOrigin: string | undefined } {
+  const dashboard = contextFlag(scope, 'dashboard', true);
+  const dashboardOrigin = contextOrigin(scope, 'dashboardOrigin');
+  if (dashboard && dashboardOrigin !== undefined) throw new Error('context dashboardOrigin goes with -c dashboard=false: the stack’s own dashboard is on its CloudFront origin');
+  return { dashboard, dashboardOrigin };
 }
 
 /**
@@ -135,6 +177,22 @@ function eventStoreFromContext(scope: Construct): EventStoreResource {
         'or -c eventStore=timestream on an account that has Timestream for LiveAnalytics',
     );
   }
+  const readerSecretArn = contextString(scope, 'clickhouseReaderSecretArn');
+  if (!readerSecretArn) {
+    throw new Error(
+      'the public reports function reads ClickHouse as its own user: pass -c clickhouseReaderSecretArn=arn:… (a secret holding that user’s {"username", "password"}; the README lists its GRANTs)',
+    );
+  }
+  const kmsKeyArn = contextString(scope, 'clickhouseSecretKmsKeyArn');
+  if (kmsKeyArn !== undefined && !/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/.test(kmsKeyArn)) {
+    throw new Error('context clickhouseSecretKmsKeyArn must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), not an alias');
+  }
   const database = contextString(scope, 'clickhouseDatabase');
-  return new ClickHouse(scope, 'EventStore', { url, secretArn, ...(database ? { database } : {}) });
+  return new ClickHouse(scope, 'EventStore', {
+    url,
+    writerSecretArn: secretArn,
+    readerSecretArn,
+    ...(kmsKeyArn ? { secretKmsKeyArn: kmsKeyArn } : {}),
+    ...(database ? { database } : {}),
+  });
 }

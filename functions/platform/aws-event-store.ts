@@ -1,8 +1,9 @@
 /**
  * The event store of the AWS functions that read or write events (the
  * writer, the reports group, the import worker): ClickHouse when the stack
- * set CLICKHOUSE_URL (credentials read once at start from the Secrets
- * Manager secret CLICKHOUSE_SECRET_ARN names, never from the environment),
+ * set CLICKHOUSE_URL (credentials read at start from the Secrets Manager
+ * secret CLICKHOUSE_SECRET_ARN names, never from the environment, and read
+ * again when the server refuses them: a rotated secret needs no redeploy),
  * else Timestream. Each entry builds only the parts it uses.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -12,6 +13,7 @@ import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-stor
 import { ClickHouseImportLedger } from '#adapters/clickhouse/clickhouse-import-ledger.ts';
 import { ClickHouseReportStore } from '#adapters/clickhouse/clickhouse-report-store.ts';
 import { clickHouseHttpExecutor } from '#adapters/clickhouse/http-executor.ts';
+import { refreshingExecutor, type ClickHouseCredentials } from '#adapters/clickhouse/refreshing-executor.ts';
 import { TimestreamEventStore } from '#adapters/timestream/timestream-event-store.ts';
 import { TimestreamImportLedger } from '#adapters/timestream/timestream-import-ledger.ts';
 import { TimestreamReportStore } from '#adapters/timestream/timestream-report-store.ts';
@@ -22,7 +24,7 @@ import { awsClient } from './aws-clients.ts';
 import { ConfigError, required, type Config } from './config.ts';
 
 /** The user and password of a ClickHouse secret: `{"username": …, "password": …}` (the shape Secrets Manager's console writes). */
-export function clickHouseCredentials(secret: string | undefined): { user: string; password: string } {
+export function clickHouseCredentials(secret: string | undefined): ClickHouseCredentials {
   let parsed: unknown;
   try {
     parsed = JSON.parse(secret ?? '');
@@ -38,9 +40,10 @@ export function clickHouseCredentials(secret: string | undefined): { user: strin
 }
 
 /**
- * The ClickHouse store of this function, its credentials read now; null when
- * the stack chose Timestream. Writers migrate the schema at start; a reader
- * (`migrate: false`) only attaches, so it needs no DDL rights and no start-up statements.
+ * The ClickHouse store of this function, its credentials read now (and again
+ * on an authentication failure); null when the stack chose Timestream.
+ * Writers migrate the schema at start; a reader (`migrate: false`) only
+ * attaches, so it needs no DDL rights and no start-up statements.
  */
 export async function clickHouseStore(
   config: Readonly<Config>,
@@ -49,9 +52,9 @@ export async function clickHouseStore(
   if (!config.clickhouse) return null;
   const arn = config.clickhouseSecretArn;
   if (!arn) throw new ConfigError('invalid configuration: CLICKHOUSE_URL on AWS needs CLICKHOUSE_SECRET_ARN (the credentials are never in the environment)');
-  const secret = await secrets.send(new GetSecretValueCommand({ SecretId: arn }));
-  const settings = { ...config.clickhouse, ...clickHouseCredentials(secret.SecretString) };
-  const executor = clickHouseHttpExecutor(settings);
+  const settings = config.clickhouse;
+  const read = async () => clickHouseCredentials((await secrets.send(new GetSecretValueCommand({ SecretId: arn }))).SecretString);
+  const executor = refreshingExecutor({ read, initial: await read(), connect: (credentials) => clickHouseHttpExecutor({ ...settings, ...credentials }) });
   return migrate ? ClickHouseEventStore.open(executor, settings.database) : ClickHouseEventStore.attach(executor, settings.database);
 }
 

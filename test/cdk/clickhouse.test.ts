@@ -1,20 +1,40 @@
 /**
- * ClickHouse, the default (`-c clickhouseUrl=… -c clickhouseSecretArn=…`): no Timestream resource; the functions that
- * read or write events get the ClickHouse URL and the secret's ARN (never a
- * password) and may read that secret, nothing else may; the writer takes few
- * large batches. Bundling is skipped.
+ * ClickHouse, the default (`-c clickhouseUrl=… -c clickhouseSecretArn=…
+ * -c clickhouseReaderSecretArn=…`): no Timestream resource; the functions
+ * that read or write events get the ClickHouse URL and their secret's ARN
+ * (never a password): the writer's for the event writer and the import
+ * worker, the reader's for the public reports function, each allowed to read
+ * its own secret alone (and decrypt it with a customer-managed key, through
+ * Secrets Manager, when one is named); nothing else may. Failed ClickHouse
+ * requests raise an alarm; the writer takes few large batches. Bundling is skipped.
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CLICKHOUSE_FAILURE_LOG } from '#adapters/clickhouse/refreshing-executor.ts';
 import { CLICKHOUSE_WRITER } from '../../lib/clickhouse.ts';
 import type { NodeFunction } from '../../lib/node-function.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
-import { DASHBOARD_FIXTURE, actionsOfFunction, logicalIdOf, refTarget, resourcesOf, statementsOfFunction, type Resource } from './template-helpers.ts';
+import {
+  DASHBOARD_FIXTURE,
+  actionsOf,
+  actionsOfFunction,
+  logicalIdOf,
+  refTarget,
+  renderValue,
+  resourcesOf,
+  statementsOfFunction,
+  type ConditionedStatement,
+  type Resource,
+} from './template-helpers.ts';
+
+const byJson = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
 
 const URL = 'https://abc123.eu-west-1.aws.clickhouse.cloud:8443';
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:tinytrack-clickhouse-AbCdEf';
-const CONTEXT = { clickhouseUrl: URL, clickhouseSecretArn: ARN };
+const READER_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:tinytrack-clickhouse-reports-GhIjKl';
+const KEY_ARN = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+const CONTEXT = { clickhouseUrl: URL, clickhouseSecretArn: ARN, clickhouseReaderSecretArn: READER_ARN };
 
 const synth = (context: Record<string, unknown>) => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
@@ -39,27 +59,60 @@ describe('the stack on ClickHouse', () => {
     expect(JSON.stringify(template.toJSON())).not.toMatch(/TIMESTREAM_/);
   });
 
-  it('gives the writer, the reports and the import worker the URL and the secret ARN, and no password anywhere', () => {
+  /** The secret each function may read. */
+  const secretsOf = (t: Template, id: string) =>
+    statementsOfFunction(t, id)
+      .filter((s) => JSON.stringify(s.Action).includes('secretsmanager:'))
+      .map((s) => s.Resource);
+
+  it('gives the writer and the import worker the writer’s secret ARN, the public reports function the reader’s, and no password anywhere', () => {
     const all = resourcesOf(template, 'AWS::Lambda::Function');
-    for (const id of Object.values(eventFunctions())) {
-      expect(all[id]?.Properties.Environment.Variables).toMatchObject({ CLICKHOUSE_URL: URL, CLICKHOUSE_SECRET_ARN: ARN, CLICKHOUSE_DATABASE: 'tinytrack' });
+    const { writer, reports, importWorker } = eventFunctions();
+    for (const [id, arn] of [[writer, ARN], [importWorker, ARN], [reports, READER_ARN]] as const) {
+      expect(all[id]?.Properties.Environment.Variables, id).toMatchObject({ CLICKHOUSE_URL: URL, CLICKHOUSE_SECRET_ARN: arn, CLICKHOUSE_DATABASE: 'tinytrack' });
     }
     expect(JSON.stringify(template.toJSON())).not.toMatch(/CLICKHOUSE_(PASSWORD|USER)/);
   });
 
-  it('lets exactly those functions read the secret, and nothing more of Secrets Manager', () => {
-    const readers = new Set(Object.values(eventFunctions()));
+  it('lets exactly those functions read their own secret, the reports function never the writer’s, and nothing more of Secrets Manager', () => {
+    const { writer, reports, importWorker } = eventFunctions();
+    const own = new Map<string, string>([[writer, ARN], [importWorker, ARN], [reports, READER_ARN]]);
     for (const id of Object.keys(resourcesOf(template, 'AWS::Lambda::Function'))) {
       const actions = actionsOfFunction(template, id, 'secretsmanager:');
-      if (!readers.has(id)) expect(actions, id).toEqual([]);
+      if (!own.has(id)) expect(actions, id).toEqual([]);
       else {
         expect(actions.sort(), id).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
-        const resources = statementsOfFunction(template, id)
-          .filter((s) => JSON.stringify(s.Action).includes('secretsmanager:'))
-          .map((s) => s.Resource);
-        expect(resources, id).toEqual([ARN]);
+        expect(secretsOf(template, id), id).toEqual([own.get(id)]);
       }
     }
+    expect(actionsOfFunction(template, reports, 'kms:')).toEqual([]);
+  });
+
+  it('lets each of them decrypt its secret with a customer-managed key, through Secrets Manager and for that secret only', () => {
+    const { stack: keyed, template: t } = synth({ ...CONTEXT, clickhouseSecretKmsKeyArn: KEY_ARN });
+    const ids = { writer: logicalIdOf(keyed.writer.function), reports: logicalIdOf(keyed.api.functions.get('reports') as NodeFunction), importWorker: logicalIdOf(keyed.imports.worker) };
+    for (const [id, arn] of [[ids.writer, ARN], [ids.importWorker, ARN], [ids.reports, READER_ARN]] as const) {
+      const decrypts = (statementsOfFunction(t, id) as ConditionedStatement[]).filter((s) => actionsOf(s).includes('kms:Decrypt') && s.Resource === KEY_ARN);
+      expect(decrypts.map((s) => [actionsOf(s), renderValue(s.Condition?.StringEquals?.['kms:ViaService']), s.Condition?.StringEquals?.['kms:EncryptionContext:SecretARN']]), id).toEqual([
+        [['kms:Decrypt'], 'secretsmanager.${AWS::Region}.amazonaws.com', arn],
+      ]);
+    }
+    expect(() => synth({ ...CONTEXT, clickhouseSecretKmsKeyArn: 'alias/tinytrack' })).toThrow(/clickhouseSecretKmsKeyArn must be a KMS key ARN/);
+  });
+
+  it('counts failed ClickHouse requests from the logs of every function that talks to it, into one alarm', () => {
+    const { writer, reports, importWorker } = eventFunctions();
+    const fns = resourcesOf(template, 'AWS::Lambda::Function');
+    const filters = Object.values(resourcesOf(template, 'AWS::Logs::MetricFilter')).filter((f) => f.Properties.MetricTransformations[0].MetricName === 'ClickHouseErrors');
+    expect(filters.map((f) => f.Properties.LogGroupName).sort(byJson)).toEqual([writer, reports, importWorker].map((id) => fns[id]!.Properties.LoggingConfig.LogGroup).sort(byJson));
+    for (const f of filters) {
+      expect(f.Properties.FilterPattern).toBe(`"${CLICKHOUSE_FAILURE_LOG}"`);
+      expect(f.Properties.MetricTransformations[0]).toMatchObject({ MetricNamespace: 'tinytrack/Tinytrack', MetricValue: '1' });
+    }
+    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).filter((a) => a.Properties.MetricName === 'ClickHouseErrors');
+    expect(alarms.map((a) => a.Properties)).toEqual([
+      expect.objectContaining({ Namespace: 'tinytrack/Tinytrack', Threshold: 1, EvaluationPeriods: 3, DatapointsToAlarm: 2, AlarmActions: [{ Ref: logicalIdOf(stack.alarms.topic) }] }),
+    ]);
   });
 
   it('feeds the writer few large batches', () => {
@@ -72,6 +125,11 @@ describe('the stack on ClickHouse', () => {
     expect(() => synth({ eventStore: 'clickhouse', clickhouseUrl: URL })).toThrow(/clickhouseSecretArn/);
     expect(() => synth({ ...CONTEXT, clickhouseUrl: 'http://clickhouse.internal:8123' })).toThrow(/https/);
     expect(() => synth({ eventStore: 'athena' })).toThrow(/clickhouse or timestream/);
+  });
+
+  it('refuses a ClickHouse store without the reports reader’s own secret, or with the writer’s as the reader’s', () => {
+    expect(() => synth({ clickhouseUrl: URL, clickhouseSecretArn: ARN })).toThrow(/pass -c clickhouseReaderSecretArn=arn:…/);
+    expect(() => synth({ ...CONTEXT, clickhouseReaderSecretArn: ARN })).toThrow(/must name another secret/);
   });
 });
 

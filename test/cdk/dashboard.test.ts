@@ -8,9 +8,9 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_REWRITE } from '../../lib/dashboard.ts';
+import { PAGE_REWRITE, type Dashboard } from '../../lib/dashboard.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
-import { BUCKET_DEPLOYMENT_HELPER, DASHBOARD_FIXTURE, actionsOf, logicalIdOf, refTarget, resourcesOf, statementsByRole, type Resource } from './template-helpers.ts';
+import { BUCKET_DEPLOYMENT_HELPER, DASHBOARD_FIXTURE, actionsOf, logicalIdOf, refTarget, renderValue, resourcesOf, statementsByRole, type Resource } from './template-helpers.ts';
 
 const synth = (context: Record<string, unknown> = {}) => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [], eventStore: 'timestream', ...context } });
@@ -27,10 +27,14 @@ const only = (template: Template, type: string): [string, Resource] => {
 describe('the dashboard on AWS', () => {
   let stack: TinytrackStack;
   let template: Template;
-  beforeAll(() => ({ stack, template } = synth()));
+  let dashboard: Dashboard;
+  beforeAll(() => {
+    ({ stack, template } = synth());
+    dashboard = stack.dashboard!;
+  });
 
   it('serves the dashboard from a private bucket that only this distribution may read', () => {
-    const bucketId = logicalIdOf(stack.dashboard.bucket);
+    const bucketId = logicalIdOf(dashboard.bucket);
     const bucket = resourcesOf(template, 'AWS::S3::Bucket')[bucketId]!;
     expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
     const policy = Object.values(resourcesOf(template, 'AWS::S3::BucketPolicy')).find((p) => refTarget(p.Properties.Bucket) === bucketId)!;
@@ -38,7 +42,7 @@ describe('the dashboard on AWS', () => {
     expect(reads).toHaveLength(1);
     expect(reads[0].Principal).toEqual({ Service: 'cloudfront.amazonaws.com' });
     expect(actionsOf(reads[0])).toEqual(['s3:GetObject']);
-    expect(JSON.stringify(reads[0].Condition)).toContain(logicalIdOf(stack.dashboard.distribution));
+    expect(JSON.stringify(reads[0].Condition)).toContain(logicalIdOf(dashboard.distribution));
   });
 
   it('routes /api/* to the HTTP API uncached with every viewer header, and rewrites page paths to index.html', () => {
@@ -76,7 +80,7 @@ describe('the dashboard on AWS', () => {
   it('gives Cognito a hosted sign-in domain and the dashboard /login as the only callback and sign-out URL, code flow, no secret', () => {
     only(template, 'AWS::Cognito::UserPoolDomain');
     const [, client] = only(template, 'AWS::Cognito::UserPoolClient');
-    const expected = [{ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalIdOf(stack.dashboard.distribution), 'DomainName'] }, '/login']] }];
+    const expected = [{ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalIdOf(dashboard.distribution), 'DomainName'] }, '/login']] }];
     expect(client.Properties.CallbackURLs).toEqual(expected);
     expect(client.Properties.LogoutURLs).toEqual(expected);
     expect(client.Properties.AllowedOAuthFlows).toEqual(['code']);
@@ -95,7 +99,7 @@ describe('the dashboard on AWS', () => {
     const helperRole = Object.keys(resourcesOf(template, 'AWS::IAM::Role')).find((id) => id.startsWith(BUCKET_DEPLOYMENT_HELPER))!;
     const statements = statementsByRole(template).get(helperRole)!;
     const text = JSON.stringify(statements);
-    expect(text).toContain(logicalIdOf(stack.dashboard.bucket));
+    expect(text).toContain(logicalIdOf(dashboard.bucket));
     expect(text).not.toContain(logicalIdOf(stack.storage.icons));
     expect(text).not.toContain(logicalIdOf(stack.storage.table));
     expect(text).not.toContain('cloudfront:');
@@ -123,5 +127,105 @@ describe('the dashboard with another OIDC issuer', () => {
     expect(Object.keys(resourcesOf(template, 'AWS::Cognito::UserPoolDomain'))).toEqual([]);
     expect(Object.keys(resourcesOf(template, 'AWS::Cognito::UserPoolClient'))).toEqual([]);
     only(template, 'AWS::CloudFront::Distribution');
+  });
+});
+
+describe('the stack without its dashboard (-c dashboard=false)', () => {
+  const outputs = (template: Template) => template.toJSON().Outputs as Record<string, { Value: unknown }>;
+
+  it('creates no CloudFront resource, dashboard bucket or upload, and still serves the API and the collector', () => {
+    const { stack, template } = synth({ dashboard: 'false' });
+    expect(stack.dashboard).toBeUndefined();
+    const types = Object.values(template.toJSON().Resources as Record<string, Resource>).map((r) => r.Type);
+    expect(types.filter((t) => t.startsWith('AWS::CloudFront::') || t === 'Custom::CDKBucketDeployment')).toEqual([]);
+    expect(Object.keys(outputs(template))).toEqual(expect.arrayContaining(['ApiUrl', 'CollectorUrl', 'UserPoolClientId']));
+    expect(Object.keys(outputs(template))).not.toContain('DashboardUrl');
+    // No dashboard calls Cognito back: no hosted sign-in domain, no code flow on the client.
+    expect(Object.keys(resourcesOf(template, 'AWS::Cognito::UserPoolDomain'))).toEqual([]);
+    const [, client] = only(template, 'AWS::Cognito::UserPoolClient');
+    expect(client.Properties.AllowedOAuthFlowsUserPoolClient).toBe(false);
+    expect(client.Properties.CallbackURLs).toBeUndefined();
+  });
+
+  it('takes false as cdk.context.json writes it', () => {
+    expect(synth({ dashboard: false }).stack.dashboard).toBeUndefined();
+  });
+
+  it('with dashboardOrigin: Cognito calls back to that origin, and DashboardConfig is the config.json to serve there', () => {
+    const { stack, template } = synth({ dashboard: 'false', dashboardOrigin: 'https://analytics.example.com' });
+    only(template, 'AWS::Cognito::UserPoolDomain');
+    const [, client] = only(template, 'AWS::Cognito::UserPoolClient');
+    expect(client.Properties.CallbackURLs).toEqual(['https://analytics.example.com/login']);
+    expect(client.Properties.AllowedOAuthFlows).toEqual(['code']);
+    expect(outputs(template).DashboardUrl?.Value).toBe('https://analytics.example.com');
+    const config = JSON.parse(renderValue(outputs(template).DashboardConfig?.Value)) as { signIn: Record<string, string> };
+    const domain = logicalIdOf(stack.auth.userPoolDomain!);
+    expect(config.signIn).toMatchObject({ type: 'oidc', clientId: `\${${logicalIdOf(stack.auth.userPoolClient!)}}`, scope: 'openid email profile' });
+    expect(config.signIn.authorizeUrl).toMatch(new RegExp(`^https://\\$\\{${domain}\\}\\.auth\\.\\$\\{AWS::Region\\}\\.amazoncognito\\.com/oauth2/authorize$`));
+  });
+
+  it('with another OIDC issuer: DashboardConfig names it, no origin needed', () => {
+    const { template } = synth({ dashboard: 'false', authIssuer: 'https://id.example.com/realm', authAudience: 'dashboard-client' });
+    expect(JSON.parse(renderValue(outputs(template).DashboardConfig?.Value))).toEqual({ signIn: { type: 'oidc', issuer: 'https://id.example.com/realm', clientId: 'dashboard-client' } });
+  });
+
+  it('refuses dashboardOrigin beside the stack’s own dashboard, an origin that is not https, and a dashboard that is not true or false', () => {
+    expect(() => synth({ dashboardOrigin: 'https://analytics.example.com' })).toThrow(/dashboardOrigin goes with -c dashboard=false/);
+    expect(() => synth({ dashboard: 'false', dashboardOrigin: 'http://analytics.example.com' })).toThrow(/https origin/);
+    expect(() => synth({ dashboard: 'false', dashboardOrigin: 'https://analytics.example.com/app' })).toThrow(/https origin/);
+    expect(() => synth({ dashboard: 'no' })).toThrow(/context dashboard must be true or false/);
+  });
+});
+
+describe('names beyond the stack (-c stackName)', () => {
+  const ACCOUNT = '123456789012';
+  const at = (name: string, region: string, context: Record<string, unknown> = {}) => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [], eventStore: 'timestream', ...context } });
+    const stack = new TinytrackStack(app, name, { trackerScript: '', dashboardDir: DASHBOARD_FIXTURE, env: { account: ACCOUNT, region } });
+    return Template.fromStack(stack);
+  };
+  /** The names that must be unique in the account (CloudFront) or in the region (Cognito, KMS aliases). */
+  const namesOf = (template: Template) => {
+    const values = (type: string, pick: (p: Resource['Properties']) => string) => Object.values(resourcesOf(template, type)).map((r) => pick(r.Properties));
+    return {
+      global: [
+        ...values('AWS::CloudFront::ResponseHeadersPolicy', (p) => p.ResponseHeadersPolicyConfig.Name),
+        ...values('AWS::CloudFront::Function', (p) => p.Name),
+        ...values('AWS::CloudFront::OriginAccessControl', (p) => p.OriginAccessControlConfig.Name),
+      ],
+      regional: [...values('AWS::Cognito::UserPoolDomain', (p) => p.Domain), ...values('AWS::KMS::Alias', (p) => p.AliasName)],
+    };
+  };
+
+  it('derives the CloudFront, origin access control and Cognito domain names from the stack name and region', () => {
+    expect(namesOf(at('Staging', 'eu-west-1'))).toEqual({
+      global: ['Staging-eu-west-1-dashboard-headers', 'Staging-eu-west-1-page-rewrite', 'Staging-eu-west-1-dashboard-files'],
+      regional: [`staging-eu-west-1-${ACCOUNT}`, 'alias/Staging/imports'],
+    });
+  });
+
+  it('gives two stacks in one account and region, or one stack in two regions, names that never collide', () => {
+    const production = namesOf(at('Tinytrack', 'eu-west-1'));
+    const staging = namesOf(at('Staging', 'eu-west-1'));
+    const elsewhere = namesOf(at('Tinytrack', 'us-east-1'));
+    const overlap = (a: string[], b: string[]) => a.filter((n) => b.includes(n));
+    expect(overlap(production.regional, staging.regional)).toEqual([]);
+    for (const [a, b] of [[production, staging], [production, elsewhere], [staging, elsewhere]] as const) expect(overlap(a.global, b.global)).toEqual([]);
+  });
+
+  it('keeps long stack names within each name’s limit, two of them sharing a prefix still apart, and leaves Cognito’s reserved words out', () => {
+    const long = 'Analytics-' + 'x'.repeat(100);
+    const a = namesOf(at(`${long}A`, 'ap-southeast-2'));
+    const b = namesOf(at(`${long}B`, 'ap-southeast-2'));
+    const [headers, fn, access] = a.global;
+    expect([headers!.length <= 128, fn!.length <= 64, access!.length <= 64, a.regional[0]!.length <= 63]).toEqual([true, true, true, true]);
+    expect(a.global.filter((n) => b.global.includes(n))).toEqual([]);
+    expect(a.regional[0]).not.toBe(b.regional[0]);
+    expect(namesOf(at('AwsCognitoAmazonStats', 'eu-west-1')).regional[0]).toBe(`stats-eu-west-1-${ACCOUNT}`);
+  });
+
+  it('names the Cognito domain from the stack and region when the account and region are known only at deploy', () => {
+    const domain = Object.values(resourcesOf(synth().template, 'AWS::Cognito::UserPoolDomain'))[0]!.Properties.Domain;
+    expect(renderValue(domain)).toBe('tinytrack-${AWS::Region}-${AWS::AccountId}');
   });
 });

@@ -6,7 +6,8 @@
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { DropLog } from '#platform/collector-drops.ts';
 import type { NodeFunction } from '../../lib/node-function.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
 import { DASHBOARD_FIXTURE, logicalIdOf, refTarget, resourcesOf, type Resource } from './template-helpers.ts';
@@ -19,14 +20,14 @@ const synth = (context: Record<string, unknown> = {}) => {
 
 const collectorId = (stack: TinytrackStack) => logicalIdOf(stack.api.functions.get('collector') as NodeFunction);
 
-/** The event writer's event source mapping. */
-const writerMapping = (stack: TinytrackStack, template: Template) => {
-  const mappings = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping')).filter(
-    (m) => refTarget(m.Properties.FunctionName) === logicalIdOf(stack.writer.function),
-  );
+/** A function's one event source mapping. */
+const mappingOf = (template: Template, fn: NodeFunction) => {
+  const mappings = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping')).filter((m) => refTarget(m.Properties.FunctionName) === logicalIdOf(fn));
   expect(mappings).toHaveLength(1);
   return (mappings[0] as Resource).Properties;
 };
+const writerMapping = (stack: TinytrackStack, template: Template) => mappingOf(template, stack.writer.function);
+const importMapping = (stack: TinytrackStack, template: Template) => mappingOf(template, stack.imports.worker);
 
 const stageSettings = (template: Template) => {
   const stages = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Stage'));
@@ -63,6 +64,10 @@ describe('TinytrackStack guard rails by default', () => {
       expect(writerMapping(stack, template).ScalingConfig).toEqual({ MaximumConcurrency: 2 });
     });
 
+    it('caps the import worker at 2 chunks at once, so with the writer a quota of 10 keeps 6 for the collector and the API', () => {
+      expect(importMapping(stack, template).ScalingConfig).toEqual({ MaximumConcurrency: 2 });
+    });
+
     it('alarms when the collector is throttled, as its public URL has no other cap', () => {
       const throttles = alarmsOn('Throttles', collectorId(stack));
       expect(throttles).toHaveLength(1);
@@ -89,13 +94,56 @@ describe('TinytrackStack guard rails by default', () => {
     });
 
     it('notifies the topic from every alarm in the stack', () => {
-      // Two dead-letter queues, the rotation's dead-letter queue and errors, writer errors and backlog, collector throttles.
-      expect(Object.keys(alarms)).toHaveLength(7);
+      // Two dead-letter queues, the rotation's dead-letter queue and errors, writer errors and backlog, collector throttles,
+      // the collector URL's 5xx and refused beacons, the API's 5xx, import worker errors.
+      expect(Object.keys(alarms)).toHaveLength(11);
       for (const [id, alarm] of Object.entries(alarms)) expect(alarm.Properties.AlarmActions, id).toEqual([{ Ref: topicId() }]);
     });
 
     it('subscribes no e-mail address without context', () => {
       template.resourceCountIs('AWS::SNS::Subscription', 0);
+    });
+
+    it('alarms on the first 5xx the collector’s public URL answers', () => {
+      const errors = Object.values(alarms).filter((a) => a.Properties.MetricName === 'Url5xxCount');
+      expect(errors).toHaveLength(1);
+      expect(errors[0]?.Properties).toMatchObject({ Namespace: 'AWS/Lambda', Threshold: 1, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', Statistic: 'Sum' });
+      expect(errors[0]?.Properties.Dimensions).toEqual([{ Name: 'FunctionName', Value: { Ref: collectorId(stack) } }]);
+    });
+
+    it('counts beacons answered 503 (queue_full, enqueue_failed) from the collector’s log, and alarms on the first', () => {
+      const filters = Object.values(resourcesOf(template, 'AWS::Logs::MetricFilter')).filter((f) => f.Properties.MetricTransformations[0].MetricName === 'RefusedBeacons');
+      expect(filters).toHaveLength(1);
+      const filter = filters[0]!.Properties;
+      const collectorLogs = resourcesOf(template, 'AWS::Lambda::Function')[collectorId(stack)]!.Properties.LoggingConfig.LogGroup;
+      expect(filter.LogGroupName).toEqual(collectorLogs);
+      expect(filter.MetricTransformations[0]).toMatchObject({ MetricNamespace: 'tinytrack/Tinytrack', MetricValue: '1' });
+      // The pattern's terms are what the collector writes when a beacon is refused (its drop counts, a failed send).
+      const terms = [...(filter.FilterPattern as string).matchAll(/\?"([^"]+)"/g)].map((m) => m[1]);
+      const written: string[] = [];
+      vi.spyOn(console, 'log').mockImplementation((line: string) => void written.push(line));
+      const drops = new DropLog(null);
+      for (const reason of ['queue_full', 'enqueue_failed'] as const) {
+        drops.dropped(reason, 'a.example');
+        drops.flush();
+      }
+      vi.restoreAllMocks();
+      expect(written.map((line) => terms.filter((t) => line.includes(t!)).length > 0)).toEqual([true, true]);
+      const refused = Object.values(alarms).filter((a) => a.Properties.MetricName === 'RefusedBeacons');
+      expect(refused.map((a) => a.Properties)).toEqual([expect.objectContaining({ Namespace: 'tinytrack/Tinytrack', Threshold: 1, EvaluationPeriods: 1, Statistic: 'Sum' })]);
+    });
+
+    it('alarms on the HTTP API’s 5xx answers', () => {
+      const errors = Object.values(alarms).filter((a) => a.Properties.MetricName === '5xx');
+      expect(errors).toHaveLength(1);
+      expect(errors[0]?.Properties).toMatchObject({ Namespace: 'AWS/ApiGateway', Threshold: 1, Statistic: 'Sum' });
+      expect(errors[0]?.Properties.Dimensions).toEqual([{ Name: 'ApiId', Value: { Ref: logicalIdOf(stack.api.httpApi) } }]);
+    });
+
+    it('alarms when the import worker fails', () => {
+      const errors = alarmsOn('Errors', logicalIdOf(stack.imports.worker));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]?.Properties).toMatchObject({ Threshold: 1, Period: 300, EvaluationPeriods: 1, Statistic: 'Sum' });
     });
 
     it('alarms when the event writer fails in two of three 5-minute periods', () => {
@@ -144,6 +192,7 @@ describe('TinytrackStack guard rails from context', () => {
     ({ stack, template } = synth({
       collectorReservedConcurrency: '25',
       writerMaxConcurrency: '10',
+      importWorkerMaxConcurrency: '4',
       apiThrottleRate: '40',
       apiThrottleBurst: '80',
       alarmEmail: 'ops@example.com',
@@ -156,8 +205,9 @@ describe('TinytrackStack guard rails from context', () => {
     }
   });
 
-  it('caps the event writer at the given concurrency', () => {
+  it('caps the event writer and the import worker at the given concurrency', () => {
     expect(writerMapping(stack, template).ScalingConfig).toEqual({ MaximumConcurrency: 10 });
+    expect(importMapping(stack, template).ScalingConfig).toEqual({ MaximumConcurrency: 4 });
   });
 
   it('throttles the HTTP API at the given rate and burst', () => {
@@ -174,6 +224,7 @@ describe('TinytrackStack guard rail context checks', () => {
   it.each([
     [{ writerMaxConcurrency: '1' }, /writerMaxConcurrency must be a whole number from 2 to 1000/],
     [{ writerMaxConcurrency: '1001' }, /writerMaxConcurrency/],
+    [{ importWorkerMaxConcurrency: '1' }, /importWorkerMaxConcurrency must be a whole number from 2 to 1000/],
     [{ collectorReservedConcurrency: '0' }, /collectorReservedConcurrency must be a whole number/],
     [{ collectorReservedConcurrency: 'ten' }, /collectorReservedConcurrency/],
     [{ apiThrottleRate: '2.5' }, /apiThrottleRate/],

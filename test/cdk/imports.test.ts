@@ -16,7 +16,7 @@ import { IMPORT_WORKER_ENTRY, IMPORT_WORKER_TIMEOUT } from '../../lib/imports.ts
 import { MAX_RECEIVE_COUNT } from '../../lib/queues.ts';
 import { PROJECT_ROOT, type NodeFunction } from '../../lib/node-function.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
-import { DASHBOARD_FIXTURE, actionsOf, actionsOfFunction, logicalIdOf, refTarget, resourcesOf, statementsOfFunction, type Resource } from './template-helpers.ts';
+import { DASHBOARD_FIXTURE, actionsOf, actionsOfFunction, logicalIdOf, refTarget, resourcesOf, statementsOfFunction, type ConditionedStatement, type Resource } from './template-helpers.ts';
 import type { Timestream } from '../../lib/timestream.ts';
 
 describe('TinytrackStack imports', () => {
@@ -113,14 +113,14 @@ describe('TinytrackStack imports', () => {
       expect(env.IMPORT_QUEUE_URL).toBeUndefined();
     });
 
-    it('feeds the worker one chunk at a time from the import queue, reporting item failures, at most 5 at once', () => {
+    it('feeds the worker one chunk at a time from the import queue, reporting item failures, at most 2 at once', () => {
       const mappings = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping')).filter((m) => refTarget(m.Properties.FunctionName) === workerId);
       expect(mappings).toHaveLength(1);
       const m = (mappings[0] as Resource).Properties;
       expect(refTarget(m.EventSourceArn)).toBe(queueId);
       expect(m.BatchSize).toBe(1);
       expect(m.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
-      expect(m.ScalingConfig).toEqual({ MaximumConcurrency: 5 });
+      expect(m.ScalingConfig).toEqual({ MaximumConcurrency: 2 });
     });
   });
 
@@ -154,6 +154,24 @@ describe('TinytrackStack imports', () => {
       const statements = statementsOfFunction(template, groupFn('imports')).filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
       expect(statements.flatMap(actionsOf)).toEqual(['kms:GenerateDataKey']);
       expect(statements[0]?.Resource).toEqual(keyArn());
+    });
+
+    it('lets the key seal and open only under a credential’s encryption context: its site and job, and nothing else', () => {
+      for (const [fnId, action] of [
+        [groupFn('imports'), 'kms:GenerateDataKey'],
+        [workerId, 'kms:Decrypt'],
+      ] as const) {
+        const statements = statementsOfFunction(template, fnId).filter((s) => actionsOf(s).some((a) => a.startsWith('kms:'))) as ConditionedStatement[];
+        expect(statements.map((s) => [actionsOf(s), s.Condition]), fnId).toEqual([
+          [
+            [action],
+            {
+              'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['site', 'job_id'] },
+              Null: { 'kms:EncryptionContext:site': 'false', 'kms:EncryptionContext:job_id': 'false' },
+            },
+          ],
+        ]);
+      }
     });
 
     it('lets the imports function send to the import queue only', () => {

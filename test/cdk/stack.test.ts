@@ -18,7 +18,10 @@ import { buildTracker } from '#tracker/build.ts';
 import { GROUP_ACCESS } from '../../lib/api.ts';
 import { EVENT_WRITER_ENTRY } from '../../lib/event-writer.ts';
 import { TIMESTREAM_WRITER } from '../../lib/timestream.ts';
-import { LAZY_MODULES, PROJECT_ROOT } from '../../lib/node-function.ts';
+import { DEFINE_ARGUMENT_MAX, LAZY_MODULES, PROJECT_ROOT } from '../../lib/node-function.ts';
+import { buildOpenApi } from '#http/openapi.ts';
+import { pathToFileURL } from 'node:url';
+import { httpApiEvent } from '../support/lambda-events.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
 import { BUCKET_DEPLOYMENT_HELPER, DASHBOARD_FIXTURE, actionsOf, actionsOfFunction, logicalIdOf, refTarget, renderValue, statementsByRole, statementsOfFunction, type Resource } from './template-helpers.ts';
 
@@ -171,6 +174,16 @@ describe('TinytrackStack', () => {
       const collectorAsset = join(outdir, `asset.${(collector.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);
       for (const name of LAZY_MODULES) expect(existsSync(join(collectorAsset, 'node_modules', name, 'index.js')), name).toBe(true);
     });
+  });
+
+  it('serves the whole OpenAPI document from the deployed meta bundle, though it is longer than a command-line argument may be', async () => {
+    const document = JSON.stringify(buildOpenApi());
+    expect(JSON.stringify(document).length).toBeGreaterThan(DEFINE_ARGUMENT_MAX);
+    const meta = functions[fnIdOf.get('meta') as string] as Resource;
+    const bundle = join(app.synth().directory, `asset.${(meta.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`, 'index.mjs');
+    const { handler } = (await import(pathToFileURL(bundle).href)) as { handler: (e: unknown, c: unknown) => Promise<{ statusCode: number; body: string }> };
+    const answer = await handler(httpApiEvent('GET /api/openapi.json', { method: 'GET', url: '/api/openapi.json' }), {});
+    expect([answer.statusCode, answer.body]).toEqual([200, document]);
   });
 
   describe('collector Function URL', () => {

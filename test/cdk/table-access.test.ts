@@ -8,13 +8,21 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RouteGroup } from '#http/routes.ts';
-import { GROUP_ACCESS } from '../../lib/api.ts';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
+import type { SiteCheck } from '#domain/site-verification.ts';
+import { COLLECTOR_SITE_READ, COLLECTOR_SITE_WRITE, GROUP_ACCESS } from '../../lib/api.ts';
 import type { NodeFunction } from '../../lib/node-function.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
 import {
   actionsOf,
   actionsOfFunction,
   allowsItem,
+  allowsRequest,
+  itemRequestOf,
+  type ItemRequest,
   logicalIdOf,
   resourcesOf,
   statementsByRole,
@@ -96,6 +104,47 @@ describe('TinytrackStack registry table access', () => {
     expect(allowsItem(statements, 'dynamodb:GetItem', arns.table, 'SITE#example.com')).toBe(true);
     // Sealed credentials share the site's partition; without any KMS action they stay sealed.
     expect(actionsOfFunction(template, groupFn('collector'), 'kms:')).toEqual([]);
+  });
+
+  it('holds the collector to the site item’s own attributes under a site: reads must name them, writes return no others', () => {
+    const site = dynamoStatements(groupFn('collector')).filter((s) => JSON.stringify(s.Condition).includes('SITE#'));
+    expect(site.map((s) => [actionsOf(s), s.Condition?.['ForAllValues:StringEquals']?.['dynamodb:Attributes'], s.Condition?.StringEqualsIfExists])).toEqual([
+      [['dynamodb:GetItem'], [...COLLECTOR_SITE_READ], { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES', 'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'] }],
+      [['dynamodb:UpdateItem'], [...COLLECTOR_SITE_WRITE], { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES', 'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'] }],
+    ]);
+    // None of what import jobs, their lock and sealed credentials hold (functions/adapters/dynamodb/import-jobs.ts).
+    for (const attribute of ['sealed', 'status', 'job_id', 'locked_at', 'done_chunks', 'config', 'error']) {
+      expect([...COLLECTOR_SITE_READ, ...COLLECTOR_SITE_WRITE], attribute).not.toContain(attribute);
+    }
+  });
+
+  it('allows every request the collector’s registry calls send, and none that reads a sealed credential or changes an import job', async () => {
+    const statements = dynamoStatements(groupFn('collector'));
+    const doc = mockClient(DynamoDBDocumentClient);
+    doc.on(GetCommand).resolves({ Item: { pk: 'SITE#a.example', sk: 'SITE', hostname: 'a.example', owner_uid: 'u1', verified_at: null } });
+    doc.on(UpdateCommand).resolves({});
+    doc.on(PutCommand).resolves({});
+    try {
+      const registry = new DynamoRegistry(new DynamoDBClient({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } }), 'table');
+      await registry.getSite('a.example');
+      await registry.recordSiteSeen('a.example', '2025-01-01T00:00:00.000Z');
+      await registry.markVerified('a.example', '2025-01-01T00:00:00.000Z');
+      await registry.recordCheck('a.example', { ok: true, method: 'script', reason: null, detail: 'found', checked_at: '2025-01-01T00:00:00.000Z', trigger: 'collect' } as SiteCheck);
+      await registry.getOrCreateDailySalt('2025-01-01', 'candidate', 1_735_776_000);
+      const requests = doc.calls().map((call) => itemRequestOf(call.args[0] as never, arns.table));
+      expect(requests.map((r) => r.action)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem']));
+      for (const request of requests) expect(allowsRequest(statements, request), JSON.stringify(request)).toBe(true);
+    } finally {
+      doc.restore();
+    }
+    // IAM sees the partition key only: an import job (sk IMPORT#…) or a sealed credential (sk IMPORTKEY#…) has the site's.
+    const underSite = (over: Partial<ItemRequest>): ItemRequest => ({ action: 'dynamodb:GetItem', resource: arns.table, pk: 'SITE#a.example', attributes: ['pk', 'sk'], ...over });
+    // A sealed credential: by its attribute's name, or by reading the whole item.
+    expect(allowsRequest(statements, underSite({ attributes: ['pk', 'sk', 'sealed'], select: 'SPECIFIC_ATTRIBUTES' }))).toBe(false);
+    expect(allowsRequest(statements, underSite({ select: 'ALL_ATTRIBUTES' }))).toBe(false);
+    // An import job: its status, or the whole item in the answer to an update.
+    expect(allowsRequest(statements, underSite({ action: 'dynamodb:UpdateItem', attributes: ['pk', 'sk', 'status'], returnValues: 'NONE' }))).toBe(false);
+    expect(allowsRequest(statements, underSite({ action: 'dynamodb:UpdateItem', attributes: ['pk', 'sk', 'last_seen_at'], returnValues: 'ALL_NEW' }))).toBe(false);
   });
 
   it('lets the reports function read sites, list an owner’s sites and look up keys, and write nothing', () => {

@@ -89,3 +89,74 @@ export const DASHBOARD_FIXTURE = new URL('../fixtures/dashboard', import.meta.ur
 
 /** The logical id prefix of the CDK's BucketDeployment function (Python, the AWS CLI), which uploads the dashboard's files. */
 export const BUCKET_DEPLOYMENT_HELPER = 'CustomCDKBucketDeployment';
+
+/** A DynamoDB item request as IAM judges it: its action, table or index, partition key, the attributes it names, Select and ReturnValues. */
+export interface ItemRequest {
+  action: string;
+  resource: unknown;
+  pk: string;
+  attributes: readonly string[];
+  select?: string;
+  returnValues?: string;
+}
+
+const CONDITION_KEYS = new Set(['ForAllValues:StringLike/dynamodb:LeadingKeys', 'ForAllValues:StringEquals/dynamodb:Attributes', 'StringEqualsIfExists/dynamodb:Select', 'StringEqualsIfExists/dynamodb:ReturnValues']);
+const asList = (v: string | string[]) => (Array.isArray(v) ? v : [v]);
+
+/**
+ * Whether these statements allow `request`, evaluating LeadingKeys, Attributes (every named
+ * attribute listed), and Select / ReturnValues (when the request has one). Any other condition
+ * throws, so an assertion never passes on a condition it did not read.
+ */
+export function allowsRequest(statements: ConditionedStatement[], request: ItemRequest): boolean {
+  return statements.some((s) => {
+    if (s.Effect !== 'Allow' || !actionsOf(s).includes(request.action)) return false;
+    const resources = Array.isArray(s.Resource) ? s.Resource : [s.Resource];
+    if (!resources.some((r) => JSON.stringify(r) === JSON.stringify(request.resource))) return false;
+    for (const [operator, keys] of Object.entries(s.Condition ?? {})) {
+      for (const key of Object.keys(keys)) if (!CONDITION_KEYS.has(`${operator}/${key}`)) throw new Error(`unread condition ${operator} ${key}`);
+    }
+    const leading = s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+    if (leading !== undefined && !asList(leading).some((p) => likePattern(p).test(request.pk))) return false;
+    const attributes = s.Condition?.['ForAllValues:StringEquals']?.['dynamodb:Attributes'];
+    if (attributes !== undefined && !request.attributes.every((a) => asList(attributes).includes(a))) return false;
+    const ifExists = s.Condition?.StringEqualsIfExists ?? {};
+    if (ifExists['dynamodb:Select'] !== undefined && request.select !== undefined && !asList(ifExists['dynamodb:Select']).includes(request.select)) return false;
+    if (ifExists['dynamodb:ReturnValues'] !== undefined && request.returnValues !== undefined && !asList(ifExists['dynamodb:ReturnValues']).includes(request.returnValues)) return false;
+    return true;
+  });
+}
+
+const EXPRESSION_WORDS = new Set(['SET', 'REMOVE', 'ADD', 'DELETE', 'AND', 'OR', 'NOT', 'BETWEEN', 'IN']);
+
+/**
+ * The request a document-client command sends (GetCommand, PutCommand, UpdateCommand inputs):
+ * the attribute names of its key, item, projection and expressions, placeholders resolved.
+ */
+export function itemRequestOf(command: { constructor: { name: string }; input: Record<string, unknown> }, resource: unknown): ItemRequest {
+  const input = command.input as {
+    Key?: Record<string, unknown>;
+    Item?: Record<string, unknown>;
+    ProjectionExpression?: string;
+    UpdateExpression?: string;
+    ConditionExpression?: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ReturnValues?: string;
+  };
+  const names = input.ExpressionAttributeNames ?? {};
+  const inExpression = (text = '') =>
+    [...text.matchAll(/([#:]?[A-Za-z_][A-Za-z0-9_]*)(\s*\()?/g)]
+      .filter(([, word, call]) => !call && !word!.startsWith(':') && !EXPRESSION_WORDS.has(word!))
+      .map(([, word]) => (word!.startsWith('#') ? names[word!] ?? word! : word!));
+  const attributes = new Set([
+    ...Object.keys(input.Key ?? input.Item ?? {}),
+    ...Object.keys(input.Item ?? {}),
+    ...inExpression(input.ProjectionExpression),
+    ...inExpression(input.UpdateExpression),
+    ...inExpression(input.ConditionExpression),
+  ]);
+  const action = `dynamodb:${command.constructor.name.replace(/Command$/, '')}Item`.replace('ItemItem', 'Item');
+  const pk = String((input.Key ?? input.Item)?.pk);
+  if (action === 'dynamodb:GetItem') return { action, resource, pk, attributes: [...attributes], select: input.ProjectionExpression ? 'SPECIFIC_ATTRIBUTES' : 'ALL_ATTRIBUTES' };
+  return { action, resource, pk, attributes: [...attributes], returnValues: input.ReturnValues ?? 'NONE' };
+}

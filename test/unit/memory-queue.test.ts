@@ -202,6 +202,25 @@ describe('MemoryQueue', () => {
     expect(q.depth()).toBe(0);
   });
 
+  it('logs only counts when the dead-letter file cannot be written: never a row’s path, metadata or visitor hash', async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void lines.push(line));
+    // The dead-letter folder's place is taken by a file: the write fails.
+    writeFileSync(join(dir, 'dead-letter'), '');
+    const rows = [
+      { site: 'a.example', path: '/account/jane-doe/settings', metadata: '{"email":"jane@example.com"}', visitor: 'f3a9c0ffee1d2e3f' },
+      { site: 'a.example', path: '/private/report', metadata: null, visitor: '0badc0de5eed' },
+    ];
+    const q = new MemoryQueue<(typeof rows)[number]>({ consumer: async (batch) => range(batch.length), deadLetterPath, maxAttempts: 1 });
+    await q.sendBatch(rows);
+    await q.drain();
+    q.stop();
+    const failed = lines.filter((l) => l.includes('dead-letter write failed'));
+    expect(failed).toHaveLength(1);
+    expect(JSON.parse(failed[0]!)).toMatchObject({ count: 2, journaled: 0, error: expect.stringMatching(/^E[A-Z]+$/) });
+    for (const line of lines) expect(line).not.toMatch(/jane|private|f3a9c0ffee1d2e3f|0badc0de5eed|a\.example/);
+  });
+
   it('writes dead letters owner-only (folder 0700, file 0600) under a permissive umask', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     const umask = process.umask(0o022);

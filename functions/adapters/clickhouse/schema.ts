@@ -99,6 +99,18 @@ export const LISTED_SINCE = 'listed_copies_since';
 export const LISTED_APPENDS = 'listed_appends';
 /** From when (Unix ms of page ts) every such append is listed: 0 for a database that held no rows at version 7. */
 export const LISTED_APPENDS_SINCE = 'listed_appends_since';
+/**
+ * The tables a reports reader writes: the rollups it builds the first time a
+ * report needs a sealed day (rollups.ts build), nothing else. Its user is
+ * granted SELECT on the database and INSERT on these alone (readerGrants).
+ */
+export const READER_WRITES = [ROLLUP_LABELS, ROLLUP_SLOTS, ROLLUP_PAGES, ROLLUP_COPIES, ROLLUP_BUILDS] as const;
+
+/** The GRANTs that give `user` what the public reports function does on `database` (README "Deploy to AWS"). */
+export function readerGrants(database: string, user: string): string[] {
+  return [`GRANT SELECT ON ${database}.* TO ${user};`, ...READER_WRITES.map((table) => `GRANT INSERT ON ${database}.${table} TO ${user};`)];
+}
+
 /** How much later than a migration's clock `LISTED_SINCE` starts: clocks of the instances that store rows may differ by this much. */
 const LISTED_MARGIN_MS = 60_000;
 

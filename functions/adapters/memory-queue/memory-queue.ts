@@ -22,7 +22,11 @@ export interface MemoryQueueOptions<T> {
   maxAttempts?: number;
   /** Retry backoff. Default 100 ms doubling up to 5 s, with jitter. */
   backoff?: BackoffPolicy;
-  /** JSON-lines file for messages that exhausted their attempts; without it they are logged. */
+  /**
+   * JSON-lines file for messages that exhausted their attempts. Without it, or when writing it
+   * fails, only their count is logged (never the rows: paths, metadata, visitor hashes) and they
+   * stay in the journal, if any, for the next start.
+   */
   deadLetterPath?: string;
   /** Messages held at most (waiting, in flight, or backing off). Default 1,000,000. */
   maxDepth?: number;
@@ -377,8 +381,11 @@ export class MemoryQueue<T> implements Queue<T> {
       this.release(entries);
       log.error('messages dead-lettered', { count, path: this.deadLetterFile.path });
     } catch (e) {
-      // Last resort: the messages themselves go to the log so an operator can still recover them.
-      log.error('dead-letter write failed', { count, message: (e as Error).message, lines });
+      // Counts only: the rows are visitors' data and never go to a log. Unreleased, those in the
+      // journal stay there and come back at the next start (`journaled`).
+      const { code, name } = (e ?? {}) as NodeJS.ErrnoException;
+      const journaled = entries.filter((entry) => entry.segment !== null).length;
+      log.error('dead-letter write failed', { count, journaled, bytes: Buffer.byteLength(lines), error: code ?? name ?? 'Error', path: this.deadLetterFile?.path ?? null });
     }
   }
 
