@@ -16,14 +16,20 @@ export interface DashboardConfig {
   signIn: SignIn;
 }
 
-/** The dashboard's Content-Security-Policy: its own scripts and styles only; an OIDC token endpoint may sit on another origin. */
+/**
+ * The dashboard's Content-Security-Policy: its own scripts and styles only; an
+ * OIDC token endpoint may sit on another origin. Images may be `blob:` URLs:
+ * site icons are fetched with the owner's token and shown through
+ * URL.createObjectURL (an `<img>` request carries no Authorization header),
+ * and only the page's own script can make such a URL.
+ */
 export function dashboardCsp(signIn: SignIn): string {
   const connect = signIn.type === 'oidc' ? "'self' https:" : "'self'";
   return [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
-    "img-src 'self' data:",
+    "img-src 'self' data: blob:",
     `connect-src ${connect}`,
     "base-uri 'none'",
     "form-action 'self'",

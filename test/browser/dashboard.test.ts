@@ -2,9 +2,10 @@
  * The dashboard in a real Chromium against the real local service: sign-in
  * through `npm run admin -- login-link`, adding and verifying a site, traffic
  * sent by latest.js and shown with the numbers the API gives for the same
- * range, a page row that filters, the public share page, and an
- * accessibility check (HTML_CodeSniffer, WCAG 2 AA errors) of every view,
- * with screenshots at 1280 and 360 px in test/artifacts/ for reviewers.
+ * range, a page row that filters, the public share page, site icons shown
+ * under the page's CSP, no console error on any view, and an accessibility
+ * check (HTML_CodeSniffer, WCAG 2 AA errors) of every view, with screenshots
+ * at 1280 and 360 px in test/artifacts/ for reviewers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
@@ -14,6 +15,7 @@ import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { html, launchChromium, startPageOrigin, USER_AGENT, type PageOrigin } from '../support/browser.ts';
 import { startTestService, unique, type TestService } from '../support/local-node.ts';
+import { png } from '../support/png.ts';
 import { zonedToUnix, localParts } from '#domain/reports/time.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -101,6 +103,29 @@ async function accessibilityErrors(page: Page): Promise<string[]> {
   );
 }
 
+/** Every site icon on the page has left its placeholder and finished loading (or failed to). */
+async function iconsSettled(page: Page): Promise<void> {
+  await page.waitForFunction(() => [...document.querySelectorAll('img.site-icon')].every((img: Any) => !img.src.startsWith('data:') && img.complete));
+}
+
+/** A signed-in owner's views of `site`: name, path, and a heading that shows once it is there. */
+const ownerViews = (site: string): [string, string, string][] => [
+  ['sites', '/', 'Your sites'],
+  ['overview', `/sites/${site}`, 'Traffic'],
+  ['retention', `/sites/${site}/retention`, 'Engagement retention'],
+  ['imports', `/sites/${site}/imports`, 'Imports'],
+  ['settings', `/sites/${site}/settings`, 'Management keys'],
+];
+
+/** Opens the view and waits until its heading shows and no panel is loading. */
+async function openView(page: Page, path: string, heading: string): Promise<void> {
+  await page.goto(svc.url + path);
+  await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+  await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);
+}
+
+const setPublic = async (site: string, isPublic: boolean) => expect((await svc.req('PATCH', `/api/sites/${site}`, { token, body: { is_public: isPublic } })).status).toBe(200);
+
 async function screenshots(page: Page, name: string): Promise<void> {
   for (const width of [1280, 360]) {
     await page.setViewportSize({ width, height: 900 });
@@ -182,6 +207,18 @@ describe('sites', () => {
     await owner.goto(`${svc.url}/`);
     await expect(owner.getByTestId(`site-${hostname}`).innerText()).resolves.toContain('Verified');
   }, 60_000);
+
+  it("shows a verified site's own icon on the sites list, not the placeholder", async () => {
+    const hostname = await svc.site(token, { prefix: 'dash-icon', verify: false });
+    svc.setFile(`/${hostname}/icon.png`, png(32), { 'content-type': 'image/png' });
+    svc.setPage(hostname, `<!doctype html><html><head><link rel="icon" href="/${hostname}/icon.png"><script async src="${svc.url}/latest.js"></script></head><body>hi</body></html>`);
+    expect((await svc.req('POST', `/api/sites/${hostname}/verify`, { token })).json.verification.ok).toBe(true);
+    await owner.goto(`${svc.url}/`);
+    await owner.getByTestId(`site-${hostname}`).waitFor();
+    await iconsSettled(owner);
+    // The 32 px PNG the page links to, decoded: a refused or broken image has no natural size.
+    expect(await owner.getByTestId(`site-${hostname}`).locator('img.site-icon').evaluate((img: Any) => img.naturalWidth)).toBe(32);
+  }, 60_000);
 });
 
 describe('a site with traffic from latest.js', () => {
@@ -250,14 +287,40 @@ describe('a site with traffic from latest.js', () => {
     await page.goto(`${svc.url}/share/${site}`);
     await page.getByTestId('not-public').waitFor();
     await expect(page.getByTestId('pageviews').count()).resolves.toBe(0);
-    expect((await svc.req('PATCH', `/api/sites/${site}`, { token, body: { is_public: true } })).status).toBe(200);
+    await setPublic(site, true);
     await page.goto(`${svc.url}/share/${site}`);
     await page.getByTestId('pageviews').waitFor();
     expect(await shown(page, 'pageviews')).toBe(3);
     await screenshots(page, 'share');
     await anonymous.close();
-    expect((await svc.req('PATCH', `/api/sites/${site}`, { token, body: { is_public: false } })).status).toBe(200);
+    await setPublic(site, false);
   }, 60_000);
+
+  it('shows every view, the public share page included, with the CSP enforced and no console error', async () => {
+    // No locale set: the page runs with the languages the browser itself gives.
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(`${new URL(page.url()).pathname}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => errors.push(`${new URL(page.url()).pathname}: ${e.message}`));
+    await page.goto(`${svc.url}/login`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.goto(await loginLink(OWNER));
+    await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor();
+    await setPublic(site, true);
+    try {
+      for (const [, path, heading] of [...ownerViews(site), ['share', `/share/${site}`, 'Traffic'] as const]) {
+        await openView(page, path, heading);
+        await iconsSettled(page);
+      }
+    } finally {
+      await setPublic(site, false);
+    }
+    await context.close();
+    expect(errors).toEqual([]);
+  }, 120_000);
 
   it('every view has no WCAG 2 AA error (HTML_CodeSniffer) and is captured at 1280 and 360 px', async () => {
     // The checker is injected as an inline script, which the dashboard's CSP rightly forbids: this context bypasses it.
@@ -274,17 +337,8 @@ describe('a site with traffic from latest.js', () => {
     await page.goto(await loginLink(OWNER));
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor();
     await page.getByTestId(`site-${site}`).waitFor();
-    const views: [string, string, string][] = [
-      ['sites', '/', 'Your sites'],
-      ['overview', `/sites/${site}`, 'Traffic'],
-      ['retention', `/sites/${site}/retention`, 'Engagement retention'],
-      ['imports', `/sites/${site}/imports`, 'Imports'],
-      ['settings', `/sites/${site}/settings`, 'Management keys'],
-    ];
-    for (const [name, path, heading] of views) {
-      await page.goto(svc.url + path);
-      await page.getByRole('heading', { name: heading, exact: true }).waitFor();
-      await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);
+    for (const [name, path, heading] of ownerViews(site)) {
+      await openView(page, path, heading);
       found[name] = await accessibilityErrors(page);
       await screenshots(page, name);
     }

@@ -14,7 +14,16 @@ import { findChromium } from './chromium.ts';
 /** A desktop Chrome's user agent: headless Chromium says "HeadlessChrome" and would rightly be stored as a bot. */
 export const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
+/**
+ * Flags for every browser the tests launch. `--accept-lang=en-US` gives pages
+ * the languages a desktop browser gives: the packaged headless build otherwise
+ * takes them from the process's POSIX locale, which in the C locale of CI
+ * machines is "en-US@posix", not a BCP 47 tag, and uPlot's
+ * `new Intl.NumberFormat(navigator.language)` then throws while the dashboard
+ * loads (contexts that set `locale` override it).
+ */
 export const CHROMIUM_ARGS = [
+  '--accept-lang=en-US',
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
