@@ -52,8 +52,16 @@ function keepToken(token: string) {
   sessionStorage.setItem(TOKEN, JSON.stringify({ token, expiresAt: expiryOf(token) } satisfies StoredToken));
 }
 
-/** Leaves for /login, remembering the page (path and query) to come back to. */
+/**
+ * Set once the page is leaving for /login: the panels' other calls refused meanwhile must not
+ * start that navigation again, which would cancel the first one (the page would then load twice).
+ */
+let leavingForSignIn = false;
+
+/** Leaves for /login, remembering the page (path and query) to come back to; once, however many calls are refused. */
 export function requireSignIn(): void {
+  if (leavingForSignIn) return;
+  leavingForSignIn = true;
   sessionStorage.removeItem(TOKEN);
   const here = location.pathname + location.search;
   if (location.pathname !== '/login') sessionStorage.setItem(RETURN_TO, here);
