@@ -53,9 +53,11 @@ export class HeldRowsJournal implements HeldRows {
 
   /** Sends on the rows their site's record lets through, counts the others; resolves with the number sent. */
   private async decide(rows: readonly EventRow[], siteOf: (row: EventRow) => SiteRecord | null): Promise<number> {
-    const kept = rows.filter((row) => storable(row, siteOf(row)));
+    const kept: EventRow[] = [];
+    const refused: EventRow[] = [];
+    for (const row of rows) (storable(row, siteOf(row)) ? kept : refused).push(row);
     if (kept.length > 0) await this.options.queue.sendBatch(kept);
-    for (const row of rows) if (!kept.includes(row)) this.options.dropped(row);
+    for (const row of refused) this.options.dropped(row);
     return kept.length;
   }
 }
