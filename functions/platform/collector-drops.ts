@@ -6,7 +6,7 @@
  * per-hostname tallies it shows (domain/recent-drops.ts) for drops of a read
  * payload.
  */
-import type { DropCounter, DropReason } from '#domain/collector/drop.ts';
+import type { DropCounter, DropReason } from '#domain/ingest/drop.ts';
 import type { DropCounts } from '#domain/recent-drops.ts';
 import { log } from './log.ts';
 

@@ -36,7 +36,7 @@ import { IconFiles } from '#adapters/icon-files/icon-files.ts';
 import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
 import { eventRowCodec } from '#adapters/receipt-journal/event-row-codec.ts';
 import { HeldRowsJournal } from '#adapters/receipt-journal/held-rows-journal.ts';
-import type { DropCounter } from '#domain/collector/drop.ts';
+import type { DropCounter } from '#domain/ingest/drop.ts';
 
 export interface LocalStore {
   client: DynamoDBClient;

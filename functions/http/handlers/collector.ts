@@ -3,11 +3,11 @@
  * script and the beacon routes. Answers are plain text or a GIF, never JSON,
  * and never a 5xx for anything a client sends.
  */
-import type { Drop, DropReason } from '#domain/collector/drop.ts';
+import type { Drop, DropReason } from '#domain/ingest/drop.ts';
 import { StoreUnavailableError } from '#domain/errors.ts';
-import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload, type CollectorPayload, type QueryParams } from '#domain/collector/payload.ts';
+import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload, type CollectorPayload, type QueryParams } from '#domain/ingest/payload.ts';
 import { createGroupHandler, type ApiRequest as AnyApiRequest, type ApiResponse } from '../api.ts';
-import { collect, type CollectServices } from '#domain/collector/steps.ts';
+import { collect, type CollectServices } from '#domain/ingest/collect.ts';
 import type { Services } from '#platform/services.ts';
 
 /** The collector's steps, its drop counter and the built tracker script. */
