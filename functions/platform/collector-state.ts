@@ -2,7 +2,7 @@
 import { CollectorCaches } from '#domain/ingest/caches.ts';
 import type { DropCounts } from '#domain/recent-drops.ts';
 import { TtlCache } from '#domain/ttl-cache.ts';
-import type { CollectorMemory } from '#domain/ingest/collect.ts';
+import type { CollectorMemory } from '#domain/ingest/services.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { Logger } from '#ports/logger.ts';
 import { DropLog } from './collector-drops.ts';
