@@ -26,7 +26,11 @@ export const COLLECT_STEPS = Steps.from<Incoming, CollectServices>()
   .then(storeStep)
   .then(seenStep);
 
-/** The shared steps alone over a decoded row: null when the row was taken, else why nothing was stored (counted into `metrics`). */
+/**
+ * The shared steps alone over a decoded row: null when the row was taken, else
+ * why nothing was stored. Drops are counted into `metrics`; none by default,
+ * for callers that count them themselves or only look at the outcome.
+ */
 export async function collect(services: CollectServices, incoming: Incoming, metrics: IngestMetrics = uncounted): Promise<Drop | null> {
   const outcome = await runPipeline(incoming, COLLECT_STEPS, metrics, services);
   return isDrop(outcome) ? outcome : null;

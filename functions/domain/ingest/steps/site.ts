@@ -40,10 +40,13 @@ export const siteStep: Step<Named, AtSite, CollectServices> = {
   run({ incoming, hostname }, services) {
     const cached = cachedSite(services, hostname);
     if (cached !== undefined) return atSite(incoming, cached);
-    return findSite(services, hostname).then((site) => atSite(incoming, site), (e: unknown) => {
-      services.log.error('site lookup failed', { message: (e as Error).message });
-      return drop('lookup_failed');
-    });
+    return findSite(services, hostname).then(
+      (site) => atSite(incoming, site),
+      (e: unknown) => {
+        services.log.error('site lookup failed', { message: (e as Error).message });
+        return drop('lookup_failed');
+      },
+    );
   },
   sentHostname,
 };
