@@ -4,7 +4,7 @@
  * www./apex twin, the site with a port, or a page on localhost stored nothing.
  * Counts only: no path, IP, user agent or time of a single beacon is kept.
  */
-import type { DropReason } from './collector/drop.ts';
+import type { DropReason } from './ingest/drop.ts';
 import { normalizeHostname } from './hostname.ts';
 import { keyBytes } from './ttl-cache.ts';
 

@@ -4,7 +4,7 @@
  * `#/components/schemas/<id>`.
  */
 import { z } from 'zod';
-import { DROP_REASONS } from '#domain/collector/drop.ts';
+import { DROP_REASONS } from '#domain/ingest/drop.ts';
 
 export const ErrorBody = z.object({ error: z.string() }).meta({ id: 'Error' });
 const Timestamp = z.iso.datetime();

@@ -1,18 +1,19 @@
 /**
- * The collector's drop counter as the service runs it (the DropCounter
- * port): counts by reason, written as one `collector drops` log line every
+ * The collector's drop counter as the service runs it (the IngestMetrics
+ * port, which it times no step through): counts by reason, written as one `collector drops` log line every
  * 10 s and at shutdown, so a flood of replays or DNT beacons is not also a
  * flood of log writes; and, where the setup check shares the process, the
  * per-hostname tallies it shows (domain/recent-drops.ts) for drops of a read
  * payload.
  */
-import type { DropCounter, DropReason } from '#domain/collector/drop.ts';
+import type { DropReason } from '#domain/ingest/drop.ts';
+import type { IngestMetrics } from '#ports/ingest-metrics.ts';
 import type { DropCounts } from '#domain/recent-drops.ts';
 import { log } from './log.ts';
 
 export const DROP_LOG_INTERVAL_MS = 10_000;
 
-export class DropLog implements DropCounter {
+export class DropLog implements IngestMetrics {
   private readonly counts = new Map<DropReason, number>();
   private timer: NodeJS.Timeout | null = null;
 

@@ -1,8 +1,8 @@
 /** The collector's per-instance state, apart so that only the roots that collect build (and bundle) it. */
-import { CollectorCaches } from '#domain/collector/caches.ts';
+import { CollectorCaches } from '#domain/ingest/caches.ts';
 import type { DropCounts } from '#domain/recent-drops.ts';
 import { TtlCache } from '#domain/ttl-cache.ts';
-import type { CollectorMemory } from '#domain/collector/steps.ts';
+import type { CollectorMemory } from '#domain/ingest/services.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { Logger } from '#ports/logger.ts';
 import { DropLog } from './collector-drops.ts';

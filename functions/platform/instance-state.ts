@@ -8,7 +8,7 @@ import { TokenBucketLimiter } from '#domain/rate-limit.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { SiteCaches } from '#domain/site-lookup.ts';
 import { siteCheckState, type SiteCheckState } from '#domain/site-checks.ts';
-import type { CollectorMemory } from '#domain/collector/steps.ts';
+import type { CollectorMemory } from '#domain/ingest/services.ts';
 import type { ManagementKeyRecord } from '#ports/registry.ts';
 
 export type { SiteCaches };

@@ -36,7 +36,7 @@ import { IconFiles } from '#adapters/icon-files/icon-files.ts';
 import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
 import { eventRowCodec } from '#adapters/receipt-journal/event-row-codec.ts';
 import { HeldRowsJournal } from '#adapters/receipt-journal/held-rows-journal.ts';
-import type { DropCounter } from '#domain/collector/drop.ts';
+import type { IngestMetrics } from '#ports/ingest-metrics.ts';
 
 export interface LocalStore {
   client: DynamoDBClient;
@@ -138,7 +138,7 @@ export interface LocalRuntime {
    * The collector's held rows (functions/ports/held-rows.ts) in their journal, counting the ones
    * it drops into `drops`; rows an earlier run held are decided first.
    */
-  holdRows(drops: DropCounter): Promise<HeldRowsJournal>;
+  holdRows(drops: IngestMetrics): Promise<HeldRowsJournal>;
   /** Drains the queue (nothing answered 200 is lost), then closes the stores. */
   close(): Promise<void>;
 }

@@ -1,15 +1,19 @@
 /**
  * Where a beacon's CPU goes (BENCH_ONLY=phases), in two parts.
  *
- * In-process: the collector route's own dispatch (GroupHandler.serve, no
- * HTTP) over a local node's services, BENCH_PHASE_BEACONS (default 200,000)
- * beacons per configuration, 100 in flight, after a warm-up; CPU of every
- * thread of this process (process.cpuUsage) per beacon, the queue drained
- * before the clock stops. Each configuration adds steps to the one before, so
- * each phase is a difference: DNT (parse only), an unregistered hostname
- * (+ validate, normalize, look up), a queue that drops its batches (+ enrich,
- * build the row, queue), the same queue journaled (+ durable receipt), the
- * node's own queue (+ the writer: flags, stage, insert, commit, compaction).
+ * In-process: the collector route's own dispatch (handler.serve, no HTTP)
+ * over a local node's services, BENCH_PHASE_BEACONS (default 200,000) beacons
+ * per configuration after a warm-up. The steps: each one's time as the ingest
+ * runner measures it (functions/domain/ingest/pipeline.ts, through a metrics
+ * port with a timer), beacons sent one at a time so that a step's time is its
+ * own, over a queue that drops its batches. Around them, CPU of every thread
+ * of this process (process.cpuUsage) per beacon with 100 in flight, the queue
+ * drained before the clock stops, each configuration adding to the one
+ * before: a queue that drops its batches (the route in all: dispatch, steps,
+ * answer), the same queue journaled (+ durable receipt), the node's own queue
+ * (+ the writer: flags, stage, insert, commit, compaction). The steps' times
+ * are wall time and include the runner's clock reads, so their sum is not
+ * taken from the CPU figures.
  *
  * Over HTTP: the bare node:http server of the collector bench, spending a
  * fixed time on the CPU per request (0, 5, 10, 15 µs of busy waiting), at
@@ -24,9 +28,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { startTestService } from '../support/local-node.ts';
-import { groupHandlers } from '#http/handlers/index.ts';
+import { handler, type CollectorServices } from '#http/handlers/collector.ts';
 import type { ApiRequest } from '#http/api.ts';
-import type { Services } from '#platform/services.ts';
+import { JSON_BEACON } from '#domain/ingest/beacon.ts';
+import type { DropReason } from '#domain/ingest/drop.ts';
+import type { IngestMetrics, StepTimer } from '#ports/ingest-metrics.ts';
 import { createEventQueue } from '#platform/local.ts';
 import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
 import { eventRowCodec } from '#adapters/receipt-journal/event-row-codec.ts';
@@ -41,27 +47,52 @@ const IN_FLIGHT = 100;
 /** A store that takes every batch and keeps nothing: the queue's cost without the writer's. */
 const droppingStore: EventStore = { saveEvents: async () => undefined, close: async () => undefined };
 
-/** CPU µs per beacon (every thread of this process) of `count` beacons through `services`, the queue drained. */
-async function cpuPerBeacon(services: Services, queue: MemoryQueue<EventRow>, hostname: string, headers: Record<string, string>, count: number): Promise<number> {
-  const body = Buffer.from(beaconBody(hostname));
-  const request = (): ApiRequest => ({ method: 'POST', path: '/events', params: {}, query: {}, headers: { 'user-agent': BENCH_UA, ...headers }, body, sourceIp: '127.0.0.1', services });
-  const run = async (n: number) => {
-    let sent = 0;
-    const sender = async () => {
-      while (sent < n) {
-        sent++;
-        const answer = await groupHandlers.collector.serve(request(), 'POST /events');
-        if (answer.statusCode !== 200) throw new Error(`phase bench: ${answer.statusCode} ${answer.body}`);
-      }
-    };
-    await Promise.all(Array.from({ length: IN_FLIGHT }, sender));
-    await queue.drain();
+/** The ingest runner's timings summed by step; every beacon here is stored, so a drop is noted as a failure of the bench. */
+class StepTimes implements IngestMetrics {
+  readonly totalMs = new Map<string, number>();
+  readonly drops: DropReason[] = [];
+  readonly stepTimer: StepTimer = {
+    now: () => performance.now(),
+    timeStep: (step, ms) => void this.totalMs.set(step, (this.totalMs.get(step) ?? 0) + ms),
   };
-  await run(Math.min(50_000, count));
+
+  dropped(reason: DropReason): void {
+    this.drops.push(reason);
+  }
+}
+
+/** Sends `count` beacons for `hostname` through the collector route, `inFlight` at a time, then drains `queue`. */
+async function sendBeacons(services: CollectorServices, queue: MemoryQueue<EventRow>, hostname: string, count: number, inFlight: number): Promise<void> {
+  const body = Buffer.from(beaconBody(hostname));
+  const request = (): ApiRequest<CollectorServices> => ({ method: 'POST', path: '/events', params: {}, query: {}, headers: { 'user-agent': BENCH_UA }, body, sourceIp: '127.0.0.1', services });
+  let sent = 0;
+  const sender = async () => {
+    while (sent < count) {
+      sent++;
+      const answer = await handler.serve(request(), 'POST /events');
+      if (answer.statusCode !== 200) throw new Error(`phase bench: ${answer.statusCode} ${answer.body}`);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, sender));
+  await queue.drain();
+}
+
+/** CPU µs per beacon (every thread of this process) of `count` beacons through `services`, the queue drained. */
+async function cpuPerBeacon(services: CollectorServices, queue: MemoryQueue<EventRow>, hostname: string, count: number): Promise<number> {
+  await sendBeacons(services, queue, hostname, Math.min(50_000, count), IN_FLIGHT);
   const before = process.cpuUsage();
-  await run(count);
+  await sendBeacons(services, queue, hostname, count, IN_FLIGHT);
   const used = process.cpuUsage(before);
   return (used.user + used.system) / count;
+}
+
+/** µs per beacon of each step, in the order the route runs them, as the ingest runner timed them one beacon at a time. */
+async function stepMicros(services: CollectorServices, queue: MemoryQueue<EventRow>, hostname: string, count: number): Promise<[string, number][]> {
+  await sendBeacons(services, queue, hostname, Math.min(50_000, count), 1);
+  const times = new StepTimes();
+  await sendBeacons({ ...services, collectorDrops: times }, queue, hostname, count, 1);
+  if (times.drops.length > 0) throw new Error(`phase bench: beacons dropped (${[...new Set(times.drops)].join(', ')})`);
+  return JSON_BEACON.names.map((step) => [step, ((times.totalMs.get(step) ?? 0) * 1000) / count]);
 }
 
 /** The in-process phases (see the file's header). */
@@ -77,21 +108,21 @@ async function inProcessPhases(count: number): Promise<BenchRow> {
     const { journal } = await ReceiptJournal.open<EventRow>(join(dir, 'journal'), { codec: eventRowCodec });
     const journaled = createEventQueue(droppingStore, join(dir, 'journaled'), journal, true);
     queues.push(dropping, journaled);
+    const steps = await stepMicros({ ...own, eventQueue: dropping }, dropping, hostname, count);
     const measured = {
-      parse: await cpuPerBeacon(own, ownQueue, hostname, { dnt: '1' }, count),
-      lookUp: await cpuPerBeacon(own, ownQueue, 'not-registered.example', {}, count),
-      queue: await cpuPerBeacon({ ...own, eventQueue: dropping }, dropping, hostname, {}, count),
-      journal: await cpuPerBeacon({ ...own, eventQueue: journaled }, journaled, hostname, {}, count),
-      writer: await cpuPerBeacon(own, ownQueue, hostname, {}, count),
+      queue: await cpuPerBeacon({ ...own, eventQueue: dropping }, dropping, hostname, count),
+      journal: await cpuPerBeacon({ ...own, eventQueue: journaled }, journaled, hostname, count),
+      writer: await cpuPerBeacon(own, ownQueue, hostname, count),
     };
     await journal.close();
+    const inSteps = steps.reduce((sum, [, us]) => sum + us, 0);
     const step = (us: number) => `${us >= 0 ? '+' : ''}${us.toFixed(1)} µs`;
     return {
-      name: `where a beacon's CPU goes, in-process (the collector route's dispatch without HTTP, ${fmt(count)} beacons per step, ${IN_FLIGHT} in flight, every thread of the process, each step's queue drained)`,
+      name: `where a beacon's CPU goes, in-process (the collector route's dispatch without HTTP, ${fmt(count)} beacons per configuration: each ingest step as the runner timed it, one beacon at a time; around them, CPU of every thread of the process, ${IN_FLIGHT} in flight, each configuration's queue drained)`,
       value: [
-        `parse and DNT ${measured.parse.toFixed(1)} µs`,
-        `validate, normalize, look up ${step(measured.lookUp - measured.parse)}`,
-        `enrich (user agent, visitor hash, country, source), build the row, queue ${step(measured.queue - measured.lookUp)}`,
+        ...steps.map(([name, us]) => `${name} ${us.toFixed(1)} µs`),
+        `the steps as timed ${inSteps.toFixed(1)} µs (wall time, the runner's clock reads included)`,
+        `the route in all, as CPU (dispatch, steps, answer, the queue's batches) ${measured.queue.toFixed(1)} µs`,
         `durable receipt (journal line, synchronized write) ${step(measured.journal - measured.queue)}`,
         `writer (flags, stage, insert, commit, compaction) ${step(measured.writer - measured.journal)}`,
         `total ${measured.writer.toFixed(1)} µs per beacon`,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FRESH_TABLE } from '#adapters/duckdb/duckdb-event-store.ts';
-import { VERIFY_WAIT_MS } from '#domain/collector/steps.ts';
+import { VERIFY_WAIT_MS } from '#domain/ingest/steps/verify.ts';
 import { PLAIN_PAGE, startTestService, type TestService } from '../support/local-node.ts';
 
 let svc: TestService;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { brandNames, browserFromBrands, browserFromHints, isGreaseBrand } from '#domain/collector/client-hints.ts';
+import { brandNames, browserFromBrands, browserFromHints, isGreaseBrand } from '#domain/ingest/client-hints.ts';
 
 const CHROME_JSON = '[{"brand":"Chromium","version":"156"},{"brand":"Not A;Brand","version":"24"},{"brand":"Google Chrome","version":"156"}]';
 

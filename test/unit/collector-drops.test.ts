@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '#http/handlers/collector.ts';
 import type { ApiRequest } from '#http/api.ts';
-import type { DropReason } from '#domain/collector/drop.ts';
+import type { DropReason } from '#domain/ingest/drop.ts';
 import { newSiteRecord } from '#domain/site.ts';
 import { withInstanceState, type Adapters, type Services } from '#platform/services.ts';
 import { DropLog } from '#platform/collector-drops.ts';

@@ -8,7 +8,7 @@ import {
   referrerHost,
   serializeMetadata,
   visitorHash,
-} from '#domain/collector/enrich.ts';
+} from '#domain/ingest/enrich.ts';
 
 describe('normalizeEventName', () => {
   it.each([

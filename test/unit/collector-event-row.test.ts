@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildEventRow } from '#domain/collector/event-row.ts';
-import { parseJsonPayload } from '#domain/collector/payload.ts';
-import { CollectorCaches } from '#domain/collector/caches.ts';
-import { isDrop } from '#domain/collector/drop.ts';
+import { buildEventRow } from '#domain/ingest/event-row.ts';
+import { parseJsonPayload } from '#domain/ingest/payload.ts';
+import { CollectorCaches } from '#domain/ingest/caches.ts';
+import { isDrop } from '#domain/ingest/drop.ts';
 
 const payload = () => {
   const parsed = parseJsonPayload({ hostname: 'row.example', path: '/', ua: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/124.0 Safari/537.36', id: 'p1' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload, type CollectorPayload } from '#domain/collector/payload.ts';
+import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload, type CollectorPayload } from '#domain/ingest/payload.ts';
 import { parseQueryString } from '#http/query-string.ts';
 
 const base = { hostname: 'shop.example', path: '/a' };

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { EventRow } from '#ports/event-store.ts';
 import type { ImportedKind } from '#ports/import-ledger.ts';
-import { deriveSource, isInternalReferrer, normalizeEventName, referrerHost, serializeMetadata } from '../collector/enrich.ts';
+import { deriveSource, isInternalReferrer, normalizeEventName, referrerHost, serializeMetadata } from '../ingest/enrich.ts';
 import type { ChunkType } from './planner.ts';
 
 /** The export's columns this mapper reads, per chunk type (the request's `fields`). */

@@ -3,18 +3,18 @@
  * script and the beacon routes. Answers are plain text or a GIF, never JSON,
  * and never a 5xx for anything a client sends.
  */
-import type { Drop, DropReason } from '#domain/collector/drop.ts';
+import { isDrop } from '#domain/ingest/drop.ts';
 import { StoreUnavailableError } from '#domain/errors.ts';
-import { collectDntJson, collectDntQuery, parseJsonBody, parseJsonPayload, parseQueryPayload, type CollectorPayload, type QueryParams } from '#domain/collector/payload.ts';
+import { IMAGE_BEACON, IMAGE_BEACON_DECODE, JSON_BEACON } from '#domain/ingest/beacon.ts';
+import { runPipeline } from '#domain/ingest/pipeline.ts';
+import type { CollectServices } from '#domain/ingest/services.ts';
+import { uncounted, type IngestMetrics } from '#ports/ingest-metrics.ts';
 import { createGroupHandler, type ApiRequest as AnyApiRequest, type ApiResponse } from '../api.ts';
-import { collect, type CollectServices } from '#domain/collector/steps.ts';
 import type { Services } from '#platform/services.ts';
 
-/** The collector's steps, its drop counter and the built tracker script. */
-export type CollectorServices = CollectServices & Pick<Services, 'collectorDrops' | 'trackerScript'>;
+/** The ingest steps' services, the port their drops are counted through (and steps timed, where they are) and the built tracker script. */
+export type CollectorServices = CollectServices & { collectorDrops: IngestMetrics } & Pick<Services, 'trackerScript'>;
 type ApiRequest = AnyApiRequest<CollectorServices>;
-
-export const MAX_COLLECTOR_BODY = 64 * 1024;
 
 const COLLECTOR_CORS = {
   'Access-Control-Allow-Origin': '*',
@@ -50,7 +50,19 @@ const tooLarge = () => plain(413, 'payload too large');
 
 /** The row could not be taken (queue full, journal write failed): never a 200 for it. */
 const unavailable = () => plain(503, StoreUnavailableError.text, { 'Retry-After': String(StoreUnavailableError.retryAfterSeconds) });
-const notTaken = (outcome: Drop | null) => outcome !== null && (outcome.drop === 'queue_full' || outcome.drop === 'enqueue_failed');
+
+/**
+ * The answer a dropped beacon gets instead of the route's own: a malformed one
+ * is refused (413 over the size bound, else 400 saying why), and one whose row
+ * could not be taken answered 503. Null for a stored beacon and any other drop.
+ */
+function refusal(outcome: unknown): ApiResponse | null {
+  if (!isDrop(outcome)) return null;
+  if (outcome.oversize) return tooLarge();
+  if (outcome.error !== undefined) return plain(400, outcome.error);
+  if (outcome.drop === 'queue_full' || outcome.drop === 'enqueue_failed') return unavailable();
+  return null;
+}
 
 const gif = (): ApiResponse => ({
   statusCode: 200,
@@ -58,24 +70,6 @@ const gif = (): ApiResponse => ({
   body: GIF.toString('base64'),
   isBase64Encoded: true,
 });
-
-const doNotTrack = (req: ApiRequest) => req.headers.dnt === '1' || req.headers['x-do-not-track'] === '1';
-
-/** A beacon refused before its payload was read (DNT, invalid): counted without a hostname. */
-const refused = (req: ApiRequest, reason: DropReason) => req.services.collectorDrops.dropped(reason, null);
-
-/** The steps after validation; a drop is counted with the hostname the payload sent. */
-async function record(req: ApiRequest, payload: CollectorPayload, append: boolean): Promise<Drop | null> {
-  const outcome = await collect(req.services, {
-    payload,
-    append,
-    ip: req.sourceIp,
-    headerUa: req.headers['user-agent'] ?? '',
-    servedOrigin: req.servedOrigin,
-  });
-  if (outcome) req.services.collectorDrops.dropped(outcome.drop, payload.hostname);
-  return outcome;
-}
 
 async function latestJs(req: ApiRequest): Promise<ApiResponse> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return plain(400, 'method not allowed');
@@ -90,73 +84,25 @@ async function latestJs(req: ApiRequest): Promise<ApiResponse> {
   };
 }
 
-/** JSON routes: the body must parse as one object before DNT may skip it (spec rule 5); Content-Type is ignored. */
+/** JSON routes: one object, Content-Type ignored (domain/ingest/beacon.ts). */
 function jsonBeacon(append: boolean) {
   return async (req: ApiRequest): Promise<ApiResponse> => {
-    if (req.body.length > MAX_COLLECTOR_BODY) {
-      refused(req, 'invalid');
-      return tooLarge();
-    }
-    const json = parseJsonBody(req.body.toString('utf8'));
-    if (!json.ok) {
-      refused(req, 'invalid');
-      return plain(400, json.error);
-    }
-    if (doNotTrack(req) && !collectDntJson(json.body)) {
-      refused(req, 'dnt');
-      return ok();
-    }
-    const parsed = parseJsonPayload(json.body);
-    if (!parsed.ok) {
-      refused(req, 'invalid');
-      return plain(400, parsed.error);
-    }
-    if (notTaken(await record(req, parsed.payload, append))) return unavailable();
-    return ok();
+    const request = { headers: req.headers, ip: req.sourceIp, servedOrigin: req.servedOrigin, append, body: req.body };
+    const outcome = await runPipeline(request, JSON_BEACON, req.services.collectorDrops, req.services);
+    return refusal(outcome) ?? ok();
   };
 }
 
-/**
- * Fills what the image request leaves out from the page URL in Referer:
- * hostname, path, https and query, never the acquisition referrer. Explicit
- * parameters win even when empty.
- */
-function withRefererPage(params: QueryParams, referer: string | undefined): QueryParams {
-  if (!referer) return params;
-  let page: URL;
-  try {
-    page = new URL(referer);
-  } catch {
-    return params;
-  }
-  const derived: Record<string, string> = { ...params };
-  const fill = (name: string, value: string) => {
-    if (!Object.hasOwn(derived, name)) derived[name] = value;
-  };
-  fill('hostname', page.hostname);
-  fill('path', page.pathname);
-  fill('https', String(page.protocol === 'https:'));
-  fill('query', page.search);
-  return derived;
-}
-
+/** Image routes: GET is a beacon; HEAD is answered the same without being one (decoded only, nothing counted). */
 function imageBeacon(fromReferer: boolean) {
   return async (req: ApiRequest): Promise<ApiResponse> => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(400, 'method not allowed');
-    let params: QueryParams = req.query;
-    // DNT before validation on image routes, unless the page opted in. A HEAD request is no beacon: nothing is counted for it.
-    if (doNotTrack(req) && !collectDntQuery(params)) {
-      if (req.method === 'GET') refused(req, 'dnt');
-      return gif();
-    }
-    if (fromReferer) params = withRefererPage(params, req.headers.referer);
-    const parsed = parseQueryPayload(params);
-    if (!parsed.ok) {
-      if (req.method === 'GET') refused(req, 'invalid');
-      return plain(400, parsed.error);
-    }
-    if (req.method === 'GET' && notTaken(await record(req, parsed.payload, false))) return unavailable();
-    return gif();
+    const request = { headers: req.headers, ip: req.sourceIp, servedOrigin: req.servedOrigin, append: false, query: req.query, fromReferer };
+    const outcome =
+      req.method === 'GET'
+        ? await runPipeline(request, IMAGE_BEACON, req.services.collectorDrops, req.services)
+        : await runPipeline(request, IMAGE_BEACON_DECODE, uncounted, req.services);
+    return refusal(outcome) ?? gif();
   };
 }
 

@@ -1,7 +1,7 @@
 /**
- * Why a beacon stored nothing. Every step of the collector returns what it
- * made or a Drop, and every Drop is counted through one port (STYLE.md: no
- * silent drops).
+ * Why an incoming row stored nothing. Every ingest step returns what it made
+ * or a Drop, and the runner counts every Drop through one port
+ * (pipeline.ts, #ports/ingest-metrics.ts; STYLE.md: no silent drops).
  */
 
 /**
@@ -27,6 +27,10 @@ export type DropReason = (typeof DROP_REASONS)[number];
 
 export interface Drop {
   readonly drop: DropReason;
+  /** An `invalid` input's refusal as its sender is told it (the text of a 400). */
+  readonly error?: string;
+  /** An `invalid` input over its size bound (a 413). */
+  readonly oversize?: true;
 }
 
 /** One frozen object per reason: a dropped beacon allocates nothing to say why. */
@@ -36,11 +40,8 @@ export const drop = (reason: DropReason): Drop => DROPS[reason];
 
 export const isDrop = (value: unknown): value is Drop => typeof value === 'object' && value !== null && 'drop' in value;
 
-/** The port every drop is counted through. */
-export interface DropCounter {
-  /**
-   * One beacon stored nothing. `hostname` is the payload's, as sent, once it
-   * was read; null for `dnt` and `invalid`, decided before that.
-   */
-  dropped(reason: DropReason, hostname: string | null): void;
-}
+/** An input refused as malformed, saying why. */
+export const invalidInput = (error: string): Drop => ({ drop: 'invalid', error });
+
+/** An input refused for its size. */
+export const OVERSIZE: Drop = Object.freeze({ drop: 'invalid', oversize: true });
