@@ -24,6 +24,3 @@ export interface IngestMetrics {
   /** Present where steps are timed: the runner reads no clock without it (the beacon's hot path). */
   readonly stepTimer?: StepTimer | undefined;
 }
-
-/** Counts nothing: for what is no input (a HEAD request on an image route). */
-export const uncounted: IngestMetrics = { dropped: () => {} };

@@ -8,14 +8,6 @@ export interface Queue<T> {
   sendBatch(messages: readonly T[]): Promise<void>;
 }
 
-/** `send` refused because the queue is at its bound (messages or bytes): the message was not taken. */
-export class QueueFullError extends Error {
-  constructor(depth: number, bytes: number) {
-    super(`queue full: ${depth} messages waiting (about ${bytes} bytes)`);
-    this.name = 'QueueFullError';
-  }
-}
-
 /** Returns the indexes of the messages that failed (empty: all done). */
 export type BatchConsumer<T> = (messages: readonly T[]) => Promise<number[]>;
 

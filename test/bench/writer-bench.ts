@@ -33,7 +33,7 @@ import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-stor
 import { clickHouseHttpExecutor } from '#adapters/clickhouse/http-executor.ts';
 import { withClickHouse } from './clickhouse-bench.ts';
 import type { EventRow } from '#ports/event-store.ts';
-import { QueueFullError } from '#ports/queue.ts';
+import { QueueFullError } from '#domain/queue-full.ts';
 import type { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { createEventQueue, EVENT_BATCH_SIZE, EVENT_WRITES_IN_FLIGHT } from '#platform/local.ts';
 import { envNumber, fmt, median, percent, RUNS, type BenchRow } from './stats.ts';

@@ -11,7 +11,7 @@ import { newSiteRecord } from '#domain/site.ts';
 import { withInstanceState, type Adapters, type Services } from '#platform/services.ts';
 import { DropLog } from '#platform/collector-drops.ts';
 import { DropCounts } from '#domain/recent-drops.ts';
-import { QueueFullError } from '#ports/queue.ts';
+import { QueueFullError } from '#domain/queue-full.ts';
 import type { SiteRecord } from '#ports/registry.ts';
 
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryQueue, approxBytes, type MemoryQueueOptions } from '#adapters/memory-queue/memory-queue.ts';
 import { EVENT_ROW_COLUMNS } from '#adapters/receipt-journal/event-row-codec.ts';
 import { eventRowBytes, type EventRow } from '#ports/event-store.ts';
-import { backoffDelay, QueueFullError, type BatchConsumer } from '#ports/queue.ts';
+import { QueueFullError } from '#domain/queue-full.ts';
+import { backoffDelay, type BatchConsumer } from '#ports/queue.ts';
 
 /** A consumer that records every batch it receives and answers with `fail(batch, call)`. */
 function recorder(fail: (batch: readonly number[], call: number) => number[] | Promise<number[]> = () => []) {

@@ -4,7 +4,8 @@
  * wait), failed messages come back with exponential backoff, and messages
  * that keep failing go to a dead-letter file instead of being lost.
  */
-import { backoffDelay, QueueFullError, type BackoffPolicy, type BatchConsumer, type Queue } from '#ports/queue.ts';
+import { QueueFullError } from '#domain/queue-full.ts';
+import { backoffDelay, type BackoffPolicy, type BatchConsumer, type Queue } from '#ports/queue.ts';
 import type { ReceiptJournal, RecoveredSegment } from '#adapters/receipt-journal/receipt-journal.ts';
 import { log } from '#platform/log.ts';
 import { DeadLetterFile } from './dead-letter-file.ts';

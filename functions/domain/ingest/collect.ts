@@ -9,13 +9,13 @@
  */
 import { isDrop, type Drop } from './drop.ts';
 import type { Incoming } from './incoming.ts';
-import { runPipeline, Steps } from './pipeline.ts';
+import { runPipeline, Steps, uncounted } from './pipeline.ts';
 import type { CollectServices } from './services.ts';
 import { rowStep, replayStep } from './steps/row.ts';
 import { hostnameStep, siteStep } from './steps/site.ts';
 import { seenStep, storeStep } from './steps/store.ts';
 import { verifyStep } from './steps/verify.ts';
-import { uncounted, type IngestMetrics } from '#ports/ingest-metrics.ts';
+import type { IngestMetrics } from '#ports/ingest-metrics.ts';
 
 export const COLLECT_STEPS = Steps.from<Incoming, CollectServices>()
   .then(hostnameStep)

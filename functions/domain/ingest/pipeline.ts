@@ -8,6 +8,9 @@
 import { isDrop, type Drop } from './drop.ts';
 import type { IngestMetrics } from '#ports/ingest-metrics.ts';
 
+/** Counts nothing: for what is no input (a HEAD request on an image route). */
+export const uncounted: IngestMetrics = { dropped: () => {} };
+
 /** A step's answer: a promise only when it must wait, so that a beacon for a known site awaits only its queue. */
 export type StepOutcome<T> = T | Drop | Promise<T | Drop>;
 

@@ -6,9 +6,9 @@
 import { isDrop } from '#domain/ingest/drop.ts';
 import { StoreUnavailableError } from '#domain/errors.ts';
 import { IMAGE_BEACON, IMAGE_BEACON_DECODE, JSON_BEACON } from '#domain/ingest/beacon.ts';
-import { runPipeline } from '#domain/ingest/pipeline.ts';
+import { runPipeline, uncounted } from '#domain/ingest/pipeline.ts';
 import type { CollectServices } from '#domain/ingest/services.ts';
-import { uncounted, type IngestMetrics } from '#ports/ingest-metrics.ts';
+import type { IngestMetrics } from '#ports/ingest-metrics.ts';
 import { createGroupHandler, type ApiRequest as AnyApiRequest, type ApiResponse } from '../api.ts';
 import type { Services } from '#platform/services.ts';
 

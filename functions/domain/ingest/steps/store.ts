@@ -5,7 +5,7 @@ import type { Step } from '../pipeline.ts';
 import type { CollectServices } from '../services.ts';
 import type { Built } from './row.ts';
 import type { HeldRows } from '#ports/held-rows.ts';
-import { QueueFullError } from '#ports/queue.ts';
+import { QueueFullError } from '#domain/queue-full.ts';
 import type { SiteRecord } from '#ports/registry.ts';
 
 const SEEN_INTERVAL_MS = 60_000;
