@@ -9,7 +9,7 @@
  */
 import '#local/quiet-aws-sdk.ts';
 import { ConfigError, loadConfig } from '#platform/config.ts';
-import { DEAD_LETTER_REPLAY_MS, openLocalStore, startLocalRuntime } from '#platform/local.ts';
+import { DEAD_LETTER_REPLAY_MS, openLocalStore, startLocalRuntime } from '#local/adapters.ts';
 import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
 import { DynamoLoginLinks } from '#adapters/dynamodb/login-links.ts';

@@ -272,7 +272,7 @@ function urlErrorAlarms(scope: Construct, group: RouteGroup, fn: NodeFunction): 
 }
 
 /** A group's Lambda entry: its composition root, which builds only what the group's routes use. */
-export const httpEntry = (group: RouteGroup) => `functions/http/lambda/${group}.ts`;
+export const httpEntry = (group: RouteGroup) => `functions/aws/http/${group}.ts`;
 
 export class Api extends Construct {
   readonly httpApi: HttpApi;

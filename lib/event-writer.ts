@@ -16,9 +16,9 @@ import type { EventStoreResource } from './event-store.ts';
 /**
  * The Lambda entry: `export const handler = createSqsEventWriterHandler(store)`
  * (functions/workers/event-writer.ts) with the event store its environment
- * names (functions/platform/aws-event-store.ts). It needs no registry and no issuer.
+ * names (functions/aws/event-store.ts). It needs no registry and no issuer.
  */
-export const EVENT_WRITER_ENTRY = 'functions/workers/handlers/event-writer.ts';
+export const EVENT_WRITER_ENTRY = 'functions/aws/workers/event-writer.ts';
 
 export const WRITER_DESCRIPTION = 'tinytrack worker: event queue → event store';
 

@@ -25,7 +25,7 @@ import type { EventStoreResource } from './event-store.ts';
  * The Lambda entry: `createSqsImportWorkerHandler` (functions/workers/sqs-import-worker.ts)
  * over the registry table, the KMS secret box, the Simple Analytics client and Timestream.
  */
-export const IMPORT_WORKER_ENTRY = 'functions/workers/handlers/import-worker.ts';
+export const IMPORT_WORKER_ENTRY = 'functions/aws/workers/import-worker.ts';
 export const IMPORT_WORKER_DESCRIPTION = 'tinytrack worker: import queue → event store';
 
 /**

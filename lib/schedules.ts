@@ -19,7 +19,7 @@ import { KEY_PATTERNS, grantTableRules } from './table-access.ts';
 export const ROTATION_RETRY_ATTEMPTS = 4;
 
 /** The rotation's Lambda entry: the registry alone. */
-export const ROTATE_SALTS_ENTRY = 'functions/workers/handlers/rotate-salts.ts';
+export const ROTATE_SALTS_ENTRY = 'functions/aws/workers/rotate-salts.ts';
 
 export interface SchedulesProps {
   table: dynamodb.ITable;

@@ -1,7 +1,7 @@
 /** Starts and stops the whole single-node service; used by `npm start` and the integration tests. */
 import type { AddressInfo } from 'node:net';
 import type { Config } from '#platform/config.ts';
-import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#platform/local.ts';
+import { startLocalRuntime, type LocalRuntime, type LocalRuntimeOptions } from '#local/adapters.ts';
 import { withInstanceState, type Services } from '#platform/services.ts';
 import { groupHandlers } from '#http/handlers/index.ts';
 import { createLocalServer } from './http-server.ts';

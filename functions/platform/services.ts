@@ -1,8 +1,8 @@
 /**
  * What handlers use, built once per instance by a composition root: adapters
  * plus the per-instance caches. The local node builds all of it
- * (functions/platform/local.ts, withInstanceState); each Lambda entry
- * (functions/http/lambda/, functions/workers/handlers/) builds only the parts
+ * (functions/local/adapters.ts, withInstanceState); each Lambda entry
+ * (functions/aws/http/, functions/aws/workers/) builds only the parts
  * its routes read, through the same builders (instance-state.ts, collector-state.ts).
  */
 import type { Config } from './config.ts';

@@ -33,7 +33,7 @@ import type { ApiRequest } from '#http/api.ts';
 import { JSON_BEACON } from '#domain/ingest/beacon.ts';
 import type { DropReason } from '#domain/ingest/drop.ts';
 import type { IngestMetrics, StepTimer } from '#ports/ingest-metrics.ts';
-import { createEventQueue } from '#platform/local.ts';
+import { createEventQueue } from '#local/adapters.ts';
 import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
 import { eventRowCodec } from '#adapters/receipt-journal/event-row-codec.ts';
 import type { EventRow, EventStore } from '#ports/event-store.ts';

@@ -35,7 +35,7 @@ import { withClickHouse } from './clickhouse-bench.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { QueueFullError } from '#domain/queue-full.ts';
 import type { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
-import { createEventQueue, EVENT_BATCH_SIZE, EVENT_WRITES_IN_FLIGHT } from '#platform/local.ts';
+import { createEventQueue, EVENT_BATCH_SIZE, EVENT_WRITES_IN_FLIGHT } from '#local/adapters.ts';
 import { envNumber, fmt, median, percent, RUNS, type BenchRow } from './stats.ts';
 import { dimensionColumns } from './seed-columns.ts';
 

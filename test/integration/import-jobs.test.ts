@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '#platform/config.ts';
-import { startLocalStore, type LocalStore } from '#platform/local.ts';
+import { startLocalStore, type LocalStore } from '#local/adapters.ts';
 import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
 import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
 import { newImportJob, uuidv7 } from '#domain/imports/job.ts';

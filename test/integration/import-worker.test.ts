@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '#platform/config.ts';
-import { startLocalStore, type LocalStore } from '#platform/local.ts';
+import { startLocalStore, type LocalStore } from '#local/adapters.ts';
 import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { DuckDbImportLedger } from '#adapters/duckdb/duckdb-import-ledger.ts';

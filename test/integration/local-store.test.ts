@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { loadConfig } from '#platform/config.ts';
-import { openLocalStore, startLocalStore } from '#platform/local.ts';
+import { openLocalStore, startLocalStore } from '#local/adapters.ts';
 import { readStoreAddress, STORE_HOST, STORE_SECRET_HEADER, type StoreAddress } from '#local/store-socket.ts';
 import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';

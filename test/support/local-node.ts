@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '#platform/config.ts';
 import { startLocalNode, type LocalNode } from '#local/node.ts';
-import type { LocalRuntimeOptions } from '#platform/local.ts';
+import type { LocalRuntimeOptions } from '#local/adapters.ts';
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
 import { siteChanged } from '#domain/site-lookup.ts';
 

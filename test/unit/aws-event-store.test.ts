@@ -7,7 +7,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
-import { clickHouseCredentials, clickHouseStore } from '#platform/aws-event-store.ts';
+import { clickHouseCredentials, clickHouseStore } from '#aws/event-store.ts';
 import { loadConfig } from '#platform/config.ts';
 import { startChdbHttpServer, type ChdbHttpServer } from '../support/chdb-http-server.ts';
 import { eventRow } from '../contract/event-store.contract.ts';

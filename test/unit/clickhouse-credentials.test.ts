@@ -1,6 +1,6 @@
 /**
  * A rotated ClickHouse secret takes effect without a redeploy: the AWS
- * functions' store (functions/platform/aws-event-store.ts) re-reads the
+ * functions' store (functions/aws/event-store.ts) re-reads the
  * secret once when the server refuses its credentials and runs the
  * statement again. Against a stand-in of ClickHouse's HTTP interface that
  * answers as a server does (a 516 AUTHENTICATION_FAILED for a wrong
@@ -12,7 +12,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CLICKHOUSE_FAILURE_LOG, isAuthenticationFailure, refreshingExecutor } from '#adapters/clickhouse/refreshing-executor.ts';
-import { clickHouseStore } from '#platform/aws-event-store.ts';
+import { clickHouseStore } from '#aws/event-store.ts';
 import { loadConfig } from '#platform/config.ts';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:tinytrack-reader-AbCdEf';

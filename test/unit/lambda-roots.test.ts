@@ -23,15 +23,15 @@ const ENV: Record<string, string> = {
 
 /** Each entry and the variables it cannot start without. */
 const ENTRIES: [entry: string, required: string[]][] = [
-  ['functions/http/lambda/meta.ts', ['TT_OPENAPI_JSON']],
-  ['functions/http/lambda/account.ts', ['AUTH_ISSUER']],
-  ['functions/http/lambda/sites.ts', ['AUTH_ISSUER', 'ICON_BUCKET', 'TT_TRACKER_JS']],
-  ['functions/http/lambda/reports.ts', ['AUTH_ISSUER', 'TIMESTREAM_DATABASE']],
-  ['functions/http/lambda/collector.ts', ['EVENT_QUEUE_URL', 'TT_TRACKER_JS']],
-  ['functions/http/lambda/imports.ts', ['AUTH_ISSUER', 'IMPORT_QUEUE_URL', 'IMPORT_KMS_KEY_ID']],
-  ['functions/workers/handlers/event-writer.ts', ['TIMESTREAM_DATABASE']],
-  ['functions/workers/handlers/import-worker.ts', ['IMPORT_KMS_KEY_ID', 'TIMESTREAM_DATABASE']],
-  ['functions/workers/handlers/rotate-salts.ts', []],
+  ['functions/aws/http/meta.ts', ['TT_OPENAPI_JSON']],
+  ['functions/aws/http/account.ts', ['AUTH_ISSUER']],
+  ['functions/aws/http/sites.ts', ['AUTH_ISSUER', 'ICON_BUCKET', 'TT_TRACKER_JS']],
+  ['functions/aws/http/reports.ts', ['AUTH_ISSUER', 'TIMESTREAM_DATABASE']],
+  ['functions/aws/http/collector.ts', ['EVENT_QUEUE_URL', 'TT_TRACKER_JS']],
+  ['functions/aws/http/imports.ts', ['AUTH_ISSUER', 'IMPORT_QUEUE_URL', 'IMPORT_KMS_KEY_ID']],
+  ['functions/aws/workers/event-writer.ts', ['TIMESTREAM_DATABASE']],
+  ['functions/aws/workers/import-worker.ts', ['IMPORT_KMS_KEY_ID', 'TIMESTREAM_DATABASE']],
+  ['functions/aws/workers/rotate-salts.ts', []],
 ];
 
 /** The variables set for one import: ENV without `unset`. */

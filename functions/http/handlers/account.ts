@@ -88,5 +88,5 @@ export const handler = createGroupHandler<AccountServices>({
   'DELETE /api/management-keys/{id}': revokeOther,
 });
 
-/** The group's Lambda handler over what its composition root built (functions/http/lambda/account.ts). */
+/** The group's Lambda handler over what its composition root built (functions/aws/http/account.ts). */
 export const createAccountHandler = (services: AccountServices) => handler.lambda(services);

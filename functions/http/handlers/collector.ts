@@ -117,5 +117,5 @@ export const handler = createGroupHandler<CollectorServices>(
   { tooLarge, requestLogLevel: 'debug' },
 );
 
-/** The group's Lambda handler over what its composition root built (functions/http/lambda/collector.ts). */
+/** The group's Lambda handler over what its composition root built (functions/aws/http/collector.ts). */
 export const createCollectorHandler = (services: CollectorServices) => handler.lambda(services);

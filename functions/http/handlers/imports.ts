@@ -169,5 +169,5 @@ export const handler = createGroupHandler<ImportsServices>({
   'POST /api/sites/{hostname}/imports/{jobId}/retry': retryImport,
 });
 
-/** The group's Lambda handler over what its composition root built (functions/http/lambda/imports.ts). */
+/** The group's Lambda handler over what its composition root built (functions/aws/http/imports.ts). */
 export const createImportsHandler = (services: ImportsServices) => handler.lambda(services);

@@ -25,5 +25,5 @@ export const handler = createGroupHandler<MetaServices>({
   'GET /api/openapi.json': openApiDocument,
 });
 
-/** The group's Lambda handler over what its composition root built (functions/http/lambda/meta.ts). */
+/** The group's Lambda handler over what its composition root built (functions/aws/http/meta.ts). */
 export const createMetaHandler = (services: MetaServices) => handler.lambda(services);

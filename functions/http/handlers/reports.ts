@@ -82,5 +82,5 @@ export const handler = createGroupHandler<ReportsServices>({
   'GET /api/sites/summary': sitesSummary,
 });
 
-/** The group's Lambda handler over what its composition root built (functions/http/lambda/reports.ts). */
+/** The group's Lambda handler over what its composition root built (functions/aws/http/reports.ts). */
 export const createReportsHandler = (services: ReportsServices) => handler.lambda(services);

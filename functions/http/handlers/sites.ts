@@ -176,5 +176,5 @@ export const handler = createGroupHandler<SitesServices>({
   ...claimRoutes,
 });
 
-/** The group's Lambda handler over what its composition root built (functions/http/lambda/sites.ts). */
+/** The group's Lambda handler over what its composition root built (functions/aws/http/sites.ts). */
 export const createSitesHandler = (services: SitesServices) => handler.lambda(services);

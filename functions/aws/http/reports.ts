@@ -1,9 +1,9 @@
 /** Lambda entry of the `reports` route group: the registry, the issuer and the event store's reader. */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createReportsHandler } from '#http/handlers/reports.ts';
-import { awsClient } from '#platform/aws-clients.ts';
-import { authServices } from '#platform/aws-auth.ts';
-import { awsReportStore } from '#platform/aws-event-store.ts';
+import { awsClient } from '#aws/clients.ts';
+import { authServices } from '#aws/auth.ts';
+import { awsReportStore } from '#aws/event-store.ts';
 import { lambdaEnv, loadConfig } from '#platform/config.ts';
 
 const config = loadConfig(lambdaEnv());

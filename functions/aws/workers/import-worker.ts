@@ -9,13 +9,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
 import { KmsSecretBox } from '#adapters/kms/kms-secret-box.ts';
-import { awsClient } from '#platform/aws-clients.ts';
-import { awsImportStores } from '#platform/aws-event-store.ts';
+import { awsClient } from '#aws/clients.ts';
+import { awsImportStores } from '#aws/event-store.ts';
 import { loadConfig, required } from '#platform/config.ts';
 import { importSourceFor } from '#platform/import-source.ts';
 import { systemClock } from '#ports/clock.ts';
-import { createImportWorker } from '../import-worker.ts';
-import { createSqsImportWorkerHandler } from '../sqs-import-worker.ts';
+import { createImportWorker } from '#workers/import-worker.ts';
+import { createSqsImportWorkerHandler } from '#workers/sqs-import-worker.ts';
 
 const config = loadConfig();
 const { events, ledger } = await awsImportStores(config);

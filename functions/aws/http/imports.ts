@@ -7,8 +7,8 @@ import { KmsSecretBox } from '#adapters/kms/kms-secret-box.ts';
 import { SqsQueue } from '#adapters/sqs/sqs-queue.ts';
 import { createImportsHandler } from '#http/handlers/imports.ts';
 import type { ImportChunkMessage } from '#ports/import-jobs.ts';
-import { awsClient } from '#platform/aws-clients.ts';
-import { authServices } from '#platform/aws-auth.ts';
+import { awsClient } from '#aws/clients.ts';
+import { authServices } from '#aws/auth.ts';
 import { lambdaEnv, loadConfig, required } from '#platform/config.ts';
 import { importSourceFor } from '#platform/import-source.ts';
 

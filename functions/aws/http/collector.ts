@@ -10,7 +10,7 @@ import { SqsQueue } from '#adapters/sqs/sqs-queue.ts';
 import { createCollectorHandler } from '#http/handlers/collector.ts';
 import type { EventRow } from '#ports/event-store.ts';
 import { systemClock } from '#ports/clock.ts';
-import { awsClient } from '#platform/aws-clients.ts';
+import { awsClient } from '#aws/clients.ts';
 import { lambdaEnv, loadConfig, required } from '#platform/config.ts';
 import { pageCheckerFor } from '#platform/page-checker.ts';
 import { collectorState } from '#platform/collector-state.ts';

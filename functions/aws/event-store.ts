@@ -20,8 +20,8 @@ import { TimestreamReportStore } from '#adapters/timestream/timestream-report-st
 import type { EventStore } from '#ports/event-store.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
 import type { ReportStore } from '#ports/report-store.ts';
-import { awsClient } from './aws-clients.ts';
-import { ConfigError, required, type Config } from './config.ts';
+import { awsClient } from './clients.ts';
+import { ConfigError, required, type Config } from '#platform/config.ts';
 
 /** The user and password of a ClickHouse secret: `{"username": …, "password": …}` (the shape Secrets Manager's console writes). */
 export function clickHouseCredentials(secret: string | undefined): ClickHouseCredentials {

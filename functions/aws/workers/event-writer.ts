@@ -3,8 +3,8 @@
  * event store (ClickHouse or Timestream, as the stack chose). It needs no
  * registry and no issuer.
  */
-import { awsEventStore } from '#platform/aws-event-store.ts';
+import { awsEventStore } from '#aws/event-store.ts';
 import { loadConfig } from '#platform/config.ts';
-import { createSqsEventWriterHandler } from '../event-writer.ts';
+import { createSqsEventWriterHandler } from '#workers/event-writer.ts';
 
 export const handler = createSqsEventWriterHandler(await awsEventStore(loadConfig()));

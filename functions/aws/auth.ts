@@ -8,8 +8,8 @@ import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
 import { JwtTokenVerifier } from '#adapters/jwt/jwt-token-verifier.ts';
 import type { AuthServices } from '#http/auth.ts';
 import { systemClock } from '#ports/clock.ts';
-import { required, type Config } from './config.ts';
-import { keyState, siteCaches } from './instance-state.ts';
+import { required, type Config } from '#platform/config.ts';
+import { keyState, siteCaches } from '#platform/instance-state.ts';
 
 export function authServices(config: Readonly<Config>, dynamo: DynamoDBClient): AuthServices {
   return {

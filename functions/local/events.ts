@@ -16,7 +16,7 @@ import type { EventStore } from '#ports/event-store.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 import type { RegistrationsOf } from '#adapters/duckdb/migrations.ts';
-import type { Config } from './config.ts';
+import type { Config } from '#platform/config.ts';
 
 export interface LocalEvents {
   events: EventStore;
