@@ -11,7 +11,7 @@ import type { Clock } from '#ports/clock.ts';
 import type { Registry } from '#ports/registry.ts';
 import type { TokenVerifier } from '#ports/token-verifier.ts';
 import type { PageChecker } from '#ports/page-checker.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import type { Queue } from '#ports/queue.ts';
 import type { HeldRows } from '#ports/held-rows.ts';
 import type { ReportStore } from '#ports/report-store.ts';

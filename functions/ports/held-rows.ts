@@ -4,7 +4,7 @@
  * durably (locally a journal) and decided when the check ends: stored when it
  * verified the site that collected them, dropped as `unverified` otherwise.
  */
-import type { EventRow } from './event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import type { SiteRecord } from './registry.ts';
 
 export interface HeldRows {

@@ -5,7 +5,7 @@
  * that stored them (functions/domain/imports/export-row.ts), so the ledger
  * can never disagree with the stored rows and needs no second write.
  */
-import type { EventKind } from './event-store.ts';
+import type { EventKind } from '#domain/rows/event-row.ts';
 import type { SiteRef } from './report-store.ts';
 
 /** What an import stores: a pageviews export's rows are pageviews, an events export's events. */

@@ -2,7 +2,7 @@
  * Port: the primitive aggregate queries reports are built from. Calendar and
  * timezone math, bucket lists, zero fill, previous ranges and forecasts stay
  * in functions/domain/reports; adapters (DuckDB, Timestream) only aggregate,
- * all by the same rules: the rows they count are those domain/reports/copies.ts
+ * all by the same rules: the rows they count are those domain/rows/copies.ts
  * keeps, and filters come validated from the domain (parseFilter): a store
  * answers every clause it is given and never refuses one itself.
  * All times are Unix milliseconds; ranges are [from, to).

@@ -19,7 +19,8 @@
  * batchItemFailures, the event source mapping having ReportBatchItemFailures).
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { EventKind, EventRow, EventStore } from '#ports/event-store.ts';
+import type { EventKind, EventRow } from '#domain/rows/event-row.ts';
+import type { EventStore } from '#ports/event-store.ts';
 import type { BatchConsumer } from '#ports/queue.ts';
 import { log } from '#platform/log.ts';
 

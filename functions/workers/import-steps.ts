@@ -3,7 +3,9 @@
  * next needs or the chunk's outcome: load job → open credentials → stream
  * chunk → record chunk. runChunk (import-worker.ts) runs them in order.
  */
-import type { EventRow, EventStore } from '#ports/event-store.ts';
+import { DAY_MS } from '#domain/rows/days.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
+import type { EventStore } from '#ports/event-store.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { ChunkCounts, ImportChunkMessage, ImportJobRecord, ImportJobs } from '#ports/import-jobs.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
@@ -50,7 +52,6 @@ export type ChunkOutcome =
 
 type Credentials = { user_id: string; api_key: string };
 
-const DAY_MS = 86_400_000;
 const NOTHING_STORED: ReadonlyMap<string, string> = new Map();
 
 export const CREDENTIALS_GONE = 'the import credentials are no longer available; retry with the API key';

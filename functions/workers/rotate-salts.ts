@@ -3,7 +3,7 @@
  * day before today, so yesterday's hashes can never be recomputed. The store's
  * TTL is only a backstop: DynamoDB may take days to expire an item.
  */
-import { utcDay } from '#domain/utc-day.ts';
+import { utcDay } from '#domain/rows/days.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { Registry } from '#ports/registry.ts';
 import { log } from '#platform/log.ts';

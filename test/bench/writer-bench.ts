@@ -32,7 +32,7 @@ import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
 import { clickHouseHttpExecutor } from '#adapters/clickhouse/http-executor.ts';
 import { withClickHouse } from './clickhouse-bench.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import { QueueFullError } from '#domain/queue-full.ts';
 import type { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { createEventQueue, EVENT_BATCH_SIZE, EVENT_WRITES_IN_FLIGHT } from '#local/adapters.ts';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
 import { ClickHouseReportStore } from '#adapters/clickhouse/clickhouse-report-store.ts';
 import { LISTED_APPENDS, LISTED_APPENDS_SINCE, LISTED_COPIES, LISTED_SINCE, storedRow } from '#adapters/clickhouse/schema.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chdbExecutor, closeChdb } from '../support/chdb-executor.ts';
 import { eventRow, eventStoreContract } from './event-store.contract.ts';

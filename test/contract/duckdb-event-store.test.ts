@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { DuckDbEventStore, MAIN_TABLE } from '#adapters/duckdb/duckdb-event-store.ts';
-import { keyOf } from '#domain/event-flags/keys.ts';
+import { keyOf } from '#domain/rows/flags/keys.ts';
 import { eventRow, eventStoreContract, fullEventRow, type EventStoreHarness } from './event-store.contract.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 
 async function countRows(store: DuckDbEventStore, site: string): Promise<number> {
   const [row] = await store.query<{ n: bigint }>('SELECT count(*) AS n FROM events WHERE site = $site', { site });

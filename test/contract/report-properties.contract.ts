@@ -5,7 +5,7 @@
  * filter; the unfiltered overview (the DuckDB store counts it from the
  * writer's flags) equals the one a filter that keeps every row forces,
  * whatever the arrival order; and the totals count exactly the rows the copy
- * rule (domain/reports/copies.ts) keeps.
+ * rule (domain/rows/copies.ts) keeps.
  *
  * Each run seeds a site and reads several reports, so a property takes
  * minutes on a busy 2-core machine: the engines' suites run in files of their
@@ -14,10 +14,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import type { EventRow, EventStore } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
+import type { EventStore } from '#ports/event-store.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
-import { copyFlags } from '#domain/reports/copies.ts';
+import { copyFlags } from '#domain/rows/copies.ts';
 import { getBreakdown, getOverview, getOverviewSummary } from '#reports/reports.ts';
 import { REGISTRATION, row } from './report-store.contract.ts';
 import { titleOf, type ReportAdapter, type StoreUnderTest } from './report-stores.ts';

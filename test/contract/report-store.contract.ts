@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import { zonedToUnix } from '#domain/reports/time.ts';
 import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
@@ -103,12 +103,12 @@ export function reportContract(store: StoreUnderTest): void {
       expect(o.previous_range).toEqual({ from: T0 - D, to: T0 });
     });
 
-    /** Rows stored one at a time in time order, as the collector's rows arrive (domain/reports/copies.ts). */
+    /** Rows stored one at a time in time order, as the collector's rows arrive (domain/rows/copies.ts). */
     const seedInOrder = async (rows: EventRow[]) => {
       for (const r of [...rows].sort((x, y) => x.ts - y.ts)) await seed([r]);
     };
 
-    it('counts an id once, at its first row, until a day passes without it (domain/reports/copies.ts)', async () => {
+    it('counts an id once, at its first row, until a day passes without it (domain/rows/copies.ts)', async () => {
       const s = site('copies');
       await seedInOrder([
         row(s, T0 - 2 * H, { id: 'p1', path: '/1' }),

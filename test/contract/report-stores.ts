@@ -15,7 +15,8 @@ import { randomUUID } from 'node:crypto';
 import { TimestreamEventStore } from '#adapters/timestream/timestream-event-store.ts';
 import { TimestreamReportStore } from '#adapters/timestream/timestream-report-store.ts';
 import { sqlIdentifier, sqlString } from '#reports/sql/text.ts';
-import { uniqueEvents, type EventRow, type EventStore } from '#ports/event-store.ts';
+import { uniqueEvents, type EventRow } from '#domain/rows/event-row.ts';
+import type { EventStore } from '#ports/event-store.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 
 export interface ReportAdapter {

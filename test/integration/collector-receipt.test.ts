@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
 
 let svc: TestService;

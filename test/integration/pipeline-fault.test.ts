@@ -11,7 +11,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
-import type { EventRow, EventStore } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
+import type { EventStore } from '#ports/event-store.ts';
 import { createEventWriter } from '#workers/event-writer.ts';
 import { eventRow } from '../contract/event-store.contract.ts';
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createEventWriter, createSqsEventWriterHandler, DOWN_AFTER, parseRecord } from '#workers/event-writer.ts';
-import type { EventRow, EventStore } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
+import type { EventStore } from '#ports/event-store.ts';
 import { eventRow } from '../contract/event-store.contract.ts';
 import { sqsEvent } from '../support/lambda-events.ts';
 

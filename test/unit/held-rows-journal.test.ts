@@ -7,7 +7,7 @@ import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
 import { eventRowCodec } from '#adapters/receipt-journal/event-row-codec.ts';
 import { registrationOf } from '#domain/registration.ts';
 import { newSiteRecord } from '#domain/site.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import type { SiteRecord } from '#ports/registry.ts';
 import { eventRow } from '../contract/event-store.contract.ts';
 

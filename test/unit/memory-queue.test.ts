@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryQueue, approxBytes, type MemoryQueueOptions } from '#adapters/memory-queue/memory-queue.ts';
 import { EVENT_ROW_COLUMNS } from '#adapters/receipt-journal/event-row-codec.ts';
-import { eventRowBytes, type EventRow } from '#ports/event-store.ts';
+import { eventRowBytes, type EventRow } from '#domain/rows/event-row.ts';
 import { QueueFullError } from '#domain/queue-full.ts';
 import { backoffDelay, type BatchConsumer } from '#ports/queue.ts';
 

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
 import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { EVENT_ROW_COLUMNS, eventRowCodec } from '#adapters/receipt-journal/event-row-codec.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 
 let dir: string;
 beforeEach(() => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { copyFlags } from '#domain/reports/copies.ts';
+import { copyFlags } from '#domain/rows/copies.ts';
 
 const H = 3_600_000;
 const r = (id: string, ts: number, over: Partial<{ site: string; registration: string; kind: 'pageview' | 'event' | 'append' }> = {}) => ({

@@ -40,7 +40,7 @@ const outsideLiterals = (sql: string) => sql.replace(/'(?:[^']|'')*'/g, "''");
 
 const H = 3_600_000;
 const DAY = 24 * H;
-/** The copy test of domain/reports/copies.ts: a row counts unless the previous row of its id is at most a day older. */
+/** The copy test of domain/rows/copies.ts: a row counts unless the previous row of its id is at most a day older. */
 const COPY_TEST = `lag("ts") OVER (PARTITION BY "site", "id" ORDER BY "ts") AS "previous_ts"`;
 const T0 = Date.UTC(2024, 4, 1);
 const A = { site: 'a.example', registration: 'reg-a' };
@@ -125,7 +125,7 @@ describe('TimestreamReportStore queries', () => {
     for (const sql of counts) {
       expect(sql).toContain(`measure_name IN ('pageview')`);
       expect(sql).toContain(`"site" IN ('a.example', 'b''.example')`);
-      // A day before the range is read to tell copies (domain/reports/copies.ts), and only the range is counted.
+      // A day before the range is read to tell copies (domain/rows/copies.ts), and only the range is counted.
       expect(sql).toContain(`time >= from_milliseconds(${T0 - DAY}) AND time < from_milliseconds(${T0 + 2 * H})`);
       expect(sql).toContain(COPY_TEST);
       expect(sql).toContain(`("ts" >= ${T0} AND "ts" < ${T0 + 2 * H})) AND ("previous_ts" IS NULL OR "ts" - "previous_ts" > ${DAY})`);

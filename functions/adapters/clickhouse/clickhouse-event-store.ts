@@ -12,10 +12,11 @@
  * Once its rows are in, a batch marks the days it touches stale for the
  * daily rollups (rollups.ts): one more small INSERT.
  */
-import { COPY_WINDOW_MS } from '#domain/reports/copies.ts';
-import { eventKey, uniqueEvents, type EventRow, type EventStore } from '#ports/event-store.ts';
+import { COPY_WINDOW_MS } from '#domain/rows/copies.ts';
+import { eventKey, uniqueEvents, type EventRow } from '#domain/rows/event-row.ts';
+import type { EventStore } from '#ports/event-store.ts';
 import { copiesAmong, lessListedCopies, OF_ITS_PAGE, pageTsOver, type Listing } from '#reports/sql/dialects/clickhouse.ts';
-import { APPEND_WINDOW_MS } from '#domain/event-flags/flag-index.ts';
+import { APPEND_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
 import { log } from '#platform/log.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 import { ClickHouseRollups } from './rollups.ts';

@@ -25,9 +25,9 @@
  * same stale marks. Pages and copies are built for the site's own rows only
  * (stored pages keep the columns filters compare).
  */
-import { DAY_MS } from '#domain/event-flags/flag-index.ts';
+import { DAY_MS } from '#domain/rows/days.ts';
 import { BREAKDOWN_COLUMNS, BREAKDOWN_DIMS } from '#domain/reports/query.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import { dayRuns, SLOT_MS, touchedDays, UNFILTERED, variantOf } from '#reports/sql/sealed-days.ts';
 import { ClickHouseSql, copiesAmong, type Listing } from '#reports/sql/dialects/clickhouse.ts';
 import { labelTuples } from '#reports/sql/clickhouse-rolled.ts';
@@ -36,7 +36,7 @@ import type { ClickHouseExecutor } from './executor.ts';
 import { FILTERED_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
 import { filterColumns, filterSql } from '#reports/sql/text.ts';
 import { clickhouseEngagedPages } from '#reports/sql/engaged-pages.ts';
-import { COPY_WINDOW_MS } from '#domain/reports/copies.ts';
+import { COPY_WINDOW_MS } from '#domain/rows/copies.ts';
 import { ident, ROLLUP_BUILDS, ROLLUP_COPIES, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE, VARIANT_DAYS } from './schema.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */

@@ -8,7 +8,7 @@
  * spares those reads the copy window.
  */
 import { FILTERED_COLUMNS } from '#domain/reports/filter.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 
 type Kind = 'text' | 'int' | 'double' | 'bool';
@@ -77,11 +77,11 @@ export const ROLLUP_STALE = 'rollup_v2_stale';
 export const ROLLUP_SLOTS = 'rollup_v2_slots';
 /** Each engaged page of a day and build (engaged-pages.ts, its appends summed in): ts, total duration, scroll and the columns filters compare. */
 export const ROLLUP_PAGES = 'rollup_v2_pages';
-/** The pageviews and events of a day and build that are copies (domain/reports/copies.ts): kind, id, ts, and whether it repeats its predecessor's ts (`exact`). */
+/** The pageviews and events of a day and build that are copies (domain/rows/copies.ts): kind, id, ts, and whether it repeats its predecessor's ts (`exact`). */
 export const ROLLUP_COPIES = 'rollup_v2_copies';
 
 /**
- * The copies (domain/reports/copies.ts) among the rows stored since `LISTED_SINCE`: each batch,
+ * The copies (domain/rows/copies.ts) among the rows stored since `LISTED_SINCE`: each batch,
  * once its rows are stored, lists those of its identities (clickhouse-event-store.ts). A row
  * stored twice (two deliveries before the table merges them) is listed `exact`.
  */

@@ -19,10 +19,12 @@ import { DuckDbRollups } from './rollups.ts';
 import { inTransaction } from './transaction.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import { DuckDbReadPool, type QueryParams } from './read-pool.ts';
-import { uniqueEvents, eventKey, type EventRow, type EventStore } from '#ports/event-store.ts';
-import { DAY_MS, FlagIndex, type Decisions } from '#domain/event-flags/flag-index.ts';
-import { prepareBatch, visitorDayKey, type PreparedBatch } from '#domain/event-flags/prepared-batch.ts';
-import { keyInto } from '#domain/event-flags/keys.ts';
+import { uniqueEvents, eventKey, type EventRow } from '#domain/rows/event-row.ts';
+import type { EventStore } from '#ports/event-store.ts';
+import { DAY_MS } from '#domain/rows/days.ts';
+import { FlagIndex, type Decisions } from '#domain/rows/flags/flag-index.ts';
+import { prepareBatch, visitorDayKey, type PreparedBatch } from '#domain/rows/flags/prepared-batch.ts';
+import { keyInto } from '#domain/rows/flags/keys.ts';
 import { log } from '#platform/log.ts';
 import { NO_REGISTRATION } from '#domain/registration.ts';
 

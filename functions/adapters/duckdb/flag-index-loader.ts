@@ -1,14 +1,15 @@
 /**
- * Reads a stored day into the flag index (domain/event-flags/flag-index.ts):
+ * Reads a stored day into the flag index (domain/rows/flags/flag-index.ts):
  * its identities with their earliest and latest rows, its visitor-day firsts,
  * and the pages its appends (and the next day's) found none for. Numbers come
  * straight out of DuckDB's vectors: a day can hold millions of identities.
  */
 import duckdb from '@duckdb/node-bindings';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { DAY_MS, type DayLoader, type DayWriter } from '#domain/event-flags/flag-index.ts';
-import { identityKey, visitorDayKey } from '#domain/event-flags/prepared-batch.ts';
-import { keyInto } from '#domain/event-flags/keys.ts';
+import { DAY_MS } from '#domain/rows/days.ts';
+import { type DayLoader, type DayWriter } from '#domain/rows/flags/flag-index.ts';
+import { identityKey, visitorDayKey } from '#domain/rows/flags/prepared-batch.ts';
+import { keyInto } from '#domain/rows/flags/keys.ts';
 import { dayRuns } from '#reports/sql/sealed-days.ts';
 
 /** The (site, registration) pairs of rows matching `where`, numbered from 0 in a fixed order. */

@@ -1,13 +1,14 @@
 /**
  * The writer's flag rules in SQL, recomputed from the stored rows alone:
  * over every row (a migration, and the tests' reference), or over the
- * identities, visitor-days and pages the flag index (domain/event-flags/
+ * identities, visitor-days and pages the flag index (domain/rows/flags/
  * flag-index.ts, the same rules decided in memory) handed over as
  * `flag_targets`. Each rule updates a row only where its value changes.
  * Rows are matched on (site, registration, kind, id, ts): the store keeps
  * one row per (site, registration, id, ts).
  */
-import { DAY_MS, REPLAY_WINDOW_MS } from '#domain/event-flags/flag-index.ts';
+import { DAY_MS } from '#domain/rows/days.ts';
+import { REPLAY_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
 
 /** What the index could not decide alone, one row per target (a temp table of the writer's connection). */
 export const TARGETS_TABLE = 'flag_targets';

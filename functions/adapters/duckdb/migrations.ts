@@ -1,14 +1,14 @@
 /**
  * Brings an older events file to SCHEMA_VERSION. 1: the two tables behind the
  * `events` view. 2: every row carries its registration key. 3: the identity
- * keys are computed by domain/event-flags/keys.ts (not DuckDB's `hash`) and
+ * keys are computed by domain/rows/flags/keys.ts (not DuckDB's `hash`) and
  * the flags follow the set rules of flag-rules-sql.ts.
  */
 import { listValue, UBIGINT, VARCHAR, DuckDBScalarFunction, type DuckDBConnection, type DuckDBVarCharVector, type DuckDBUBigIntVector } from '@duckdb/node-api';
 import { FRESH_TABLE, KEY_COLUMNS, MAIN_TABLE, STORED_COLUMNS, STORED_DEFS } from './schema.ts';
 import { flagRuleStatements } from './flag-rules-sql.ts';
 import { inTransaction } from './transaction.ts';
-import { keyOf } from '#domain/event-flags/keys.ts';
+import { keyOf } from '#domain/rows/flags/keys.ts';
 import { NO_REGISTRATION } from '#domain/registration.ts';
 
 export const SCHEMA_VERSION = 3;

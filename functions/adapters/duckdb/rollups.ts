@@ -23,10 +23,10 @@
  * its rows give now; it is never merely close.
  */
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
-import { DAY_MS } from '#domain/event-flags/flag-index.ts';
+import { DAY_MS } from '#domain/rows/days.ts';
 import { FILTERED_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
 import { BREAKDOWN_DIMS, type BreakdownDim } from '#domain/reports/query.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import { CANONICAL, CANONICAL_EVENTS, DuckDbSql, VISITORS } from '#reports/sql/dialects/duckdb.ts';
 import { duckdbEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { entryOnly, filterSql, labelExpression } from '#reports/sql/text.ts';

@@ -3,7 +3,7 @@
  * keys of the string identities, and the flags the writer sets.
  */
 import type { StageColumn } from './chunk-stager.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 
 export interface Column extends StageColumn<EventRow> {
   name: keyof EventRow;
@@ -62,7 +62,7 @@ export const COLUMN_LIST = COLUMNS.map((c) => `"${c.name}"`).join(', ');
 const COLUMN_DEFS = COLUMNS.map((c) => `"${c.name}" ${c.sql}`).join(', ');
 
 /**
- * 64-bit keys of the string identities (domain/event-flags/keys.ts): reports
+ * 64-bit keys of the string identities (domain/rows/flags/keys.ts): reports
  * count distinct visitors and join appends to pages on integers, several
  * times cheaper than on strings, and the writer's flag index holds them.
  * (A collision within one site and range is about 1 in 10^7 at a million pageviews.)
@@ -76,7 +76,7 @@ const KEY_DEFS = KEY_COLUMNS.map((k) => `${k.name} UBIGINT`).join(', ');
 const KEY_LIST = KEY_COLUMNS.map((k) => k.name).join(', ');
 
 /**
- * Flags the writer sets (domain/event-flags/flag-index.ts states the rules;
+ * Flags the writer sets (domain/rows/flags/flag-index.ts states the rules;
  * flag-rules-sql.ts recomputes them from stored rows):
  * - `replay`: a row of the same (site, registration, kind, id) is stored
  *   within REPLAY_WINDOW_MS before it. Reports count rows where it is false.

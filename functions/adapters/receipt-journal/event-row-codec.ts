@@ -6,7 +6,7 @@
  * array's values without their keys). Lines that earlier versions wrote as
  * objects are read as they are.
  */
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import type { JournalCodec } from './receipt-journal.ts';
 
 const FORMAT = 1;

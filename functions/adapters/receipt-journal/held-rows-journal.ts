@@ -8,7 +8,7 @@
  */
 import { registrationOf } from '#domain/registration.ts';
 import { isVerified } from '#domain/site.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import type { HeldRows } from '#ports/held-rows.ts';
 import type { Queue } from '#ports/queue.ts';
 import type { Registry, SiteRecord } from '#ports/registry.ts';

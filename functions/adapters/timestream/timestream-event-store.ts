@@ -14,7 +14,8 @@ import {
   type TimestreamWriteClient,
   type _Record,
 } from '@aws-sdk/client-timestream-write';
-import { uniqueEvents, type EventRow, type EventStore } from '#ports/event-store.ts';
+import { uniqueEvents, type EventRow } from '#domain/rows/event-row.ts';
+import type { EventStore } from '#ports/event-store.ts';
 import { backoffDelay, type BackoffPolicy } from '#ports/queue.ts';
 import { log } from '#platform/log.ts';
 

@@ -8,7 +8,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
 import { SqsQueue } from '#adapters/sqs/sqs-queue.ts';
 import { createCollectorHandler } from '#http/handlers/collector.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import { systemClock } from '#ports/clock.ts';
 import { awsClient } from '#aws/clients.ts';
 import { lambdaEnv, loadConfig, required } from '#platform/config.ts';

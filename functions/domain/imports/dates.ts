@@ -1,6 +1,6 @@
 /** Calendar dates (YYYY-MM-DD, UTC) for import ranges and chunks. */
+import { DAY_MS } from '#domain/rows/days.ts';
 
-const DAY_MS = 86_400_000;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** Unix milliseconds of the day's UTC midnight, or null when `value` is not a real YYYY-MM-DD date. */

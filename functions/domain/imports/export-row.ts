@@ -7,7 +7,7 @@
  * import.
  */
 import { createHash } from 'node:crypto';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import type { ImportedKind } from '#ports/import-ledger.ts';
 import { deriveSource, isInternalReferrer, normalizeEventName, referrerHost, serializeMetadata } from '../ingest/enrich.ts';
 import type { ChunkType } from './planner.ts';

@@ -10,7 +10,8 @@
 import { normalizeHostname, type NormalizedHostname } from '../hostname.ts';
 import { memoize, type Memoized } from '../memo.ts';
 import { browserFromBrands } from './client-hints.ts';
-import { countryFromTimezone, readAgent, utcDay, type Agent } from './enrich.ts';
+import { countryFromTimezone, readAgent, type Agent } from './enrich.ts';
+import { utcDay } from '#domain/rows/days.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

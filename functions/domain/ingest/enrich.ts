@@ -27,7 +27,6 @@ export function serializeMetadata(metadata: Record<string, unknown> | null): str
 }
 
 // The collector keeps the last day it computed (caches.ts).
-export { utcDay } from '../utc-day.ts';
 
 /** hash(UTC day, site, IP, UA, daily salt): one visitor per day per site, unlinkable once the salt is gone. */
 export function visitorHash(day: string, site: string, ip: string, ua: string, salt: string): string {

@@ -1,5 +1,5 @@
 /** Turns a validated payload into the stored row, or says why nothing is stored. */
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import type { CollectorCaches } from './caches.ts';
 import { drop, type Drop } from './drop.ts';
 import type { CollectorPayload } from './payload.ts';

@@ -2,7 +2,7 @@
 import type { VerifyServices } from '../site-verification-run.ts';
 import type { TtlCache } from '../ttl-cache.ts';
 import type { CollectorCaches } from './caches.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import type { HeldRows } from '#ports/held-rows.ts';
 import type { Logger } from '#ports/logger.ts';
 import type { Queue } from '#ports/queue.ts';

@@ -18,7 +18,7 @@
  * kept; the open one reads the rest. Their rows are partial sums the caller
  * adds up (rolled-merge.ts). A part with nothing to read is null.
  */
-import { DAY_MS } from '#domain/event-flags/flag-index.ts';
+import { DAY_MS } from '#domain/rows/days.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';

@@ -1,13 +1,13 @@
 /**
  * A fragment shared by the traffic engagement and retention queries: the CTEs
  * ending in `page`, one row per canonical human pageview in [from, to) that
- * matches the filters and has engagement (domain/reports/copies.ts: its own,
+ * matches the filters and has engagement (domain/rows/copies.ts: its own,
  * and that of the canonical appends that belong to it), with `site`, `ts`,
  * `total_duration` (its own duration plus its appends', null when none has
  * one) and `scroll` (the maximum of its own and its appends').
  */
 import type { FilterClause } from '#domain/reports/filter.ts';
-import { APPEND_WINDOW_MS } from '#domain/event-flags/flag-index.ts';
+import { APPEND_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import type { Query } from './dialect.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';

@@ -25,7 +25,7 @@
  * rows that clause keeps (sealed-days.ts rollupVariant): a visitor's first
  * pageview under a filter is not one the site's slots keep.
  */
-import { DAY_MS } from '#domain/event-flags/flag-index.ts';
+import { DAY_MS } from '#domain/rows/days.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import type { ReportScope, SiteRef } from '#ports/report-store.ts';
 import { CANONICAL, CANONICAL_COLUMNS, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';

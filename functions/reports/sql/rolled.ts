@@ -14,7 +14,7 @@
  * it is fewer.
  */
 import { listValue } from '@duckdb/node-api';
-import { DAY_MS } from '#domain/event-flags/flag-index.ts';
+import { DAY_MS } from '#domain/rows/days.ts';
 import { BREAKDOWN_COLUMNS, type BreakdownDim } from '#domain/reports/query.ts';
 import type { LabelDim, ReportScope, SiteRef } from '#ports/report-store.ts';
 import { rowRanges, variantOf, type SealedDays } from './sealed-days.ts';

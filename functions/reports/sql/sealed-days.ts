@@ -7,9 +7,9 @@
  * flags of the day before), and rebuilding them after each would cost more
  * than reading the day's rows.
  */
-import { DAY_MS } from '#domain/event-flags/flag-index.ts';
+import { DAY_MS } from '#domain/rows/days.ts';
 import { formatFilter, type FilterClause } from '#domain/reports/filter.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import { bucketAt, bucketExpression, bucketTree, sqlInteger, type SqlText } from './text.ts';
 
 /**

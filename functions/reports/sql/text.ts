@@ -4,7 +4,7 @@
  * A dialect context (dialects/*.ts) says how a value enters its SQL (bound or
  * inlined) and how it spells a few functions; these builders take it.
  */
-import { DAY_MS } from '#domain/event-flags/flag-index.ts';
+import { DAY_MS } from '#domain/rows/days.ts';
 import { FILTER_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
 import { BREAKDOWN_COLUMNS, SCREEN_CLASSES, type BreakdownDim } from '#domain/reports/query.ts';
 

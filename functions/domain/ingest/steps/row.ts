@@ -7,7 +7,7 @@ import { sentHostname } from '../incoming.ts';
 import type { Step } from '../pipeline.ts';
 import type { CollectServices } from '../services.ts';
 import type { AtSite } from './site.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 
 export interface Built extends AtSite {
   row: EventRow;
@@ -18,7 +18,7 @@ export interface Built extends AtSite {
 /**
  * How long this instance remembers a beacon's id to drop a quick resend before
  * it reaches the queue. Not the store's replay rule (REPLAY_WINDOW_MS, 24 h, in
- * domain/event-flags): that one decides the `replay` flag of every stored row.
+ * domain/rows/flags): that one decides the `replay` flag of every stored row.
  */
 const RESEND_MEMORY_MS = 60 * 60_000;
 

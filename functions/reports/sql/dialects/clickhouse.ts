@@ -3,13 +3,14 @@
  * adapters/clickhouse (one column per EventRow field, sorted by site and ts).
  * Rows carry no writer flags. The rows stored since the writer lists copies
  * (`Listing`) are read as stored, less the listed copies; for older ones
- * `canonical` decides copies when it reads (domain/reports/copies.ts: no row
+ * `canonical` decides copies when it reads (domain/rows/copies.ts: no row
  * of the same site and id at most COPY_WINDOW_MS before), as the Timestream
  * dialect does. Values are bound `{name:Type}` parameters, so they never
  * enter the statement's text.
  */
-import { APPEND_WINDOW_MS, DAY_MS } from '#domain/event-flags/flag-index.ts';
-import { COPY_WINDOW_MS } from '#domain/reports/copies.ts';
+import { DAY_MS } from '#domain/rows/days.ts';
+import { APPEND_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
+import { COPY_WINDOW_MS } from '#domain/rows/copies.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import { canonicalColumns, ReadTimeDialect, type ScanRange } from './read-time.ts';
 import { sqlIdentifier, sqlInteger } from '../text.ts';

@@ -1,11 +1,11 @@
 /**
  * What the dialects that decide copies when they read (Timestream,
  * ClickHouse) write the same way: numbers and identifiers as literals, and
- * the canonical rows (domain/reports/copies.ts: no row of the same site and
+ * the canonical rows (domain/rows/copies.ts: no row of the same site and
  * id, and so registration, at most COPY_WINDOW_MS before), read one window
  * before the range so the first rows' predecessors are seen.
  */
-import { COPY_WINDOW_MS } from '#domain/reports/copies.ts';
+import { COPY_WINDOW_MS } from '#domain/rows/copies.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import { sqlIdentifier, sqlInteger, sqlLimit, sqlNumber, type SqlText } from '../text.ts';
 
@@ -31,7 +31,7 @@ export interface ReadTimeSql extends SqlText {
   readonly visitors: string;
   /** The rows of a range as a derived table with `ts` and the named columns. */
   scan(range: ScanRange, columns: readonly string[]): string;
-  /** The rows of one kind in [from, to) that are no copies (domain/reports/copies.ts), as a derived table. */
+  /** The rows of one kind in [from, to) that are no copies (domain/rows/copies.ts), as a derived table. */
   canonical(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], from: number, to: number, columns: readonly string[]): string;
   /** The same over disjoint ascending [from, to) ranges, read as one derived table. */
   canonicalIn(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], columns: readonly string[]): string;

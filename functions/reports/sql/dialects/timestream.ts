@@ -10,7 +10,7 @@
  * the columns it needs and stands a typed NULL in for any the table does not
  * have (yet).
  */
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 import { ReadTimeDialect, type ScanRange } from './read-time.ts';
 import { sqlIdentifier, sqlInteger, sqlString } from '../text.ts';
 

@@ -4,7 +4,7 @@
  * composite keys the index's tables are keyed by.
  */
 import { keyInto, mixInto } from './keys.ts';
-import type { EventRow } from '#ports/event-store.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
 
 /** A batch's rows as the index and the store's key columns read them: keys as lane pairs (low, high). */
 export interface PreparedBatch {

@@ -22,11 +22,11 @@
  * store to recompute in SQL for just those identities: never a wrong flag, at
  * worst a slower batch.
  */
+import { DAY_MS } from '../days.ts';
 import { KeyTable } from './key-table.ts';
 import { identityKey, visitorDayKey, type PreparedBatch } from './prepared-batch.ts';
-import type { EventKind, EventRow } from '#ports/event-store.ts';
+import type { EventKind, EventRow } from '#domain/rows/event-row.ts';
 
-export const DAY_MS = 86_400_000;
 /** A later row of an identity within this time of an earlier one is a replay. */
 export const REPLAY_WINDOW_MS = DAY_MS;
 /** An append belongs to the earliest canonical page of its parent id within this time before it. */

@@ -9,11 +9,11 @@
  * report's range, so buckets and adjacent ranges add up.
  *
  * An append adds to the canonical pageview of its original_id that arrived at
- * most APPEND_WINDOW_MS (domain/event-flags) before it (two canonical pageviews of an id are more
+ * most APPEND_WINDOW_MS (domain/rows/flags) before it (two canonical pageviews of an id are more
  * than a window apart, so there is at most one).
  */
-import type { EventRow } from '#ports/event-store.ts';
-import { REPLAY_WINDOW_MS } from '#domain/event-flags/flag-index.ts';
+import type { EventRow } from '#domain/rows/event-row.ts';
+import { REPLAY_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
 
 /** The writers' own windows: a row reports skip as a copy is one a writer flags as a replay. */
 export const COPY_WINDOW_MS = REPLAY_WINDOW_MS;
