@@ -1,7 +1,7 @@
 /**
  * The collector's drop counter as the service runs it (the IngestMetrics
  * port, which it times no step through): counts by reason, written as one `collector drops` log line every
- * 10 s and at shutdown, so a flood of replays or DNT beacons is not also a
+ * 10 s and at shutdown, so a flood of resends or DNT beacons is not also a
  * flood of log writes; and, where the setup check shares the process, the
  * per-hostname tallies it shows (domain/recent-drops.ts) for drops of a read
  * payload.

@@ -22,7 +22,7 @@ export function collectorState(clock: Clock, recentDrops: DropCounts | null = nu
   const now = nowOf(clock);
   return {
     ...verifyState(clock),
-    replays: new TtlCache(200_000, now, 32 * MiB),
+    resends: new TtlCache(200_000, now, 32 * MiB),
     salts: new TtlCache(4, now),
     siteSeen: new TtlCache(50_000, now),
     collectorCaches: new CollectorCaches(),

@@ -272,11 +272,11 @@ describe('bots, replays and visitors', () => {
     const id = randomUUID();
     await pv(site, { id });
     await pv(site, { id });
-    const remembered = svc.node.services.replays.size;
+    const remembered = svc.node.services.resends.size;
     await post('/events', { hostname: site, path: '/no-id' });
     await post('/events', { hostname: site, path: '/no-id' });
     // A server-assigned id can never come again: remembering it would only push client ids out of the bounded cache.
-    expect(svc.node.services.replays.size).toBe(remembered);
+    expect(svc.node.services.resends.size).toBe(remembered);
     const stored = await rows(site);
     expect(stored.filter((x) => x.id === id)).toHaveLength(1);
     expect(stored.filter((x) => x.path === '/no-id')).toHaveLength(2);

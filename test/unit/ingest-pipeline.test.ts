@@ -143,7 +143,7 @@ describe('Steps', () => {
 
 describe('the beacon routes’ steps', () => {
   it('decode each wire in its own steps (JSON: parse before DNT; image: DNT first), then run the shared ones', () => {
-    const shared = ['hostname', 'site', 'verify', 'row', 'replay', 'store', 'seen'];
+    const shared = ['hostname', 'site', 'verify', 'row', 'resend', 'store', 'seen'];
     expect(COLLECT_STEPS.names).toEqual(shared);
     expect(JSON_BEACON_DECODE.names).toEqual(['parse', 'dnt', 'validate']);
     expect(IMAGE_BEACON_DECODE.names).toEqual(['dnt', 'validate']);

@@ -217,7 +217,7 @@ describe('a flood of 100,000 distinct callers, replay ids and unregistered hostn
       await collect(services, beacon({ hostname: hostname(i + 1, 253) }));
     }
     expect(stored).toBe(FLOOD);
-    expectAtBound(services.replays, `${site.hostname}\n${longId(FLOOD)}`);
+    expectAtBound(services.resends, `${site.hostname}\n${longId(FLOOD)}`);
     expectAtBound(services.missingSites, hostname(FLOOD, 253));
     expect(services.siteCache.get(site.hostname)).toEqual({ value: site });
   });

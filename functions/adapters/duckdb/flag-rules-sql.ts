@@ -8,7 +8,7 @@
  * one row per (site, registration, id, ts).
  */
 import { DAY_MS } from '#domain/rows/days.ts';
-import { REPLAY_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
+import { COPY_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
 
 /** What the index could not decide alone, one row per target (a temp table of the writer's connection). */
 export const TARGETS_TABLE = 'flag_targets';
@@ -32,7 +32,7 @@ function replayUpdate(table: string, scoped: boolean): string {
   return `
     UPDATE ${table} t SET replay = x.replay FROM (
       SELECT e.site, e.registration, e.kind, e.id, e.ts, ${settled} AS settled,
-        count(*) OVER (PARTITION BY e.site, e.registration, e.kind, e.id_key ORDER BY e.ts RANGE BETWEEN ${REPLAY_WINDOW_MS} PRECEDING AND 1 PRECEDING) > 0 AS replay
+        count(*) OVER (PARTITION BY e.site, e.registration, e.kind, e.id_key ORDER BY e.ts RANGE BETWEEN ${COPY_WINDOW_MS} PRECEDING AND 1 PRECEDING) > 0 AS replay
       FROM ${from}
     ) x
     WHERE x.settled AND ${SAME_ROW('t', 'x')} AND t.replay <> x.replay`;

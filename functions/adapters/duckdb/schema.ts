@@ -79,7 +79,7 @@ const KEY_LIST = KEY_COLUMNS.map((k) => k.name).join(', ');
  * Flags the writer sets (domain/rows/flags/flag-index.ts states the rules;
  * flag-rules-sql.ts recomputes them from stored rows):
  * - `replay`: a row of the same (site, registration, kind, id) is stored
- *   within REPLAY_WINDOW_MS before it. Reports count rows where it is false.
+ *   within COPY_WINDOW_MS before it. Reports count rows where it is false.
  * - `visitor_first`: the earliest canonical pageview (human, not a replay,
  *   with a visitor hash) of its visitor hash on its registration and UTC day.
  * - `parent_ts` (appends): the ts of the earliest canonical page of its parent

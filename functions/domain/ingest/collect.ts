@@ -1,6 +1,6 @@
 /**
  * The shared ingest steps, in order: normalize hostname → look up site →
- * verify → row (salt, enrich, bot flag included) → replay → store (enqueue, or
+ * verify → row (salt, enrich, bot flag included) → resend → store (enqueue, or
  * hold while the site's check runs) → seen. They start from an Incoming row
  * whatever its kind: the beacon routes decode theirs in beacon.ts; a new kind
  * (an API request, an outbound click, a crawler hit) is its own decode steps
@@ -11,7 +11,7 @@ import { isDrop, type Drop } from './drop.ts';
 import type { Incoming } from './incoming.ts';
 import { runPipeline, Steps, uncounted } from './pipeline.ts';
 import type { CollectServices } from './services.ts';
-import { rowStep, replayStep } from './steps/row.ts';
+import { rowStep, resendStep } from './steps/row.ts';
 import { hostnameStep, siteStep } from './steps/site.ts';
 import { seenStep, storeStep } from './steps/store.ts';
 import { verifyStep } from './steps/verify.ts';
@@ -22,7 +22,7 @@ export const COLLECT_STEPS = Steps.from<Incoming, CollectServices>()
   .then(siteStep)
   .then(verifyStep)
   .then(rowStep)
-  .then(replayStep)
+  .then(resendStep)
   .then(storeStep)
   .then(seenStep);
 

@@ -17,8 +17,8 @@ export interface CollectorMemory {
    * meanwhile wait for it); an entry lives as long as its check.
    */
   verifyRuns: Map<string, Promise<SiteRecord | null>>;
-  /** Collector replay suppression by (site, id). */
-  replays: TtlCache<string, true>;
+  /** The resends the collector refuses: (site, id) pairs it took lately. */
+  resends: TtlCache<string, true>;
   /** Today's visitor salt, so the registry is asked once a day per instance. */
   salts: TtlCache<string, string>;
   /** Sites whose last_seen_at this instance wrote lately. */

@@ -13,10 +13,10 @@
  * than a window apart, so there is at most one).
  */
 import type { EventRow } from '#domain/rows/event-row.ts';
-import { REPLAY_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
+import { COPY_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
 
-/** The writers' own windows: a row reports skip as a copy is one a writer flags as a replay. */
-export const COPY_WINDOW_MS = REPLAY_WINDOW_MS;
+/** The writers' own window: a row reports skip as a copy is one a writer flags as one. */
+export { COPY_WINDOW_MS };
 
 type Keyed = Pick<EventRow, 'site' | 'registration' | 'kind' | 'id' | 'ts'>;
 

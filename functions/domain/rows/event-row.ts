@@ -17,7 +17,7 @@ export interface EventRow {
   /** Arrival time, Unix milliseconds (assigned by the collector, never by the client). */
   ts: number;
   kind: EventKind;
-  /** Stable per logical event; replays and redeliveries carry the same id and ts. */
+  /** Stable per logical event; resends and redeliveries carry the same id and ts. */
   id: string;
   /** For appends: the id of the parent pageview. */
   original_id: string | null;

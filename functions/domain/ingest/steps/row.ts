@@ -1,4 +1,4 @@
-/** The row of an input at its site: today's salt, enrich (bot flag included), then replay. */
+/** The row of an input at its site: today's salt, enrich (bot flag included), then the resend check. */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { registrationOf } from '../../registration.ts';
 import { drop, isDrop, type Drop } from '../drop.ts';
@@ -17,8 +17,8 @@ export interface Built extends AtSite {
 
 /**
  * How long this instance remembers a beacon's id to drop a quick resend before
- * it reaches the queue. Not the store's replay rule (REPLAY_WINDOW_MS, 24 h, in
- * domain/rows/flags): that one decides the `replay` flag of every stored row.
+ * it reaches the queue. Not the store's copy rule (COPY_WINDOW_MS, 24 h, in
+ * domain/rows/flags): that one decides which stored rows are copies.
  */
 const RESEND_MEMORY_MS = 60 * 60_000;
 
@@ -62,18 +62,18 @@ export const rowStep: Step<AtSite, Built, CollectServices> = {
 };
 
 /**
- * Replay: bounded, per instance, the same (site, id) within the window is a
- * replay. Only ids a client sent are remembered: a server-assigned id never
+ * Resend: bounded, per instance, the same (site, id) within the window is a
+ * resend, dropped (its drop reason keeps its first name, `replay`). Only ids a client sent are remembered: a server-assigned id never
  * repeats, and remembering one per id-less beacon filled the cache with keys
  * that can never match (a full cache also evicts the client ids it is there for).
  */
-export const replayStep: Step<Built, Built, CollectServices> = {
-  name: 'replay',
+export const resendStep: Step<Built, Built, CollectServices> = {
+  name: 'resend',
   run(value, services) {
     if (value.incoming.payload.id === null) return value;
     const key = `${value.row.site}\n${value.row.id}`;
-    if (services.replays.has(key)) return drop('replay');
-    services.replays.set(key, true, RESEND_MEMORY_MS);
+    if (services.resends.has(key)) return drop('replay');
+    services.resends.set(key, true, RESEND_MEMORY_MS);
     return value;
   },
   sentHostname,

@@ -1,5 +1,5 @@
 /**
- * The writer's flags, decided in memory: which rows repeat an id (`replay`),
+ * The writer's flags, decided in memory: which rows are copies of an earlier one (the `replay` flag),
  * which pageview is the first of its visitor-day (`visitor_first`), and which
  * page an append belongs to (`parent_ts`). The rules are stated as sets (the
  * SQL form in adapters/duckdb/flag-rules-sql.ts recomputes them from the
@@ -27,8 +27,8 @@ import { KeyTable } from './key-table.ts';
 import { identityKey, visitorDayKey, type PreparedBatch } from './prepared-batch.ts';
 import type { EventKind, EventRow } from '#domain/rows/event-row.ts';
 
-/** A later row of an identity within this time of an earlier one is a replay. */
-export const REPLAY_WINDOW_MS = DAY_MS;
+/** A later row of an identity within this time of an earlier one is a copy (the stored flag keeps its first name, `replay`). */
+export const COPY_WINDOW_MS = DAY_MS;
 /** An append belongs to the earliest canonical page of its parent id within this time before it. */
 export const APPEND_WINDOW_MS = DAY_MS;
 
@@ -44,7 +44,7 @@ export interface Decisions {
   first: Uint8Array;
   /** NaN: no page. */
   parentTs: Float64Array;
-  /** The row's identity: replay flags around it (and the pages and visitor-days they decide). */
+  /** The row's identity: copy flags around it (and the pages and visitor-days they decide). */
   repairIdentity: Uint8Array;
   /** The row's visitor-day: its first. */
   repairVisitorDay: Uint8Array;
@@ -118,7 +118,7 @@ export interface FlagIndexOptions {
   onOverBudget?: (day: number, bytes: number) => void;
 }
 
-/** Days an identity's rows around day d can be on: d-2 (the replay status of d-1's rows) to d+1. */
+/** Days an identity's rows around day d can be on: d-2 (whether d-1's rows are copies) to d+1. */
 const NEEDED_BEFORE = 2;
 const NEEDED_AFTER = 1;
 
@@ -274,7 +274,7 @@ export class FlagIndex {
     const lo = this.key[0] as number;
     const hi = this.key[1] as number;
 
-    // Replay: a row of the identity within the window before; a row within it after makes the row late.
+    // Copy: a row of the identity within the window before; a row within it after makes the row late.
     let earlier = false;
     let later = false;
     const here = this.span(today, lo, hi);
@@ -345,7 +345,7 @@ export class FlagIndex {
     for (let k = 0; k < rows.length; k++) {
       const page = rows[k] as { ts: number; bot: boolean };
       if (page.bot || page.ts > ts || page.ts < ts - APPEND_WINDOW_MS) continue;
-      const repeat = k > 0 && (rows[k - 1] as { ts: number }).ts >= page.ts - REPLAY_WINDOW_MS;
+      const repeat = k > 0 && (rows[k - 1] as { ts: number }).ts >= page.ts - COPY_WINDOW_MS;
       if (repeat) continue;
       d.parentTs[i] = page.ts;
       return;
