@@ -17,6 +17,7 @@ import { TimestreamReportStore } from '#adapters/timestream/timestream-report-st
 import { sqlIdentifier, sqlString } from '#reports/sql/text.ts';
 import { uniqueEvents, type EventRow, type EventStore } from '#ports/event-store.ts';
 import type { ReportStore } from '#ports/report-store.ts';
+import { log } from '#platform/log.ts';
 
 export interface ReportAdapter {
   events: EventStore;
@@ -41,7 +42,7 @@ const duckdb: StoreUnderTest = {
   skip: null,
   skipProperties: null,
   async open() {
-    const events = await DuckDbEventStore.open(':memory:');
+    const events = await DuckDbEventStore.open(':memory:', { log });
     return { events, reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }, events), close: () => events.close() };
   },
 };
@@ -52,7 +53,7 @@ const duckdbRows: StoreUnderTest = {
   skip: null,
   skipProperties: null,
   async open() {
-    const events = await DuckDbEventStore.open(':memory:');
+    const events = await DuckDbEventStore.open(':memory:', { log });
     return { events, reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }), close: () => events.close() };
   },
 };
@@ -67,7 +68,7 @@ const clickhouseStore = (name: string, rollups: boolean): StoreUnderTest => ({
   skip: null,
   skipProperties: null,
   async open() {
-    const events = await ClickHouseEventStore.open(chdbExecutor(), `reports_${randomUUID().replaceAll('-', '')}`);
+    const events = await ClickHouseEventStore.open(chdbExecutor(), `reports_${randomUUID().replaceAll('-', '')}`, log);
     return { events, reports: new ClickHouseReportStore(events, { rollups }), close: () => events.close() };
   },
 });
@@ -96,7 +97,7 @@ const timestream: StoreUnderTest = {
   async open() {
     const write = new TimestreamWriteClient({});
     const query = new TimestreamQueryClient({});
-    const store = new TimestreamEventStore(write, database, table);
+    const store = new TimestreamEventStore(write, database, table, { log });
     const reports = new TimestreamReportStore(query, database, table);
     /** Records of these rows that queries see now. */
     const visible = async (rows: readonly EventRow[]) => {

@@ -23,7 +23,7 @@ import { uniqueEvents, eventKey, type EventRow, type EventStore } from '#ports/e
 import { DAY_MS, FlagIndex, type Decisions } from '#domain/event-flags/flag-index.ts';
 import { prepareBatch, visitorDayKey, type PreparedBatch } from '#domain/event-flags/prepared-batch.ts';
 import { keyInto } from '#domain/event-flags/keys.ts';
-import { log } from '#platform/log.ts';
+import type { Logger } from '#ports/logger.ts';
 import { NO_REGISTRATION } from '#domain/registration.ts';
 
 export { FRESH_TABLE, MAIN_TABLE } from './schema.ts';
@@ -98,14 +98,16 @@ export class DuckDbEventStore implements EventStore {
     /** The hostnames' current registrations, for rows an earlier version wrote without one. */
     private readonly registrationsOf: RegistrationsOf,
     indexBytes: number,
+    /** Where a skipped checkpoint, a failed compaction or an index over its budget is reported. */
+    private readonly log: Logger,
   ) {
-    this.compactor = new Compactor(compactor, freshRows, compactAtRows);
+    this.compactor = new Compactor(compactor, log, freshRows, compactAtRows);
     this.reads = new DuckDbReadPool(instance);
     this.index = new FlagIndex({
       budgetBytes: indexBytes,
       load: duckDbDayLoader(() => this.writer),
       onOverBudget: (day, bytes) =>
-        log.warn('flag index over its memory budget: this day is flagged in SQL (slower)', { day: new Date(day * DAY_MS).toISOString().slice(0, 10), bytes, budget: indexBytes }),
+        this.log.warn('flag index over its memory budget: this day is flagged in SQL (slower)', { day: new Date(day * DAY_MS).toISOString().slice(0, 10), bytes, budget: indexBytes }),
     });
   }
 
@@ -116,7 +118,7 @@ export class DuckDbEventStore implements EventStore {
    * The flag index holds today and the two days before from the start, so the
    * first batches do not wait for it.
    */
-  static async open(path: string, options: { compactAtRows?: number; registrationsOf?: RegistrationsOf; indexBytes?: number; now?: number } = {}): Promise<DuckDbEventStore> {
+  static async open(path: string, options: { log: Logger; compactAtRows?: number; registrationsOf?: RegistrationsOf; indexBytes?: number; now?: number }): Promise<DuckDbEventStore> {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     // DuckDB checkpoints inside the commit that crosses the WAL threshold; at the default
     // 16 MB that stalled a batch every ~80k rows. Checkpoints now happen when writes go
@@ -139,6 +141,7 @@ export class DuckDbEventStore implements EventStore {
       options.compactAtRows ?? COMPACT_AT_ROWS,
       registrationsOf,
       options.indexBytes ?? DEFAULT_INDEX_BYTES,
+      options.log,
     );
     store.rollups = rollups;
     const today = Math.floor((options.now ?? Date.now()) / DAY_MS);
@@ -330,7 +333,7 @@ export class DuckDbEventStore implements EventStore {
         await this.compactor.running;
         await this.writer.run('CHECKPOINT').catch((e: unknown) => {
           // Not fatal: a long read may hold the database; the next idle period or the WAL threshold catches up.
-          log.warn('duckdb checkpoint skipped', { message: (e as Error).message });
+          this.log.warn('duckdb checkpoint skipped', { message: (e as Error).message });
         });
       });
     }, CHECKPOINT_IDLE_MS);
