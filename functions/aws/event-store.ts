@@ -21,6 +21,7 @@ import type { EventStore } from '#ports/event-store.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 import { awsClient } from './clients.ts';
+import { log } from '#platform/log.ts';
 import { ConfigError, required, type Config } from '#platform/config.ts';
 
 /** The user and password of a ClickHouse secret: `{"username": …, "password": …}` (the shape Secrets Manager's console writes). */
@@ -54,15 +55,15 @@ export async function clickHouseStore(
   if (!arn) throw new ConfigError('invalid configuration: CLICKHOUSE_URL on AWS needs CLICKHOUSE_SECRET_ARN (the credentials are never in the environment)');
   const settings = config.clickhouse;
   const read = async () => clickHouseCredentials((await secrets.send(new GetSecretValueCommand({ SecretId: arn }))).SecretString);
-  const executor = refreshingExecutor({ read, initial: await read(), connect: (credentials) => clickHouseHttpExecutor({ ...settings, ...credentials }) });
-  return migrate ? ClickHouseEventStore.open(executor, settings.database) : ClickHouseEventStore.attach(executor, settings.database);
+  const executor = refreshingExecutor({ read, initial: await read(), connect: (credentials) => clickHouseHttpExecutor({ ...settings, ...credentials }), log });
+  return migrate ? ClickHouseEventStore.open(executor, settings.database, log) : ClickHouseEventStore.attach(executor, settings.database, log);
 }
 
 export async function awsEventStore(config: Readonly<Config>): Promise<EventStore> {
   const clickhouse = await clickHouseStore(config);
   if (clickhouse) return clickhouse;
   const { database, table } = required(config, 'timestream');
-  return new TimestreamEventStore(awsClient(TimestreamWriteClient), database, table);
+  return new TimestreamEventStore(awsClient(TimestreamWriteClient), database, table, { log });
 }
 
 export async function awsReportStore(config: Readonly<Config>): Promise<ReportStore> {
@@ -78,7 +79,7 @@ export async function awsImportStores(config: Readonly<Config>): Promise<{ event
   if (clickhouse) return { events: clickhouse, ledger: new ClickHouseImportLedger(clickhouse) };
   const { database, table } = required(config, 'timestream');
   return {
-    events: new TimestreamEventStore(awsClient(TimestreamWriteClient), database, table),
+    events: new TimestreamEventStore(awsClient(TimestreamWriteClient), database, table, { log }),
     ledger: new TimestreamImportLedger(awsClient(TimestreamQueryClient), database, table),
   };
 }

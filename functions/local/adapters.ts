@@ -109,6 +109,7 @@ export const DEAD_LETTER_REPLAY_MS = 30_000;
  */
 export function createEventQueue(events: EventStore, dataDir: string, journal?: ReceiptJournal<EventRow>, durable = true): MemoryQueue<EventRow> {
   return new MemoryQueue<EventRow>({
+    log,
     journal,
     journalSends: durable,
     consumer: createEventWriter(events),
@@ -170,6 +171,7 @@ function localImports(config: Readonly<Config>, dataDir: string, store: LocalSto
     chunkRetryDelayMs: config.importRetryBaseMs * 5,
   });
   const importQueue = new MemoryQueue<ImportChunkMessage>({
+    log,
     consumer: importWorker.consumer,
     // Two chunks at a time, each taken up as soon as a worker is free (as the AWS worker's batch size 1):
     // a batch of two waited for its slower chunk, idling the other half the time.
@@ -190,12 +192,12 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   const local = await openLocalEvents(config, dataDir, (hostnames) => currentRegistrations(registry, hostnames));
   const { events } = local;
   // Opened even when receipt is not durable, so rows an earlier durable run left are still written.
-  const { journal, recovered } = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'events'), { codec: eventRowCodec });
+  const { journal, recovered } = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'events'), { codec: eventRowCodec, log });
   const eventQueue = createEventQueue(events, dataDir, journal, config.durableReceipt);
   // Rows a crash left in the journal go to the store before anything collected from now on.
   const restored = eventQueue.restore(recovered);
   if (restored > 0) log.info('journal recovered', { rows: restored });
-  const held = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'held'), { codec: eventRowCodec });
+  const held = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'held'), { codec: eventRowCodec, log });
   const tokens = config.auth
     ? new JwtTokenVerifier(config.auth)
     : new JwtTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: LOCAL_JWKS_URI, jwks: issuerJwks(loadIssuerKey(config.dataDir)) });

@@ -17,6 +17,7 @@ import type { ImportLedger } from '#ports/import-ledger.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 import type { RegistrationsOf } from '#adapters/duckdb/migrations.ts';
 import type { Config } from '#platform/config.ts';
+import { log } from '#platform/log.ts';
 
 export interface LocalEvents {
   events: EventStore;
@@ -29,10 +30,10 @@ export interface LocalEvents {
 
 export async function openLocalEvents(config: Readonly<Config>, dataDir: string, registrationsOf: RegistrationsOf): Promise<LocalEvents> {
   if (config.clickhouse) {
-    const events = await ClickHouseEventStore.open(clickHouseHttpExecutor(config.clickhouse), config.clickhouse.database);
+    const events = await ClickHouseEventStore.open(clickHouseHttpExecutor(config.clickhouse), config.clickhouse.database, log);
     return { events, reports: new ClickHouseReportStore(events), ledger: new ClickHouseImportLedger(events), duckdb: null, close: () => events.close() };
   }
-  const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { registrationsOf, indexBytes: config.eventIndexBytes });
+  const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { log, registrationsOf, indexBytes: config.eventIndexBytes });
   return {
     events,
     // Reports read through the event store's pooled reader connections.

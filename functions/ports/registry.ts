@@ -1,6 +1,7 @@
 /**
  * Port: the registry of sites, accounts and management keys (DynamoDB in AWS,
- * the same code over dynalite locally).
+ * the same code over dynalite locally), one part per kind of record: sites,
+ * DNS claims on them, management keys, daily salts.
  */
 import type { SiteKind } from '#domain/hostname.ts';
 import type { Scope } from '#domain/auth.ts';
@@ -68,7 +69,7 @@ export interface ManagementKeyRecord {
   revoked_at: string | null;
 }
 
-export interface Registry {
+export interface SiteRegistry {
   getSite(hostname: string): Promise<SiteRecord | null>;
   /**
    * Registers atomically: global uniqueness and the per-account limit hold
@@ -86,14 +87,6 @@ export interface Registry {
   recordCheck(hostname: string, check: SiteCheck): Promise<SiteRecord | null>;
   /** Removes the registration and everything stored under it; false when absent or not owned. */
   deleteSite(hostname: string, ownerUid: string): Promise<boolean>;
-
-  /**
-   * Keeps `claim` unless the claimant has an active one (not expired at `now`, ISO 8601) on the
-   * same registration, which is returned instead: one active claim per hostname and claimant.
-   */
-  startClaim(claim: ClaimRecord, now: string): Promise<StartClaimResult>;
-  /** The claimant's claim on the hostname, expired or not; null when there is none. */
-  getClaim(hostname: string, claimantUid: string): Promise<ClaimRecord | null>;
   /**
    * Replaces the registration `from` with `to` (another owner) in one conditional write, only while
    * `from` is still that very registration (its owner and verify token), so a delete or another
@@ -102,7 +95,21 @@ export interface Registry {
    * stored under the old registration (import jobs, claims…) is removed, as a delete would.
    */
   moveSite(from: SiteRecord, to: SiteRecord, maxSitesPerAccount: number): Promise<MoveSiteResult>;
+  /** Records the latest stored beacon time of a site (for the setup check). */
+  recordSiteSeen(hostname: string, at: string): Promise<void>;
+}
 
+export interface SiteClaims {
+  /**
+   * Keeps `claim` unless the claimant has an active one (not expired at `now`, ISO 8601) on the
+   * same registration, which is returned instead: one active claim per hostname and claimant.
+   */
+  startClaim(claim: ClaimRecord, now: string): Promise<StartClaimResult>;
+  /** The claimant's claim on the hostname, expired or not; null when there is none. */
+  getClaim(hostname: string, claimantUid: string): Promise<ClaimRecord | null>;
+}
+
+export interface ManagementKeys {
   /** False when the account already has `maxActive` active keys. */
   createManagementKey(key: ManagementKeyRecord, maxActive: number): Promise<boolean>;
   findManagementKey(secretHash: string): Promise<ManagementKeyRecord | null>;
@@ -110,10 +117,9 @@ export interface Registry {
   /** The revoked record, or null when unknown, not owned or already revoked. */
   revokeManagementKey(ownerUid: string, id: string, at: string): Promise<ManagementKeyRecord | null>;
   touchManagementKey(secretHash: string, at: string): Promise<void>;
+}
 
-  /** Records the latest stored beacon time of a site (for the setup check). */
-  recordSiteSeen(hostname: string, at: string): Promise<void>;
-
+export interface DailySalts {
   /**
    * The salt of a UTC day: the first instance to ask stores `candidate`, every
    * other instance gets that one. `expiresAt` (Unix seconds) lets the store's
@@ -123,3 +129,6 @@ export interface Registry {
   /** Deletes the salts of days before `day` (YYYY-MM-DD); returns how many. */
   deleteSaltsBefore(day: string): Promise<number>;
 }
+
+/** The whole registry, as the services are given it (functions/platform/services.ts). */
+export interface Registry extends SiteRegistry, SiteClaims, ManagementKeys, DailySalts {}

@@ -28,6 +28,7 @@ import autocannon from 'autocannon';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { cpuSeconds, listeningUrl, load, ownerSession, rps, startServer, threadCpu, type Server, type ThreadCpu } from './service.ts';
 import { envNumber, fmt, median, percent, RUNS, type BenchRow } from './stats.ts';
+import { log } from '#platform/log.ts';
 
 /** The bare node:http server answering `ok`; with `spinMicros`, after that long busy on the CPU per request (collector-phases.ts). */
 const bareServer = (spinMicros: number) => {
@@ -355,7 +356,7 @@ export async function longCollectorBench(verifyTemplate: string): Promise<BenchR
 
 /** The rows a stopped server left in its DuckDB file for `hostname`. */
 async function storedBeacons(path: string, hostname: string): Promise<{ rows: number; ids: number; firstTs: number; lastTs: number }> {
-  const store = await DuckDbEventStore.open(path);
+  const store = await DuckDbEventStore.open(path, { log });
   try {
     const [r] = await store.query<{ n: bigint; ids: bigint; first: bigint | null; last: bigint | null }>(
       'SELECT count(*) AS n, count(DISTINCT id) AS ids, min(ts) AS first, max(ts) AS last FROM events WHERE site = ?',

@@ -42,6 +42,7 @@ import type { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { cpuSeconds } from './service.ts';
 import { beaconBody, BENCH_UA, withBareServer } from './collector-bench.ts';
 import { envNumber, fmt, type BenchRow } from './stats.ts';
+import { log } from '#platform/log.ts';
 
 const IN_FLIGHT = 100;
 
@@ -106,7 +107,7 @@ async function inProcessPhases(count: number): Promise<BenchRow> {
     const own = service.node.services;
     const ownQueue = service.node.runtime.eventQueue;
     const dropping = createEventQueue(droppingStore, join(dir, 'plain'));
-    const { journal } = await ReceiptJournal.open<EventRow>(join(dir, 'journal'), { codec: eventRowCodec });
+    const { journal } = await ReceiptJournal.open<EventRow>(join(dir, 'journal'), { log, codec: eventRowCodec });
     const journaled = createEventQueue(droppingStore, join(dir, 'journaled'), journal, true);
     queues.push(dropping, journaled);
     const steps = await stepMicros({ ...own, eventQueue: dropping }, dropping, hostname, count);

@@ -18,6 +18,7 @@ import { fmt, type BenchRow } from './stats.ts';
 import { dimensionColumns } from './seed-columns.ts';
 import { dashboardRenderBench } from './dashboard-bench.ts';
 import { beaconBody } from './collector-bench.ts';
+import { log } from '#platform/log.ts';
 
 const SEED_SITES = 50;
 const SEED_DAYS = 90;
@@ -62,7 +63,7 @@ function seedShape(hash: (expr: string) => string, text: (expr: string) => strin
  * statement (saveSelected), so flags and compaction are as in production.
  */
 export async function seedReports(dataDir: string, total: number): Promise<void> {
-  const store = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'));
+  const store = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { log });
   const { rows, registrationCase } = seedShape((e) => `hash(${e})`, (e) => `(${e})`);
   const seed = join(dataDir, 'seed.duckdb');
   await store.query(`ATTACH '${seed}' AS seed`);
@@ -178,7 +179,7 @@ export async function clickHouseReportsBench(pages: string, total: number): Prom
   try {
     return await withClickHouse('bench', async (settings) => {
       // The seed is one INSERT … SELECT of every row: far past the client's default 30 s request limit.
-      const store = await ClickHouseEventStore.open(clickHouseHttpExecutor({ ...settings, requestTimeoutMs: 30 * 60_000 }), settings.database);
+      const store = await ClickHouseEventStore.open(clickHouseHttpExecutor({ ...settings, requestTimeoutMs: 30 * 60_000 }), settings.database, log);
       const seeded = performance.now();
       await seedClickHouse(store, total);
       // Rows stored by SQL, not through saveEvents: their copies are listed as a batch's would be.

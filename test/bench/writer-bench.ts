@@ -38,6 +38,7 @@ import type { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { createEventQueue, EVENT_BATCH_SIZE, EVENT_WRITES_IN_FLIGHT } from '#local/adapters.ts';
 import { envNumber, fmt, median, percent, RUNS, type BenchRow } from './stats.ts';
 import { dimensionColumns } from './seed-columns.ts';
+import { log } from '#platform/log.ts';
 
 const SITE = 'writer.example';
 /** Rows handed to saveSelected at once while prefilling. */
@@ -84,7 +85,7 @@ export function dayRowsSql(day: Day, part: Part, from: number, to: number): stri
 
 /** Stores the prefill into a new store at `path` through saveSelected, in ts order, then closes it. */
 async function prefillDay(path: string, day: Day, prefill: Part): Promise<void> {
-  const store = await DuckDbEventStore.open(path);
+  const store = await DuckDbEventStore.open(path, { log });
   try {
     const started = performance.now();
     for (let from = prefill.first; from < prefill.first + prefill.count; from += PREFILL_CHUNK) {
@@ -162,7 +163,7 @@ async function writerRun({ dir, day, measured, storedBefore }: WriterRunArgs): P
   const rows = await measuredRows(day, measured);
   const rssBefore = process.memoryUsage().rss;
   const opening = performance.now();
-  const store = await DuckDbEventStore.open(join(dir, 'events.duckdb'));
+  const store = await DuckDbEventStore.open(join(dir, 'events.duckdb'), { log });
   const openMs = performance.now() - opening;
   const openRssMb = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
   const queue = createEventQueue(store, dir);
@@ -263,7 +264,7 @@ export async function clickHouseWriterBench(): Promise<BenchRow[]> {
     const runs: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       const database = `writer_${run}`;
-      const store = await ClickHouseEventStore.open(clickHouseHttpExecutor({ ...settings, database, requestTimeoutMs: 10 * 60_000 }), database);
+      const store = await ClickHouseEventStore.open(clickHouseHttpExecutor({ ...settings, database, requestTimeoutMs: 10 * 60_000 }), database, log);
       const dir = mkdtempSync(join(tmpdir(), 'tt-bench-writer-ch-'));
       const queue = createEventQueue(store, dir);
       try {

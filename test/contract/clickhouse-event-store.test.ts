@@ -7,9 +7,10 @@ import type { EventRow } from '#domain/rows/event-row.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chdbExecutor, closeChdb } from '../support/chdb-executor.ts';
 import { eventRow, eventStoreContract } from './event-store.contract.ts';
+import { log } from '#platform/log.ts';
 
 eventStoreContract('ClickHouse (chDB)', async () => {
-  const store = await ClickHouseEventStore.open(chdbExecutor(), `contract_${randomUUID().replaceAll('-', '')}`);
+  const store = await ClickHouseEventStore.open(chdbExecutor(), `contract_${randomUUID().replaceAll('-', '')}`, log);
   return {
     store,
     // No FINAL: what a report reads, so a row the merge would fold later counts twice here.
@@ -23,7 +24,7 @@ describe('ClickHouse event store: redelivery look-ups of a large batch', () => {
     const chdb = chdbExecutor();
     const lookups: string[] = [];
     const executor = { ...chdb, query: <T>(sql: string, params?: Parameters<typeof chdb.query>[1]) => (lookups.push(sql), chdb.query<T>(sql, params)) };
-    const store = await ClickHouseEventStore.open(executor, `lookups_${randomUUID().replaceAll('-', '')}`);
+    const store = await ClickHouseEventStore.open(executor, `lookups_${randomUUID().replaceAll('-', '')}`, log);
     try {
       const site = 'month.example';
       const start = Date.parse('2025-03-01T00:00:00Z');
@@ -45,7 +46,7 @@ describe('ClickHouse event store: redelivery look-ups of a large batch', () => {
 
 /** Runs `work` over a store of a database of its own, closed after. */
 const withStore = async (work: (store: ClickHouseEventStore) => Promise<void>) => {
-  const store = await ClickHouseEventStore.open(chdbExecutor(), `listed_${randomUUID().replaceAll('-', '')}`);
+  const store = await ClickHouseEventStore.open(chdbExecutor(), `listed_${randomUUID().replaceAll('-', '')}`, log);
   try {
     await work(store);
   } finally {
@@ -97,7 +98,7 @@ describe('ClickHouse event store: the copies each batch lists', () => {
       // Rows of a database the list began on: stored before it, unlisted.
       await storedUnlisted(store, [pageview(site, 'before', since - 3 * HOUR), pageview(site, 'before', since - 2 * HOUR), pageview(site, 'across', since - HOUR)]);
       await store.executor.command(`INSERT INTO ${store.database}.${LISTED_SINCE} (since) VALUES ({since:Int64})`, { since });
-      const reader = ClickHouseEventStore.attach(store.executor, store.database);
+      const reader = ClickHouseEventStore.attach(store.executor, store.database, log);
       expect((await reader.listing()).since).toBe(since);
       await reader.saveEvents([pageview(site, 'across', since + HOUR), pageview(site, 'after', since + 2 * HOUR), pageview(site, 'after', since + 3 * HOUR)]);
       expect(await listed(reader, site)).toEqual([
@@ -112,7 +113,7 @@ describe('ClickHouse event store: the copies each batch lists', () => {
     const listings: string[] = [];
     const inserts = (table: string) => listings.filter((sql) => sql.includes(`INSERT INTO ${store.database}.${table} (`) || sql.includes(`INSERT INTO "${store.database}".${table} (`));
     const executor = { ...chdb, command: (sql: string, params?: Parameters<typeof chdb.command>[1]) => (listings.push(sql), chdb.command(sql, params)) };
-    const store = await ClickHouseEventStore.open(executor, `listed_${randomUUID().replaceAll('-', '')}`);
+    const store = await ClickHouseEventStore.open(executor, `listed_${randomUUID().replaceAll('-', '')}`, log);
     try {
       const site = 'batches.example';
       const t = Date.now() - 50 * HOUR;
@@ -146,7 +147,7 @@ describe('ClickHouse event store: the copies each batch lists', () => {
       query: <T>(sql: string, params?: Parameters<typeof chdb.query>[1]) =>
         sql.includes(LISTED_SINCE) && failures-- > 0 ? Promise.reject(new Error('connection reset')) : chdb.query<T>(sql, params),
     };
-    const store = await ClickHouseEventStore.open(executor, `listed_${randomUUID().replaceAll('-', '')}`);
+    const store = await ClickHouseEventStore.open(executor, `listed_${randomUUID().replaceAll('-', '')}`, log);
     try {
       expect((await store.listing()).since).toBe(Infinity);
       expect((await store.listing()).since).toBe(0);
@@ -211,7 +212,7 @@ describe('ClickHouse event store: the appends each batch lists with their page',
       const since = Date.now() - 10 * HOUR;
       await store.executor.insert(`${store.database}.events`, [page(site, 'old', since - 2 * HOUR, 1), append(site, 'old-a', 'old', since - HOUR, 30)].map(storedRow));
       await store.executor.command(`INSERT INTO ${store.database}.${LISTED_APPENDS_SINCE} (since) VALUES ({since:Int64})`, { since });
-      const reader = ClickHouseEventStore.attach(store.executor, store.database);
+      const reader = ClickHouseEventStore.attach(store.executor, store.database, log);
       expect((await reader.listing()).appendsSince).toBe(since);
       await reader.saveEvents([page(site, 'new', since + HOUR, 2), append(site, 'new-a', 'new', since + 2 * HOUR, 40)]);
       expect(await engagement(reader, site, since - 3 * HOUR, since + 3 * HOUR, [31, 42, 43])).toEqual([2, 2, 1, 0]);

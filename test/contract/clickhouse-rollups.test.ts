@@ -19,12 +19,13 @@ import type { ReportScope } from '#ports/report-store.ts';
 import { closeChdb, chdbExecutor } from '../support/chdb-executor.ts';
 import { REGISTRATION, row } from './report-store.contract.ts';
 import { DAY, filteredCountsExample, filteredCountsPairs, rolledEqualsRows, summaryExample, T0 } from './rollup-rows.ts';
+import { log } from '#platform/log.ts';
 
 let events: ClickHouseEventStore;
 let rolled: ClickHouseReportStore;
 let rows: ClickHouseReportStore;
 beforeAll(async () => {
-  events = await ClickHouseEventStore.open(chdbExecutor(), `rollups_${randomUUID().replaceAll('-', '')}`);
+  events = await ClickHouseEventStore.open(chdbExecutor(), `rollups_${randomUUID().replaceAll('-', '')}`, log);
   rolled = new ClickHouseReportStore(events);
   rows = new ClickHouseReportStore(events, { rollups: false });
 });
@@ -48,7 +49,7 @@ function recordingStore(): { store: ClickHouseReportStore; sent: string[] } {
       return events.executor.query<T>(sql, params);
     },
   };
-  return { store: new ClickHouseReportStore(ClickHouseEventStore.attach(recording, events.database)), sent };
+  return { store: new ClickHouseReportStore(ClickHouseEventStore.attach(recording, events.database, log)), sent };
 }
 const builtDays = async (site: string) => (await events.rollups.usable(site, REGISTRATION)).map((u) => u.day - T0 / DAY);
 

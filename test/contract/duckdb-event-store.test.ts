@@ -9,6 +9,7 @@ import { DuckDbEventStore, MAIN_TABLE } from '#adapters/duckdb/duckdb-event-stor
 import { keyOf } from '#domain/rows/flags/keys.ts';
 import { eventRow, eventStoreContract, fullEventRow, type EventStoreHarness } from './event-store.contract.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
+import { log } from '#platform/log.ts';
 
 async function countRows(store: DuckDbEventStore, site: string): Promise<number> {
   const [row] = await store.query<{ n: bigint }>('SELECT count(*) AS n FROM events WHERE site = $site', { site });
@@ -16,7 +17,7 @@ async function countRows(store: DuckDbEventStore, site: string): Promise<number>
 }
 
 async function harness(path: string, cleanup: () => void = () => {}): Promise<EventStoreHarness> {
-  const store = await DuckDbEventStore.open(path);
+  const store = await DuckDbEventStore.open(path, { log });
   return {
     store,
     countRows: (site) => countRows(store, site),
@@ -40,10 +41,10 @@ describe('DuckDbEventStore', () => {
     try {
       const path = join(dir, 'nested', 'events.duckdb');
       const rows = [fullEventRow({ site: 'reopen.example' }), eventRow({ site: 'reopen.example' })];
-      const first = await DuckDbEventStore.open(path);
+      const first = await DuckDbEventStore.open(path, { log });
       await first.saveEvents(rows);
       await first.close();
-      const second = await DuckDbEventStore.open(path);
+      const second = await DuckDbEventStore.open(path, { log });
       await second.saveEvents(rows);
       expect(await countRows(second, 'reopen.example')).toBe(2);
       await second.close();
@@ -53,7 +54,7 @@ describe('DuckDbEventStore', () => {
   });
 
   it('takes many concurrent batches, storing each row once, and close waits for them', async () => {
-    const store = await DuckDbEventStore.open(':memory:');
+    const store = await DuckDbEventStore.open(':memory:', { log });
     const site = 'concurrent.example';
     const batches = Array.from({ length: 6 }, (_, b) => Array.from({ length: 300 }, (_, i) => eventRow({ site, id: `b${b}-${i}`, ts: 1_750_000_000_000 + b * 1000 + i })));
     // Every batch twice, all at once: the copies are redeliveries.
@@ -67,7 +68,7 @@ describe('DuckDbEventStore', () => {
   });
 
   it('takes a bulk selection beside concurrent batches, without waiting on itself', async () => {
-    const store = await DuckDbEventStore.open(':memory:');
+    const store = await DuckDbEventStore.open(':memory:', { log });
     try {
       const site = 'bulk.example';
       const batch = (b: number) => Array.from({ length: 200 }, (_, i) => eventRow({ site, id: `b${b}-${i}`, ts: 1_750_000_000_000 + b * 1000 + i }));
@@ -80,7 +81,7 @@ describe('DuckDbEventStore', () => {
   });
 
   it('stores every field as given, in its own column, ts as Unix milliseconds', async () => {
-    const store = await DuckDbEventStore.open(':memory:');
+    const store = await DuckDbEventStore.open(':memory:', { log });
     try {
       // Every text distinct, and each flag true in exactly one row: a value appended to the wrong column shows.
       const flags = ['unique', 'bot', 'https', 'imported'] as const;
@@ -110,7 +111,7 @@ describe('DuckDbEventStore', () => {
   });
 
   it('fails the whole batch, storing nothing, when a row cannot be stored', async () => {
-    const store = await DuckDbEventStore.open(':memory:');
+    const store = await DuckDbEventStore.open(':memory:', { log });
     try {
       const bad = { ...eventRow({ site: 'bad.example' }), id: null } as unknown as ReturnType<typeof eventRow>;
       await expect(store.saveEvents([eventRow({ site: 'bad.example' }), bad])).rejects.toThrow();
@@ -123,7 +124,7 @@ describe('DuckDbEventStore', () => {
   });
 
   it('refuses writes after close', async () => {
-    const store = await DuckDbEventStore.open(':memory:');
+    const store = await DuckDbEventStore.open(':memory:', { log });
     await store.close();
     await expect(store.saveEvents([eventRow()])).rejects.toThrow(/closed/);
   });
@@ -137,7 +138,7 @@ describe('DuckDbEventStore', () => {
       );
 
     it('marks a later row of an id within a day as a replay, and a redelivery not at all', async () => {
-      const store = await DuckDbEventStore.open(':memory:');
+      const store = await DuckDbEventStore.open(':memory:', { log });
       try {
         const site = 'replay.example';
         const first = eventRow({ site, ts: T, id: 'p1' });
@@ -151,7 +152,7 @@ describe('DuckDbEventStore', () => {
     });
 
     it('flags the earliest human pageview of each visitor hash per UTC day, also when an older batch arrives late', async () => {
-      const store = await DuckDbEventStore.open(':memory:');
+      const store = await DuckDbEventStore.open(':memory:', { log });
       try {
         const site = 'first.example';
         const pv = (id: string, ts: number, over: Partial<ReturnType<typeof eventRow>> = {}) => eventRow({ site, id, ts, visitor: 'v', ...over });
@@ -166,7 +167,7 @@ describe('DuckDbEventStore', () => {
     });
 
     it("passes a visitor-day's first to the next pageview of the batch when the batch's earliest repeats a stored id", async () => {
-      const store = await DuckDbEventStore.open(':memory:');
+      const store = await DuckDbEventStore.open(':memory:', { log });
       try {
         const site = 'rescue.example';
         const pv = (id: string, ts: number, visitor = 'v') => eventRow({ site, id, ts, visitor });
@@ -218,7 +219,7 @@ describe('DuckDbEventStore', () => {
       it(`keeps every flag equal to a recomputation from the stored rows alone, batches arriving in any order (${name})`, async () => {
         await fc.assert(
           fc.asyncProperty(fc.array(fc.array(arbRow, { maxLength: 12 }), { maxLength: 5 }), async (batches) => {
-            const store = await DuckDbEventStore.open(':memory:', { indexBytes, now: T });
+            const store = await DuckDbEventStore.open(':memory:', { log, indexBytes, now: T });
             try {
               for (const spec of batches) await store.saveEvents(spec.map(rowOf));
               const written = await readFlags(store);
@@ -236,7 +237,7 @@ describe('DuckDbEventStore', () => {
     it('keeps every flag equal to a recomputation when every batch finds all its days only in the stored rows (loaded together)', async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(fc.array(arbRow, { maxLength: 12 }), { maxLength: 5 }), async (batches) => {
-          const store = await DuckDbEventStore.open(':memory:', { now: T });
+          const store = await DuckDbEventStore.open(':memory:', { log, now: T });
           try {
             for (const spec of batches) {
               store.index.forget(store.index.heldDays);
@@ -262,10 +263,10 @@ describe('DuckDbEventStore', () => {
       const path = join(dir, 'events.duckdb');
       try {
         const site = 'reopen.example';
-        let store = await DuckDbEventStore.open(path, { now: T });
+        let store = await DuckDbEventStore.open(path, { log, now: T });
         await store.saveEvents([eventRow({ site, id: 'page', ts: T, visitor: 'v' })]);
         await store.close();
-        store = await DuckDbEventStore.open(path, { now: T });
+        store = await DuckDbEventStore.open(path, { log, now: T });
         try {
           await store.saveEvents([
             eventRow({ site, id: 'page', ts: T + 60_000, visitor: 'v' }),
@@ -290,7 +291,7 @@ describe('DuckDbEventStore', () => {
     });
 
     it('holds its memory bound: at most 46 bytes an id and 35 bytes a visitor-day of the days it holds', async () => {
-      const store = await DuckDbEventStore.open(':memory:', { now: T });
+      const store = await DuckDbEventStore.open(':memory:', { log, now: T });
       try {
         const before = store.index.bytes;
         const rows = Array.from({ length: 50_000 }, (_, i) => eventRow({ site: 'bound.example', id: `id-${i}`, ts: T + i, visitor: `v-${i}` }));
@@ -304,7 +305,7 @@ describe('DuckDbEventStore', () => {
     });
 
     it('decides a day too big for its memory budget in SQL, with the same flags', async () => {
-      const store = await DuckDbEventStore.open(':memory:', { now: T, indexBytes: 20_000 });
+      const store = await DuckDbEventStore.open(':memory:', { log, now: T, indexBytes: 20_000 });
       try {
         const site = 'over.example';
         const rows = Array.from({ length: 3_000 }, (_, i) => eventRow({ site, id: `id-${i % 2_000}`, ts: T + i * 1000, visitor: `v-${i % 300}` }));
@@ -323,7 +324,7 @@ describe('DuckDbEventStore', () => {
     it("gives a visitor-day's first to the smaller id when two share its ts, whichever comes first", async () => {
       const [c, a] = ['c', 'a'].map((id) => eventRow({ site: 'tie.example', registration: 'r1', id, ts: T + 7, visitor: 'v3' })) as [EventRow, EventRow];
       for (const batches of [[[c, a]], [[c], [a]], [[a], [c]]]) {
-        const store = await DuckDbEventStore.open(':memory:', { now: T });
+        const store = await DuckDbEventStore.open(':memory:', { log, now: T });
         try {
           for (const batch of batches) await store.saveEvents(batch);
           expect(await store.query<{ id: string }>('SELECT id FROM events WHERE visitor_first ORDER BY id')).toEqual([{ id: 'a' }]);
@@ -334,7 +335,7 @@ describe('DuckDbEventStore', () => {
     });
 
     it("stamps an append with its page's ts when the page is a human pageview of the last day", async () => {
-      const store = await DuckDbEventStore.open(':memory:');
+      const store = await DuckDbEventStore.open(':memory:', { log });
       try {
         const site = 'append.example';
         const ap = (id: string, parent: string, ts: number) => eventRow({ site, id, ts, kind: 'append', original_id: parent });
@@ -350,7 +351,7 @@ describe('DuckDbEventStore', () => {
 
   describe('compaction', () => {
     it('moves fresh rows into the main table sorted by site and ts, keeping every row, flag and idempotency', async () => {
-      const store = await DuckDbEventStore.open(':memory:');
+      const store = await DuckDbEventStore.open(':memory:', { log });
       try {
         const rows = ['b.example', 'a.example'].flatMap((site) => [2, 1, 3].map((k) => eventRow({ site, ts: Date.UTC(2026, 0, 1) + k * 1000, visitor: 'v' })));
         await store.saveEvents(rows);
@@ -369,7 +370,7 @@ describe('DuckDbEventStore', () => {
 
     it('compacts in the background while batches go on: every row stored once, rows written meanwhile left fresh', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'tt-duckdb-compact-'));
-      const store = await DuckDbEventStore.open(join(dir, 'events.duckdb'), { compactAtRows: 1_000 });
+      const store = await DuckDbEventStore.open(join(dir, 'events.duckdb'), { log, compactAtRows: 1_000 });
       try {
         const site = 'busy.example';
         const T0 = Date.UTC(2026, 0, 1);
@@ -391,7 +392,7 @@ describe('DuckDbEventStore', () => {
       const dir = mkdtempSync(join(tmpdir(), 'tt-duckdb-registrations-'));
       try {
         const path = join(dir, 'events.duckdb');
-        const first = await DuckDbEventStore.open(path, { compactAtRows: 2 });
+        const first = await DuckDbEventStore.open(path, { log, compactAtRows: 2 });
         await first.saveEvents([
           eventRow({ site: 'kept.example', id: 'a', ts: 1000, visitor: 'v' }),
           eventRow({ site: 'kept.example', id: 'a', ts: 2000, visitor: 'v' }),
@@ -415,7 +416,7 @@ describe('DuckDbEventStore', () => {
         };
         const read = (store: DuckDbEventStore) =>
           store.query('SELECT site, registration, id, ts::INT AS ts, replay, visitor_first, parent_ts::INT AS parent_ts FROM events ORDER BY ts');
-        const migrated = await DuckDbEventStore.open(path, { registrationsOf });
+        const migrated = await DuckDbEventStore.open(path, { log, registrationsOf });
         const rows = await read(migrated);
         expect(rows).toEqual([
           { site: 'kept.example', registration: 'reg-kept', id: 'a', ts: 1000, replay: false, visitor_first: true, parent_ts: null },
@@ -429,7 +430,7 @@ describe('DuckDbEventStore', () => {
         await migrated.close();
         expect(asked).toEqual([['gone.example', 'kept.example'], ['kept.example']]);
 
-        const again = await DuckDbEventStore.open(path, { registrationsOf });
+        const again = await DuckDbEventStore.open(path, { log, registrationsOf });
         expect(await read(again)).toEqual(rows);
         await again.close();
         expect(asked).toHaveLength(2);
@@ -443,7 +444,7 @@ describe('DuckDbEventStore', () => {
       try {
         const path = join(dir, 'events.duckdb');
         // The layout before flags and compaction: one `events` table of the event columns and keys.
-        const fresh = await DuckDbEventStore.open(path);
+        const fresh = await DuckDbEventStore.open(path, { log });
         await fresh.saveEvents([eventRow({ site: 'old.example', id: 'x', ts: 1000, visitor: 'v' }), eventRow({ site: 'old.example', id: 'x', ts: 2000, visitor: 'v' })]);
         await fresh.close();
         const db = await DuckDBInstance.create(path);
@@ -453,7 +454,7 @@ describe('DuckDbEventStore', () => {
         await c.run(`DROP VIEW events; DROP TABLE ${MAIN_TABLE}; DROP TABLE events_fresh; DROP TABLE tinytrack_schema; ALTER TABLE events_old RENAME TO events`);
         c.closeSync();
         db.closeSync();
-        const store = await DuckDbEventStore.open(path);
+        const store = await DuckDbEventStore.open(path, { log });
         expect(await store.query('SELECT ts::INT AS ts, replay, visitor_first FROM events ORDER BY ts')).toEqual([
           { ts: 1000, replay: false, visitor_first: true },
           { ts: 2000, replay: true, visitor_first: false },

@@ -18,6 +18,7 @@ import { REGISTRATION } from './report-store.contract.ts';
 import { REPORT_STORES, titleOf, type ReportAdapter } from './report-stores.ts';
 import { arbRange, arbRollupSpec, rowsOfSpec, TIME_ZONES } from './rollup-rows.ts';
 import { randomUUID } from 'node:crypto';
+import { log } from '#platform/log.ts';
 
 const FILTERS: FilterClause[][] = [[], [{ dim: 'country', op: 'eq', value: 'DE' }]];
 
@@ -28,7 +29,7 @@ let reference: DuckDbEventStore;
 let referenceReports: ReportStore;
 
 beforeAll(async () => {
-  reference = await DuckDbEventStore.open(':memory:');
+  reference = await DuckDbEventStore.open(':memory:', { log });
   referenceReports = new DuckDbReportStore({ query: (sql, params) => reference.query(sql, params) });
 });
 afterAll(async () => {

@@ -16,6 +16,7 @@ import type { EventStore } from '#ports/event-store.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
 import { chdbExecutor, closeChdb } from '../support/chdb-executor.ts';
 import { eventRow } from './event-store.contract.ts';
+import { log } from '#platform/log.ts';
 
 interface LedgerUnderTest {
   name: string;
@@ -26,14 +27,14 @@ const LEDGERS: LedgerUnderTest[] = [
   {
     name: 'DuckDB',
     async open() {
-      const events = await DuckDbEventStore.open(':memory:');
+      const events = await DuckDbEventStore.open(':memory:', { log });
       return { events, ledger: new DuckDbImportLedger(events), close: () => events.close() };
     },
   },
   {
     name: 'ClickHouse (chDB)',
     async open() {
-      const events = await ClickHouseEventStore.open(chdbExecutor(), `ledger_${randomUUID().replaceAll('-', '')}`);
+      const events = await ClickHouseEventStore.open(chdbExecutor(), `ledger_${randomUUID().replaceAll('-', '')}`, log);
       return { events, ledger: new ClickHouseImportLedger(events), close: () => events.close() };
     },
   },
@@ -80,7 +81,7 @@ for (const store of LEDGERS) {
 /** A new database taken back to `version`: later versions unrecorded, and the tables they made dropped. */
 async function asVersion(executor: ReturnType<typeof chdbExecutor>, version: number, tables: readonly string[]): Promise<string> {
   const database = `migrate_${randomUUID().replaceAll('-', '')}`;
-  await (await ClickHouseEventStore.open(executor, database)).close();
+  await (await ClickHouseEventStore.open(executor, database, log)).close();
   await executor.command(`DELETE FROM ${database}.schema_migrations WHERE version > ${version}`);
   for (const table of tables) await executor.command(`DROP TABLE ${database}.${table}`);
   return database;
@@ -88,7 +89,7 @@ async function asVersion(executor: ReturnType<typeof chdbExecutor>, version: num
 
 /** Where a new store's lists begin (on a database that holds no rows). */
 async function emptyListing(executor: ReturnType<typeof chdbExecutor>) {
-  const empty = await ClickHouseEventStore.open(executor, `migrate_${randomUUID().replaceAll('-', '')}`);
+  const empty = await ClickHouseEventStore.open(executor, `migrate_${randomUUID().replaceAll('-', '')}`, log);
   try {
     return await empty.listing();
   } finally {
@@ -101,7 +102,7 @@ async function upgraded(executor: ReturnType<typeof chdbExecutor>, version: numb
   const database = await asVersion(executor, version, tables);
   await executor.insert(`${database}.events`, rows.map(storedRow));
   const migrated = Date.now();
-  const reopened = await ClickHouseEventStore.open(executor, database);
+  const reopened = await ClickHouseEventStore.open(executor, database, log);
   const indexes = await executor.query<{ name: string; type: string }>(`SELECT name, type FROM system.data_skipping_indices WHERE database = {db:String} AND table = 'events'`, { db: database });
   return { reopened, migrated, indexes };
 }
@@ -110,7 +111,7 @@ describe('ClickHouse migrations', () => {
   it('apply each version once, however often the store opens', async () => {
     const executor = chdbExecutor();
     const database = `migrate_${randomUUID().replaceAll('-', '')}`;
-    for (let i = 0; i < 3; i++) await (await ClickHouseEventStore.open(executor, database)).close();
+    for (let i = 0; i < 3; i++) await (await ClickHouseEventStore.open(executor, database, log)).close();
     const versions = await executor.query<{ version: number }>(`SELECT version FROM ${database}.schema_migrations ORDER BY version`);
     expect(versions.map((v) => Number(v.version))).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
   });
@@ -118,7 +119,7 @@ describe('ClickHouse migrations', () => {
   it('replace the first rollup tables (version 2) with ones whose pages keep the columns filters compare', async () => {
     const executor = chdbExecutor();
     const database = `migrate_${randomUUID().replaceAll('-', '')}`;
-    await (await ClickHouseEventStore.open(executor, database)).close();
+    await (await ClickHouseEventStore.open(executor, database, log)).close();
     // The database as version 2 left it: the first rollup tables, and no later version.
     await executor.command(`DELETE FROM ${database}.schema_migrations WHERE version >= 3`);
     await executor.command(`DROP TABLE ${database}.rollup_v2_copies`);
@@ -126,7 +127,7 @@ describe('ClickHouse migrations', () => {
       await executor.command(`DROP TABLE ${database}.rollup_v2_${t}`);
       await executor.command(`CREATE TABLE ${database}.rollup_v1_${t} (site String, day Int32) ENGINE = MergeTree ORDER BY (site, day)`);
     }
-    await (await ClickHouseEventStore.open(executor, database)).close();
+    await (await ClickHouseEventStore.open(executor, database, log)).close();
     const tables = await executor.query<{ name: string }>(`SELECT name FROM system.tables WHERE database = {db:String} AND name LIKE 'rollup%' ORDER BY name`, { db: database });
     expect(tables.map((t) => t.name)).toEqual(['labels', 'builds', 'copies', 'pages', 'slots', 'stale'].map((t) => `rollup_v2_${t}`).sort());
     const columns = await executor.query<{ name: string }>(`SELECT name FROM system.columns WHERE database = {db:String} AND table = 'rollup_v2_pages'`, { db: database });
@@ -137,7 +138,7 @@ describe('ClickHouse migrations', () => {
     const executor = chdbExecutor();
     const database = `migrate_${randomUUID().replaceAll('-', '')}`;
     const day = Math.floor(Date.now() / 86_400_000) - 3;
-    const events = await ClickHouseEventStore.open(executor, database);
+    const events = await ClickHouseEventStore.open(executor, database, log);
     const pageview = (ts: number) => eventRow({ ...SITE, ts, id: randomUUID(), kind: 'pageview', path: '/', bot: false, visitor: null, unique: null });
     await events.saveEvents([pageview(day * 86_400_000 + 3_600_000), pageview(day * 86_400_000 + 7_200_000)]);
     await events.rollups.build(SITE.site, SITE.registration, [day]);
@@ -146,7 +147,7 @@ describe('ClickHouse migrations', () => {
     await executor.command(`DELETE FROM ${database}.schema_migrations WHERE version >= 4`);
     await executor.command(`DROP TABLE ${database}.rollup_v2_copies`);
     await executor.command(`ALTER TABLE ${database}.rollup_v2_builds DROP COLUMN plain`);
-    const reopened = await ClickHouseEventStore.open(executor, database);
+    const reopened = await ClickHouseEventStore.open(executor, database, log);
     expect(await reopened.rollups.usable(SITE.site, SITE.registration)).toEqual([{ day, builtAt: expect.any(Number), pages: true, plain: false }]);
     const scope = { ...SITE, from: day * 86_400_000 + 1_800_000, to: (day + 1) * 86_400_000, filters: [] };
     const rolled = new ClickHouseReportStore(reopened);
@@ -188,7 +189,7 @@ describe('ClickHouse migrations', () => {
     const executor = chdbExecutor();
     const database = `migrate_${randomUUID().replaceAll('-', '')}`;
     const day = Math.floor(Date.now() / 86_400_000) - 3;
-    const events = await ClickHouseEventStore.open(executor, database);
+    const events = await ClickHouseEventStore.open(executor, database, log);
     const pageview = (ts: number, country: string) => eventRow({ ...SITE, ts, id: randomUUID(), kind: 'pageview', path: '/', bot: false, visitor: null, unique: null, country });
     await events.saveEvents([pageview(day * 86_400_000 + 3_600_000, 'DE'), pageview(day * 86_400_000 + 7_200_000, 'FR')]);
     await events.close();
@@ -205,7 +206,7 @@ describe('ClickHouse migrations', () => {
       `INSERT INTO ${database}.rollup_v2_builds (site, registration, day, built_at, plain) SELECT {site:String}, {registration:String}, {day:Int32}, toUnixTimestamp64Micro(now64(6)), true`,
       { ...SITE, day },
     );
-    const reopened = await ClickHouseEventStore.open(executor, database);
+    const reopened = await ClickHouseEventStore.open(executor, database, log);
     const own = await reopened.rollups.usable(SITE.site, SITE.registration);
     expect(own).toEqual([{ day, builtAt: expect.any(Number), pages: true, plain: true }]);
     expect(await reopened.rollups.usable(SITE.site, SITE.registration, 'country:DE')).toEqual([]);

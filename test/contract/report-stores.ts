@@ -18,6 +18,7 @@ import { sqlIdentifier, sqlString } from '#reports/sql/text.ts';
 import { uniqueEvents, type EventRow } from '#domain/rows/event-row.ts';
 import type { EventStore } from '#ports/event-store.ts';
 import type { ReportStore } from '#ports/report-store.ts';
+import { log } from '#platform/log.ts';
 
 export interface ReportAdapter {
   events: EventStore;
@@ -42,7 +43,7 @@ const duckdb: StoreUnderTest = {
   skip: null,
   skipProperties: null,
   async open() {
-    const events = await DuckDbEventStore.open(':memory:');
+    const events = await DuckDbEventStore.open(':memory:', { log });
     return { events, reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }, events), close: () => events.close() };
   },
 };
@@ -53,7 +54,7 @@ const duckdbRows: StoreUnderTest = {
   skip: null,
   skipProperties: null,
   async open() {
-    const events = await DuckDbEventStore.open(':memory:');
+    const events = await DuckDbEventStore.open(':memory:', { log });
     return { events, reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }), close: () => events.close() };
   },
 };
@@ -68,7 +69,7 @@ const clickhouseStore = (name: string, rollups: boolean): StoreUnderTest => ({
   skip: null,
   skipProperties: null,
   async open() {
-    const events = await ClickHouseEventStore.open(chdbExecutor(), `reports_${randomUUID().replaceAll('-', '')}`);
+    const events = await ClickHouseEventStore.open(chdbExecutor(), `reports_${randomUUID().replaceAll('-', '')}`, log);
     return { events, reports: new ClickHouseReportStore(events, { rollups }), close: () => events.close() };
   },
 });
@@ -97,7 +98,7 @@ const timestream: StoreUnderTest = {
   async open() {
     const write = new TimestreamWriteClient({});
     const query = new TimestreamQueryClient({});
-    const store = new TimestreamEventStore(write, database, table);
+    const store = new TimestreamEventStore(write, database, table, { log });
     const reports = new TimestreamReportStore(query, database, table);
     /** Records of these rows that queries see now. */
     const visible = async (rows: readonly EventRow[]) => {

@@ -19,13 +19,14 @@ import { planOverview } from '#domain/reports/overview.ts';
 import { ROLLUP_DAYS } from '#reports/sql/rolled.ts';
 import { MAX_VARIANTS } from '#adapters/duckdb/rollups.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
+import { log } from '#platform/log.ts';
 
 
 let events: DuckDbEventStore;
 let rolled: DuckDbReportStore;
 let rows: DuckDbReportStore;
 beforeAll(async () => {
-  events = await DuckDbEventStore.open(':memory:');
+  events = await DuckDbEventStore.open(':memory:', { log });
   const pool = { query: (sql: string, params?: Record<string, unknown>) => events.query(sql, params as never) };
   rolled = new DuckDbReportStore(pool as never, events);
   rows = new DuckDbReportStore(pool as never);

@@ -8,6 +8,7 @@ import { TimestreamWriteClient } from '@aws-sdk/client-timestream-write';
 import { describe } from 'vitest';
 import { TimestreamEventStore } from '#adapters/timestream/timestream-event-store.ts';
 import { eventStoreContract } from './event-store.contract.ts';
+import { log } from '#platform/log.ts';
 
 const database = process.env.TT_TIMESTREAM_DATABASE ?? '';
 const table = process.env.TT_TIMESTREAM_TABLE ?? 'events';
@@ -18,7 +19,7 @@ describe.runIf(enabled)('Timestream (real AWS)', () => {
     const write = new TimestreamWriteClient({});
     const query = new TimestreamQueryClient({});
     return {
-      store: new TimestreamEventStore(write, database, table),
+      store: new TimestreamEventStore(write, database, table, { log }),
       countRows: async (site) => {
         // Test sites are generated ([a-z0-9.-]), so inlining is safe here.
         const result = await query.send(

@@ -11,6 +11,7 @@ import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-stor
 import { row } from '../contract/report-store.contract.ts';
 import { startChdbHttpServer, type ChdbHttpServer } from '../support/chdb-http-server.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
+import { log } from '#platform/log.ts';
 
 const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.7000.0 Safari/537.36';
 const CREDENTIALS = { user: 'tinytrack', password: 'node-test-secret' };
@@ -54,7 +55,7 @@ describe('the local node on ClickHouse', () => {
 
   it('stores a batch of 30,000 rows the size of the local queue\'s through the HTTP interface: the redelivery look-up fits a server\'s URI limit', async () => {
     const executor = clickHouseHttpExecutor({ url: clickhouse.url, ...CREDENTIALS, database: 'node_test' });
-    const store = await ClickHouseEventStore.open(executor, 'node_big_batch');
+    const store = await ClickHouseEventStore.open(executor, 'node_big_batch', log);
     try {
       const t = Date.now() - 3_600_000;
       const rows = Array.from({ length: 30_000 }, (_, i) => row('big-batch.example', (t + i * 10) / 1000, { id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}` }));

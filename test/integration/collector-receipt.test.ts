@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
+import { log as serviceLog } from '#platform/log.ts';
 
 let svc: TestService;
 let site: string;
@@ -24,7 +25,7 @@ describe('a full event queue', () => {
   it('answers 503 with Retry-After on the JSON and image routes, and counts each refusal', async () => {
     const real = svc.node.services.eventQueue;
     // A queue that holds one row and never delivers it: the second beacon cannot be taken.
-    const full = new MemoryQueue<EventRow>({ consumer: () => new Promise(() => {}), maxDepth: 1, maxWaitMs: 60_000 });
+    const full = new MemoryQueue<EventRow>({ log: serviceLog, consumer: () => new Promise(() => {}), maxDepth: 1, maxWaitMs: 60_000 });
     svc.node.services.eventQueue = full;
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
     try {

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { eventRow } from '../contract/event-store.contract.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
+import { log } from '#platform/log.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 let dataDir = '';
@@ -28,7 +29,7 @@ const writeDeadLetters = (site: string, n: number) => {
 };
 
 async function storedIds(site: string): Promise<string[]> {
-  const store = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'));
+  const store = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { log });
   try {
     return (await store.query<{ id: string }>('SELECT id FROM events WHERE site = $site', { site })).map((r) => r.id);
   } finally {

@@ -29,6 +29,7 @@ import { chunkMessages } from '#domain/imports/chunk-message.ts';
 import { createSqsImportWorkerHandler } from '#workers/sqs-import-worker.ts';
 import { generateDataset, type SaDataset } from '../support/fake-simpleanalytics.ts';
 import { sqsEvent } from '../support/lambda-events.ts';
+import { log } from '#platform/log.ts';
 
 let dir: string;
 let store: LocalStore;
@@ -112,7 +113,7 @@ beforeAll(async () => {
   const config = loadConfig({ DATA_DIR: dir });
   store = await startLocalStore(config);
   jobs = new DynamoImportJobs(store.client, config.tableName);
-  events = await DuckDbEventStore.open(join(dir, 'events.duckdb'));
+  events = await DuckDbEventStore.open(join(dir, 'events.duckdb'), { log });
   secrets = LocalSecretBox.open(dir);
   vi.spyOn(console, 'log').mockImplementation(() => {});
   vi.spyOn(console, 'error').mockImplementation(() => {});

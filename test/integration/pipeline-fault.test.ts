@@ -15,6 +15,7 @@ import type { EventRow } from '#domain/rows/event-row.ts';
 import type { EventStore } from '#ports/event-store.ts';
 import { createEventWriter } from '#workers/event-writer.ts';
 import { eventRow } from '../contract/event-store.contract.ts';
+import { log } from '#platform/log.ts';
 
 /** Wraps a real store; `fault` decides, per call, whether the call fails before or after writing. */
 function faultyStore(inner: EventStore, fault: (call: number) => 'before' | 'after' | null) {
@@ -54,7 +55,7 @@ let events: DuckDbEventStore;
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tt-pipeline-'));
   deadLetterPath = join(dir, 'dead-letter', 'events.jsonl');
-  events = await DuckDbEventStore.open(join(dir, 'events.duckdb'));
+  events = await DuckDbEventStore.open(join(dir, 'events.duckdb'), { log });
   vi.spyOn(console, 'error').mockImplementation(() => {});
 });
 
@@ -69,7 +70,7 @@ describe('ingestion pipeline', () => {
     const downUntil = Date.now() + 1_500;
     const { store, stats } = faultyStore(events, () => (Date.now() < downUntil ? 'before' : null));
     // Default batching and backoff (100 ms doubling, 8 attempts): the policy under test.
-    const queue = new MemoryQueue<EventRow>({ consumer: createEventWriter(store), deadLetterPath });
+    const queue = new MemoryQueue<EventRow>({ log, consumer: createEventWriter(store), deadLetterPath });
     const site = 'outage.example';
     const producers = 20;
     const perProducer = 1_000;
@@ -104,7 +105,7 @@ describe('ingestion pipeline', () => {
 
   it('stores a batch once when the acknowledgement of its write is lost and the writer writes its halves again', async () => {
     const { store, stats } = faultyStore(events, (call) => (call === 1 ? 'after' : null));
-    const queue = new MemoryQueue<EventRow>({ consumer: createEventWriter(store), deadLetterPath, backoff: { baseMs: 10, maxMs: 50 } });
+    const queue = new MemoryQueue<EventRow>({ log, consumer: createEventWriter(store), deadLetterPath, backoff: { baseMs: 10, maxMs: 50 } });
     await queue.sendBatch(Array.from({ length: 120 }, () => eventRow({ site: 'lost-ack.example' })));
     await queue.drain();
     queue.stop();
@@ -116,7 +117,7 @@ describe('ingestion pipeline', () => {
   it('dead-letters rows when the store stays down, and replays them once it is back', async () => {
     let down = true;
     const { store } = faultyStore(events, () => (down ? 'before' : null));
-    const queue = new MemoryQueue<EventRow>({ consumer: createEventWriter(store), deadLetterPath, maxAttempts: 3, backoff: { baseMs: 5, maxMs: 20 } });
+    const queue = new MemoryQueue<EventRow>({ log, consumer: createEventWriter(store), deadLetterPath, maxAttempts: 3, backoff: { baseMs: 5, maxMs: 20 } });
     await queue.sendBatch(Array.from({ length: 50 }, () => eventRow({ site: 'dead.example' })));
     await queue.drain();
     expect(readFileSync(deadLetterPath, 'utf8').trim().split('\n')).toHaveLength(50);
@@ -131,8 +132,8 @@ describe('ingestion pipeline', () => {
   it('replays dead letters on its own once the store has gone a replay interval without a failure, storing each row once', async () => {
     let down = true;
     const { store } = faultyStore(events, () => (down ? 'before' : null));
-    const { journal } = await ReceiptJournal.open<EventRow>(join(dir, 'journal'));
-    const queue = new MemoryQueue<EventRow>({ consumer: createEventWriter(store), deadLetterPath, journal, maxAttempts: 2, backoff: { baseMs: 5, maxMs: 20 } });
+    const { journal } = await ReceiptJournal.open<EventRow>(join(dir, 'journal'), { log });
+    const queue = new MemoryQueue<EventRow>({ log, consumer: createEventWriter(store), deadLetterPath, journal, maxAttempts: 2, backoff: { baseMs: 5, maxMs: 20 } });
     const stopReplay = queue.replayDeadLettersEvery(200);
     await queue.sendBatch(Array.from({ length: 40 }, () => eventRow({ site: 'auto-replay.example' })));
     await queue.drain();
@@ -150,7 +151,7 @@ describe('ingestion pipeline', () => {
   it('stores a dead letter once when a replay cut short by a crash is taken up again', async () => {
     let down = true;
     const { store } = faultyStore(events, () => (down ? 'before' : null));
-    const queue = new MemoryQueue<EventRow>({ consumer: createEventWriter(store), deadLetterPath, maxAttempts: 1 });
+    const queue = new MemoryQueue<EventRow>({ log, consumer: createEventWriter(store), deadLetterPath, maxAttempts: 1 });
     await queue.sendBatch(Array.from({ length: 30 }, () => eventRow({ site: 'replay-twice.example' })));
     await queue.drain();
     const lines = readFileSync(deadLetterPath, 'utf8');

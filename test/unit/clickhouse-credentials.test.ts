@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { CLICKHOUSE_FAILURE_LOG, isAuthenticationFailure, refreshingExecutor } from '#adapters/clickhouse/refreshing-executor.ts';
 import { clickHouseStore } from '#aws/event-store.ts';
 import { loadConfig } from '#platform/config.ts';
+import { log } from '#platform/log.ts';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:tinytrack-reader-AbCdEf';
 const secrets = mockClient(SecretsManagerClient);
@@ -140,6 +141,7 @@ describe('isAuthenticationFailure', () => {
     const closed: string[] = [];
     let refuse = true;
     const executor = refreshingExecutor({
+      log,
       initial: { user: 'u', password: 'a' },
       read: async () => ({ user: 'u', password: 'b' }),
       connect: (c) => ({

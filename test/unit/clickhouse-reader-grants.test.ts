@@ -17,6 +17,7 @@ import { READER_WRITES, readerGrants } from '#adapters/clickhouse/schema.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
 import { closeChdb, chdbExecutor } from '../support/chdb-executor.ts';
 import { rolledEqualsRows } from '../contract/rollup-rows.ts';
+import { log } from '#platform/log.ts';
 
 let writer: ClickHouseEventStore;
 /** Every statement the reader sent: its kind and its text. */
@@ -25,7 +26,7 @@ let reader: ClickHouseReportStore;
 let plain: SqlReportStore;
 
 beforeAll(async () => {
-  writer = await ClickHouseEventStore.open(chdbExecutor(), `grants_${randomUUID().replaceAll('-', '')}`);
+  writer = await ClickHouseEventStore.open(chdbExecutor(), `grants_${randomUUID().replaceAll('-', '')}`, log);
   const inner = writer.executor;
   const recording: ClickHouseExecutor = {
     query: (sql, params) => (sent.push({ kind: 'query', text: sql }), inner.query(sql, params)),
@@ -33,7 +34,7 @@ beforeAll(async () => {
     insert: (table, rows) => (sent.push({ kind: 'insert', text: `INSERT INTO ${table}` }), inner.insert(table, rows)),
     close: async () => {},
   };
-  const attached = ClickHouseEventStore.attach(recording, writer.database);
+  const attached = ClickHouseEventStore.attach(recording, writer.database, log);
   reader = new ClickHouseReportStore(attached);
   plain = new SqlReportStore(new ClickHouseQueryRunner(attached));
 });

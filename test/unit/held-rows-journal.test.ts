@@ -10,6 +10,7 @@ import { newSiteRecord } from '#domain/site.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
 import type { SiteRecord } from '#ports/registry.ts';
 import { eventRow } from '../contract/event-store.contract.ts';
+import { log } from '#platform/log.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -23,7 +24,7 @@ const row = (id: string): EventRow => eventRow({ id, site: pending.hostname, reg
 
 /** The journal over `dir`, sending to an array and counting drops. */
 async function openHeld() {
-  const { journal, recovered } = await ReceiptJournal.open<EventRow>(dir, { codec: eventRowCodec });
+  const { journal, recovered } = await ReceiptJournal.open<EventRow>(dir, { log, codec: eventRowCodec });
   const sent: EventRow[] = [];
   const dropped: EventRow[] = [];
   const held = new HeldRowsJournal({

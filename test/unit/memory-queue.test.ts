@@ -2,11 +2,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryQueue, approxBytes, type MemoryQueueOptions } from '#adapters/memory-queue/memory-queue.ts';
+import { approxBytes } from '#adapters/memory-queue/approx-bytes.ts';
+import { MemoryQueue, type MemoryQueueOptions } from '#adapters/memory-queue/memory-queue.ts';
 import { EVENT_ROW_COLUMNS } from '#adapters/receipt-journal/event-row-codec.ts';
 import { eventRowBytes, type EventRow } from '#domain/rows/event-row.ts';
 import { QueueFullError } from '#domain/queue-full.ts';
 import { backoffDelay, type BatchConsumer } from '#ports/queue.ts';
+import { log } from '#platform/log.ts';
 
 /** A consumer that records every batch it receives and answers with `fail(batch, call)`. */
 function recorder(fail: (batch: readonly number[], call: number) => number[] | Promise<number[]> = () => []) {
@@ -25,7 +27,7 @@ let deadLetterPath: string;
 const queues: MemoryQueue<number>[] = [];
 
 function queue(options: Partial<MemoryQueueOptions<number>> & Pick<MemoryQueueOptions<number>, 'consumer'>): MemoryQueue<number> {
-  const q = new MemoryQueue<number>({ deadLetterPath, backoff: { baseMs: 5, maxMs: 20 }, ...options });
+  const q = new MemoryQueue<number>({ log, deadLetterPath, backoff: { baseMs: 5, maxMs: 20 }, ...options });
   queues.push(q);
   return q;
 }
@@ -212,7 +214,7 @@ describe('MemoryQueue', () => {
       { site: 'a.example', path: '/account/jane-doe/settings', metadata: '{"email":"jane@example.com"}', visitor: 'f3a9c0ffee1d2e3f' },
       { site: 'a.example', path: '/private/report', metadata: null, visitor: '0badc0de5eed' },
     ];
-    const q = new MemoryQueue<(typeof rows)[number]>({ consumer: async (batch) => range(batch.length), deadLetterPath, maxAttempts: 1 });
+    const q = new MemoryQueue<(typeof rows)[number]>({ log, consumer: async (batch) => range(batch.length), deadLetterPath, maxAttempts: 1 });
     await q.sendBatch(rows);
     await q.drain();
     q.stop();
@@ -274,6 +276,7 @@ describe('MemoryQueue', () => {
     const row = (i: number) => ({ id: `row-${i}`, path: 'x'.repeat(10_000) });
     const size = approxBytes(row(0));
     const q = new MemoryQueue<ReturnType<typeof row>>({
+      log,
       consumer: async (messages) => {
         await gate;
         // Odd ids fail on their one attempt and are dead-lettered.
@@ -306,7 +309,7 @@ describe('MemoryQueue', () => {
   });
 
   it('counts messages with the sizeOf it is given against maxBytes', async () => {
-    const q = new MemoryQueue<number>({ consumer: () => new Promise(() => {}), maxWaitMs: 60_000, maxBytes: 250, sizeOf: () => 100 });
+    const q = new MemoryQueue<number>({ log, consumer: () => new Promise(() => {}), maxWaitMs: 60_000, maxBytes: 250, sizeOf: () => 100 });
     try {
       await q.sendBatch([1, 2]);
       await expect(q.send(3)).rejects.toBeInstanceOf(QueueFullError);

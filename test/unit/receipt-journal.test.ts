@@ -6,6 +6,7 @@ import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
 import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { EVENT_ROW_COLUMNS, eventRowCodec } from '#adapters/receipt-journal/event-row-codec.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
+import { log } from '#platform/log.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -18,14 +19,14 @@ const journaledLines = () => segmentFiles().flatMap((f) => readFileSync(join(dir
 
 describe('receipt journal', () => {
   it('has every appended message on disk when append resolves', async () => {
-    const { journal } = await ReceiptJournal.open<{ n: number }>(dir);
+    const { journal } = await ReceiptJournal.open<{ n: number }>(dir, { log });
     await journal.append([{ n: 1 }, { n: 2 }]);
     expect(journaledLines()).toEqual(['{"n":1}', '{"n":2}']);
     expect(journal.outstanding()).toBe(2);
   });
 
   it('commits everything appended in one turn of the event loop with one synchronized write', async () => {
-    const { journal } = await ReceiptJournal.open<number>(dir);
+    const { journal } = await ReceiptJournal.open<number>(dir, { log });
     await journal.append([0]); // opens the segment
     const handles = Object.getPrototypeOf(await openHandleOf(dir));
     const writes = vi.spyOn(handles, 'write');
@@ -39,19 +40,19 @@ describe('receipt journal', () => {
   });
 
   it('hands back what an earlier run left unreleased, oldest first, and skips a torn last line', async () => {
-    const first = await ReceiptJournal.open<number>(dir, { segmentMs: 0 });
+    const first = await ReceiptJournal.open<number>(dir, { log, segmentMs: 0 });
     const a = await first.journal.append([1, 2]);
     const b = await first.journal.append([3]);
     expect(b).toBeGreaterThan(a);
     first.journal.release(a, 2);
     // The process dies mid-write: half a line, never acknowledged.
     appendFileSync(join(dir, segmentFiles().at(-1) as string), '{"torn":');
-    const again = await ReceiptJournal.open<number>(dir);
+    const again = await ReceiptJournal.open<number>(dir, { log });
     expect(again.recovered.map((r) => r.messages)).toEqual([[3]]);
   });
 
   it('deletes a segment once it is closed and all its messages are released', async () => {
-    const { journal } = await ReceiptJournal.open<number>(dir, { segmentMs: 0 });
+    const { journal } = await ReceiptJournal.open<number>(dir, { log, segmentMs: 0 });
     const s1 = await journal.append([1, 2]);
     const s2 = await journal.append([3]); // closes s1
     expect(segmentFiles()).toHaveLength(2);
@@ -65,7 +66,7 @@ describe('receipt journal', () => {
   });
 
   it('creates its folder and segments owner-only', async () => {
-    const { journal } = await ReceiptJournal.open<number>(dir);
+    const { journal } = await ReceiptJournal.open<number>(dir, { log });
     await journal.append([1]);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(join(dir, segmentFiles()[0] as string)).mode & 0o777).toBe(0o600);
@@ -94,20 +95,20 @@ describe('event row codec', () => {
   });
 
   it('hands back journaled rows of either form after a restart', async () => {
-    const first = await ReceiptJournal.open<EventRow>(dir, { codec: eventRowCodec });
+    const first = await ReceiptJournal.open<EventRow>(dir, { log, codec: eventRowCodec });
     await first.journal.append([distinctRow]);
     await first.journal.close();
     appendFileSync(join(dir, segmentFiles()[0] as string), `${JSON.stringify({ ...distinctRow, id: 'older' })}\n`);
-    const { recovered } = await ReceiptJournal.open<EventRow>(dir, { codec: eventRowCodec });
+    const { recovered } = await ReceiptJournal.open<EventRow>(dir, { log, codec: eventRowCodec });
     expect(recovered.flatMap((r) => r.messages)).toEqual([distinctRow, { ...distinctRow, id: 'older' }]);
   });
 });
 
 describe('memory queue with a journal', () => {
   it('answers a send only after the message is journaled, and empties the journal as batches are consumed', async () => {
-    const { journal } = await ReceiptJournal.open<number>(dir);
+    const { journal } = await ReceiptJournal.open<number>(dir, { log });
     const consumed: number[] = [];
-    const q = new MemoryQueue<number>({ journal, consumer: async (batch) => (consumed.push(...batch), []), maxWaitMs: 1 });
+    const q = new MemoryQueue<number>({ log, journal, consumer: async (batch) => (consumed.push(...batch), []), maxWaitMs: 1 });
     await q.send(7);
     expect(journaledLines()).toContain('7');
     await q.drain();
@@ -118,8 +119,8 @@ describe('memory queue with a journal', () => {
   });
 
   it('refuses a send at its bound before journaling anything', async () => {
-    const { journal } = await ReceiptJournal.open<number>(dir);
-    const q = new MemoryQueue<number>({ journal, consumer: () => new Promise(() => {}), maxDepth: 1, maxWaitMs: 60_000 });
+    const { journal } = await ReceiptJournal.open<number>(dir, { log });
+    const q = new MemoryQueue<number>({ log, journal, consumer: () => new Promise(() => {}), maxDepth: 1, maxWaitMs: 60_000 });
     await q.send(1);
     await expect(q.send(2)).rejects.toThrow('queue full');
     expect(journaledLines()).toEqual(['1']);
@@ -127,11 +128,11 @@ describe('memory queue with a journal', () => {
   });
 
   it('delivers restored messages before messages sent after them', async () => {
-    const first = await ReceiptJournal.open<number>(dir);
+    const first = await ReceiptJournal.open<number>(dir, { log });
     await first.journal.append([1, 2]);
-    const { journal, recovered } = await ReceiptJournal.open<number>(dir);
+    const { journal, recovered } = await ReceiptJournal.open<number>(dir, { log });
     const consumed: number[] = [];
-    const q = new MemoryQueue<number>({ journal, consumer: async (batch) => (consumed.push(...batch), []), maxWaitMs: 1 });
+    const q = new MemoryQueue<number>({ log, journal, consumer: async (batch) => (consumed.push(...batch), []), maxWaitMs: 1 });
     expect(q.restore(recovered)).toBe(2);
     await q.send(3);
     await q.drain();
@@ -142,9 +143,9 @@ describe('memory queue with a journal', () => {
 
   it('lets go of a dead-lettered message only once the dead-letter file holds it', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
-    const { journal } = await ReceiptJournal.open<number>(dir);
+    const { journal } = await ReceiptJournal.open<number>(dir, { log });
     const deadLetterPath = join(dir, '..', 'dead', 'x.jsonl');
-    const q = new MemoryQueue<number>({ journal, consumer: async (b) => b.map((_, i) => i), maxAttempts: 1, deadLetterPath, maxWaitMs: 1 });
+    const q = new MemoryQueue<number>({ log, journal, consumer: async (b) => b.map((_, i) => i), maxAttempts: 1, deadLetterPath, maxWaitMs: 1 });
     await q.send(5);
     await q.drain();
     expect(readFileSync(deadLetterPath, 'utf8')).toBe('5\n');

@@ -11,10 +11,11 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TimestreamEventStore, toRecord } from '#adapters/timestream/timestream-event-store.ts';
 import { eventRow, fullEventRow } from '../contract/event-store.contract.ts';
+import { log } from '#platform/log.ts';
 
 const timestream = mockClient(TimestreamWriteClient);
 const newStore = () =>
-  new TimestreamEventStore(new TimestreamWriteClient({ region: 'eu-west-1' }), 'tt', 'events', { backoff: { baseMs: 1, maxMs: 2 } });
+  new TimestreamEventStore(new TimestreamWriteClient({ region: 'eu-west-1' }), 'tt', 'events', { log, backoff: { baseMs: 1, maxMs: 2 } });
 const inputs = () => timestream.commandCalls(WriteRecordsCommand).map((c) => c.args[0].input as WriteRecordsCommandInput);
 const rows = (n: number) => Array.from({ length: n }, (_, i) => eventRow({ site: 'ts.example', ts: 1_750_000_000_000 + i }));
 const meta = { $metadata: {} };

@@ -17,7 +17,7 @@ import { eventKey, uniqueEvents, type EventRow } from '#domain/rows/event-row.ts
 import type { EventStore } from '#ports/event-store.ts';
 import { copiesAmong, lessListedCopies, OF_ITS_PAGE, pageTsOver, type Listing } from '#reports/sql/dialects/clickhouse.ts';
 import { APPEND_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
-import { log } from '#platform/log.ts';
+import type { Logger } from '#ports/logger.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 import { ClickHouseRollups } from './rollups.ts';
 import { EVENTS_TABLE, ident, LISTED_APPENDS, LISTED_APPENDS_SINCE, LISTED_COPIES, LISTED_SINCE, migrate, storedRow } from './schema.ts';
@@ -62,6 +62,8 @@ export class ClickHouseEventStore implements EventStore {
   private constructor(
     readonly executor: ClickHouseExecutor,
     readonly database: string,
+    /** Where lists that cannot be read are reported. */
+    private readonly log: Logger,
   ) {
     this.rollups = new ClickHouseRollups(executor, this.table, database, () => this.listing());
   }
@@ -72,17 +74,17 @@ export class ClickHouseEventStore implements EventStore {
   }
 
   /** Applies the migrations, then stores into `database`. */
-  static async open(executor: ClickHouseExecutor, database: string): Promise<ClickHouseEventStore> {
-    const store = ClickHouseEventStore.attach(executor, database);
+  static async open(executor: ClickHouseExecutor, database: string, log: Logger): Promise<ClickHouseEventStore> {
+    const store = ClickHouseEventStore.attach(executor, database, log);
     await migrate(executor, database);
     return store;
   }
 
   /** The store over a database another instance has migrated: no DDL, so a reader needs no rights to create anything. */
-  static attach(executor: ClickHouseExecutor, database: string): ClickHouseEventStore {
+  static attach(executor: ClickHouseExecutor, database: string, log: Logger): ClickHouseEventStore {
     // Unquoted names reach the insert target: only plain identifiers are accepted.
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new RangeError(`invalid ClickHouse database name: ${database}`);
-    return new ClickHouseEventStore(executor, database);
+    return new ClickHouseEventStore(executor, database, log);
   }
 
   /**
@@ -102,7 +104,7 @@ export class ClickHouseEventStore implements EventStore {
       return { ...tables, since: copies, appendsSince: appends };
     } catch (e) {
       if (this.since === read) this.since = undefined;
-      log.warn('clickhouse: no lists of copies and appends, reads decide them through windows', { message: (e as Error).message });
+      this.log.warn('clickhouse: no lists of copies and appends, reads decide them through windows', { message: (e as Error).message });
       return { ...tables, since: Infinity, appendsSince: Infinity };
     }
   }

@@ -12,7 +12,7 @@
  * server's error code and type, never the message, which may quote the rows.
  */
 import type { ClickHouseExecutor, ClickHouseParams } from './executor.ts';
-import { log } from '#platform/log.ts';
+import type { InfoLogger } from '#ports/logger.ts';
 
 export interface ClickHouseCredentials {
   user: string;
@@ -45,6 +45,8 @@ export interface RefreshingExecutorOptions {
   connect: (credentials: ClickHouseCredentials) => ClickHouseExecutor;
   /** The credentials read at start. */
   initial: ClickHouseCredentials;
+  /** Where failed statements and re-reads of the credentials are reported. */
+  log: InfoLogger;
   /** Least time between two re-reads that found the same credentials. Default 10 s. */
   minRereadMs?: number;
   now?: () => number;
@@ -58,6 +60,7 @@ interface Connection {
 const same = (a: ClickHouseCredentials, b: ClickHouseCredentials) => a.user === b.user && a.password === b.password;
 
 export function refreshingExecutor(options: RefreshingExecutorOptions): ClickHouseExecutor {
+  const { log } = options;
   const now = options.now ?? Date.now;
   const minRereadMs = options.minRereadMs ?? 10_000;
   let current: Connection = { credentials: options.initial, executor: options.connect(options.initial) };
@@ -92,6 +95,16 @@ export function refreshingExecutor(options: RefreshingExecutorOptions): ClickHou
     return next === failed ? null : next;
   }
 
+  function rereadFailed(e: unknown): null {
+    log.error('clickhouse credentials re-read failed', { name: (e as Error)?.name ?? null });
+    return null;
+  }
+
+  function logFailure(operation: string, e: unknown): void {
+    const { code, type } = serverError(e);
+    log.error(CLICKHOUSE_FAILURE_LOG, { operation, code, type, name: (e as Error)?.name ?? null });
+  }
+
   async function run<T>(operation: string, statement: (executor: ClickHouseExecutor) => Promise<T>): Promise<T> {
     const used = current;
     try {
@@ -119,14 +132,4 @@ export function refreshingExecutor(options: RefreshingExecutorOptions): ClickHou
       await Promise.all([...retired, current.executor].map((ex) => ex.close()));
     },
   };
-}
-
-function rereadFailed(e: unknown): null {
-  log.error('clickhouse credentials re-read failed', { name: (e as Error)?.name ?? null });
-  return null;
-}
-
-function logFailure(operation: string, e: unknown): void {
-  const { code, type } = serverError(e);
-  log.error(CLICKHOUSE_FAILURE_LOG, { operation, code, type, name: (e as Error)?.name ?? null });
 }

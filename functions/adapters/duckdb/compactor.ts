@@ -7,7 +7,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { FRESH_TABLE, MAIN_TABLE } from './schema.ts';
 import { inTransaction } from './transaction.ts';
-import { log } from '#platform/log.ts';
+import type { Logger } from '#ports/logger.ts';
 
 /** Fresh rows that trigger a compaction: several row groups (122,880 rows each) per sorted run. */
 export const COMPACT_AT_ROWS = 500_000;
@@ -36,6 +36,7 @@ export class Compactor {
 
   constructor(
     private readonly connection: DuckDBConnection,
+    private readonly log: Logger,
     /** Rows in the fresh table: writes add theirs, each compaction takes off those it moved. */
     private freshRows: number,
     private readonly compactAtRows: number = COMPACT_AT_ROWS,
@@ -50,7 +51,7 @@ export class Compactor {
         this.freshRows -= moved;
       })
       .catch((e: unknown) => {
-        log.warn('duckdb compaction failed', { message: (e as Error).message });
+        this.log.warn('duckdb compaction failed', { message: (e as Error).message });
       })
       .finally(() => {
         this.running = null;

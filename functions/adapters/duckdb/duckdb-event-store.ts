@@ -1,10 +1,9 @@
 /**
- * Event store on one DuckDB file (the local / single-node runtime). Owns the
- * `events` tables and the idempotent batch writer: the flag index decides
- * each row's flags in memory, the rows go through the appender straight
- * into the fresh table in one transaction, and what the index could not
- * decide alone is recomputed in SQL for just those identities. Compaction
- * runs beside the writer; a small read helper serves report queries.
+ * Event store on one DuckDB file (the local / single-node runtime). Owns the `events` tables and
+ * the idempotent batch writer: the flag index decides each row's flags in memory, the rows go
+ * through the appender straight into the fresh table in one transaction, and what the index could
+ * not decide alone is recomputed in SQL for just those identities. Compaction runs beside the
+ * writer; a small read helper serves report queries.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -25,7 +24,7 @@ import { DAY_MS } from '#domain/rows/days.ts';
 import { FlagIndex, type Decisions } from '#domain/rows/flags/flag-index.ts';
 import { prepareBatch, visitorDayKey, type PreparedBatch } from '#domain/rows/flags/prepared-batch.ts';
 import { keyInto } from '#domain/rows/flags/keys.ts';
-import { log } from '#platform/log.ts';
+import type { Logger } from '#ports/logger.ts';
 import { NO_REGISTRATION } from '#domain/registration.ts';
 
 export { FRESH_TABLE, MAIN_TABLE } from './schema.ts';
@@ -100,14 +99,16 @@ export class DuckDbEventStore implements EventStore {
     /** The hostnames' current registrations, for rows an earlier version wrote without one. */
     private readonly registrationsOf: RegistrationsOf,
     indexBytes: number,
+    /** Where a skipped checkpoint, a failed compaction or an index over its budget is reported. */
+    private readonly log: Logger,
   ) {
-    this.compactor = new Compactor(compactor, freshRows, compactAtRows);
+    this.compactor = new Compactor(compactor, log, freshRows, compactAtRows);
     this.reads = new DuckDbReadPool(instance);
     this.index = new FlagIndex({
       budgetBytes: indexBytes,
       load: duckDbDayLoader(() => this.writer),
       onOverBudget: (day, bytes) =>
-        log.warn('flag index over its memory budget: this day is flagged in SQL (slower)', { day: new Date(day * DAY_MS).toISOString().slice(0, 10), bytes, budget: indexBytes }),
+        this.log.warn('flag index over its memory budget: this day is flagged in SQL (slower)', { day: new Date(day * DAY_MS).toISOString().slice(0, 10), bytes, budget: indexBytes }),
     });
   }
 
@@ -118,7 +119,7 @@ export class DuckDbEventStore implements EventStore {
    * The flag index holds today and the two days before from the start, so the
    * first batches do not wait for it.
    */
-  static async open(path: string, options: { compactAtRows?: number; registrationsOf?: RegistrationsOf; indexBytes?: number; now?: number } = {}): Promise<DuckDbEventStore> {
+  static async open(path: string, options: { log: Logger; compactAtRows?: number; registrationsOf?: RegistrationsOf; indexBytes?: number; now?: number }): Promise<DuckDbEventStore> {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     // DuckDB checkpoints inside the commit that crosses the WAL threshold; at the default
     // 16 MB that stalled a batch every ~80k rows. Checkpoints now happen when writes go
@@ -141,6 +142,7 @@ export class DuckDbEventStore implements EventStore {
       options.compactAtRows ?? COMPACT_AT_ROWS,
       registrationsOf,
       options.indexBytes ?? DEFAULT_INDEX_BYTES,
+      options.log,
     );
     store.rollups = rollups;
     const today = Math.floor((options.now ?? Date.now()) / DAY_MS);
@@ -332,7 +334,7 @@ export class DuckDbEventStore implements EventStore {
         await this.compactor.running;
         await this.writer.run('CHECKPOINT').catch((e: unknown) => {
           // Not fatal: a long read may hold the database; the next idle period or the WAL threshold catches up.
-          log.warn('duckdb checkpoint skipped', { message: (e as Error).message });
+          this.log.warn('duckdb checkpoint skipped', { message: (e as Error).message });
         });
       });
     }, CHECKPOINT_IDLE_MS);

@@ -1,19 +1,15 @@
 /**
- * The document client both DynamoDB adapters use, and the one place their
- * SDK errors are read: a failed condition is the adapters' "no" (each
- * method turns it into its result), and throttling that outlasted the SDK's
- * own retries becomes StoreUnavailableError, a 503 with Retry-After instead
- * of an internal error.
+ * The document client the DynamoDB adapters use, where their SDK errors are
+ * translated: throttling that outlasted the SDK's own retries becomes
+ * StoreUnavailableError, a 503 with Retry-After instead of an internal error.
+ * (A failed condition is the adapters' "no": conditional-write.ts.)
  */
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from '#domain/errors.ts';
 
 /** DynamoDB's answers that mean "too much right now, ask again" (after the SDK's retries gave up). */
 const THROTTLED = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'LimitExceededException']);
-
-export const isConditionFailure = (e: unknown): boolean =>
-  e instanceof ConditionalCheckFailedException || (e as Error)?.name === 'ConditionalCheckFailedException';
 
 /** The store's own error, or the domain's refusal when it only says "later". */
 export function translateStoreError(e: unknown): unknown {

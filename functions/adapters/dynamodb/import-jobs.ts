@@ -20,12 +20,13 @@
  * a crash in between leaves something harmless (see each method).
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient} from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, UpdateCommandInput, UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DAILY_WINDOW_MS, isActive, type ImportStatus } from '#domain/imports/job.ts';
 import type { ChunkCounts, FinalStatus, ImportJobRecord, ImportJobs } from '#ports/import-jobs.ts';
 import { GSI1, keys } from './table.ts';
-import { documentClient, isConditionFailure } from './document-client.ts';
+import { conditionalWrite, conditionHeld, unlessConditionFails } from './conditional-write.ts';
+import { documentClient } from './document-client.ts';
 
 /** Credentials of a running job expire after this at the latest (a backstop for crashes). */
 const CREDENTIALS_MAX_AGE_MS = 30 * 24 * 3_600_000;
@@ -33,6 +34,9 @@ const CREDENTIALS_MAX_AGE_MS = 30 * 24 * 3_600_000;
 const ORPHAN_LOCK_MS = 5 * 60_000;
 
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);
+
+/** A conditional update of a job: its expressions (the job's key and the answer, the whole new item, are set by updateJob). */
+type JobUpdate = Omit<UpdateCommandInput, 'TableName' | 'Key' | 'ReturnValues'>;
 
 function toJob(item: Record<string, unknown> | undefined): ImportJobRecord | null {
   if (!item) return null;
@@ -133,9 +137,9 @@ export class DynamoImportJobs implements ImportJobs {
     return this.putLock(site, jobId, at);
   }
 
-  private async putLock(site: string, jobId: string, at: Date): Promise<boolean> {
-    try {
-      await this.doc.send(
+  private putLock(site: string, jobId: string, at: Date): Promise<boolean> {
+    return conditionHeld(() =>
+      this.doc.send(
         new PutCommand({
           TableName: this.table,
           Item: {
@@ -148,27 +152,21 @@ export class DynamoImportJobs implements ImportJobs {
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
-      );
-      return true;
-    } catch (e) {
-      if (isConditionFailure(e)) return false;
-      throw e;
-    }
+      ),
+    );
   }
 
   async releaseActiveLock(site: string, jobId: string): Promise<void> {
-    await this.doc
-      .send(
+    await unlessConditionFails(() =>
+      this.doc.send(
         new DeleteCommand({
           TableName: this.table,
           Key: keys.importActive(site),
           ConditionExpression: 'job_id = :id',
           ExpressionAttributeValues: { ':id': jobId },
         }),
-      )
-      .catch((e) => {
-        if (!isConditionFailure(e)) throw e;
-      });
+      ),
+    );
   }
 
   async listActiveJobs(): Promise<{ site: string; id: string }[]> {
@@ -244,8 +242,8 @@ export class DynamoImportJobs implements ImportJobs {
   }
 
   private async setCredentialsExpiry(site: string, id: string, atMs: number): Promise<void> {
-    await this.doc
-      .send(
+    await unlessConditionFails(() =>
+      this.doc.send(
         new UpdateCommand({
           TableName: this.table,
           Key: keys.importCredentials(site, id),
@@ -253,55 +251,41 @@ export class DynamoImportJobs implements ImportJobs {
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':exp': epochSeconds(atMs) },
         }),
-      )
-      .catch((e) => {
-        if (!isConditionFailure(e)) throw e;
-      });
+      ),
+    );
+  }
+
+  /** The answer to a conditional update of the job, or null when its condition failed. */
+  private updateJob(site: string, id: string, update: JobUpdate): Promise<UpdateCommandOutput | null> {
+    return conditionalWrite(
+      () => this.doc.send(new UpdateCommand({ TableName: this.table, Key: keys.importJob(site, id), ReturnValues: 'ALL_NEW', ...update })),
+      () => null,
+    );
   }
 
   async markRunning(site: string, id: string, attempt: number, at: Date): Promise<ImportJobRecord | null> {
-    try {
-      const r = await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: keys.importJob(site, id),
-          UpdateExpression: 'SET #s = :running, started_at = if_not_exists(started_at, :at)',
-          ConditionExpression: 'attribute_exists(pk) AND attempt = :attempt AND #s IN (:queued, :running)',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':running': 'running', ':queued': 'queued', ':attempt': attempt, ':at': at.toISOString() },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return toJob(r.Attributes);
-    } catch (e) {
-      if (isConditionFailure(e)) return null;
-      throw e;
-    }
+    const r = await this.updateJob(site, id, {
+      UpdateExpression: 'SET #s = :running, started_at = if_not_exists(started_at, :at)',
+      ConditionExpression: 'attribute_exists(pk) AND attempt = :attempt AND #s IN (:queued, :running)',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':running': 'running', ':queued': 'queued', ':attempt': attempt, ':at': at.toISOString() },
+    });
+    return r && toJob(r.Attributes);
   }
 
   async recordChunk(site: string, id: string, chunk: number, counts: ChunkCounts): Promise<ImportJobRecord | null> {
-    try {
-      const r = await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: keys.importJob(site, id),
-          UpdateExpression: 'ADD done_chunks :chunkSet, chunks_done :one, rows_imported :imported, rows_skipped :skipped',
-          ConditionExpression: 'attribute_exists(pk) AND NOT contains(done_chunks, :chunk)',
-          ExpressionAttributeValues: {
-            ':chunkSet': new Set([chunk]),
-            ':chunk': chunk,
-            ':one': 1,
-            ':imported': counts.imported,
-            ':skipped': counts.skipped,
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return toJob(r.Attributes);
-    } catch (e) {
-      if (isConditionFailure(e)) return null;
-      throw e;
-    }
+    const r = await this.updateJob(site, id, {
+      UpdateExpression: 'ADD done_chunks :chunkSet, chunks_done :one, rows_imported :imported, rows_skipped :skipped',
+      ConditionExpression: 'attribute_exists(pk) AND NOT contains(done_chunks, :chunk)',
+      ExpressionAttributeValues: {
+        ':chunkSet': new Set([chunk]),
+        ':chunk': chunk,
+        ':one': 1,
+        ':imported': counts.imported,
+        ':skipped': counts.skipped,
+      },
+    });
+    return r && toJob(r.Attributes);
   }
 
   /**
@@ -324,50 +308,28 @@ export class DynamoImportJobs implements ImportJobs {
       condition += ' AND attempt = :attempt';
       values[':attempt'] = change.attempt;
     }
-    let job: ImportJobRecord | null;
-    try {
-      const r = await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: keys.importJob(site, id),
-          UpdateExpression: 'SET #s = :to, finished_at = :at, #e = :error',
-          ConditionExpression: condition,
-          ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      job = toJob(r.Attributes);
-    } catch (e) {
-      if (isConditionFailure(e)) return null;
-      throw e;
-    }
+    const r = await this.updateJob(site, id, {
+      UpdateExpression: 'SET #s = :to, finished_at = :at, #e = :error',
+      ConditionExpression: condition,
+      ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
+      ExpressionAttributeValues: values,
+    });
+    if (!r) return null;
     await this.releaseActiveLock(site, id);
     if (change.to === 'succeeded') await this.deleteCredentials(site, id);
     else await this.setCredentialsExpiry(site, id, (change.credentialsExpireAt ?? change.at).getTime());
-    return job;
+    return toJob(r.Attributes);
   }
 
   async requeue(site: string, id: string, at: Date): Promise<ImportJobRecord | null> {
-    let job: ImportJobRecord | null;
-    try {
-      const r = await this.doc.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: keys.importJob(site, id),
-          UpdateExpression: 'SET #s = :queued, attempt = attempt + :one, finished_at = :null, #e = :null',
-          ConditionExpression: 'attribute_exists(pk) AND #s IN (:failed, :cancelled)',
-          ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
-          ExpressionAttributeValues: { ':queued': 'queued', ':failed': 'failed', ':cancelled': 'cancelled', ':one': 1, ':null': null },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      job = toJob(r.Attributes);
-    } catch (e) {
-      if (isConditionFailure(e)) return null;
-      throw e;
-    }
+    const r = await this.updateJob(site, id, {
+      UpdateExpression: 'SET #s = :queued, attempt = attempt + :one, finished_at = :null, #e = :null',
+      ConditionExpression: 'attribute_exists(pk) AND #s IN (:failed, :cancelled)',
+      ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
+      ExpressionAttributeValues: { ':queued': 'queued', ':failed': 'failed', ':cancelled': 'cancelled', ':one': 1, ':null': null },
+    });
+    if (!r) return null;
     await this.setCredentialsExpiry(site, id, at.getTime() + CREDENTIALS_MAX_AGE_MS);
-    return job;
+    return toJob(r.Attributes);
   }
 }

@@ -2,7 +2,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { LoginLinks } from '#ports/login-links.ts';
-import { documentClient, isConditionFailure } from './document-client.ts';
+import { conditionalWrite } from './conditional-write.ts';
+import { documentClient } from './document-client.ts';
 import { keys } from './table.ts';
 
 export class DynamoLoginLinks implements LoginLinks {
@@ -21,20 +22,20 @@ export class DynamoLoginLinks implements LoginLinks {
   }
 
   async consume(codeHash: string, nowSeconds: number): Promise<string | null> {
-    try {
-      const r = await this.doc.send(
-        new DeleteCommand({
-          TableName: this.table,
-          Key: keys.loginLink(codeHash),
-          ConditionExpression: 'attribute_exists(pk) AND expires_at > :now',
-          ExpressionAttributeValues: { ':now': nowSeconds },
-          ReturnValues: 'ALL_OLD',
-        }),
-      );
-      return typeof r.Attributes?.sub === 'string' ? r.Attributes.sub : null;
-    } catch (e) {
-      if (isConditionFailure(e)) return null;
-      throw e;
-    }
+    return conditionalWrite(
+      async () => {
+        const r = await this.doc.send(
+          new DeleteCommand({
+            TableName: this.table,
+            Key: keys.loginLink(codeHash),
+            ConditionExpression: 'attribute_exists(pk) AND expires_at > :now',
+            ExpressionAttributeValues: { ':now': nowSeconds },
+            ReturnValues: 'ALL_OLD',
+          }),
+        );
+        return typeof r.Attributes?.sub === 'string' ? r.Attributes.sub : null;
+      },
+      () => null,
+    );
   }
 }

@@ -1,19 +1,11 @@
 /**
- * Items under a site's partition (`SITE#<hostname>`) besides the site item, for the registry
- * (functions/adapters/dynamodb/registry.ts): listing and removing what a registration stored (a
- * delete, a lapse, a DNS claim's move), and the DNS claims themselves (`CLAIM#<claimant>`).
+ * Items under a site's partition (`SITE#<hostname>`) besides the site item, for the sites
+ * (functions/adapters/dynamodb/sites.ts): listing and removing what a registration stored (a
+ * delete, a lapse, a DNS claim's move).
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { ClaimRecord, StartClaimResult } from '#ports/registry.ts';
-import { isConditionFailure } from './document-client.ts';
-import { claimItem, toClaim } from './registry-items.ts';
+import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { ItemTable } from './item-table.ts';
 import { keys } from './table.ts';
-
-export interface ItemTable {
-  doc: DynamoDBDocumentClient;
-  table: string;
-}
 
 type ItemKey = { pk: string; sk: string };
 
@@ -50,30 +42,4 @@ export async function deleteItems({ doc, table }: ItemTable, items: readonly Ite
       if (pending?.length) await new Promise((res) => setTimeout(res, 2 ** attempt * 20));
     }
   }
-}
-
-export async function getClaim({ doc, table }: ItemTable, hostname: string, claimantUid: string): Promise<ClaimRecord | null> {
-  const r = await doc.send(new GetCommand({ TableName: table, Key: keys.claim(hostname, claimantUid), ConsistentRead: true }));
-  return toClaim(r.Item);
-}
-
-/** Registry.startClaim: the claimant's active claim on the same registration, or `claim` written in place of what was there. */
-export async function startClaim(items: ItemTable, claim: ClaimRecord, now: string): Promise<StartClaimResult> {
-  const active = (c: ClaimRecord) => c.expires_at > now && c.owner_uid === claim.owner_uid && c.registration_token === claim.registration_token;
-  // A lost race is read again: the claim that won is the one to keep (twice at most, then it is an error).
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const existing = await getClaim(items, claim.hostname, claim.claimant_uid);
-    if (existing && active(existing)) return { outcome: 'exists', claim: existing };
-    try {
-      // Replaces exactly what was read (an expired claim, or one on an earlier registration), or nothing.
-      const condition = existing
-        ? { ConditionExpression: '#token = :token', ExpressionAttributeNames: { '#token': 'token' }, ExpressionAttributeValues: { ':token': existing.token } }
-        : { ConditionExpression: 'attribute_not_exists(pk)' };
-      await items.doc.send(new PutCommand({ TableName: items.table, Item: { ...keys.claim(claim.hostname, claim.claimant_uid), ...claimItem(claim) }, ...condition }));
-      return { outcome: 'created', claim };
-    } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-    }
-  }
-  throw new Error(`claim on ${claim.hostname} kept changing while it was written`);
 }

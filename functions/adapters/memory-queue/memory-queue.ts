@@ -7,12 +7,15 @@
 import { QueueFullError } from '#domain/queue-full.ts';
 import { backoffDelay, type BackoffPolicy, type BatchConsumer, type Queue } from '#ports/queue.ts';
 import type { ReceiptJournal, RecoveredSegment } from '#adapters/receipt-journal/receipt-journal.ts';
-import { log } from '#platform/log.ts';
+import type { InfoLogger } from '#ports/logger.ts';
+import { approxBytes } from './approx-bytes.ts';
 import { DeadLetterFile } from './dead-letter-file.ts';
 import { Fifo } from './fifo.ts';
 
 export interface MemoryQueueOptions<T> {
   consumer: BatchConsumer<T>;
+  /** Where a consumer that threw, dead letters and their replays are reported. */
+  log: InfoLogger;
   /** Most messages per consumer call. Default 500. */
   batchSize?: number;
   /** Batches the consumer may work on at once, as a Lambda's concurrency on an SQS queue. Default 1. */
@@ -46,23 +49,6 @@ export interface MemoryQueueOptions<T> {
   journalSends?: boolean;
 }
 
-/**
- * A message's rough size in memory, from its string lengths (UTF-16: two
- * bytes a character) plus a word for every other value and every property.
- * Computed once per message, so it only walks what a row or a chunk holds.
- */
-export function approxBytes(value: unknown): number {
-  if (typeof value === 'string') return 16 + 2 * value.length;
-  if (typeof value !== 'object' || value === null) return 8;
-  let bytes = 16;
-  if (Array.isArray(value)) {
-    for (const item of value) bytes += approxBytes(item);
-    return bytes;
-  }
-  for (const key in value) bytes += 8 + approxBytes((value as Record<string, unknown>)[key]);
-  return bytes;
-}
-
 interface Entry<T> {
   message: T;
   /** Deliveries so far. */
@@ -77,6 +63,7 @@ interface Entry<T> {
 
 export class MemoryQueue<T> implements Queue<T> {
   private readonly consumer: BatchConsumer<T>;
+  private readonly log: InfoLogger;
   private readonly batchSize: number;
   private readonly maxWaitMs: number;
   private readonly maxAttempts: number;
@@ -114,6 +101,7 @@ export class MemoryQueue<T> implements Queue<T> {
 
   constructor(options: MemoryQueueOptions<T>) {
     this.consumer = options.consumer;
+    this.log = options.log;
     this.batchSize = options.batchSize ?? 500;
     this.maxWaitMs = options.maxWaitMs ?? 50;
     this.concurrency = Math.max(1, options.concurrency ?? 1);
@@ -248,9 +236,9 @@ export class MemoryQueue<T> implements Queue<T> {
       if (this.stopped || performance.now() - this.lastFailureAt < everyMs) return;
       this.replayDeadLetters()
         .then((count) => {
-          if (count > 0) log.info('dead letters replayed', { count, path: this.deadLetterFile?.path });
+          if (count > 0) this.log.info('dead letters replayed', { count, path: this.deadLetterFile?.path });
         })
-        .catch((e: unknown) => log.error('dead-letter replay failed', { message: (e as Error).message }));
+        .catch((e: unknown) => this.log.error('dead-letter replay failed', { message: (e as Error).message }));
     };
     replay();
     const timer = setInterval(replay, everyMs).unref();
@@ -318,7 +306,7 @@ export class MemoryQueue<T> implements Queue<T> {
       return positions;
     } catch (e) {
       this.lastFailureAt = performance.now();
-      log.error('queue consumer threw', { size: batch.length, message: (e as Error)?.message });
+      this.log.error('queue consumer threw', { size: batch.length, message: (e as Error)?.message });
       return new Set(batch.keys());
     }
   }
@@ -380,13 +368,13 @@ export class MemoryQueue<T> implements Queue<T> {
       if (!this.deadLetterFile) throw new Error('no dead-letter file configured');
       await this.deadLetterFile.append(lines);
       this.release(entries);
-      log.error('messages dead-lettered', { count, path: this.deadLetterFile.path });
+      this.log.error('messages dead-lettered', { count, path: this.deadLetterFile.path });
     } catch (e) {
       // Counts only: the rows are visitors' data and never go to a log. Unreleased, those in the
       // journal stay there and come back at the next start (`journaled`).
       const { code, name } = (e ?? {}) as NodeJS.ErrnoException;
       const journaled = entries.filter((entry) => entry.segment !== null).length;
-      log.error('dead-letter write failed', { count, journaled, bytes: Buffer.byteLength(lines), error: code ?? name ?? 'Error', path: this.deadLetterFile?.path ?? null });
+      this.log.error('dead-letter write failed', { count, journaled, bytes: Buffer.byteLength(lines), error: code ?? name ?? 'Error', path: this.deadLetterFile?.path ?? null });
     }
   }
 

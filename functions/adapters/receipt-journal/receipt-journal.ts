@@ -13,7 +13,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { log } from '#platform/log.ts';
+import type { Logger } from '#ports/logger.ts';
 
 /**
  * How a message becomes one journal line and back. The line is JSON (a torn
@@ -29,6 +29,8 @@ export interface JournalCodec<T> {
 export const jsonCodec: JournalCodec<never> = { encode: (message) => JSON.stringify(message), decode: (value) => value as never };
 
 export interface ReceiptJournalOptions<T> {
+  /** Where a failed segment close or delete is reported (the journal goes on). */
+  log: Logger;
   /** Default: each message as its JSON text. */
   codec?: JournalCodec<T>;
   /** A segment is closed (and a new one opened) past this size. Default 16 MiB. */
@@ -82,13 +84,14 @@ export class ReceiptJournal<T> {
     private readonly segmentBytes: number,
     private readonly segmentMs: number,
     private readonly codec: JournalCodec<T>,
+    private readonly log: Logger,
     firstId: number,
   ) {
     this.nextId = firstId;
   }
 
   /** Opens the journal in `dir` (created owner-only) and returns what earlier runs left unreleased. */
-  static async open<T>(dir: string, options: ReceiptJournalOptions<T> = {}): Promise<{ journal: ReceiptJournal<T>; recovered: RecoveredSegment<T>[] }> {
+  static async open<T>(dir: string, options: ReceiptJournalOptions<T>): Promise<{ journal: ReceiptJournal<T>; recovered: RecoveredSegment<T>[] }> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const ids = (await readdir(dir))
       .map((name) => SEGMENT_FILE.exec(name)?.[1])
@@ -96,7 +99,7 @@ export class ReceiptJournal<T> {
       .map(Number)
       .sort((a, b) => a - b);
     const codec = options.codec ?? (jsonCodec as JournalCodec<T>);
-    const journal = new ReceiptJournal<T>(dir, options.segmentBytes ?? 16 * 1024 * 1024, options.segmentMs ?? 2_000, codec, (ids.at(-1) ?? 0) + 1);
+    const journal = new ReceiptJournal<T>(dir, options.segmentBytes ?? 16 * 1024 * 1024, options.segmentMs ?? 2_000, codec, options.log, (ids.at(-1) ?? 0) + 1);
     const recovered: RecoveredSegment<T>[] = [];
     for (const id of ids) {
       const messages = parseSegment(await readFile(join(dir, segmentName(id)), 'utf8'), codec);
@@ -126,7 +129,7 @@ export class ReceiptJournal<T> {
     if (!s) return;
     s.outstanding -= count;
     // An idle journal whose open segment is all stored closes it, so a restart has nothing to redo.
-    if (s === this.current && s.outstanding === 0 && !this.writing) this.closeSegment(s).catch(logJournalError);
+    if (s === this.current && s.outstanding === 0 && !this.writing) this.closeSegment(s).catch(this.logError);
     else this.dropIfDone(s);
   }
 
@@ -189,13 +192,13 @@ export class ReceiptJournal<T> {
     if (s.file || s.outstanding > 0) return;
     this.segments.delete(s.id);
     unlink(join(this.dir, segmentName(s.id))).catch((e: unknown) => {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') logJournalError(e);
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.logError(e);
     });
   }
-}
 
-function logJournalError(e: unknown): void {
-  log.error('receipt journal', { message: (e as Error).message });
+  private readonly logError = (e: unknown): void => {
+    this.log.error('receipt journal', { message: (e as Error).message });
+  };
 }
 
 /**

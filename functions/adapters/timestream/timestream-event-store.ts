@@ -17,7 +17,7 @@ import {
 import { uniqueEvents, type EventRow } from '#domain/rows/event-row.ts';
 import type { EventStore } from '#ports/event-store.ts';
 import { backoffDelay, type BackoffPolicy } from '#ports/queue.ts';
-import { log } from '#platform/log.ts';
+import type { Logger } from '#ports/logger.ts';
 
 /** Timestream's limits: records per WriteRecords request, bytes per record. */
 const RECORDS_PER_REQUEST = 100;
@@ -40,6 +40,8 @@ const BOOLEAN_MEASURES = ['unique', 'bot', 'https', 'imported'] as const satisfi
 const TRIMMABLE = ['metadata', 'query', 'referrer', 'path'] as const;
 
 export interface TimestreamEventStoreOptions {
+  /** Where records Timestream rejected (and so dropped) are reported. */
+  log: Logger;
   /** Sends per request, the first included, on throttling and 5xx. Default 3. */
   attempts?: number;
   /** Default 100 ms doubling up to 2 s, with jitter. */
@@ -143,13 +145,15 @@ export class TimestreamEventStore implements EventStore {
   readonly stats: TimestreamWriteStats = { written: 0, duplicates: 0, rejected: {}, trimmed: 0 };
   private readonly attempts: number;
   private readonly backoff: BackoffPolicy;
+  private readonly log: Logger;
 
   constructor(
     private readonly client: TimestreamWriteClient,
     private readonly database: string,
     private readonly table: string,
-    options: TimestreamEventStoreOptions = {},
+    options: TimestreamEventStoreOptions,
   ) {
+    this.log = options.log;
     this.attempts = options.attempts ?? 3;
     this.backoff = options.backoff ?? { baseMs: 100, maxMs: 2_000 };
   }
@@ -213,7 +217,7 @@ export class TimestreamEventStore implements EventStore {
     }
     this.stats.written += sent - rejected.length;
     if (dropped > 0) {
-      log.error('timestream rejected records dropped', { dropped, reasons });
+      this.log.error('timestream rejected records dropped', { dropped, reasons });
     }
   }
 }

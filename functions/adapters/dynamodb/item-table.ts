@@ -1,0 +1,32 @@
+/** The registry's table as its adapters reach it: one document client over the table, and reads of the gsi1 index. */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from './document-client.ts';
+import { GSI1 } from './table.ts';
+
+export interface ItemTable {
+  doc: DynamoDBDocumentClient;
+  table: string;
+}
+
+export const itemTable = (client: DynamoDBClient, table: string): ItemTable => ({ doc: documentClient(client), table });
+
+/** Every item listed under `gsi1pk` (an owner's sites or keys), page after page. */
+export async function queryIndex({ doc, table }: ItemTable, gsi1pk: string): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: GSI1,
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': gsi1pk },
+        ExclusiveStartKey: start,
+      }),
+    );
+    out.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
