@@ -1,6 +1,6 @@
 /**
  * ClickHouse only: the answers of a rolled read's two statements
- * (clickhouse-rolled.ts RolledPart) put together. Each statement sums its own
+ * (dialects/clickhouse-rollups.ts RolledPart) put together. Each statement sums its own
  * days; visitor hashes never repeat across UTC days and the two read
  * disjoint days, so their counts add up. A median does not: the engagement
  * parts carry each qualifying total with how many pages have it, and the
@@ -25,6 +25,9 @@ export function sumRows(rows: readonly ResultRow[], key: readonly string[], sums
   }
   return [...merged.values()];
 }
+
+/** A lists read's rows (`list`, `name`, `value`, `visitors`, `last_seen`) added up over its parts. */
+export const listRows = (rows: readonly ResultRow[]) => sumRows(rows, ['list', 'name'], ['value', 'visitors'], ['last_seen']);
 
 /** A bucket's engagement so far: each qualifying total with its count of pages, and the scrolls. */
 interface EngagementSoFar {
