@@ -22,6 +22,7 @@ import type { ImportLedger } from '#ports/import-ledger.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 import { awsClient } from './aws-clients.ts';
 import { ConfigError, required, type Config } from './config.ts';
+import { log } from './log.ts';
 
 /** The user and password of a ClickHouse secret: `{"username": …, "password": …}` (the shape Secrets Manager's console writes). */
 export function clickHouseCredentials(secret: string | undefined): ClickHouseCredentials {
@@ -67,7 +68,7 @@ export async function awsEventStore(config: Readonly<Config>): Promise<EventStor
 
 export async function awsReportStore(config: Readonly<Config>): Promise<ReportStore> {
   const clickhouse = await clickHouseStore(config, { migrate: false });
-  if (clickhouse) return new ClickHouseReportStore(clickhouse);
+  if (clickhouse) return new ClickHouseReportStore(clickhouse, { log });
   const { database, table } = required(config, 'timestream');
   return new TimestreamReportStore(awsClient(TimestreamQueryClient), database, table);
 }
