@@ -1,12 +1,14 @@
 /**
  * Report queries are written once per store dialect, side by side in one file
  * per query (this folder, as Umami keeps its Prisma and ClickHouse SQL of a
- * query together): each file exports a `Query` with an entry per dialect, and
- * the dialect-independent code that maps its result rows. A dialect is a
- * statement context (dialects/*.ts: how values enter its SQL, how it reads
- * the event rows) and a runner in its adapter. Adding a dialect is a name and
- * context here and one entry per query file; the compiler lists the files
- * that still lack it (a query may leave out Timestream, which is frozen).
+ * query together): each file exports a `Query` with an entry per dialect,
+ * the dialect-independent code that maps its result rows, and the `Report`
+ * the store answers (report.ts: its stores, and its rolled statements where
+ * a store keeps daily rollups). A dialect is a statement context
+ * (dialects/*.ts: how values enter its SQL, how it reads the event rows) and
+ * a runner in its adapter. Adding a dialect is a name and context here and
+ * one entry per query file; the compiler lists the files that still lack it
+ * (a query may leave out Timestream, which is frozen).
  */
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
 import type { DuckDbSql } from './dialects/duckdb.ts';

@@ -5,7 +5,7 @@
  * disjoint days, so their counts add up. A median does not: the engagement
  * parts carry each qualifying total with how many pages have it, and the
  * median is taken here over both, as ClickHouse's quantileExactInclusive(0.5)
- * takes it over the pages (the path without rollups, traffic.ts).
+ * takes it over the pages (the path without rollups, traffic-engagement.ts).
  */
 import type { ResultRow } from './dialect.ts';
 import { num } from './text.ts';
