@@ -129,7 +129,7 @@ function eventLabels(sql: ClickHouseSql, run: BuildRun): string {
 
 /**
  * Canonical pageviews per quarter-hour slot, and each visitor hash's first and last pageview of
- * the day by the slot it fell in (the counts of reports/sql/dialects/clickhouse-rollups.ts read them).
+ * the day by the slot it fell in (the rolled counts of reports/sql/traffic.ts read them).
  *
  * One read of the rows (their copy window is the cost): pageviews are counted per day, slot and
  * visitor, each visitor's slots kept in an array, whose first and last are its first and last

@@ -5,7 +5,8 @@
  * statement per dialect with the rollups it needs. Which days the rollups
  * answer is reports/plan.ts's decision; the stores execute it (store.ts and
  * the adapters). A new report is one query file and its test: no store
- * learns anything of it.
+ * adapter learns anything of it, and SqlReportStore answers its port method
+ * with `this.answer(report, …)`.
  */
 import type { ReportScope } from '#ports/report-store.ts';
 import type { RollupNeed, RollupRead } from '../plan.ts';

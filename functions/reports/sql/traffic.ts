@@ -12,10 +12,10 @@ import { rolledDays, UNFILTERED, variantOf, type RollupRead } from '../plan.ts';
 import type { DialectName, Query, ResultRow } from './dialect.ts';
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
 import { UNHASHED } from './dialects/clickhouse.ts';
-import { DAY as UTC_DAY, ofNamedVariantBuilds, onlyDays, readsSealed, rowsOutside, type RolledDays, type RolledPart, type RolledTables } from './dialects/clickhouse-rollups.ts';
+import { DAY as CLICKHOUSE_DAY, ofNamedVariantBuilds, onlyDays, readsSealed, rowsOutside, type RolledDays, type RolledPart, type RolledTables } from './dialects/clickhouse-rollups.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';
 import { CANONICAL, CANONICAL_COLUMNS, UNIQUE_WITHOUT_HASH, VISITORS as DUCKDB_VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
-import { DAY, dayNamed, ofVariant, ROLLUP_SLOTS, rowsOutsideRollups, stillBuilt } from './dialects/duckdb-rollups.ts';
+import { DAY as DUCKDB_DAY, dayNamed, ofVariant, ROLLUP_SLOTS, rowsOutsideRollups, stillBuilt } from './dialects/duckdb-rollups.ts';
 import { FIRST_SLICE_STORES, type Report } from './report.ts';
 import { sumRows } from './rolled-merge.ts';
 import { rawBucket, rowRanges, slotBuckets, type SealedDays } from './sealed-days.ts';
@@ -96,7 +96,7 @@ export const trafficRead = (scope: TrafficScope): RollupRead => {
 };
 
 /**
- * Pageviews and visitors per bucket (`part` 'bucket', when there is more than one) and over the range (`part` 'total'), as the CTE `counts`,
+ * DuckDB, from the rollups: pageviews and visitors per bucket (`part` 'bucket', when there is more than one) and over the range (`part` 'total'), as the CTE `counts`,
  * from the slots of the filters' variant (plan.ts rollupVariant) and the rows outside them that pass the filters. The writer's
  * first-of-day flags count a site's raw visitors; a filter may drop a visitor's flagged pageview, so under one
  * the raw rows' visitors are distinct hashes per bucket and UTC day.
@@ -105,7 +105,7 @@ function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], day
   const range = { ...site, from: bounds[0] as number, to: bounds[bounds.length - 1] as number, filters };
   const variant = variantOf(filters);
   const rawVisitors = (b: readonly number[]) => (variant === UNFILTERED ? visitorsByFirstFlags(sql, b) : DUCKDB_VISITORS);
-  const rawGroup = variant === UNFILTERED ? '' : `, ${DAY}`;
+  const rawGroup = variant === UNFILTERED ? '' : `, ${DUCKDB_DAY}`;
   // Made only when used: its lists are bound parameters, and DuckDB refuses one the text leaves out.
   const slot = bounds.length > 2 ? slotBuckets(sql, bounds, days) : null;
   const perBucket =
@@ -131,7 +131,7 @@ function countsCte(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], day
 }
 
 /**
- * Raw rows' parts 'bucket' and 'total' from one read of them (a second SELECT naming them would
+ * ClickHouse, from the rollups: raw rows' parts 'bucket' and 'total' from one read of them (a second SELECT naming them would
  * read them again): per bucket and UTC day the distinct visitors' state, merged per UTC day for
  * the total (visitor hashes do not repeat across UTC days, so days add up).
  */
@@ -140,7 +140,7 @@ function rawBucketsAndTotal(raw: string, bucket: string): string {
       SELECT groupArray(tuple('bucket', "bucket", "pageviews", finalizeAggregation("distinct") + "unhashed")) AS "per",
              sum("pageviews") AS "day_pageviews", uniqExactMerge("distinct") + sum("unhashed") AS "day_visitors"
       FROM (
-        SELECT toUInt32(${bucket}) AS "bucket", ${UTC_DAY} AS "utc_day", count() AS "pageviews", uniqExactState("visitor") AS "distinct",
+        SELECT toUInt32(${bucket}) AS "bucket", ${CLICKHOUSE_DAY} AS "utc_day", count() AS "pageviews", uniqExactState("visitor") AS "distinct",
                ${UNHASHED} AS "unhashed"
         FROM ${raw} AS r GROUP BY "bucket", "utc_day"
       ) AS d GROUP BY "utc_day"
@@ -149,9 +149,9 @@ function rawBucketsAndTotal(raw: string, bucket: string): string {
 }
 
 /**
- * One site's pageviews and visitors (traffic.ts) under the filters, from the slots of the named
- * days that can answer these buckets (plan.ts rolledDays) and the
- * rows of the rest of the range: rows of `part` 'bucket' (when there is more than one) and
+ * ClickHouse, from the rollups: one site's pageviews and visitors under the filters, from the
+ * slots of the named days that can answer these buckets (plan.ts rolledDays) and the rows of the
+ * rest of the range: rows of `part` 'bucket' (when there is more than one) and
  * 'total', partial sums of `part`. Raw rows count visitors per UTC day, summed. A slot keeps no
  * row's labels: under filters no variant answers, the counts come from rows.
  */
@@ -177,7 +177,7 @@ function clickhouseRolledCounts(sql: ClickHouseSql, tables: RolledTables, days: 
     // The array is made below the projection, whose aliases name the slots' columns.
     sources.push(`SELECT x.1 AS "part", x.2 AS "bucket", x.3 AS "pageviews", x.4 AS "visitors" FROM (SELECT ${each} AS "per" FROM ${slots} AS s) AS a ARRAY JOIN "per" AS x`);
   }
-  if (raw) sources.push(bounds.length > 2 ? rawBucketsAndTotal(raw, rawBucket(sql, bounds, ranges)) : `SELECT 'total' AS "part", toUInt32(0) AS "bucket", count() AS "pageviews", ${sql.visitors} AS "visitors" FROM ${raw} AS r GROUP BY ${UTC_DAY}`);
+  if (raw) sources.push(bounds.length > 2 ? rawBucketsAndTotal(raw, rawBucket(sql, bounds, ranges)) : `SELECT 'total' AS "part", toUInt32(0) AS "bucket", count() AS "pageviews", ${sql.visitors} AS "visitors" FROM ${raw} AS r GROUP BY ${CLICKHOUSE_DAY}`);
   if (sources.length === 0) return null;
   return `SELECT "part", if("part" = 'total', NULL, toNullable("bucket")) AS "bucket", sum("pageviews") AS "pageviews", sum("visitors") AS "visitors"
     FROM (${sources.join(' UNION ALL ')}) AS p GROUP BY "part", "bucket"`;
