@@ -21,8 +21,8 @@ import type { EventStore } from '#ports/event-store.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 import { awsClient } from './clients.ts';
-import { log } from '#platform/log.ts';
 import { ConfigError, required, type Config } from '#platform/config.ts';
+import { log } from '#platform/log.ts';
 
 /** The user and password of a ClickHouse secret: `{"username": …, "password": …}` (the shape Secrets Manager's console writes). */
 export function clickHouseCredentials(secret: string | undefined): ClickHouseCredentials {
@@ -68,7 +68,7 @@ export async function awsEventStore(config: Readonly<Config>): Promise<EventStor
 
 export async function awsReportStore(config: Readonly<Config>): Promise<ReportStore> {
   const clickhouse = await clickHouseStore(config, { migrate: false });
-  if (clickhouse) return new ClickHouseReportStore(clickhouse);
+  if (clickhouse) return new ClickHouseReportStore(clickhouse, { log });
   const { database, table } = required(config, 'timestream');
   return new TimestreamReportStore(awsClient(TimestreamQueryClient), database, table);
 }

@@ -7,7 +7,7 @@
  */
 
 /** What kind of refusal: the edge maps each kind to one status. */
-export type RefusalKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict' | 'rate_limited' | 'unavailable' | 'internal';
+export type RefusalKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict' | 'rate_limited' | 'unavailable' | 'not_implemented' | 'internal';
 
 export abstract class ProductError extends Error {
   abstract readonly kind: RefusalKind;
@@ -72,6 +72,8 @@ export const PublicNeedsVerificationError = refusal('PublicNeedsVerificationErro
 export const UnknownDimensionError = refusal('UnknownDimensionError', 'invalid', 'unknown dimension');
 /** A store that keeps refusing for load (throttling past the SDK's retries): worth asking again shortly. */
 export const StoreUnavailableError = refusal('StoreUnavailableError', 'unavailable', 'service unavailable, retry later', 1);
+/** A report the deployment's event store does not answer: Timestream is frozen at the first slice's reports (README, deploy). */
+export const NotAvailableOnStoreError = refusal('NotAvailableOnStoreError', 'not_implemented', 'not available with the Timestream event store');
 /** Anything unexpected: its details go to the log, never to the caller. */
 export const InternalError = refusal('InternalError', 'internal', 'internal error');
 
@@ -103,6 +105,7 @@ export const FIXED_REFUSALS: readonly FixedRefusal[] = [
   PublicNeedsVerificationError,
   UnknownDimensionError,
   StoreUnavailableError,
+  NotAvailableOnStoreError,
   InternalError,
 ];
 

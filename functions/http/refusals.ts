@@ -14,6 +14,7 @@ export const STATUS_OF_KIND: Readonly<Record<RefusalKind, number>> = {
   conflict: 409,
   rate_limited: 429,
   unavailable: 503,
+  not_implemented: 501,
   internal: 500,
 };
 

@@ -16,6 +16,7 @@ import {
   InvalidKindError,
   KeyLimitError,
   KeysForbiddenError,
+  NotAvailableOnStoreError,
   NotCancellableError,
   NoActiveClaimError,
   NotRetryableError,
@@ -291,7 +292,8 @@ const stats = (path: string, summary: string, schema: z.ZodType, { query = {}, e
   query: { ...reportQuery, ...query },
   responses: {
     200: { description: 'report', schema },
-    ...refusals(invalidInput(REPORT_QUERY_ERRORS), ...errors, ...siteReader, UnverifiedOwnerError),
+    // A report the deployment's event store does not answer (a Timestream deployment, README): 501.
+    ...refusals(invalidInput(REPORT_QUERY_ERRORS), ...errors, ...siteReader, UnverifiedOwnerError, NotAvailableOnStoreError),
   },
 });
 
@@ -317,7 +319,7 @@ const reportRoutes: RouteDef[] = [
     scope: 'read',
     summary: 'Every verified website and API site of the caller with sparse daily rollups from a rolling 31-day cutoff and a live count.',
     query: { tz: 'IANA timezone of the days; default UTC' },
-    responses: { 200: { description: 'summary', schema: s.SitesSummary }, ...refusals(invalidInput([INVALID_TIMEZONE]), ...scoped('read')) },
+    responses: { 200: { description: 'summary', schema: s.SitesSummary }, ...refusals(invalidInput([INVALID_TIMEZONE]), ...scoped('read'), NotAvailableOnStoreError) },
   },
 ];
 

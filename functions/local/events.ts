@@ -31,13 +31,13 @@ export interface LocalEvents {
 export async function openLocalEvents(config: Readonly<Config>, dataDir: string, registrationsOf: RegistrationsOf): Promise<LocalEvents> {
   if (config.clickhouse) {
     const events = await ClickHouseEventStore.open(clickHouseHttpExecutor(config.clickhouse), config.clickhouse.database, log);
-    return { events, reports: new ClickHouseReportStore(events), ledger: new ClickHouseImportLedger(events), duckdb: null, close: () => events.close() };
+    return { events, reports: new ClickHouseReportStore(events, { log }), ledger: new ClickHouseImportLedger(events), duckdb: null, close: () => events.close() };
   }
   const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { log, registrationsOf, indexBytes: config.eventIndexBytes });
   return {
     events,
     // Reports read through the event store's pooled reader connections.
-    reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }, events),
+    reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }, events, Date.now, log),
     ledger: new DuckDbImportLedger(events),
     duckdb: events,
     close: () => events.close(),

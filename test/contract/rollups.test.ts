@@ -16,7 +16,7 @@ import type { ReportScope } from '#ports/report-store.ts';
 import { REGISTRATION, row } from './report-store.contract.ts';
 import { DAY, filteredCountsExample, filteredCountsPairs, rolledEqualsRows, summaryExample, T0 } from './rollup-rows.ts';
 import { planOverview } from '#domain/reports/overview.ts';
-import { ROLLUP_DAYS } from '#reports/sql/rolled.ts';
+import { ROLLUP_DAYS } from '#reports/sql/dialects/duckdb-rollups.ts';
 import { MAX_VARIANTS } from '#adapters/duckdb/rollups.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import { log } from '#platform/log.ts';

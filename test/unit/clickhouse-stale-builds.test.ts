@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { staleBuilds, type RolledDays } from '#reports/sql/clickhouse-rolled.ts';
+import { staleBuilds, type RolledDays } from '#reports/sql/dialects/clickhouse-rollups.ts';
 
 const days = (over: Partial<RolledDays>): RolledDays => ({ first: 10, last: 13, built: [], builtAt: [], plain: [], plainAt: [], variant: '', ...over });
 

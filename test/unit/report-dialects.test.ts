@@ -2,7 +2,8 @@
  * The report queries' dialect entries, built without a store: what holds for
  * every statement whatever the store.
  */
-import { dayRanges, dayRuns, daysToBuild, rollupVariant, rowRanges, sealedDays, variantOf } from '#reports/sql/sealed-days.ts';
+import { daysToBuild, rollupVariant, sealedDays, variantOf } from '#reports/plan.ts';
+import { dayRanges, dayRuns, rowRanges } from '#reports/sql/sealed-days.ts';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { bucketAt, dayLookup } from '#reports/sql/text.ts';
@@ -11,14 +12,14 @@ import { listValue } from '@duckdb/node-api';
 import { DuckDbSql } from '#reports/sql/dialects/duckdb.ts';
 import { TimestreamSql } from '#reports/sql/dialects/timestream.ts';
 import { ClickHouseSql, splitRanges } from '#reports/sql/dialects/clickhouse.ts';
-import { breakdown } from '#reports/sql/breakdown.ts';
-import { eventBreakdown } from '#reports/sql/event-breakdown.ts';
+import { breakdown, eventBreakdown } from '#reports/sql/breakdown.ts';
 import { eventTotals } from '#reports/sql/event-totals.ts';
 import { livePages } from '#reports/sql/live-pages.ts';
 import { liveVisitors } from '#reports/sql/live-visitors.ts';
 import { retention } from '#reports/sql/retention.ts';
 import { techLists } from '#reports/sql/tech-lists.ts';
-import { trafficCounts, trafficEngagement } from '#reports/sql/traffic.ts';
+import { trafficCounts } from '#reports/sql/traffic.ts';
+import { trafficEngagement } from '#reports/sql/traffic-engagement.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 
 const T0 = Date.UTC(2024, 4, 1);

@@ -1,44 +1,24 @@
 /**
  * Report aggregates over the ClickHouse events table: the report queries'
  * ClickHouse dialect (functions/reports/sql), run through the executor. With
- * the daily rollups (rollups.ts), one site's breakdowns, tech lists, event
- * totals, retention and traffic read the sealed days from them: labels and
- * slots of the scope's variant (its rows, or those of its one `dim:value`
- * clause) answer whole days, stored pages any part of a day, and the rows
- * of the other sealed days (under any other filter, the range's cut ends)
- * are read as stored, less the copies their builds listed. The open days
- * and the days without a usable build are read less the copies the writer
- * listed, or through the copy window where their rows were stored before
- * it listed them (reports/sql/clickhouse-rolled.ts, the dialect's canonicalIn).
+ * the daily rollups (rollups.ts), one site's reads execute the plans of
+ * reports/plan.ts: labels and slots of the scope's variant (its rows, or
+ * those of its one `dim:value` clause) answer whole days, stored pages any
+ * part of a day, and the rows of the other sealed days (under any other
+ * filter, the range's cut ends) are read as stored, less the copies their
+ * builds listed. The open days and the days without a usable build are read
+ * less the copies the writer listed, or through the copy window where their
+ * rows were stored before it listed them (reports/sql/dialects/clickhouse-rollups.ts,
+ * the dialect's canonicalIn).
  */
-import type { BreakdownDim } from '#domain/reports/query.ts';
-import type { BreakdownRow, Engagement, LabelDim, ReportScope, SiteRef, SummaryLists, TrafficScope } from '#ports/report-store.ts';
+import type { Logger } from '#ports/logger.ts';
+import type { SiteRef } from '#ports/report-store.ts';
+import { buildKindOf, daysToBuildFor, planRollups, UNFILTERED, type RollupPlan, type RollupPolicy } from '#reports/plan.ts';
 import type { Query, QueryRunner, ResultRow } from '#reports/sql/dialect.ts';
 import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
-import { breakdownRow, byValueThenName } from '#reports/sql/breakdown.ts';
-import {
-  clickhouseRolledBreakdown,
-  clickhouseRolledCounts,
-  clickhouseRolledEngagement,
-  clickhouseRolledEventTotals,
-  clickhouseRolledRetention,
-  clickhouseRolledSummaryLists,
-  clickhouseRolledTechLists,
-  rangeOf,
-  staleBuilds,
-  staleMarks,
-  type RolledDays,
-  type RolledPart,
-} from '#reports/sql/clickhouse-rolled.ts';
-import { engagementOfParts, sumRows } from '#reports/sql/rolled-merge.ts';
-import { engagementOf } from '#reports/sql/retention.ts';
-import { eventBreakdownRow } from '#reports/sql/event-breakdown.ts';
-import { eventTotalsOf } from '#reports/sql/event-totals.ts';
-import { daysToBuild, rollupVariant, sealedDays, UNFILTERED, variantOf } from '#reports/sql/sealed-days.ts';
-import type { FilterClause } from '#domain/reports/filter.ts';
-import { SqlReportStore } from '#reports/sql/store.ts';
-import { summaryListsOf, techListRows } from '#reports/sql/tech-lists.ts';
-import { log } from '#platform/log.ts';
+import { staleBuilds, staleMarks, type RolledDays, type RolledPart } from '#reports/sql/dialects/clickhouse-rollups.ts';
+import type { Report } from '#reports/sql/report.ts';
+import { QUIET_LOG, SqlReportStore } from '#reports/sql/store.ts';
 import type { ClickHouseEventStore } from './clickhouse-event-store.ts';
 import { OPEN_DAYS, type RollupKind, type UsableBuild } from './rollups.ts';
 import { batchOf, groupsWithin, rowsOfBatch, type BatchRow, type Statement } from './statement-batch.ts';
@@ -75,8 +55,12 @@ export class ClickHouseQueryRunner implements QueryRunner {
 
   constructor(private readonly events: ClickHouseEventStore) {}
 
-  run<A extends unknown[]>(query: Query<A>, ...args: A): Promise<ResultRow[]> {
-    return this.runClickHouse((sql) => query.clickhouse(sql, ...args));
+  readonly dialect = 'clickhouse';
+
+  run<A extends unknown[]>(query: Query<A, never>, ...args: A): Promise<ResultRow[]> {
+    const build = query.clickhouse;
+    if (!build) throw new Error('a query without a ClickHouse statement');
+    return this.runClickHouse((sql) => build(sql, ...args));
   }
 
   /** A ClickHouse-only statement (the rollup reads); one built as null reads nothing and answers no rows. */
@@ -94,7 +78,7 @@ export class ClickHouseQueryRunner implements QueryRunner {
   /**
    * A statement whose answer is a function of its text and parameters: it reads only rows no
    * later write changes (the rollups of the builds it names, and their days' rows less the copies
-   * they listed; clickhouse-rolled.ts RolledPart). Its answer is kept and given again, so a
+   * they listed; dialects/clickhouse-rollups.ts RolledPart). Its answer is kept and given again, so a
    * report over the same builds plans and runs only its open part.
    */
   runSealed(build: (sql: ClickHouseSql) => string | null): Promise<ResultRow[]> {
@@ -170,11 +154,19 @@ function keep<V>(kept: Map<string, V>, key: string, value: V, most: number): voi
   if (kept.size > most) kept.delete(kept.keys().next().value as string);
 }
 
-/** A lists read's rows (list, name, value, visitors, last_seen) added up over its parts. */
-const listRows = (rows: readonly ResultRow[]) => sumRows(rows, ['list', 'name'], ['value', 'visitors'], ['last_seen']);
-
 /** A site's builds of one variant, as remembered. */
 const buildsKey = (scope: SiteRef, variant: string) => `${scope.site}\u0000${scope.registration}\u0000${variant}`;
+
+/**
+ * ClickHouse's rollups (rollups.ts): today is open for labels and slots, and yesterday too for
+ * pages (the next day's appends change them); every sealed day a range cuts into is named, its
+ * rows read plainly with its build; under filters no variant answers, the site's own builds are
+ * named, whose labels and slots then answer nothing.
+ */
+export const CLICKHOUSE_ROLLUPS: RollupPolicy = { openDays: OPEN_DAYS, cutDays: () => true, otherFilters: 'own' };
+
+/** A read the store makes three times at most: each race with a batch that marked a named build stale costs one. */
+const ATTEMPTS = 3;
 
 export class ClickHouseReportStore extends SqlReportStore {
   private readonly clickhouse: ClickHouseQueryRunner;
@@ -183,197 +175,127 @@ export class ClickHouseReportStore extends SqlReportStore {
    * one a batch has marked stale since shows in the stale marks read with it, and the site is looked up again.
    */
   private readonly known = new Map<string, Map<number, UsableBuild>>();
-  /** Rolled reads' open (or whole) answers by statement, with the site's marks they stand for (rolled). */
+  /** Rolled reads' open (or whole) answers by statement, with the site's marks they stand for (fromRollups). */
   private readonly openAnswers = new Map<string, { version: string; rows: ResultRow[] }>();
   /** Each site's stale marks as the last rolled read of it saw them. */
   private readonly siteMarks = new Map<string, string>();
+  private readonly log: Logger;
 
-  /** With `rollups` off, every report reads the rows (the tests compare both ways). `now` decides which days are sealed. */
+  /** With `rollups` off, every report reads the rows (the tests compare both ways). `now` decides which days are sealed; `log` hears of builds that failed. */
   constructor(
     private readonly events: ClickHouseEventStore,
-    private readonly options: { rollups?: boolean; now?: () => number } = {},
+    private readonly options: { rollups?: boolean; now?: () => number; log?: Logger } = {},
   ) {
     const runner = new ClickHouseQueryRunner(events);
     super(runner);
     this.clickhouse = runner;
+    this.log = options.log ?? QUIET_LOG;
   }
 
   /**
-   * Runs `read` over the usable builds (of `kind`) of the sealed days of the scope, those it only
-   * cuts into too (building the missing ones first), and the rows of the rest; null when no day is
-   * sealed. Labels and slots are those of the scope's variant (sealed-days.ts rollupVariant: its
-   * one `dim:value` clause), else the site's own, whose labels and slots then answer nothing.
-   * `read` applies the scope's filters: to the stored pages, and to the rows a label or slot
-   * of its variant does not answer (read plain, on the days whose site's own build listed their copies).
-   * The site's stale marks are read with it (one statement for all the reads a report sends
-   * together): when a batch marked a named day stale before the read, the site's builds are looked
-   * up again and the read runs again; after three such races the rows answer.
+   * Executes the plan of a report's rolled read: its statement over the usable builds of the
+   * plan's days (building the missing ones first) and the rows of the rest; null when the rows
+   * answer alone. The statement applies the scope's filters: to the stored pages, and to the rows
+   * a label or slot of its variant does not answer. The site's stale marks are read with it (one
+   * statement for all the reads a report sends together): when a batch marked a named day stale
+   * before the read, the site's builds are looked up again and the read runs again; after three
+   * such races the rows answer.
    *
-   * `split` reads are partial sums the caller adds up (rolled-merge.ts): `read` gives the sealed
-   * statement, kept by the runner (runSealed) when there are named builds, and the open one.
-   * Otherwise `read` gives the whole statement.
+   * `split` reads are partial sums the report adds up (rolled-merge.ts): the sealed statement, kept
+   * by the runner (runSealed) when there are named builds, and the open one. Otherwise one whole
+   * statement.
    */
-  private async rolled(
-    scope: SiteRef & { from: number; to: number; filters: ReportScope['filters'] },
-    kind: RollupKind,
-    read: (sql: ClickHouseSql, days: RolledDays, part: RolledPart) => string | null,
-    split = true,
-  ): Promise<ResultRow[] | null> {
-    if (this.options.rollups === false) return null;
-    // Stored pages keep their ts, and a day's rows read plain: a day the range only cuts into answers too.
-    const range = sealedDays(scope.from, scope.to, (this.options.now ?? Date.now)(), OPEN_DAYS[kind], true);
-    if (!range) return null;
-    const filters = kind === 'labels' && rollupVariant(scope.filters) !== null ? scope.filters : [];
-    const variant = variantOf(filters);
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const builds = await this.builds(scope, kind, filters, range.first, range.last);
-      // A day's rows read plain less the copies the site's own build listed, as remembered (a variant's read builds none of them).
-      const own = variant === UNFILTERED ? builds : (this.known.get(buildsKey(scope, UNFILTERED)) ?? new Map<number, UsableBuild>());
-      const days = namedDays(range, kind, variant, builds, own);
-      const open = (sql: ClickHouseSql) => read(sql, days, split ? 'open' : 'whole');
-      const openKey = await this.clickhouse.keyOf(open);
-      const kept = openKey === null ? undefined : recall(this.openAnswers, openKey);
-      // The site's marks as a read that has finished saw them.
-      const site = buildsKey(scope, UNFILTERED);
-      const before = this.siteMarks.get(site);
-      const [sealed, marks, fresh] = await Promise.all([
-        split && days.built.length + days.plain.length > 0 ? this.clickhouse.runSealed((sql) => read(sql, days, 'sealed')) : [],
-        this.clickhouse.runShared((sql) => staleMarks(sql, this.events.rollups.tables, scope)),
-        kept || openKey === null ? null : this.clickhouse.runClickHouse(open),
-      ]);
-      const newest = new Map(marks.map((m) => [Number(m.day), Number(m.at)]));
-      if (staleBuilds(days, newest, kind === 'pages') > 0) {
-        this.known.delete(buildsKey(scope, variant));
-        this.known.delete(buildsKey(scope, UNFILTERED));
-        continue;
-      }
-      // The site's marks as of this read: every batch marked in them stored its rows before it.
-      const version = JSON.stringify([...newest].sort((a, b) => a[0] - b[0]));
-      keep(this.siteMarks, site, version, SITES_KEPT);
-      if (openKey === null) return sealed;
-      if (fresh) {
-        // Read with the marks, so kept only when a finished read saw the same: their batches' rows were stored before this read began.
-        if (before === version) keep(this.openAnswers, openKey, { version, rows: fresh }, OPEN_ANSWERS);
-        return [...sealed, ...fresh];
-      }
-      if (kept?.version === version) return [...sealed, ...kept.rows];
-      // A batch marked the site since: the open part is read again, after the marks. Its answer is not kept: on a
-      // site that batches keep marking, the next read then sends the open part with the marks, in one request.
-      this.openAnswers.delete(openKey);
-      return [...sealed, ...(await this.clickhouse.runClickHouse(open))];
+  protected override async fromRollups<A extends unknown[], R>(report: Report<A, R>, args: A): Promise<R | null> {
+    const form = report.rolled?.clickhouse;
+    if (!form || this.options.rollups === false) return null;
+    const plan = planRollups(form.read(...args), form.need, CLICKHOUSE_ROLLUPS, (this.options.now ?? Date.now)());
+    if (!plan) return null;
+    const { tables } = this.events.rollups;
+    const read = (sql: ClickHouseSql, days: RolledDays, part: RolledPart) => form.statement(sql, tables, days, part, ...args);
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const rows = await this.readPlan(plan, read, form.split);
+      if (rows) return form.answer(rows, ...args);
     }
     return null;
   }
 
+  /** One attempt at a plan's read: its rows, or null when a batch marked a named build stale before it. */
+  private async readPlan(plan: RollupPlan, read: (sql: ClickHouseSql, days: RolledDays, part: RolledPart) => string | null, split: boolean): Promise<ResultRow[] | null> {
+    const kind = buildKindOf(plan.need);
+    const scope = plan.site;
+    const builds = await this.builds(plan);
+    // A day's rows read plain less the copies the site's own build listed, as remembered (a variant's read builds none of them).
+    const own = plan.variant === UNFILTERED ? builds : (this.known.get(buildsKey(scope, UNFILTERED)) ?? new Map<number, UsableBuild>());
+    const days = namedDays(plan, kind, builds, own);
+    const open = (sql: ClickHouseSql) => read(sql, days, split ? 'open' : 'whole');
+    const openKey = await this.clickhouse.keyOf(open);
+    const kept = openKey === null ? undefined : recall(this.openAnswers, openKey);
+    // The site's marks as a read that has finished saw them.
+    const site = buildsKey(scope, UNFILTERED);
+    const before = this.siteMarks.get(site);
+    const [sealed, marks, fresh] = await Promise.all([
+      split && days.built.length + days.plain.length > 0 ? this.clickhouse.runSealed((sql) => read(sql, days, 'sealed')) : [],
+      this.clickhouse.runShared((sql) => staleMarks(sql, this.events.rollups.tables, scope)),
+      kept || openKey === null ? null : this.clickhouse.runClickHouse(open),
+    ]);
+    const newest = new Map(marks.map((m) => [Number(m.day), Number(m.at)]));
+    if (staleBuilds(days, newest, kind === 'pages') > 0) {
+      this.known.delete(buildsKey(scope, plan.variant));
+      this.known.delete(buildsKey(scope, UNFILTERED));
+      return null;
+    }
+    // The site's marks as of this read: every batch marked in them stored its rows before it.
+    const version = JSON.stringify([...newest].sort((a, b) => a[0] - b[0]));
+    keep(this.siteMarks, site, version, SITES_KEPT);
+    if (openKey === null) return sealed;
+    if (fresh) {
+      // Read with the marks, so kept only when a finished read saw the same: their batches' rows were stored before this read began.
+      if (before === version) keep(this.openAnswers, openKey, { version, rows: fresh }, OPEN_ANSWERS);
+      return [...sealed, ...fresh];
+    }
+    if (kept?.version === version) return [...sealed, ...kept.rows];
+    // A batch marked the site since: the open part is read again, after the marks. Its answer is not kept: on a
+    // site that batches keep marking, the next read then sends the open part with the marks, in one request.
+    this.openAnswers.delete(openKey);
+    return [...sealed, ...(await this.clickhouse.runClickHouse(open))];
+  }
+
   /**
-   * The site's usable builds for first..last of `kind`, of the variant of `filters`: remembered, else
-   * looked up, building the days that lack one (sealed-days.ts daysToBuild: not for a read of only part of a day).
+   * The site's usable builds of the plan's kind and variant: remembered, else looked up, building the
+   * days that lack one (plan.ts daysToBuild: not for a read of only part of a day).
    */
-  private async builds(
-    scope: SiteRef & { from: number; to: number },
-    kind: RollupKind,
-    filters: readonly FilterClause[],
-    first: number,
-    last: number,
-  ): Promise<Map<number, UsableBuild>> {
-    const variant = variantOf(filters);
-    const key = buildsKey(scope, variant);
-    const lacking = (m: Map<number, UsableBuild>) => {
-      const days: number[] = [];
-      for (let d = first; d <= last; d++) {
-        const build = m.get(d);
-        if (!build || !usableFor(build, kind)) days.push(d);
-      }
-      return days;
-    };
+  private async builds(plan: RollupPlan): Promise<Map<number, UsableBuild>> {
+    const kind = buildKindOf(plan.need);
+    const { site, registration } = plan.site;
+    const key = buildsKey(plan.site, plan.variant);
+    const toBuild = (m: ReadonlyMap<number, UsableBuild>) => daysToBuildFor(plan, [...m].filter(([, build]) => usableFor(build, kind)).map(([day]) => day));
     const remembered = this.known.get(key);
-    if (remembered && daysToBuild(lacking(remembered), scope).length === 0) return remembered;
+    if (remembered && toBuild(remembered).length === 0) return remembered;
     const { rollups } = this.events;
-    const lookUp = async () => new Map((await rollups.usable(scope.site, scope.registration, variant)).map((u) => [u.day, u]));
+    const lookUp = async () => new Map((await rollups.usable(site, registration, plan.variant)).map((u) => [u.day, u]));
     let builds = await lookUp();
-    const missing = daysToBuild(lacking(builds), scope);
+    const missing = toBuild(builds);
     if (missing.length > 0) {
       try {
-        await rollups.build(scope.site, scope.registration, missing, filters);
+        await rollups.build(site, registration, missing, plan.filters);
       } catch (e) {
         // A build that fails (a timeout, a full disk) costs speed, not the answer: those days are read from rows.
-        log.warn('clickhouse rollup build failed: its days are read from rows', { days: missing.length, message: (e as Error).message });
+        this.log.warn('clickhouse rollup build failed: its days are read from rows', { days: missing.length, message: (e as Error).message });
       }
       builds = await lookUp();
     }
     this.known.set(key, builds);
     return builds;
   }
-
-  override async breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]> {
-    // Ranked and cut: one statement, as partial sums could not be cut.
-    const rows = await this.rolled(scope, 'labels', (sql, days) => clickhouseRolledBreakdown(sql, this.events.rollups.tables, scope, dim, days, limit), false);
-    if (!rows) return super.breakdown(scope, dim, limit);
-    return rows.map(dim === 'events' ? eventBreakdownRow : breakdownRow).sort(byValueThenName);
-  }
-
-  override async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
-    const rows = await this.rolled(scope, 'labels', (sql, days, part) => clickhouseRolledTechLists(sql, this.events.rollups.tables, scope, dims, days, part));
-    return rows ? techListRows(dims, limit, listRows(rows)) : super.breakdowns(scope, dims, limit);
-  }
-
-  /** The summary's tech lists, events breakdown and event totals in one rolled statement. */
-  override async summaryLists<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<SummaryLists<D>> {
-    const rows = await this.rolled(scope, 'labels', (sql, days, part) => clickhouseRolledSummaryLists(sql, this.events.rollups.tables, scope, dims, days, part));
-    return rows ? summaryListsOf(dims, limit, listRows(rows)) : super.summaryLists(scope, dims, limit);
-  }
-
-  override async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {
-    const rows = await this.rolled(scope, 'labels', (sql, days, part) => clickhouseRolledEventTotals(sql, this.events.rollups.tables, scope, days, part));
-    if (!rows) return super.eventTotals(scope);
-    const [total] = listRows(rows);
-    return eventTotalsOf([{ count: total?.value, visitors: total?.visitors }]);
-  }
-
-  override async engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
-    const rows = await this.rolled(scope, 'pages', (sql, days, part) =>
-      clickhouseRolledRetention(sql, this.events.rollups.tables, scope, days, durations, scrolls, part),
-    );
-    if (!rows) return super.engagement(scope, durations, scrolls);
-    const counted = ['measured', 'scroll_measured', ...durations.map((_, i) => `d${i}`), ...scrolls.map((_, i) => `s${i}`)];
-    return engagementOf(durations, scrolls, sumRows(rows, [], counted));
-  }
-
-  /** One site's counts from the slot rollups of the days they can answer (of its filters' variant) and the rows of the rest; more sites read the rows. */
-  protected override async countRows(scope: TrafficScope): Promise<[ResultRow[] | null, ResultRow[]]> {
-    const [site] = scope.sites;
-    const bounds = scope.boundaries;
-    if (!site || scope.sites.length > 1) return super.countRows(scope);
-    const range = { ...rangeOf(site, bounds), filters: scope.filters };
-    const rolled = await this.rolled(range, 'labels', (sql, days, part) =>
-      clickhouseRolledCounts(sql, this.events.rollups.tables, { site, bounds, days, filters: scope.filters, part }),
-    );
-    if (!rolled) return super.countRows(scope);
-    const rows = sumRows(rolled, ['part', 'bucket'], ['pageviews', 'visitors']);
-    const part = (name: string) => rows.filter((r) => r.part === name).map((r) => ({ ...r, site: site.site }));
-    return [bounds.length > 2 ? part('bucket') : null, part('total')];
-  }
-
-  /** One site's engagement, filtered or not, from the pages rollups; more sites read the rows. */
-  protected override async engagementRows(scope: TrafficScope): Promise<ResultRow[]> {
-    const [site] = scope.sites;
-    const bounds = scope.boundaries;
-    if (!site || scope.sites.length > 1) return super.engagementRows(scope);
-    const range = { ...rangeOf(site, bounds), filters: scope.filters };
-    const rows = await this.rolled(range, 'pages', (sql, days, part) =>
-      clickhouseRolledEngagement(sql, this.events.rollups.tables, { site, bounds, days, filters: scope.filters, part }),
-    );
-    return rows ? engagementOfParts(rows) : super.engagementRows(scope);
-  }
 }
 
 /** Whether a build answers for `kind`: pages also need no mark of the next day as new. */
 const usableFor = (build: UsableBuild, kind: RollupKind) => kind === 'labels' || build.pages;
 
-/** The days of `range` a read names: the usable builds of `kind` of its variant, and the days whose site's own build (`own`) lets their rows read plain. */
-function namedDays(range: { first: number; last: number }, kind: RollupKind, variant: string, builds: ReadonlyMap<number, UsableBuild>, own: ReadonlyMap<number, UsableBuild>): RolledDays {
-  const days = { ...range, built: [] as number[], builtAt: [] as number[], plain: [] as number[], plainAt: [] as number[], variant };
-  for (let d = range.first; d <= range.last; d++) {
+/** The days of the plan a read names: the usable builds of `kind` of its variant, and the days whose site's own build (`own`) lets their rows read plain. */
+function namedDays(plan: RollupPlan, kind: RollupKind, builds: ReadonlyMap<number, UsableBuild>, own: ReadonlyMap<number, UsableBuild>): RolledDays {
+  const days = { first: plan.first, last: plan.last, built: [] as number[], builtAt: [] as number[], plain: [] as number[], plainAt: [] as number[], variant: plan.variant };
+  for (let d = plan.first; d <= plan.last; d++) {
     const build = builds.get(d);
     if (build && usableFor(build, kind)) {
       days.built.push(d);

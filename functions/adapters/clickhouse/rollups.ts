@@ -6,7 +6,7 @@
  * the copy window, which reads the day before too). Visitor hashes never repeat
  * across UTC days, so a range of whole days is the sum of its days; the
  * report store adds the rows of the partial days at its ends
- * (reports/sql/clickhouse-rolled.ts).
+ * (reports/sql/dialects/clickhouse-rollups.ts).
  *
  * A day's rollup is a cache of a pure function of its rows (copies decided
  * as the dialect reads them), kept append-only as the table is: a build
@@ -20,7 +20,7 @@
  * redelivered, and marks then.
  *
  * Labels and slots are also built per variant: the rows one `dim:value`
- * filter clause keeps (reports/sql/sealed-days.ts rollupVariant), the first time
+ * filter clause keeps (reports/plan.ts rollupVariant), the first time
  * a report under that clause needs a day, with builds of their own and the
  * same stale marks. Pages and copies are built for the site's own rows only
  * (stored pages keep the columns filters compare).
@@ -28,13 +28,13 @@
 import { DAY_MS } from '#domain/rows/days.ts';
 import { BREAKDOWN_COLUMNS, BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
-import { dayRuns, SLOT_MS, touchedDays, UNFILTERED, variantOf } from '#reports/sql/sealed-days.ts';
+import { UNFILTERED, variantOf } from '#reports/plan.ts';
+import { dayRuns, SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
 import { ClickHouseSql, copiesAmong, type Listing } from '#reports/sql/dialects/clickhouse.ts';
-import { labelTuples } from '#reports/sql/clickhouse-rolled.ts';
-import type { PageviewDim } from '#reports/sql/breakdown.ts';
+import { labelTuples } from '#reports/sql/dialects/clickhouse-rollups.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 import { FILTERED_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
-import { filterColumns, filterSql } from '#reports/sql/text.ts';
+import { filterColumns, filterSql, type PageviewDim } from '#reports/sql/text.ts';
 import { clickhouseEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { COPY_WINDOW_MS } from '#domain/rows/copies.ts';
 import { ident, ROLLUP_BUILDS, ROLLUP_COPIES, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE, VARIANT_DAYS } from './schema.ts';
@@ -116,7 +116,7 @@ function pageviewLabels(sql: ClickHouseSql, run: BuildRun): string {
     GROUP BY "day", "dim", "name"`;
 }
 
-/** The events breakdown's labels and the event totals of a run's rows, as event-breakdown.ts counts them. */
+/** The events breakdown's labels and the event totals of a run's rows, as breakdown.ts counts them. */
 function eventLabels(sql: ClickHouseSql, run: BuildRun): string {
   const rows = runRows(sql, run, 'event', ['visitor', 'event', 'bot']);
   return `
@@ -129,7 +129,7 @@ function eventLabels(sql: ClickHouseSql, run: BuildRun): string {
 
 /**
  * Canonical pageviews per quarter-hour slot, and each visitor hash's first and last pageview of
- * the day by the slot it fell in (the counts of reports/sql/clickhouse-rolled.ts read them).
+ * the day by the slot it fell in (the rolled counts of reports/sql/traffic.ts read them).
  *
  * One read of the rows (their copy window is the cost): pageviews are counted per day, slot and
  * visitor, each visitor's slots kept in an array, whose first and last are its first and last

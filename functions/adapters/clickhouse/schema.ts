@@ -203,7 +203,7 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
   },
   {
     version: 5,
-    // Labels, slots and builds per variant (reports/sql/sealed-days.ts rollupVariant): '' (what every row so far is) the site's own
+    // Labels, slots and builds per variant (reports/plan.ts rollupVariant): '' (what every row so far is) the site's own
     // rows. A variant's build of a day must not replace the site's at merges, so it joins the builds' sorting key. A variant's
     // rows expire (VARIANT_DAYS), its builds first.
     statements: (db) => [

@@ -3,13 +3,13 @@
  * each breakdown's labels with their canonical pageviews (or events) and
  * distinct visitors, the day's event totals, per quarter-hour slot the
  * pageviews and the visitors whose first or last pageview of the day fell in
- * it (rolled-traffic.ts), and each engaged page with its appends summed in.
+ * it (traffic.ts, traffic-engagement.ts), and each engaged page with its appends summed in.
  * Visitor hashes never repeat across UTC days, so a range of whole days is
  * the sum of its days; the report store adds the raw rows of the partial
  * days at its ends.
  *
  * Labels and slots are also kept per variant: the rows one `dim:value`
- * filter clause keeps (sealed-days.ts rollupVariant), built the first time a
+ * filter clause keeps (reports/plan.ts rollupVariant), built the first time a
  * report under that clause needs them, so a click on a dashboard row reads
  * sums too. A site keeps the variants of its last MAX_VARIANTS clauses; the
  * least recently built goes first. Engaged pages keep the columns filters
@@ -30,8 +30,9 @@ import type { EventRow } from '#domain/rows/event-row.ts';
 import { CANONICAL, CANONICAL_EVENTS, DuckDbSql, VISITORS } from '#reports/sql/dialects/duckdb.ts';
 import { duckdbEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { entryOnly, filterSql, labelExpression } from '#reports/sql/text.ts';
-import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_SLOTS } from '#reports/sql/rolled.ts';
-import { dayRuns, SLOT_MS, touchedDays, UNFILTERED, variantOf } from '#reports/sql/sealed-days.ts';
+import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_SLOTS } from '#reports/sql/dialects/duckdb-rollups.ts';
+import { UNFILTERED, variantOf } from '#reports/plan.ts';
+import { dayRuns, SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
 import { inTransaction } from './transaction.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */
@@ -60,7 +61,7 @@ const ROLLUP_TABLES = [
 /** The rows of a build: its site's in [$from, $to), those the variant's clause keeps (`filter`, from filterSql). */
 const BUILD_SCOPE = `site = $site AND registration = $registration AND ts >= $from AND ts < $to`;
 
-/** The rows a dimension counts and how it labels them, as in breakdown.ts and event-breakdown.ts. */
+/** The rows a dimension counts and how it labels them, as in breakdown.ts. */
 function rollupSelect(dim: RollupDim, filter: string): string {
   const day = `(ts // ${DAY_MS})::INTEGER`;
   const scope = `${BUILD_SCOPE}${filter}`;
@@ -82,7 +83,7 @@ const SLOT = `(ts % ${DAY_MS}) // ${SLOT_MS}`;
 /**
  * Canonical pageviews per slot, and each visitor hash's first and last pageview of the day by the
  * slot it fell in: a visitor seen from slot s to the day's end has its last pageview there, one
- * seen from the day's start to slot s its first (the traffic reads in rolled-traffic.ts).
+ * seen from the day's start to slot s its first (the rolled counts of traffic.ts).
  */
 const slotsSelect = (filter: string) => `
   WITH pv AS (SELECT site, registration, ts, visitor_key, "unique" FROM events WHERE ${CANONICAL} AND ${BUILD_SCOPE}${filter}),
@@ -190,7 +191,7 @@ function daysOf(variants: Map<string, Set<number>>, variant: string): Set<number
  * that touch their days, and which days are built remembered in memory as the last commit left
  * them, so a read names its days without a statement. A site's days (of every variant) are loaded
  * from the table the first time a read asks (under the writes' turn, so no batch interleaves). A
- * read that named a day a batch removed after the look sees it in `still_built` (rolled.ts).
+ * read that named a day a batch removed after the look sees it in `still_built` (dialects/duckdb-rollups.ts).
  */
 export class DuckDbRollups {
   /** Per site and registration, per variant, its built days. */

@@ -2,7 +2,8 @@
  * Report aggregates over Amazon Timestream for LiveAnalytics, reading the
  * records of timestream-event-store.ts: the report queries' Timestream
  * dialect (functions/reports/sql), run here (all pages), with typed result
- * rows turned into plain objects.
+ * rows turned into plain objects. Timestream is frozen at the first slice's
+ * reports: a report that does not name it answers NotAvailableOnStoreError.
  *
  * A column exists in Timestream only once a record carried it (a new table
  * has none; utm_term may never come). Statements assume every column exists;
@@ -18,6 +19,7 @@ import {
   type TimestreamQueryClient,
   type Type,
 } from '@aws-sdk/client-timestream-query';
+import { NotAvailableOnStoreError } from '#domain/errors.ts';
 import type { Query, QueryRunner } from '#reports/sql/dialect.ts';
 import { TimestreamSql, describeSql, type ColumnName, type SqlContext } from '#reports/sql/dialects/timestream.ts';
 import { SqlReportStore } from '#reports/sql/store.ts';
@@ -68,6 +70,7 @@ export function parseRow(columns: readonly ColumnInfo[], row: Row): PlainRow {
 const isValidationError = (e: unknown) => (e as { name?: string } | null)?.name === 'ValidationException';
 
 export class TimestreamQueryRunner implements QueryRunner {
+  readonly dialect = 'timestream';
   /** The DESCRIBE in flight, shared by the statements that failed meanwhile. */
   private describing: Promise<ReadonlySet<string>> | null = null;
 
@@ -99,15 +102,18 @@ export class TimestreamQueryRunner implements QueryRunner {
    * Runs the statement built for a table with every column. Should Timestream
    * refuse it, the statement is built again for the columns the table has now
    * and run once more; when that changes nothing, the refusal stands. Nothing
-   * is cached: a column missing a minute ago may exist now.
+   * is cached: a column missing a minute ago may exist now. The store is frozen: a query
+   * written after it has no Timestream statement.
    */
-  async run<A extends unknown[]>(query: Query<A>, ...args: A): Promise<PlainRow[]> {
-    const sql = query.timestream(this.context(null), ...args);
+  async run<A extends unknown[]>(query: Query<A, never>, ...args: A): Promise<PlainRow[]> {
+    const build = query.timestream;
+    if (!build) throw new NotAvailableOnStoreError();
+    const sql = build(this.context(null), ...args);
     try {
       return await this.query(sql);
     } catch (e) {
       if (!isValidationError(e)) throw e;
-      const again = query.timestream(this.context(await this.columns()), ...args);
+      const again = build(this.context(await this.columns()), ...args);
       if (again === sql) throw e;
       return this.query(again);
     }

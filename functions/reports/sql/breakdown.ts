@@ -1,17 +1,24 @@
 /**
- * A pageview breakdown (every dimension but `events`): canonical pageviews by
- * label, with visitors, value descending then name, empty labels only for
- * pages and referrers; `entry_pages` counts pageviews with the unique flag.
+ * A breakdown: for a pageview dimension, canonical pageviews by label, with
+ * visitors, value descending then name, empty labels only for pages and
+ * referrers (`entry_pages` counts pageviews with the unique flag); for
+ * `events`, canonical human custom events by name, with visitors and the
+ * newest time (`last_seen`, Unix ms). From the rows in every store, and from
+ * the daily rollups of the filters' variant in DuckDB and ClickHouse.
  */
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
 import type { BreakdownRow, ReportScope } from '#ports/report-store.ts';
-import type { Query, ResultRow } from './dialect.ts';
+import { variantOf } from '../plan.ts';
+import type { DialectName, Query, ResultRow } from './dialect.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';
-import { CANONICAL, VISITORS } from './dialects/duckdb.ts';
-import { entryOnly, filterColumns, filterSql, keepsEmptyLabels, label, labelExpression, num } from './text.ts';
-
-export type PageviewDim = Exclude<BreakdownDim, 'events'>;
+import { rolledLists } from './dialects/clickhouse-rollups.ts';
+import { CANONICAL, CANONICAL_COLUMNS, CANONICAL_EVENT_COLUMNS, CANONICAL_EVENTS, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
+import { DAY, rolledLabels, rowsOutsideRollups, stillBuilt } from './dialects/duckdb-rollups.ts';
+import { eventRows, readTimeEventRows } from './event-totals.ts';
+import { FIRST_SLICE_STORES, readOf, type Report } from './report.ts';
+import type { SealedDays } from './sealed-days.ts';
+import { entryOnly, filterColumns, filterSql, keepsEmptyLabels, label, labelExpression, num, type PageviewDim } from './text.ts';
 
 /** Timestream and ClickHouse: the same statement over their canonical pageviews. */
 function readTime(sql: ReadTimeSql, scope: ReportScope, dim: PageviewDim, limit: number): string {
@@ -29,7 +36,8 @@ function readTime(sql: ReadTimeSql, scope: ReportScope, dim: PageviewDim, limit:
     LIMIT ${sql.limit(limit)}`;
 }
 
-export const breakdown: Query<[scope: ReportScope, dim: PageviewDim, limit: number]> = {
+/** A pageview dimension's breakdown over the rows. */
+export const breakdown: Query<[scope: ReportScope, dim: PageviewDim, limit: number], DialectName> = {
   duckdb: (sql, scope, dim, limit) => {
     const where = sql.scope([scope], scope.from, scope.to, scope.filters);
     const keep = keepsEmptyLabels(dim) ? '' : ` AND coalesce(name, '') <> ''`;
@@ -43,7 +51,81 @@ export const breakdown: Query<[scope: ReportScope, dim: PageviewDim, limit: numb
   clickhouse: (sql, scope, dim, limit) => readTime(sql, scope, dim, limit),
 };
 
+/** Timestream and ClickHouse: the same statement over their canonical events. */
+const readTimeEvents = (sql: ReadTimeSql, scope: ReportScope, limit: number) => `
+    SELECT "event" AS "name", count(*) AS "value", count(DISTINCT "visitor") AS "visitors", max("ts") AS "last_seen"
+    FROM ${readTimeEventRows(sql, scope)}
+    GROUP BY "event"
+    ORDER BY "value" DESC, "name" ASC
+    LIMIT ${sql.limit(limit)}`;
+
+/** The `events` breakdown over the rows. */
+export const eventBreakdown: Query<[scope: ReportScope, limit: number], DialectName> = {
+  duckdb: (sql, scope, limit) => `
+    SELECT event AS name, count(*) AS value, count(DISTINCT visitor_key) AS visitors, max(ts) AS last_seen
+    FROM events WHERE ${eventRows.duckdb(sql, scope)}
+    GROUP BY event ORDER BY value DESC, name ASC LIMIT ${sql.limit(limit)}`,
+  timestream: (sql, scope, limit) => readTimeEvents(sql, scope, limit),
+  clickhouse: (sql, scope, limit) => readTimeEvents(sql, scope, limit),
+};
+
 export const breakdownRow = (r: ResultRow): BreakdownRow => ({ name: label(r.name), value: num(r.value), visitors: num(r.visitors) });
+export const eventBreakdownRow = (r: ResultRow): BreakdownRow => ({ ...breakdownRow(r), last_seen: num(r.last_seen) });
+const rowOf = (dim: BreakdownDim) => (dim === 'events' ? eventBreakdownRow : breakdownRow);
 
 /** Value descending, then name (code-unit order, as the stores' ORDER BY on text). */
 export const byValueThenName = (a: BreakdownRow, b: BreakdownRow) => b.value - a.value || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * DuckDB, from the rollups: names with value, visitors (and last_seen for events), ranked and cut
+ * as the rows' statement ranks them; every row carries `still_built`, and one row with a null
+ * name stands for an empty answer.
+ */
+function duckdbRolled(sql: DuckDbSql, days: SealedDays, scope: ReportScope, dim: BreakdownDim, limit: number): string {
+  const rows = rowsOutsideRollups(sql, scope, days, ['ts', 'visitor_key', ...(dim === 'events' ? CANONICAL_EVENT_COLUMNS : [...CANONICAL_COLUMNS, 'unique', BREAKDOWN_COLUMNS[dim]])]);
+  const raw =
+    dim === 'events'
+      ? `SELECT event AS name, count(*) AS value, count(DISTINCT visitor_key) AS visitors, max(ts) AS last_seen
+         FROM ${rows} AS e WHERE ${CANONICAL_EVENTS} GROUP BY event, ${DAY}`
+      : `SELECT coalesce(name, '') AS name, count(*) AS value, ${VISITORS} AS visitors, NULL::BIGINT AS last_seen
+         FROM (SELECT *, ${labelExpression(sql, dim)} AS name FROM ${rows} AS e
+               WHERE ${CANONICAL}${entryOnly(dim)})
+         GROUP BY coalesce(name, ''), ${DAY}`;
+  const keep = dim === 'events' || keepsEmptyLabels(dim) ? '' : `WHERE name <> ''`;
+  return `
+    WITH answer AS (
+      SELECT name, sum(value) AS value, sum(visitors) AS visitors, max(last_seen) AS last_seen
+      FROM (${rolledLabels(sql, scope, dim, days)} UNION ALL ${raw}) ${keep}
+      GROUP BY name ORDER BY value DESC, name ASC LIMIT ${sql.limit(limit)}
+    )
+    SELECT c.still_built, a.name, a.value, a.visitors, a.last_seen FROM ${stillBuilt(sql, scope, days, variantOf(scope.filters))} AS c LEFT JOIN answer AS a ON true
+    ORDER BY a.value DESC, a.name ASC`;
+}
+
+type Args = [scope: ReportScope, dim: BreakdownDim, limit: number];
+
+export const breakdownReport: Report<Args, BreakdownRow[]> = {
+  stores: FIRST_SLICE_STORES,
+  rows: async (db, scope, dim, limit) =>
+    dim === 'events' ? (await db.run(eventBreakdown, scope, limit)).map(eventBreakdownRow) : (await db.run(breakdown, scope, dim, limit)).map(breakdownRow),
+  rolled: {
+    duckdb: {
+      need: 'labels',
+      read: readOf,
+      statement: duckdbRolled,
+      answer: (rows, _scope, dim) => rows.filter((r) => r.name !== null && r.name !== undefined).map(rowOf(dim)),
+    },
+    clickhouse: {
+      need: 'labels',
+      read: readOf,
+      // Ranked and cut: one statement, as partial sums could not be cut.
+      split: false,
+      statement: (sql, tables, days, _part, scope, dim, limit) => {
+        const keep = dim === 'events' || keepsEmptyLabels(dim) ? '' : `WHERE "name" <> ''`;
+        const lists = rolledLists(sql, tables, scope, [dim], days, 'whole');
+        return lists && `SELECT * FROM (${lists}) AS l ${keep} ORDER BY "value" DESC, "name" ASC LIMIT ${sql.limit(limit)}`;
+      },
+      answer: (rows, _scope, dim) => rows.map(rowOf(dim)).sort(byValueThenName),
+    },
+  },
+};

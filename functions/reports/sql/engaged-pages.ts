@@ -4,15 +4,22 @@
  * matches the filters and has engagement (domain/rows/copies.ts: its own,
  * and that of the canonical appends that belong to it), with `site`, `ts`,
  * `total_duration` (its own duration plus its appends', null when none has
- * one) and `scroll` (the maximum of its own and its appends').
+ * one) and `scroll` (the maximum of its own and its appends'); and where
+ * DuckDB and ClickHouse keep daily rollups, the CTE `engaged` of the same
+ * pages, those of the named days read as the rollups stored them.
  */
 import type { FilterClause } from '#domain/reports/filter.ts';
+import { DAY_MS } from '#domain/rows/days.ts';
 import { APPEND_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
-import type { Query } from './dialect.ts';
+import { trafficDays, wholeDays } from '../plan.ts';
+import type { DialectName, Query } from './dialect.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';
 import { inRanges, OF_ITS_PAGE, pageTsOver, splitRanges, type ClickHouseSql, type Listing } from './dialects/clickhouse.ts';
+import { ofNamedBuilds, readsOpen, readsSealed, type RolledDays, type RolledPart, type RolledTables } from './dialects/clickhouse-rollups.ts';
 import { CANONICAL, type DuckDbSql } from './dialects/duckdb.ts';
+import { dayNamed, ROLLUP_PAGES } from './dialects/duckdb-rollups.ts';
+import { dayRanges, rawBucket, rowRanges, SLOT_MS, slotBuckets, type SealedDays } from './sealed-days.ts';
 import { filterColumns, filterSql } from './text.ts';
 
 /**
@@ -220,8 +227,72 @@ export function duckdbEngagedPages(
     page AS (SELECT pv.site, pv.ts, ${totals('pv')}${carry.map((c) => `, pv.${sql.column(c)}`).join('')} FROM pv LEFT JOIN ap ON ${samePage('pv')})`;
 }
 
-export const engagedPages: Query<[sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]]> = {
+export const engagedPages: Query<[sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]], DialectName> = {
   duckdb: (sql, sites, from, to, filters) => duckdbEngagedPages(sql, sites, [[from, to]], filters),
   timestream: (sql, sites, from, to, filters) => readTimeEngagedPages(sql, sites, [[from, to]], filters),
   clickhouse: (sql, sites, from, to, filters) => clickhouseEngagedPages(sql, sites, [[from, to]], filters),
 };
+
+/**
+ * DuckDB, from the rollups: a stored page's bucket, by its slot on the whole days slots can answer
+ * (a constant list per day), else by comparing its ts with the boundaries of the parts of the
+ * other named days.
+ */
+function storedBucket(sql: DuckDbSql, bounds: readonly number[], days: SealedDays): string {
+  const range = { from: bounds[0] as number, to: bounds[bounds.length - 1] as number };
+  const slotted = trafficDays(wholeDays(days.built, range), bounds);
+  const bySlot = new Set(slotted);
+  const rest = dayRanges(days.built.filter((d) => !bySlot.has(d)), range);
+  const byTs = rawBucket(sql, bounds, rest);
+  if (slotted.length === 0) return byTs;
+  const slot = slotBuckets(sql, bounds, { ...days, built: slotted }).bucket;
+  return rest.length === 0 ? slot : `CASE WHEN ${dayNamed(sql, { ...days, built: slotted })} THEN ${slot} ELSE ${byTs} END`;
+}
+
+/**
+ * DuckDB, from the rollups: the engaged pages matching the filters of the named days (stored with
+ * the columns filters compare; a stored page keeps its ts, so the named days may be ones the range
+ * only cuts into) and of the rest of the range (joined now), as the CTE `engaged` with `bucket`
+ * (null when `bounds` make one bucket), `total_duration` and `scroll`. A median cannot be summed:
+ * every page's total is read, but no append is.
+ */
+export function duckdbRolledEngaged(sql: DuckDbSql, site: SiteRef, bounds: readonly number[], days: SealedDays, filters: readonly FilterClause[]): string {
+  const [from, to] = [bounds[0] as number, bounds[bounds.length - 1] as number];
+  const ranges = rowRanges({ from, to }, days);
+  const bucketed = bounds.length > 2;
+  const stored = `SELECT day, ((ts % ${DAY_MS}) // ${SLOT_MS})::INTEGER AS slot, ts, total_duration, scroll FROM ${ROLLUP_PAGES}
+    WHERE ${sql.sites([site])} AND ${dayNamed(sql, days)} AND ts >= ${sql.int(from)} AND ts < ${sql.int(to)}${filterSql(sql, filters)}`;
+  return `${duckdbEngagedPages(sql, [site], ranges, filters)},
+    engaged AS (
+      SELECT ${bucketed ? storedBucket(sql, bounds, days) : 'NULL'} AS bucket, total_duration, scroll FROM (${stored})
+      UNION ALL
+      SELECT ${bucketed ? rawBucket(sql, bounds, ranges) : 'NULL'}, total_duration, scroll FROM page
+    )`;
+}
+
+/**
+ * ClickHouse, from the rollups: the engaged pages of the range matching the filters as `engaged`:
+ * the named builds' pages (which keep the columns filters compare; the sealed part) and those of
+ * every other part of the range read from rows (the open part); null when `part` reads neither.
+ */
+export function clickhouseRolledEngaged(
+  sql: ClickHouseSql,
+  tables: RolledTables,
+  scope: SiteRef & { from: number; to: number },
+  days: RolledDays,
+  filters: readonly FilterClause[],
+  part: RolledPart,
+): string | null {
+  const ranges = rowRanges(scope, days);
+  const raw = ranges.length === 0 || !readsOpen(part) ? null : clickhouseEngagedPages(sql, [scope], ranges, filters);
+  // The named days may be ones the range only cuts into: their pages are bounded by ts.
+  const rolled =
+    days.built.length === 0 || !readsSealed(part)
+      ? null
+      : `SELECT "site", "ts", "total_duration", "scroll" FROM ${tables.pages}
+         WHERE ${ofNamedBuilds(sql, scope, days)} AND "ts" >= ${sql.int(scope.from)} AND "ts" < ${sql.int(scope.to)}${filterSql(sql, filters)}`;
+  const parts = [rolled, raw && `SELECT "site", "ts", "total_duration", "scroll" FROM page`].filter((p): p is string => p !== null);
+  if (parts.length === 0) return null;
+  return `${raw ? `${raw},` : ''}
+    engaged AS (${parts.join(' UNION ALL ')})`;
+}

@@ -5,8 +5,9 @@
  * needs (a day more than the 30 minutes) would buy nothing.
  */
 import type { ReportScope } from '#ports/report-store.ts';
-import type { Query, ResultRow } from './dialect.ts';
+import type { DialectName, Query, ResultRow } from './dialect.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';
+import { FIRST_SLICE_STORES, type Report } from './report.ts';
 import { filterColumns, filterSql, label, num } from './text.ts';
 
 export type LiveScope = Omit<ReportScope, 'from' | 'to'> & { since: number };
@@ -20,7 +21,7 @@ const readTime = (sql: ReadTimeSql, scope: LiveScope, limit: number) => `
     ORDER BY "visitors" DESC, "name" ASC
     LIMIT ${sql.limit(limit)}`;
 
-export const livePages: Query<[scope: LiveScope, limit: number]> = {
+export const livePages: Query<[scope: LiveScope, limit: number], DialectName> = {
   duckdb: (sql, scope, limit) => `
     SELECT path AS name, count(DISTINCT visitor_key) AS visitors FROM events
     WHERE kind = 'pageview' AND NOT bot AND visitor_key IS NOT NULL AND ${sql.sites([scope])} AND ts >= ${sql.bind(scope.since)}${filterSql(sql, scope.filters)}
@@ -30,3 +31,8 @@ export const livePages: Query<[scope: LiveScope, limit: number]> = {
 };
 
 export const livePageRow = (r: ResultRow) => ({ name: label(r.name), visitors: num(r.visitors) });
+
+export const livePagesReport: Report<[scope: LiveScope, limit: number], { name: string; visitors: number }[]> = {
+  stores: FIRST_SLICE_STORES,
+  rows: async (db, scope, limit) => (await db.run(livePages, scope, limit)).map(livePageRow),
+};

@@ -1,7 +1,8 @@
 /** Live visitors: distinct visitor hashes with a non-bot pageview or event since a time, per site. */
 import type { SiteRef } from '#ports/report-store.ts';
-import type { Query, ResultRow } from './dialect.ts';
+import type { DialectName, Query, ResultRow } from './dialect.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';
+import { FIRST_SLICE_STORES, type Report } from './report.ts';
 import { num } from './text.ts';
 
 /** Timestream and ClickHouse: the same statement over their scans. */
@@ -11,7 +12,7 @@ const readTime = (sql: ReadTimeSql, sites: readonly SiteRef[], since: number) =>
     WHERE ${sql.notBot} AND "visitor" IS NOT NULL
     GROUP BY "site"`;
 
-export const liveVisitors: Query<[sites: readonly SiteRef[], since: number]> = {
+export const liveVisitors: Query<[sites: readonly SiteRef[], since: number], DialectName> = {
   duckdb: (sql, sites, since) => `
     SELECT site, count(DISTINCT visitor_key) AS visitors FROM events
     WHERE ${sql.sites(sites)} AND ts >= ${sql.bind(since)} AND NOT bot AND kind IN ('pageview', 'event') AND visitor_key IS NOT NULL
@@ -21,3 +22,8 @@ export const liveVisitors: Query<[sites: readonly SiteRef[], since: number]> = {
 };
 
 export const liveVisitorsBySite = (rows: readonly ResultRow[]) => new Map(rows.map((r) => [String(r.site), num(r.visitors)]));
+
+export const liveVisitorsReport: Report<[sites: readonly SiteRef[], since: number], Map<string, number>> = {
+  stores: FIRST_SLICE_STORES,
+  rows: async (db, sites, since) => liveVisitorsBySite(await db.run(liveVisitors, sites, since)),
+};

@@ -1,11 +1,17 @@
 /**
  * Retention (engagement retention, DESIGN.md §4): how many canonical pages
  * have a measured duration and scroll, and how many reached each duration
- * (`d0`…) and scroll (`s0`…) threshold.
+ * (`d0`…) and scroll (`s0`…) threshold. From the rows in every store, and
+ * with the engaged pages of the sealed days from the daily rollups in DuckDB
+ * and ClickHouse.
  */
 import type { Engagement, ReportScope } from '#ports/report-store.ts';
-import type { Query, ResultRow } from './dialect.ts';
-import { engagedPages } from './engaged-pages.ts';
+import { UNFILTERED } from '../plan.ts';
+import type { DialectName, Query, ResultRow } from './dialect.ts';
+import { stillBuilt } from './dialects/duckdb-rollups.ts';
+import { clickhouseRolledEngaged, duckdbRolledEngaged, engagedPages } from './engaged-pages.ts';
+import { FIRST_SLICE_STORES, readOf, type Report } from './report.ts';
+import { sumRows } from './rolled-merge.ts';
 import { num, type SqlText } from './text.ts';
 
 type Thresholds = [scope: ReportScope, durations: readonly number[], scrolls: readonly number[]];
@@ -21,7 +27,7 @@ export function thresholdCounts(sql: SqlText, durations: readonly number[], scro
   ].join(', ');
 }
 
-export const retention: Query<Thresholds> = {
+export const retention: Query<Thresholds, DialectName> = {
   duckdb: (sql, scope, durations, scrolls) =>
     `WITH ${engagedPages.duckdb(sql, [scope], scope.from, scope.to, scope.filters)} SELECT ${thresholdCounts(sql, durations, scrolls)} FROM page`,
   timestream: (sql, scope, durations, scrolls) =>
@@ -39,3 +45,33 @@ export function engagementOf(durations: readonly number[], scrolls: readonly num
     scrollAtLeast: Object.fromEntries(scrolls.map((pct, i) => [pct, num(r?.[`s${i}`])])),
   };
 }
+
+export const retentionReport: Report<Thresholds, Engagement> = {
+  stores: FIRST_SLICE_STORES,
+  rows: async (db, scope, durations, scrolls) => engagementOf(durations, scrolls, await db.run(retention, scope, durations, scrolls)),
+  rolled: {
+    duckdb: {
+      need: 'pages',
+      read: readOf,
+      // The counts over the engaged pages of the named days (stored) and of the rest (joined now), with `still_built`.
+      statement: (sql, days, scope, durations, scrolls) => `
+        WITH ${duckdbRolledEngaged(sql, scope, [scope.from, scope.to], days, scope.filters)}
+        SELECT c.still_built, t.* FROM ${stillBuilt(sql, scope, days, UNFILTERED)} AS c CROSS JOIN (
+          SELECT ${thresholdCounts(sql, durations, scrolls)} FROM engaged AS page) AS t`,
+      answer: (rows, _scope, durations, scrolls) => engagementOf(durations, scrolls, rows),
+    },
+    clickhouse: {
+      need: 'pages',
+      read: readOf,
+      split: true,
+      statement: (sql, tables, days, part, scope, durations, scrolls) => {
+        const engaged = clickhouseRolledEngaged(sql, tables, scope, days, scope.filters, part);
+        return engaged && `WITH ${engaged} SELECT ${thresholdCounts(sql, durations, scrolls)} FROM engaged`;
+      },
+      answer: (rows, _scope, durations, scrolls) => {
+        const counted = ['measured', 'scroll_measured', ...durations.map((_, i) => `d${i}`), ...scrolls.map((_, i) => `s${i}`)];
+        return engagementOf(durations, scrolls, sumRows(rows, [], counted));
+      },
+    },
+  },
+};

@@ -1,11 +1,11 @@
 /**
  * ClickHouse only: the answers of a rolled read's two statements
- * (clickhouse-rolled.ts RolledPart) put together. Each statement sums its own
+ * (dialects/clickhouse-rollups.ts RolledPart) put together. Each statement sums its own
  * days; visitor hashes never repeat across UTC days and the two read
  * disjoint days, so their counts add up. A median does not: the engagement
  * parts carry each qualifying total with how many pages have it, and the
  * median is taken here over both, as ClickHouse's quantileExactInclusive(0.5)
- * takes it over the pages (the path without rollups, traffic.ts).
+ * takes it over the pages (the path without rollups, traffic-engagement.ts).
  */
 import type { ResultRow } from './dialect.ts';
 import { num } from './text.ts';
@@ -25,6 +25,9 @@ export function sumRows(rows: readonly ResultRow[], key: readonly string[], sums
   }
   return [...merged.values()];
 }
+
+/** A lists read's rows (`list`, `name`, `value`, `visitors`, `last_seen`) added up over its parts. */
+export const listRows = (rows: readonly ResultRow[]) => sumRows(rows, ['list', 'name'], ['value', 'visitors'], ['last_seen']);
 
 /** A bucket's engagement so far: each qualifying total with its count of pages, and the scrolls. */
 interface EngagementSoFar {

@@ -1,14 +1,11 @@
 /**
- * Which days of a report's range the stores' daily rollups may answer, and
- * how a bucket finds its slots and rows, for every store that keeps them (DuckDB: adapters/duckdb/rollups.ts;
- * ClickHouse: adapters/clickhouse/rollups.ts): whole UTC days before the
- * ones still open. Today is always open; on DuckDB yesterday too, since
- * every batch of today forgets yesterday's rollups (it may repair the
- * flags of the day before), and rebuilding them after each would cost more
- * than reading the day's rows.
+ * Day arithmetic of the stores' daily rollups (DuckDB: adapters/duckdb/rollups.ts;
+ * ClickHouse: adapters/clickhouse/rollups.ts): the named days of a read, the
+ * parts of its range they leave to the rows, the days a batch makes stale,
+ * and how a bucket finds its slots and rows. Which days a read names is
+ * decided in reports/plan.ts.
  */
 import { DAY_MS } from '#domain/rows/days.ts';
-import { formatFilter, type FilterClause } from '#domain/reports/filter.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
 import { bucketAt, bucketExpression, bucketTree, sqlInteger, type SqlText } from './text.ts';
 
@@ -18,51 +15,11 @@ import { bucketAt, bucketExpression, bucketTree, sqlInteger, type SqlText } from
  */
 export const SLOT_MS = 15 * 60_000;
 
-/** The rollups of a site's own rows. */
-export const UNFILTERED = '';
-
-/**
- * Which rollups answer a scope's filters: the site's own ('') without filters; for one `dim:value`
- * clause (a click on a dashboard row), the rollups of the rows it keeps, named by the clause as
- * the `filter` parameter spells it; null for any other filter, which the rows answer.
- */
-export function rollupVariant(filters: readonly FilterClause[]): string | null {
-  if (filters.length === 0) return UNFILTERED;
-  return filters.length === 1 && filters[0]!.op === 'eq' ? formatFilter(filters) : null;
-}
-
-/** The variant of a scope the caller found rollups for. */
-export function variantOf(filters: readonly FilterClause[]): string {
-  const variant = rollupVariant(filters);
-  if (variant === null) throw new Error('no rollup answers these filters');
-  return variant;
-}
-
 /** Sealed UTC day numbers first..last inside the scope's range, and those of them found built. */
 export interface SealedDays {
   first: number;
   last: number;
   built: readonly number[];
-}
-
-/**
- * The sealed UTC days of [fromMs, toMs) (all but the last `openDays` days up to now), or null when
- * there are none: the whole days, and with `partial` also the days the range only cuts into (a
- * rollup that keeps each row's ts answers any part of its day).
- */
-export function sealedDays(fromMs: number, toMs: number, nowMs: number, openDays: number, partial = false): { first: number; last: number } | null {
-  const first = partial ? Math.floor(fromMs / DAY_MS) : Math.ceil(fromMs / DAY_MS);
-  const last = Math.min(partial ? Math.ceil(toMs / DAY_MS) - 1 : Math.floor(toMs / DAY_MS) - 1, Math.floor(nowMs / DAY_MS) - openDays);
-  return first <= last ? { first, last } : null;
-}
-
-/**
- * Which of a read's days lacking a build to build now: all of them when one is a whole day of
- * [from, to), else none. A read of part of a day never pays for the whole day's build; the days a
- * range only cuts into are built along with its whole ones, and read from rows until then.
- */
-export function daysToBuild(lacking: readonly number[], scope: { from: number; to: number }): number[] {
-  return wholeDays(lacking, scope).length > 0 ? [...lacking] : [];
 }
 
 /** Ascending day numbers as runs of consecutive days, each at most `longest` long: [first, last] each (a build reads one range per run). */
@@ -118,18 +75,6 @@ export function dayRanges(days: readonly number[], scope: { from: number; to: nu
     else ranges.push([start, end]);
   }
   return ranges;
-}
-
-/** The days wholly inside [from, to): the ones a daily rollup of whole days answers. */
-export const wholeDays = (days: readonly number[], scope: { from: number; to: number }) =>
-  days.filter((d) => d * DAY_MS >= scope.from && (d + 1) * DAY_MS <= scope.to);
-
-/** The named days whose slots can answer buckets with these boundaries: at most one boundary inside the day, on a slot's start. */
-export function trafficDays(built: readonly number[], bounds: readonly number[]): number[] {
-  return built.filter((day) => {
-    const inside = bounds.filter((b) => b > day * DAY_MS && b < (day + 1) * DAY_MS);
-    return inside.length === 0 || (inside.length === 1 && (inside[0] as number) % SLOT_MS === 0);
-  });
 }
 
 /**

@@ -1,22 +1,53 @@
 /**
- * The ReportStore of every SQL store: which queries a report runs and how
- * their rows become the port's answers, written once. A store adapter only
- * provides the QueryRunner that builds its dialect's statements and runs them.
+ * The ReportStore of every SQL store: which report (a query file's `Report`)
+ * answers each of the port's questions, and how a report is answered,
+ * written once. A store adapter provides the QueryRunner that builds its
+ * dialect's statements and runs them, and where it keeps daily rollups, the
+ * execution of the plans reports/plan.ts makes (`fromRollups`).
  */
+import { NotAvailableOnStoreError } from '#domain/errors.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
+import type { Logger } from '#ports/logger.ts';
 import type { BreakdownRow, Engagement, LabelDim, ReportScope, ReportStore, SiteRef, SummaryLists, TrafficRow, TrafficScope } from '#ports/report-store.ts';
-import { breakdown, breakdownRow } from './breakdown.ts';
-import type { QueryRunner, ResultRow } from './dialect.ts';
-import { eventBreakdown, eventBreakdownRow } from './event-breakdown.ts';
-import { eventTotals, eventTotalsOf } from './event-totals.ts';
-import { livePageRow, livePages, type LiveScope } from './live-pages.ts';
-import { liveVisitors, liveVisitorsBySite } from './live-visitors.ts';
-import { engagementOf, retention } from './retention.ts';
-import { techListRows, techLists } from './tech-lists.ts';
-import { trafficCounts, trafficEngagement, trafficRows } from './traffic.ts';
+import { breakdownReport } from './breakdown.ts';
+import type { DialectName, Query, QueryRunner, ResultRow } from './dialect.ts';
+import { eventTotalsReport } from './event-totals.ts';
+import { livePagesReport, type LiveScope } from './live-pages.ts';
+import { liveVisitorsReport } from './live-visitors.ts';
+import type { Report, ReportReader } from './report.ts';
+import { retentionReport } from './retention.ts';
+import { summaryListsReport } from './summary-lists.ts';
+import { techListsReport } from './tech-lists.ts';
+import { trafficEngagementReport } from './traffic-engagement.ts';
+import { trafficCountsReport, trafficRows } from './traffic.ts';
 
-export class SqlReportStore implements ReportStore {
+/** The log of a store built without one (the tests'): its warnings are dropped. */
+export const QUIET_LOG: Logger = { warn: () => undefined, error: () => undefined };
+
+export class SqlReportStore implements ReportStore, ReportReader {
   constructor(protected readonly db: QueryRunner) {}
+
+  get dialect(): DialectName {
+    return this.db.dialect;
+  }
+
+  run<A extends unknown[]>(query: Query<A, never>, ...args: A): Promise<ResultRow[]> {
+    return this.db.run(query, ...args);
+  }
+
+  /**
+   * A report's answer: refused before anything is read when the store is not among its stores;
+   * from the daily rollups where the store keeps them and the plan names days; else from the rows.
+   */
+  async answer<A extends unknown[], R>(report: Report<A, R>, ...args: A): Promise<R> {
+    if (!report.stores.includes(this.dialect)) throw new NotAvailableOnStoreError();
+    return (await this.fromRollups(report, args)) ?? report.rows(this, ...args);
+  }
+
+  /** A report's answer from the store's rollups; null when the rows answer it (a store without rollups: always). */
+  protected fromRollups<A extends unknown[], R>(_report: Report<A, R>, _args: A): Promise<R | null> {
+    return Promise.resolve(null);
+  }
 
   /**
    * Per-bucket rows and the whole-range row come from separate statements
@@ -25,52 +56,36 @@ export class SqlReportStore implements ReportStore {
    */
   async traffic(scope: TrafficScope): Promise<TrafficRow[]> {
     if (scope.sites.length === 0) return [];
-    const [[perBucket, totals], engagement] = await Promise.all([this.countRows(scope), this.engagementRows(scope)]);
+    const [[perBucket, totals], engagement] = await Promise.all([this.answer(trafficCountsReport, scope), this.answer(trafficEngagementReport, scope)]);
     return trafficRows(perBucket, totals, engagement);
-  }
-
-  /** The traffic's counts (traffic.ts): per site and bucket (null when the plan is one bucket), and per site over the range. */
-  protected countRows(scope: TrafficScope): Promise<[ResultRow[] | null, ResultRow[]]> {
-    const bounds = scope.boundaries;
-    return Promise.all([
-      bounds.length > 2 ? this.db.run(trafficCounts, scope, bounds) : null,
-      this.db.run(trafficCounts, scope, [bounds[0]!, bounds[bounds.length - 1]!]),
-    ]);
-  }
-
-  /** The traffic's engagement rows (traffic.ts), per site and bucket and per site over the range. */
-  protected engagementRows(scope: TrafficScope): Promise<ResultRow[]> {
-    return this.db.run(trafficEngagement, scope);
   }
 
   async liveVisitors(sites: readonly SiteRef[], since: number): Promise<Map<string, number>> {
     if (sites.length === 0) return new Map();
-    return liveVisitorsBySite(await this.db.run(liveVisitors, sites, since));
+    return this.answer(liveVisitorsReport, sites, since);
   }
 
-  async breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]> {
-    if (dim === 'events') return (await this.db.run(eventBreakdown, scope, limit)).map(eventBreakdownRow);
-    return (await this.db.run(breakdown, scope, dim, limit)).map(breakdownRow);
+  breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]> {
+    return this.answer(breakdownReport, scope, dim, limit);
   }
 
-  async breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
-    return techListRows(dims, limit, await this.db.run(techLists, scope, dims, limit));
+  breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {
+    return this.answer(techListsReport, scope, dims, limit);
   }
 
-  async summaryLists<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<SummaryLists<D>> {
-    const [lists, events, totals] = await Promise.all([this.breakdowns(scope, dims, limit), this.breakdown(scope, 'events', limit), this.eventTotals(scope)]);
-    return { lists, events, totals };
+  summaryLists<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<SummaryLists<D>> {
+    return this.answer(summaryListsReport, scope, dims, limit);
   }
 
-  async eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {
-    return eventTotalsOf(await this.db.run(eventTotals, scope));
+  eventTotals(scope: ReportScope): Promise<{ count: number; visitors: number }> {
+    return this.answer(eventTotalsReport, scope);
   }
 
-  async livePages(scope: LiveScope, limit: number): Promise<{ name: string; visitors: number }[]> {
-    return (await this.db.run(livePages, scope, limit)).map(livePageRow);
+  livePages(scope: LiveScope, limit: number): Promise<{ name: string; visitors: number }[]> {
+    return this.answer(livePagesReport, scope, limit);
   }
 
-  async engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
-    return engagementOf(durations, scrolls, await this.db.run(retention, scope, durations, scrolls));
+  engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
+    return this.answer(retentionReport, scope, durations, scrolls);
   }
 }

@@ -146,6 +146,9 @@ export function filterSql(sql: SqlText, filters: readonly FilterClause[]): strin
 /** The event columns the filters read. */
 export const filterColumns = (filters: readonly FilterClause[]) => filters.map((f) => FILTER_COLUMNS[f.dim]);
 
+/** Every breakdown but `events`: a label of canonical pageviews. */
+export type PageviewDim = Exclude<BreakdownDim, 'events'>;
+
 /** The label of a pageview in a breakdown; screens are classes of screen_width (domain/reports/query.ts). */
 export function labelExpression(sql: SqlText, dim: BreakdownDim): string {
   if (dim === 'screens') {

@@ -76,6 +76,11 @@ export class DuckDbSql implements SqlText {
     return `(${this.bind(this.listOf(values.map((v) => BigInt(sqlInteger(v)))))}::BIGINT[])`;
   }
 
+  /** A LIST of numbers as one bound value (the named days of a rolled read). */
+  list(values: readonly number[]): string {
+    return this.bind(this.listOf([...values]));
+  }
+
   /** Plain comparisons with constants, which the scan turns into zone-map filters (a subquery would not be). */
   private inList(column: string, values: readonly string[]): string {
     return values.length === 1 ? `${column} = ${this.bind(values[0]!)}` : `${column} IN (${values.map((v) => this.bind(v)).join(', ')})`;
