@@ -14,7 +14,7 @@ import { chdbExecutor } from '../support/chdb-executor.ts';
 import { randomUUID } from 'node:crypto';
 import { TimestreamEventStore } from '#adapters/timestream/timestream-event-store.ts';
 import { TimestreamReportStore } from '#adapters/timestream/timestream-report-store.ts';
-import { sqlIdentifier, sqlString } from '#reports/sql/text.ts';
+import { sqlIdentifier, sqlString } from '#domain/sql-literals.ts';
 import { uniqueEvents, type EventRow } from '#domain/rows/event-row.ts';
 import type { EventStore } from '#ports/event-store.ts';
 import type { ReportStore } from '#ports/report-store.ts';

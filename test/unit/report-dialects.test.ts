@@ -3,7 +3,8 @@
  * every statement whatever the store.
  */
 import { daysToBuild, rollupVariant, sealedDays, variantOf } from '#reports/plan.ts';
-import { dayRanges, dayRuns, rowRanges } from '#reports/sql/sealed-days.ts';
+import { dayRuns } from '#domain/rows/days.ts';
+import { dayRanges, rowRanges } from '#reports/sql/sealed-days.ts';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { bucketAt, dayLookup } from '#reports/sql/text.ts';

@@ -3,7 +3,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FilterClause } from '#domain/reports/filter.ts';
-import { bucketExpression, filterSql, sqlIdentifier, sqlInteger, sqlLimit, sqlNumber, sqlString } from '#reports/sql/text.ts';
+import { sqlIdentifier, sqlInteger, sqlString } from '#domain/sql-literals.ts';
+import { bucketExpression, filterSql, sqlLimit, sqlNumber } from '#reports/sql/text.ts';
 import { TimestreamSql } from '#reports/sql/dialects/timestream.ts';
 import { TimestreamReportStore, parseRow } from '#adapters/timestream/timestream-report-store.ts';
 

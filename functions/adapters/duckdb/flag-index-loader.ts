@@ -10,7 +10,7 @@ import { DAY_MS } from '#domain/rows/days.ts';
 import { type DayLoader, type DayWriter } from '#domain/rows/flags/flag-index.ts';
 import { identityKey, visitorDayKey } from '#domain/rows/flags/prepared-batch.ts';
 import { keyInto } from '#domain/rows/flags/keys.ts';
-import { dayRuns } from '#reports/sql/sealed-days.ts';
+import { dayRuns } from '#domain/rows/days.ts';
 
 /** The (site, registration) pairs of rows matching `where`, numbered from 0 in a fixed order. */
 const pairsSql = (where: string) =>

@@ -32,7 +32,8 @@ import { duckdbEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { entryOnly, filterSql, labelExpression } from '#reports/sql/text.ts';
 import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_SLOTS } from '#reports/sql/dialects/duckdb-rollups.ts';
 import { UNFILTERED, variantOf } from '#reports/plan.ts';
-import { dayRuns, SLOT_MS, touchedDays } from '#reports/sql/sealed-days.ts';
+import { dayRuns, touchedDays } from '#domain/rows/days.ts';
+import { SLOT_MS } from '#reports/sql/sealed-days.ts';
 import { inTransaction } from './transaction.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */

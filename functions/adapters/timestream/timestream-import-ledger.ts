@@ -8,7 +8,7 @@
 import { QueryCommand, type TimestreamQueryClient } from '@aws-sdk/client-timestream-query';
 import type { ImportedKind, ImportLedger } from '#ports/import-ledger.ts';
 import type { SiteRef } from '#ports/report-store.ts';
-import { sqlIdentifier, sqlInteger, sqlString } from '#reports/sql/text.ts';
+import { sqlIdentifier, sqlInteger, sqlString } from '#domain/sql-literals.ts';
 import { parseRow, type PlainRow } from './timestream-report-store.ts';
 
 /** Source ids per statement: ~45 bytes each, so a statement stays around 25 KB. */

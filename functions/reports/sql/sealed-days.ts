@@ -6,8 +6,8 @@
  * decided in reports/plan.ts.
  */
 import { DAY_MS } from '#domain/rows/days.ts';
-import type { EventRow } from '#domain/rows/event-row.ts';
-import { bucketAt, bucketExpression, bucketTree, sqlInteger, type SqlText } from './text.ts';
+import { sqlInteger } from '#domain/sql-literals.ts';
+import { bucketAt, bucketExpression, bucketTree, type SqlText } from './text.ts';
 
 /**
  * The traffic rollups' time slot: a quarter hour, the finest step of any time
@@ -22,46 +22,12 @@ export interface SealedDays {
   built: readonly number[];
 }
 
-/** Ascending day numbers as runs of consecutive days, each at most `longest` long: [first, last] each (a build reads one range per run). */
-export function dayRuns(days: readonly number[], longest: number): [number, number][] {
-  const runs: [number, number][] = [];
-  for (const day of days) {
-    const run = runs[runs.length - 1];
-    if (run && day === run[1] + 1 && day - run[0] < longest) run[1] = day;
-    else runs.push([day, day]);
-  }
-  return runs;
-}
-
 /** [start, end) ms ranges of the scope that no named rollup answers: every part of it outside the named days. */
 export function rowRanges(scope: { from: number; to: number }, days: SealedDays): [number, number][] {
   const named = new Set(days.built);
   const rest: number[] = [];
   for (let d = Math.floor(scope.from / DAY_MS); d * DAY_MS < scope.to; d++) if (!named.has(d)) rest.push(d);
   return dayRanges(rest, scope);
-}
-
-/**
- * The (site, registration, day) triples whose rollups a batch makes stale: each day it touches
- * moved by each of `offsets` (a row changes which rows of its own day and the next are copies;
- * an append changes the engagement of its page, on its day or the one before).
- */
-export function touchedDays(rows: readonly EventRow[], offsets: readonly number[]): { sites: string[]; registrations: string[]; days: number[] } {
-  const seen = new Set<string>();
-  const touched = { sites: [] as string[], registrations: [] as string[], days: [] as number[] };
-  for (const r of rows) {
-    const day = Math.floor(r.ts / DAY_MS);
-    for (const offset of offsets) {
-      const d = day + offset;
-      const key = `${r.site}\u0000${r.registration}\u0000${d}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      touched.sites.push(r.site);
-      touched.registrations.push(r.registration);
-      touched.days.push(d);
-    }
-  }
-  return touched;
 }
 
 /** The parts of some days (ascending) inside [from, to), as ascending [start, end) ranges, those that meet merged. */

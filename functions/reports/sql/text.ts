@@ -4,6 +4,7 @@
  * A dialect context (dialects/*.ts) says how a value enters its SQL (bound or
  * inlined) and how it spells a few functions; these builders take it.
  */
+import { sqlInteger, sqlString } from '#domain/sql-literals.ts';
 import { DAY_MS } from '#domain/rows/days.ts';
 import { FILTER_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
 import { BREAKDOWN_COLUMNS, SCREEN_CLASSES, type BreakdownDim } from '#domain/reports/query.ts';
@@ -28,29 +29,6 @@ export interface SqlText {
    * (bucketExpression): one where a comparison tree costs every comparison on every row.
    */
   utcDay?(ts: string): string;
-}
-
-/**
- * A string literal: single quotes doubled (the only escape either dialect
- * needs; backslashes are plain characters). A NUL, which no literal may hold,
- * is spliced in as chr(0), so every string the domain accepts has a literal.
- */
-export function sqlString(value: string): string {
-  const quoted = (s: string) => `'${s.replaceAll("'", "''")}'`;
-  if (!value.includes('\u0000')) return quoted(value);
-  return `concat(${value.split('\u0000').map(quoted).join(', chr(0), ')})`;
-}
-
-/** A quoted identifier: double quotes doubled. */
-export function sqlIdentifier(name: string): string {
-  if (name === '' || name.includes('\u0000')) throw new RangeError('invalid SQL identifier');
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
-/** An integer literal; anything but a safe integer is refused rather than written. */
-export function sqlInteger(value: number): string {
-  if (!Number.isSafeInteger(value)) throw new RangeError(`not a safe integer: ${String(value)}`);
-  return String(value);
 }
 
 /** A LIMIT count: a non-negative safe integer. */

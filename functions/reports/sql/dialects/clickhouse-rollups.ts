@@ -26,7 +26,8 @@ import type { ReportScope, SiteRef } from '#ports/report-store.ts';
 import { rolledDays } from '../../plan.ts';
 import { dayRanges, rowRanges, type SealedDays } from '../sealed-days.ts';
 import { filterColumns, filterSql, labelExpression, type PageviewDim } from '../text.ts';
-import { inRanges, UNHASHED, type ClickHouseSql } from './clickhouse.ts';
+import { inRanges } from '#domain/rows/flags/clickhouse-sql.ts';
+import { UNHASHED, type ClickHouseSql } from './clickhouse.ts';
 import { canonicalColumns } from './read-time.ts';
 
 /** The rollup tables a read names, quoted (adapters/clickhouse/rollups.ts). */

@@ -9,7 +9,8 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import type { SiteRef } from '#ports/report-store.ts';
-import { filterSql, sqlIdentifier, sqlInteger, sqlNumber, type SqlText } from '../text.ts';
+import { sqlIdentifier, sqlInteger } from '#domain/sql-literals.ts';
+import { filterSql, sqlNumber, type SqlText } from '../text.ts';
 
 /** The tables behind the `events` view (adapters/duckdb/schema.ts): compacted rows, and rows since. */
 export const MAIN_TABLE = 'events_main';

@@ -7,7 +7,8 @@
  */
 import { COPY_WINDOW_MS } from '#domain/rows/copies.ts';
 import type { SiteRef } from '#ports/report-store.ts';
-import { sqlIdentifier, sqlInteger, sqlLimit, sqlNumber, type SqlText } from '../text.ts';
+import { sqlIdentifier, sqlInteger } from '#domain/sql-literals.ts';
+import { sqlLimit, sqlNumber, type SqlText } from '../text.ts';
 
 /** The rows a scan reads: some kinds, of the sites' current registrations, from `from` (and before `to`). */
 export interface ScanRange {

@@ -12,7 +12,7 @@
  */
 import type { EventRow } from '#domain/rows/event-row.ts';
 import { ReadTimeDialect, type ScanRange } from './read-time.ts';
-import { sqlIdentifier, sqlInteger, sqlString } from '../text.ts';
+import { sqlIdentifier, sqlInteger, sqlString } from '#domain/sql-literals.ts';
 
 type SqlType = 'VARCHAR' | 'BIGINT' | 'DOUBLE' | 'BOOLEAN';
 export type ColumnName = Exclude<keyof EventRow, 'ts'>;
