@@ -49,6 +49,12 @@ export function lazyModuleBuild(name: string): { entryPoints: string[]; bundle: 
 export const SDK_BUNDLED = true;
 
 
+/**
+ * Set in every function's bundle: the reports' DuckDB statements (reports/sql, `WITHOUT_DUCKDB`)
+ * fold away, since a Lambda reads ClickHouse or Timestream, never DuckDB.
+ */
+export const LAMBDA_DEFINES: Readonly<Record<string, string>> = { 'process.env.TT_LAMBDA_BUNDLE': '"1"' };
+
 /** What every function's bundle is built with, as esbuild options (the bench and the budget test build from these). */
 export function lambdaBuildOptions(entry: string, define: Record<string, string> = {}, sdkBundled = SDK_BUNDLED) {
   return {
@@ -61,7 +67,7 @@ export function lambdaBuildOptions(entry: string, define: Record<string, string>
     banner: { js: REQUIRE_BANNER },
     mainFields: ['module', 'main'],
     external: [...(sdkBundled ? [] : ['@aws-sdk/*']), ...LAZY_MODULES],
-    define,
+    define: { ...LAMBDA_DEFINES, ...define },
   };
 }
 
@@ -154,7 +160,7 @@ export class NodeFunction extends NodejsFunction {
           afterBundling: lazyModuleCommands,
         },
         logLevel: LogLevel.WARNING,
-        ...(props.define ? commandLineDefines(props.define) : {}),
+        ...commandLineDefines({ ...LAMBDA_DEFINES, ...props.define }),
       },
     });
   }

@@ -10,7 +10,7 @@ import type { BreakdownDim } from '#domain/reports/query.ts';
 import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
 import type { BreakdownRow, ReportScope } from '#ports/report-store.ts';
 import { variantOf } from '../plan.ts';
-import type { DialectName, Query, ResultRow } from './dialect.ts';
+import { WITHOUT_DUCKDB, type DialectName, type Query, type ResultRow } from './dialect.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';
 import { rolledLists } from './dialects/clickhouse-rollups.ts';
 import { CANONICAL, CANONICAL_COLUMNS, CANONICAL_EVENT_COLUMNS, CANONICAL_EVENTS, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
@@ -38,7 +38,7 @@ function readTime(sql: ReadTimeSql, scope: ReportScope, dim: PageviewDim, limit:
 
 /** A pageview dimension's breakdown over the rows. */
 export const breakdown: Query<[scope: ReportScope, dim: PageviewDim, limit: number], DialectName> = {
-  duckdb: (sql, scope, dim, limit) => {
+  duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : (sql, scope, dim, limit) => {
     const where = sql.scope([scope], scope.from, scope.to, scope.filters);
     const keep = keepsEmptyLabels(dim) ? '' : ` AND coalesce(name, '') <> ''`;
     return `
@@ -61,7 +61,7 @@ const readTimeEvents = (sql: ReadTimeSql, scope: ReportScope, limit: number) => 
 
 /** The `events` breakdown over the rows. */
 export const eventBreakdown: Query<[scope: ReportScope, limit: number], DialectName> = {
-  duckdb: (sql, scope, limit) => `
+  duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : (sql, scope, limit) => `
     SELECT event AS name, count(*) AS value, count(DISTINCT visitor_key) AS visitors, max(ts) AS last_seen
     FROM events WHERE ${eventRows.duckdb(sql, scope)}
     GROUP BY event ORDER BY value DESC, name ASC LIMIT ${sql.limit(limit)}`,
@@ -109,7 +109,7 @@ export const breakdownReport: Report<Args, BreakdownRow[]> = {
   rows: async (db, scope, dim, limit) =>
     dim === 'events' ? (await db.run(eventBreakdown, scope, limit)).map(eventBreakdownRow) : (await db.run(breakdown, scope, dim, limit)).map(breakdownRow),
   rolled: {
-    duckdb: {
+    duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : {
       need: 'labels',
       read: readOf,
       statement: duckdbRolled,

@@ -14,6 +14,13 @@ import type { ClickHouseSql } from './dialects/clickhouse.ts';
 import type { DuckDbSql } from './dialects/duckdb.ts';
 import type { TimestreamSql } from './dialects/timestream.ts';
 
+/**
+ * What a query's DuckDB statement is in a Lambda bundle, where the condition
+ * `process.env.TT_LAMBDA_BUNDLE === '1'` is set at build (lib/node-function.ts)
+ * and the statement folds away: written beside each `duckdb:` entry.
+ */
+export const WITHOUT_DUCKDB = undefined as never;
+
 export interface DialectContexts {
   duckdb: DuckDbSql;
   timestream: TimestreamSql;

@@ -13,7 +13,7 @@ import { DAY_MS } from '#domain/rows/days.ts';
 import { APPEND_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import { trafficDays, wholeDays } from '../plan.ts';
-import type { DialectName, Query } from './dialect.ts';
+import { WITHOUT_DUCKDB, type DialectName, type Query } from './dialect.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';
 import { inRanges, OF_ITS_PAGE, pageTsOver, type Listing } from '#domain/rows/flags/clickhouse-sql.ts';
 import { splitRanges, type ClickHouseSql } from './dialects/clickhouse.ts';
@@ -229,7 +229,7 @@ export function duckdbEngagedPages(
 }
 
 export const engagedPages: Query<[sites: readonly SiteRef[], from: number, to: number, filters: readonly FilterClause[]], DialectName> = {
-  duckdb: (sql, sites, from, to, filters) => duckdbEngagedPages(sql, sites, [[from, to]], filters),
+  duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : (sql, sites, from, to, filters) => duckdbEngagedPages(sql, sites, [[from, to]], filters),
   timestream: (sql, sites, from, to, filters) => readTimeEngagedPages(sql, sites, [[from, to]], filters),
   clickhouse: (sql, sites, from, to, filters) => clickhouseEngagedPages(sql, sites, [[from, to]], filters),
 };

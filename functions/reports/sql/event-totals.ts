@@ -5,7 +5,7 @@
  */
 import type { ReportScope } from '#ports/report-store.ts';
 import { variantOf } from '../plan.ts';
-import type { DialectName, Query, ResultRow } from './dialect.ts';
+import { WITHOUT_DUCKDB, type DialectName, type Query, type ResultRow } from './dialect.ts';
 import { rolledLists } from './dialects/clickhouse-rollups.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';
 import { CANONICAL_EVENT_COLUMNS, CANONICAL_EVENTS, type DuckDbSql } from './dialects/duckdb.ts';
@@ -23,7 +23,7 @@ export const readTimeEventRows = (sql: ReadTimeSql, scope: ReportScope) => {
 
 /** Fragment: the scope's named human custom events (DuckDB: a condition on `events`; the others: a derived table and its condition). */
 export const eventRows: Query<[scope: ReportScope], DialectName> = {
-  duckdb: (sql, scope) => `${CANONICAL_EVENTS} AND ${sql.scope([scope], scope.from, scope.to, scope.filters)}`,
+  duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : (sql, scope) => `${CANONICAL_EVENTS} AND ${sql.scope([scope], scope.from, scope.to, scope.filters)}`,
   timestream: (sql, scope) => readTimeEventRows(sql, scope),
   clickhouse: (sql, scope) => readTimeEventRows(sql, scope),
 };
@@ -32,7 +32,7 @@ const readTimeTotals = (sql: ReadTimeSql, scope: ReportScope) =>
   `SELECT count(*) AS "count", count(DISTINCT "visitor") AS "visitors" FROM ${readTimeEventRows(sql, scope)}`;
 
 export const eventTotals: Query<[scope: ReportScope], DialectName> = {
-  duckdb: (sql, scope) => `SELECT count(*) AS count, count(DISTINCT visitor_key) AS visitors FROM events WHERE ${eventRows.duckdb(sql, scope)}`,
+  duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : (sql, scope) => `SELECT count(*) AS count, count(DISTINCT visitor_key) AS visitors FROM events WHERE ${eventRows.duckdb(sql, scope)}`,
   timestream: (sql, scope) => readTimeTotals(sql, scope),
   clickhouse: (sql, scope) => readTimeTotals(sql, scope),
 };
@@ -52,7 +52,7 @@ export const eventTotalsReport: Report<[scope: ReportScope], { count: number; vi
   stores: FIRST_SLICE_STORES,
   rows: async (db, scope) => eventTotalsOf(await db.run(eventTotals, scope)),
   rolled: {
-    duckdb: { need: 'labels', read: readOf, statement: duckdbRolled, answer: (rows) => eventTotalsOf(rows) },
+    duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : { need: 'labels', read: readOf, statement: duckdbRolled, answer: (rows) => eventTotalsOf(rows) },
     clickhouse: {
       need: 'labels',
       read: readOf,

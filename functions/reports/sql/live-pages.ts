@@ -5,7 +5,7 @@
  * needs (a day more than the 30 minutes) would buy nothing.
  */
 import type { ReportScope } from '#ports/report-store.ts';
-import type { DialectName, Query, ResultRow } from './dialect.ts';
+import { WITHOUT_DUCKDB, type DialectName, type Query, type ResultRow } from './dialect.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';
 import { FIRST_SLICE_STORES, type Report } from './report.ts';
 import { filterColumns, filterSql, label, num } from './text.ts';
@@ -22,7 +22,7 @@ const readTime = (sql: ReadTimeSql, scope: LiveScope, limit: number) => `
     LIMIT ${sql.limit(limit)}`;
 
 export const livePages: Query<[scope: LiveScope, limit: number], DialectName> = {
-  duckdb: (sql, scope, limit) => `
+  duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : (sql, scope, limit) => `
     SELECT path AS name, count(DISTINCT visitor_key) AS visitors FROM events
     WHERE kind = 'pageview' AND NOT bot AND visitor_key IS NOT NULL AND ${sql.sites([scope])} AND ts >= ${sql.bind(scope.since)}${filterSql(sql, scope.filters)}
     GROUP BY path ORDER BY visitors DESC, name ASC LIMIT ${sql.limit(limit)}`,

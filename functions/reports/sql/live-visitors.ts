@@ -1,6 +1,6 @@
 /** Live visitors: distinct visitor hashes with a non-bot pageview or event since a time, per site. */
 import type { SiteRef } from '#ports/report-store.ts';
-import type { DialectName, Query, ResultRow } from './dialect.ts';
+import { WITHOUT_DUCKDB, type DialectName, type Query, type ResultRow } from './dialect.ts';
 import type { ReadTimeSql } from './dialects/read-time.ts';
 import { FIRST_SLICE_STORES, type Report } from './report.ts';
 import { num } from './text.ts';
@@ -13,7 +13,7 @@ const readTime = (sql: ReadTimeSql, sites: readonly SiteRef[], since: number) =>
     GROUP BY "site"`;
 
 export const liveVisitors: Query<[sites: readonly SiteRef[], since: number], DialectName> = {
-  duckdb: (sql, sites, since) => `
+  duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : (sql, sites, since) => `
     SELECT site, count(DISTINCT visitor_key) AS visitors FROM events
     WHERE ${sql.sites(sites)} AND ts >= ${sql.bind(since)} AND NOT bot AND kind IN ('pageview', 'event') AND visitor_key IS NOT NULL
     GROUP BY site`,

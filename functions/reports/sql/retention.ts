@@ -7,7 +7,7 @@
  */
 import type { Engagement, ReportScope } from '#ports/report-store.ts';
 import { UNFILTERED } from '../plan.ts';
-import type { DialectName, Query, ResultRow } from './dialect.ts';
+import { WITHOUT_DUCKDB, type DialectName, type Query, type ResultRow } from './dialect.ts';
 import { stillBuilt } from './dialects/duckdb-rollups.ts';
 import { clickhouseRolledEngaged, duckdbRolledEngaged, engagedPages } from './engaged-pages.ts';
 import { FIRST_SLICE_STORES, readOf, type Report } from './report.ts';
@@ -28,7 +28,7 @@ export function thresholdCounts(sql: SqlText, durations: readonly number[], scro
 }
 
 export const retention: Query<Thresholds, DialectName> = {
-  duckdb: (sql, scope, durations, scrolls) =>
+  duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : (sql, scope, durations, scrolls) =>
     `WITH ${engagedPages.duckdb(sql, [scope], scope.from, scope.to, scope.filters)} SELECT ${thresholdCounts(sql, durations, scrolls)} FROM page`,
   timestream: (sql, scope, durations, scrolls) =>
     `WITH ${engagedPages.timestream(sql, [scope], scope.from, scope.to, scope.filters)} SELECT ${thresholdCounts(sql, durations, scrolls)} FROM page`,
@@ -50,7 +50,7 @@ export const retentionReport: Report<Thresholds, Engagement> = {
   stores: FIRST_SLICE_STORES,
   rows: async (db, scope, durations, scrolls) => engagementOf(durations, scrolls, await db.run(retention, scope, durations, scrolls)),
   rolled: {
-    duckdb: {
+    duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : {
       need: 'pages',
       read: readOf,
       // The counts over the engaged pages of the named days (stored) and of the rest (joined now), with `still_built`.

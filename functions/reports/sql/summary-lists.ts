@@ -7,7 +7,7 @@
  */
 import type { BreakdownRow, LabelDim, ReportScope, SummaryLists } from '#ports/report-store.ts';
 import { breakdownReport, byValueThenName, eventBreakdownRow } from './breakdown.ts';
-import type { Query, ResultRow } from './dialect.ts';
+import { WITHOUT_DUCKDB, type Query, type ResultRow } from './dialect.ts';
 import { rolledLists } from './dialects/clickhouse-rollups.ts';
 import { eventRows, eventTotalsOf, eventTotalsReport } from './event-totals.ts';
 import { FIRST_SLICE_STORES, readOf, type Report } from './report.ts';
@@ -36,7 +36,7 @@ export function summaryListsOf<D extends LabelDim>(dims: readonly D[], limit: nu
  * `limit` names.
  */
 export const eventsWithTotals: Query<[scope: ReportScope, limit: number], 'duckdb'> = {
-  duckdb: (sql, scope, limit) => `
+  duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : (sql, scope, limit) => `
     SELECT grouping(event) AS whole, event AS name, count(*) AS value, count(DISTINCT visitor_key) AS visitors, max(ts) AS last_seen
     FROM events WHERE ${eventRows.duckdb(sql, scope)}
     GROUP BY GROUPING SETS ((event), ()) ORDER BY whole DESC, value DESC, name ASC LIMIT ${sql.limit(limit + 1)}`,
@@ -68,7 +68,7 @@ export const summaryListsReport: Report<Args, SummaryLists<LabelDim>> = {
     return { lists, events, totals };
   },
   rolled: {
-    duckdb: {
+    duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : {
       need: 'labels',
       read: readOf,
       statement: (sql, days, scope, dims) => duckdbRolledLists(sql, days, scope, dims, true),

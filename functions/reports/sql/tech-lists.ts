@@ -9,7 +9,7 @@ import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
 import type { BreakdownRow, LabelDim, ReportScope } from '#ports/report-store.ts';
 import { variantOf } from '../plan.ts';
 import { breakdown, breakdownRow, byValueThenName } from './breakdown.ts';
-import type { DialectName, Query, ResultRow } from './dialect.ts';
+import { WITHOUT_DUCKDB, type DialectName, type Query, type ResultRow } from './dialect.ts';
 import { rolledLists } from './dialects/clickhouse-rollups.ts';
 import { CANONICAL, CANONICAL_EVENT_COLUMNS, CANONICAL_EVENTS, VISITORS, type DuckDbSql } from './dialects/duckdb.ts';
 import { DAY, dayNamed, ofVariant, ROLLUP_LABELS, rowsOutsideRollups, stillBuilt } from './dialects/duckdb-rollups.ts';
@@ -20,7 +20,7 @@ import { keepsEmptyLabels, labelExpression, num } from './text.ts';
 
 export const techLists: Query<[scope: ReportScope, dims: readonly LabelDim[], limit: number], DialectName> = {
   /** One scan: the lists are grouping sets of one aggregate; grouping() tells which set a row is of. */
-  duckdb: (sql, scope, dims) => {
+  duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : (sql, scope, dims) => {
     const where = sql.scope([scope], scope.from, scope.to, scope.filters);
     const labels = dims.map((dim, i) => `${labelExpression(sql, dim)} AS l${i}`).join(', ');
     const columns = dims.map((_, i) => `l${i}`);
@@ -89,7 +89,7 @@ export const techListsReport: Report<Args, Record<LabelDim, BreakdownRow[]>> = {
   stores: FIRST_SLICE_STORES,
   rows: async (db, scope, dims, limit) => techListRows(dims, limit, await db.run(techLists, scope, dims, limit)),
   rolled: {
-    duckdb: {
+    duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : {
       need: 'labels',
       read: readOf,
       statement: (sql, days, scope, dims) => duckdbRolledLists(sql, days, scope, dims),

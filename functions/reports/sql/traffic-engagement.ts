@@ -7,7 +7,7 @@
 import type { FilterClause } from '#domain/reports/filter.ts';
 import type { SiteRef, TrafficScope } from '#ports/report-store.ts';
 import { UNFILTERED } from '../plan.ts';
-import type { DialectName, Query, ResultRow } from './dialect.ts';
+import { WITHOUT_DUCKDB, type DialectName, type Query, type ResultRow } from './dialect.ts';
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
 import type { RolledDays, RolledPart, RolledTables } from './dialects/clickhouse-rollups.ts';
 import type { DuckDbSql } from './dialects/duckdb.ts';
@@ -21,7 +21,7 @@ import { siteRange, trafficRead } from './traffic.ts';
 
 /** Median duration (of totals of at least 5 s) and mean scroll per site and bucket, and per site over the range (bucket NULL). */
 export const trafficEngagement: Query<[scope: TrafficScope], DialectName> = {
-  duckdb: (sql, scope) => {
+  duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : (sql, scope) => {
     const bounds = scope.boundaries;
     return `WITH ${engagedPages.duckdb(sql, scope.sites, bounds[0]!, bounds[bounds.length - 1]!, scope.filters)}
        SELECT site, ${bucketExpression(sql, bounds)} AS bucket,
@@ -142,7 +142,7 @@ export const trafficEngagementReport: Report<[scope: TrafficScope], ResultRow[]>
   stores: FIRST_SLICE_STORES,
   rows: (db, scope) => db.run(trafficEngagement, scope),
   rolled: {
-    duckdb: {
+    duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : {
       need: 'pages',
       read: trafficRead,
       statement: duckdbRolledEngagement,

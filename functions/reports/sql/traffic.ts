@@ -10,7 +10,7 @@ import type { FilterClause } from '#domain/reports/filter.ts';
 import { DAY_MS } from '#domain/rows/days.ts';
 import type { SiteRef, TrafficRow, TrafficScope } from '#ports/report-store.ts';
 import { rolledDays, UNFILTERED, variantOf, type RollupRead } from '../plan.ts';
-import type { DialectName, Query, ResultRow } from './dialect.ts';
+import { WITHOUT_DUCKDB, type DialectName, type Query, type ResultRow } from './dialect.ts';
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
 import { UNHASHED } from './dialects/clickhouse.ts';
 import { DAY as CLICKHOUSE_DAY, ofNamedVariantBuilds, onlyDays, readsSealed, rowsOutside, type RolledDays, type RolledPart, type RolledTables } from './dialects/clickhouse-rollups.ts';
@@ -61,7 +61,7 @@ function readTimeCounts(sql: ReadTimeSql, scope: TrafficScope, bounds: readonly 
 export const trafficCounts: Query<[scope: TrafficScope, bounds: readonly number[]], DialectName> = {
   // Unfiltered counts use the writer's first-of-day flags; a filter may drop a visitor's
   // first pageview, so filtered counts take the distinct count over every row.
-  duckdb: (sql, scope, bounds) => duckdbCounts(sql, scope, bounds, scope.filters.length === 0 ? visitorsByFirstFlags(sql, bounds) : DUCKDB_VISITORS, 'ALL'),
+  duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : (sql, scope, bounds) => duckdbCounts(sql, scope, bounds, scope.filters.length === 0 ? visitorsByFirstFlags(sql, bounds) : DUCKDB_VISITORS, 'ALL'),
   timestream: (sql, scope, bounds) => readTimeCounts(sql, scope, bounds),
   clickhouse: (sql, scope, bounds) => readTimeCounts(sql, scope, bounds),
 };
@@ -72,7 +72,7 @@ export const trafficCounts: Query<[scope: TrafficScope, bounds: readonly number[
  * distinct counts here, and grouping sets count them per set.
  */
 export const filteredTrafficCounts: Query<[scope: TrafficScope], 'duckdb'> = {
-  duckdb: (sql, scope) => duckdbCounts(sql, scope, scope.boundaries, DUCKDB_VISITORS, 'GROUPING SETS ((site, bucket), (site))'),
+  duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : (sql, scope) => duckdbCounts(sql, scope, scope.boundaries, DUCKDB_VISITORS, 'GROUPING SETS ((site, bucket), (site))'),
 };
 
 /** DuckDB: canonical pageviews and `visitors` of the scope's rows in `bounds`, by bucket, grouped by `groupBy`. */
@@ -217,7 +217,7 @@ export const trafficCountsReport: Report<[scope: TrafficScope], TrafficCounts> =
     return Promise.all([bounds.length > 2 ? db.run(trafficCounts, scope, bounds) : null, db.run(trafficCounts, scope, [bounds[0]!, bounds[bounds.length - 1]!])]);
   },
   rolled: {
-    duckdb: { need: 'slots', read: trafficRead, statement: duckdbRolledCounts, answer: partsOf },
+    duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : { need: 'slots', read: trafficRead, statement: duckdbRolledCounts, answer: partsOf },
     clickhouse: {
       need: 'slots',
       read: trafficRead,
