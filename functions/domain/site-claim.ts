@@ -14,7 +14,7 @@ import { isVerified, newSiteRecord } from './site.ts';
 import { findSiteFor, siteChanged, type SiteLookup } from './site-lookup.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { PageChecker } from '#ports/page-checker.ts';
-import type { ClaimRecord, SiteRecord } from '#ports/registry.ts';
+import type { ClaimRecord, SiteClaims, SiteRecord } from '#ports/registry.ts';
 
 /** How long a claim's token can be published and checked. */
 export const CLAIM_TTL_MS = 7 * 86_400_000;
@@ -22,6 +22,7 @@ export const CLAIM_TXT_PREFIX = 'tinytrack-claim=';
 
 /** What a claim reads: the registry behind the site caches, the clock, the DNS TXT lookup. */
 export interface ClaimServices extends SiteLookup {
+  registry: SiteLookup['registry'] & SiteClaims;
   clock: Clock;
   pageChecker: Pick<PageChecker, 'hasTxtRecord'>;
 }

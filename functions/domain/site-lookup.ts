@@ -7,7 +7,7 @@
 import { isNormalizedHostname } from './hostname-form.ts';
 import { SITE_CACHE_TTL_PENDING_MS, SITE_CACHE_TTL_VERIFIED_MS, isVerified } from './site.ts';
 import type { TtlCache } from './ttl-cache.ts';
-import type { Registry, SiteRecord } from '#ports/registry.ts';
+import type { DailySalts, SiteRecord, SiteRegistry } from '#ports/registry.ts';
 
 /** Sites by hostname, kept by every instance that looks one up. */
 export interface SiteCaches {
@@ -22,7 +22,8 @@ export interface SiteCaches {
 
 /** What a look-up reads: the registry behind the caches. */
 export interface SiteLookup extends SiteCaches {
-  registry: Registry;
+  /** Sites and their day's salt: all a collector reads of the registry (its bundle leaves claims and keys out). */
+  registry: SiteRegistry & DailySalts;
 }
 
 function cacheSite(services: SiteCaches, hostname: string, site: SiteRecord | null): void {

@@ -24,7 +24,7 @@ import { log } from '#platform/log.ts';
 const KEY_TOUCH_INTERVAL_MS = 60_000;
 
 /** What resolving a caller and its access reads: every product group has it. */
-export type AuthServices = SiteLookup & KeyState & Pick<Services, 'tokens' | 'clock'>;
+export type AuthServices = SiteLookup & KeyState & Pick<Services, 'registry' | 'tokens' | 'clock'>;
 type ApiRequest = AnyApiRequest<AuthServices>;
 
 async function lookupKey(services: AuthServices, secretHash: string) {

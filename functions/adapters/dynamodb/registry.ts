@@ -4,26 +4,26 @@
  * composed here into the Registry the services are given.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Registry } from '#ports/registry.ts';
+import type { DailySalts, Registry, SiteRegistry } from '#ports/registry.ts';
 import { DynamoSiteClaims } from './claims.ts';
-import { itemTable } from './item-table.ts';
+import { itemTable, type ItemTable } from './item-table.ts';
 import { DynamoManagementKeys } from './management-keys.ts';
 import { DynamoDailySalts } from './salts.ts';
 import { DynamoSites } from './sites.ts';
 
-export class DynamoRegistry implements Registry {
+/** Sites and their daily salts: what the collector reads, built alone so its bundle leaves claims and keys out. */
+export class DynamoSiteRegistry implements SiteRegistry, DailySalts {
   private readonly sites: DynamoSites;
-  private readonly claims: DynamoSiteClaims;
-  private readonly managementKeys: DynamoManagementKeys;
   private readonly salts: DynamoDailySalts;
 
-  constructor(client: DynamoDBClient, table: string) {
-    // One document client for all of them, as the table is one.
-    const items = itemTable(client, table);
+  constructor(protected readonly items: ItemTable) {
     this.sites = new DynamoSites(items);
-    this.claims = new DynamoSiteClaims(items);
-    this.managementKeys = new DynamoManagementKeys(items);
     this.salts = new DynamoDailySalts(items);
+  }
+
+  /** Over one document client for the table. */
+  static over(client: DynamoDBClient, table: string): DynamoSiteRegistry {
+    return new DynamoSiteRegistry(itemTable(client, table));
   }
 
   readonly getSite: Registry['getSite'] = (...a) => this.sites.getSite(...a);
@@ -37,6 +37,22 @@ export class DynamoRegistry implements Registry {
   readonly moveSite: Registry['moveSite'] = (...a) => this.sites.moveSite(...a);
   readonly recordSiteSeen: Registry['recordSiteSeen'] = (...a) => this.sites.recordSiteSeen(...a);
 
+  readonly getOrCreateDailySalt: Registry['getOrCreateDailySalt'] = (...a) => this.salts.getOrCreateDailySalt(...a);
+  readonly deleteSaltsBefore: Registry['deleteSaltsBefore'] = (...a) => this.salts.deleteSaltsBefore(...a);
+}
+
+/** Every record of the registry: the site registry, and claims and management keys. */
+export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
+  private readonly claims: DynamoSiteClaims;
+  private readonly managementKeys: DynamoManagementKeys;
+
+  constructor(client: DynamoDBClient, table: string) {
+    // One document client for all of them, as the table is one.
+    super(itemTable(client, table));
+    this.claims = new DynamoSiteClaims(this.items);
+    this.managementKeys = new DynamoManagementKeys(this.items);
+  }
+
   readonly startClaim: Registry['startClaim'] = (...a) => this.claims.startClaim(...a);
   readonly getClaim: Registry['getClaim'] = (...a) => this.claims.getClaim(...a);
 
@@ -45,7 +61,4 @@ export class DynamoRegistry implements Registry {
   readonly listManagementKeys: Registry['listManagementKeys'] = (...a) => this.managementKeys.listManagementKeys(...a);
   readonly revokeManagementKey: Registry['revokeManagementKey'] = (...a) => this.managementKeys.revokeManagementKey(...a);
   readonly touchManagementKey: Registry['touchManagementKey'] = (...a) => this.managementKeys.touchManagementKey(...a);
-
-  readonly getOrCreateDailySalt: Registry['getOrCreateDailySalt'] = (...a) => this.salts.getOrCreateDailySalt(...a);
-  readonly deleteSaltsBefore: Registry['deleteSaltsBefore'] = (...a) => this.salts.deleteSaltsBefore(...a);
 }

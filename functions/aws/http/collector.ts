@@ -1,11 +1,11 @@
 /**
- * Lambda entry of the `collector` route group: the registry, the page checker
+ * Lambda entry of the `collector` route group: the site registry (sites and salts), the page checker
  * (automatic verification), the event queue and the tracker script. No
  * issuer, no event store, no imports.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
+import { DynamoSiteRegistry } from '#adapters/dynamodb/registry.ts';
 import { SqsQueue } from '#adapters/sqs/sqs-queue.ts';
 import { createCollectorHandler } from '#http/handlers/collector.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
@@ -21,7 +21,7 @@ const trackerScript = required(config, 'trackerScript');
 
 export const handler = createCollectorHandler({
   clock: systemClock,
-  registry: new DynamoRegistry(awsClient(DynamoDBClient), config.tableName),
+  registry: DynamoSiteRegistry.over(awsClient(DynamoDBClient), config.tableName),
   pageChecker: pageCheckerFor(config, trackerScript),
   publicOrigins: config.publicUrls ?? [],
   eventQueue: new SqsQueue<EventRow>(awsClient(SQSClient), required(config, 'eventQueueUrl')),
