@@ -42,6 +42,13 @@ module.exports = {
       to: { path: '^(functions/(adapters|http|workers|local|aws|platform)/|lib/|bin/|test/)' },
     },
     {
+      name: 'writers-below-reports',
+      comment: 'The write paths (event stores, their schemas, the flag index, the workers) share rows with the reports through domain/rows, never by importing reports/.',
+      severity: 'error',
+      from: { path: '^functions/(workers/|adapters/[^/]+/([a-z-]*event-store|schema|migrations|compactor|chunk-stager|flag-[a-z-]+)\\.ts$)' },
+      to: { path: '^functions/reports/' },
+    },
+    {
       name: 'no-circular',
       comment: 'A cycle makes two modules one: load order bugs and no layer between them.',
       severity: 'error',

@@ -28,6 +28,7 @@ describe('layers', () => {
         'ports-name-domain-types-only: functions/ports/store.ts → functions/adapters/store/store.ts',
         'adapters-below-runtimes: functions/adapters/store/store.ts → functions/http/handler.ts',
         'reports-over-ports: functions/reports/report.ts → functions/adapters/store/store.ts',
+        'writers-below-reports: functions/adapters/store/schema.ts → functions/reports/other.ts',
       ]),
     );
     expect(found.filter((v) => v.startsWith('no-circular:'))).not.toEqual([]);

@@ -96,4 +96,4 @@ export const STORED_COLUMNS = `${COLUMN_LIST}, ${KEY_LIST}, replay, visitor_firs
  * maps on site and ts let a report read only its site's row groups. Named in
  * the DuckDB dialect, whose heaviest reads take the two tables directly.
  */
-export { FRESH_TABLE, MAIN_TABLE } from '#reports/sql/dialects/duckdb.ts';
+export { FRESH_TABLE, MAIN_TABLE } from '#domain/rows/duckdb-tables.ts';

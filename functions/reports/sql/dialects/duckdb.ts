@@ -9,12 +9,10 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import type { SiteRef } from '#ports/report-store.ts';
+import { FRESH_TABLE, MAIN_TABLE } from '#domain/rows/duckdb-tables.ts';
 import { sqlIdentifier, sqlInteger } from '#domain/sql-literals.ts';
 import { filterSql, sqlNumber, type SqlText } from '../text.ts';
 
-/** The tables behind the `events` view (adapters/duckdb/schema.ts): compacted rows, and rows since. */
-export const MAIN_TABLE = 'events_main';
-export const FRESH_TABLE = 'events_fresh';
 
 /** Canonical human pageviews: non-bot pageviews that are not copies of an earlier row (the writer's `replay`). */
 export const CANONICAL = `kind = 'pageview' AND NOT bot AND NOT replay`;
