@@ -12,11 +12,10 @@
  * Once its rows are in, a batch marks the days it touches stale for the
  * daily rollups (rollups.ts): one more small INSERT.
  */
-import { COPY_WINDOW_MS } from '#domain/rows/copies.ts';
 import { eventKey, uniqueEvents, type EventRow } from '#domain/rows/event-row.ts';
 import type { EventStore } from '#ports/event-store.ts';
 import { copiesAmong, lessListedCopies, OF_ITS_PAGE, pageTsOver, type Listing } from '#domain/rows/flags/clickhouse-sql.ts';
-import { APPEND_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
+import { APPEND_WINDOW_MS, COPY_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
 import type { Logger } from '#ports/logger.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 import { ClickHouseRollups } from './rollups.ts';

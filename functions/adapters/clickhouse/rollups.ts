@@ -38,7 +38,7 @@ import type { ClickHouseExecutor } from './executor.ts';
 import { FILTERED_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
 import { filterColumns, filterSql, type PageviewDim } from '#reports/sql/text.ts';
 import { clickhouseEngagedPages } from '#reports/sql/engaged-pages.ts';
-import { COPY_WINDOW_MS } from '#domain/rows/copies.ts';
+import { COPY_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
 import { ident, ROLLUP_BUILDS, ROLLUP_COPIES, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE, VARIANT_DAYS } from './schema.ts';
 
 /** The day's event totals: all named events and their distinct visitors (a label of its own). */

@@ -15,9 +15,6 @@
 import type { EventRow } from '#domain/rows/event-row.ts';
 import { COPY_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
 
-/** The writers' own window: a row reports skip as a copy is one a writer flags as one. */
-export { COPY_WINDOW_MS };
-
 type Keyed = Pick<EventRow, 'site' | 'registration' | 'kind' | 'id' | 'ts'>;
 
 /** The reference form of the rule: for each row, whether it is a copy. Rows sharing (site, registration, kind, id, ts) are one row (the stores keep the first). */

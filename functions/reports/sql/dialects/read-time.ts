@@ -5,7 +5,7 @@
  * id, and so registration, at most COPY_WINDOW_MS before), read one window
  * before the range so the first rows' predecessors are seen.
  */
-import { COPY_WINDOW_MS } from '#domain/rows/copies.ts';
+import { COPY_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import { sqlIdentifier, sqlInteger } from '#domain/sql-literals.ts';
 import { sqlLimit, sqlNumber, type SqlText } from '../text.ts';
