@@ -7,9 +7,10 @@ import type { ApiRequestRow } from '#domain/api-requests/request-row.ts';
 import type { SiteRef } from './report-store.ts';
 
 export type ApiFilterDim = 'route' | 'method' | 'status' | 'consumer';
-/** `status` takes an exact code (`404`) or a class (`5xx`); the others compare exactly. */
+/** `status` takes an exact code (`404`) or a class (`5xx`); the others compare exactly. `neq` keeps what does not match. */
 export interface ApiFilter {
   dim: ApiFilterDim;
+  op: 'eq' | 'neq';
   value: string;
 }
 
@@ -58,6 +59,6 @@ export interface ApiRequestStore {
   apiSeries(scope: Omit<ApiScope, 'from' | 'to'> & { boundaries: readonly number[] }): Promise<(ApiTotals & { bucket: number })[]>;
   /** Rows by requests descending, then name. */
   apiBreakdown(scope: ApiScope, dim: ApiBreakdownDim, limit: number): Promise<ApiBreakdownRow[]>;
-  /** Requests and 5xx per calendar day in `tz` since `from`, sparse, per site. */
-  apiDays(sites: readonly SiteRef[], from: number, tz: string): Promise<Map<string, ApiDay[]>>;
+  /** Requests and 5xx per day of the plan (boundaries b0 < … < bn in ms, day i labelled days[i]), sparse, per site. */
+  apiDays(sites: readonly SiteRef[], plan: { boundaries: readonly number[]; days: readonly string[] }): Promise<Map<string, ApiDay[]>>;
 }

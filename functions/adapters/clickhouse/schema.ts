@@ -10,6 +10,7 @@
 import { FILTERED_COLUMNS } from '#domain/reports/filter.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
 import type { ClickHouseExecutor } from './executor.ts';
+import { clickhouseApiTables } from '#reports/sql/api-requests.ts';
 
 type Kind = 'text' | 'int' | 'double' | 'bool';
 
@@ -239,6 +240,11 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
       `ALTER TABLE ${ident(db)}.${EVENTS_TABLE} ADD INDEX IF NOT EXISTS original_bloom original_id TYPE bloom_filter(0.01) GRANULARITY 1`,
       listBegins(db, LISTED_APPENDS_SINCE),
     ],
+  },
+  {
+    version: 8,
+    // The API-requests series (issue 36): rows, and the rollups fed from their inserts.
+    statements: (db) => clickhouseApiTables(db, ident),
   },
 ];
 

@@ -1,0 +1,95 @@
+/**
+ * The API-requests series in the DuckDB file: rows, and rollups kept by each
+ * write (functions/reports/sql/api-requests.ts). A batch is staged, freed of
+ * the rows already stored (redeliveries: looked up within the batch's time
+ * span, which the `ts` zone maps prune), then stored with its rollups in one
+ * transaction. Writes run one after another on a connection of their own.
+ */
+import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import type { ApiRequestRow } from '#domain/api-requests/request-row.ts';
+import { API_TABLE, DUCKDB_API } from '#reports/sql/api-requests.ts';
+import { SqlApiRequestStore, type HistogramRow } from '#reports/sql/api-store.ts';
+import { inTransaction } from './transaction.ts';
+import type { DuckDbEventStore } from './duckdb-event-store.ts';
+
+const BATCH = 'api_batch';
+const BATCH_COLUMNS = 'site VARCHAR, registration VARCHAR, ts BIGINT, id VARCHAR, method VARCHAR, route VARCHAR, status SMALLINT, duration_ms DOUBLE, bytes_in BIGINT, bytes_out BIGINT, consumer VARCHAR';
+const FIELDS = ['site', 'registration', 'ts', 'id', 'method', 'route', 'status', 'duration_ms', 'bytes_in', 'bytes_out', 'consumer'] as const;
+
+export class DuckDbApiRequests extends SqlApiRequestStore {
+  protected readonly dialect = 'duckdb' as const;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly events: DuckDbEventStore,
+    private readonly writer: DuckDBConnection,
+  ) {
+    super();
+  }
+
+  /** The series over the event store's database: its tables made when missing, a write connection of its own. */
+  static async open(events: DuckDbEventStore): Promise<DuckDbApiRequests> {
+    const writer = await events.instance.connect();
+    for (const statement of DUCKDB_API.tables) await writer.run(statement);
+    await writer.run(`CREATE OR REPLACE TEMP TABLE ${BATCH} (${BATCH_COLUMNS})`);
+    return new DuckDbApiRequests(events, writer);
+  }
+
+  saveApiRequests(rows: readonly ApiRequestRow[]): Promise<void> {
+    if (rows.length === 0) return Promise.resolve();
+    const run = this.tail.then(() => this.write(rows));
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async write(rows: readonly ApiRequestRow[]): Promise<void> {
+    const params: Record<string, DuckDBValue> = {};
+    for (const f of FIELDS) params[f] = listValue(rows.map((r) => (r[f] ?? null) as DuckDBValue));
+    let first = Infinity;
+    let last = -Infinity;
+    for (const r of rows) {
+      first = Math.min(first, r.ts);
+      last = Math.max(last, r.ts);
+    }
+    await inTransaction(this.writer, async () => {
+      await this.writer.run(`DELETE FROM ${BATCH}`);
+      await this.writer.run(
+        `INSERT INTO ${BATCH} SELECT DISTINCT ON (site, registration, id, ts) * FROM (SELECT ${FIELDS.map((f) => `unnest($${f}) AS ${f}`).join(', ')})`,
+        params,
+      );
+      await this.writer.run(
+        `DELETE FROM ${BATCH} b WHERE EXISTS (SELECT 1 FROM ${API_TABLE} r WHERE r.ts BETWEEN ${Math.trunc(first)} AND ${Math.trunc(last)}
+           AND r.site = b.site AND r.registration = b.registration AND r.id = b.id AND r.ts = b.ts)`,
+      );
+      for (const statement of DUCKDB_API.store(BATCH)) await this.writer.run(statement);
+    });
+  }
+
+  /**
+   * Stores the rows a SELECT names (columns as ApiRequestRow's), rollups included, in one
+   * statement each: how the bench seeds millions of rows without the writer's round trips.
+   */
+  async saveSelected(select: string): Promise<void> {
+    await (this.tail = this.tail.then(() =>
+      inTransaction(this.writer, async () => {
+        await this.writer.run(`CREATE OR REPLACE TEMP TABLE api_selected AS ${select}`);
+        for (const statement of DUCKDB_API.store('api_selected')) await this.writer.run(statement);
+        await this.writer.run('DROP TABLE api_selected');
+      }),
+    ));
+  }
+
+  protected run(sql: string, params: Record<string, unknown>): Promise<HistogramRow[]> {
+    const bound: Record<string, DuckDBValue> = {};
+    for (const [name, value] of Object.entries(params)) {
+      if (!sql.includes(`$${name}`)) continue;
+      bound[name] = Array.isArray(value) ? listValue(value as DuckDBValue[]) : (value as DuckDBValue);
+    }
+    return this.events.query<HistogramRow>(sql, bound);
+  }
+
+  async close(): Promise<void> {
+    await this.tail;
+    this.writer.closeSync();
+  }
+}

@@ -1,0 +1,1 @@
+import './api-request-store.contract.ts';
