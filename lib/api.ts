@@ -66,6 +66,8 @@ export interface GroupAccess {
   icons: boolean;
   /** Function timeout; API Gateway gives up on an HTTP API integration after 30 s. */
   timeoutSeconds: number;
+  /** Takes API requests (POST /api/ingest): told whether the event store keeps them (API_REQUESTS=off on Timestream). */
+  ingestsApiRequests?: boolean;
 }
 
 const NOTHING: GroupAccess = {
@@ -83,7 +85,10 @@ const NOTHING: GroupAccess = {
   timeoutSeconds: 10,
 };
 
-const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysOf } = KEY_PATTERNS;
+const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysOf, siteApiKeyHash } = KEY_PATTERNS;
+
+/** A site API key's use: last_used_at on its item under the site's partition, nothing else of it. */
+const SITE_KEY_TOUCH = [...KEY_ATTRIBUTES, 'last_used_at'] as const;
 
 /**
  * What the collector may read of an item under a site (its site fields, as getSite projects them)
@@ -144,6 +149,19 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     tracker: true,
     functionUrl: true,
     verifiesSites: true,
+  },
+  // POST /api/ingest: reads sites (their fields only) and the two kinds of key, notes a key's use, queues rows. No
+  // issuer (ID tokens are no ingest credential), no event store, and of a site's partition only what it reads.
+  ingest: {
+    ...NOTHING,
+    table: [
+      { keys: [site], actions: ['GetItem'], attributes: COLLECTOR_SITE_READ },
+      { keys: [site], actions: ['UpdateItem'], attributes: SITE_KEY_TOUCH },
+      { keys: [siteApiKeyHash], actions: ['Query'], index: true },
+      KEY_LOOKUP_AND_TOUCH,
+    ],
+    eventQueue: true,
+    ingestsApiRequests: true,
   },
   // Jobs, locks and sealed credentials under the site, the owner's daily slots; seals API keys
   // (create, retry with a new key) and queues chunks. It never opens a sealed key nor touches the
@@ -297,6 +315,7 @@ export class Api extends Construct {
       if (access.importQueue) environment.IMPORT_QUEUE_URL = props.importQueue.queueUrl;
       if (access.importKey !== 'none') environment.IMPORT_KMS_KEY_ID = props.importKey.keyArn;
       if (access.icons) environment.ICON_BUCKET = props.iconBucket.bucketName;
+      if (access.ingestsApiRequests && !props.eventStore.keepsApiRequests) environment.API_REQUESTS = 'off';
       const fn = new NodeFunction(this, `${pascal(group)}Function`, {
         entry: httpEntry(group),
         description: `tinytrack HTTP routes: ${group}`,

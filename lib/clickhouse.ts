@@ -50,6 +50,7 @@ export const metricNamespace = (scope: Construct) => `tinytrack/${Stack.of(scope
 
 export class ClickHouse extends Construct implements EventStoreResource {
   readonly writer = CLICKHOUSE_WRITER;
+  readonly keepsApiRequests = true;
   private readonly url: string;
   private readonly database: string;
   private readonly secrets: Readonly<Record<'read' | 'write', { arn: string; secret: secretsmanager.ISecret }>>;

@@ -25,6 +25,8 @@ export type EventStoreAccess = 'read' | 'write' | 'read-write';
 
 export interface EventStoreResource {
   readonly writer: WriterSettings;
+  /** Keeps the API-requests series (POST /api/ingest, API reports): ClickHouse does; Timestream, frozen, does not. */
+  readonly keepsApiRequests: boolean;
   /** Variables for a function with this access. */
   environment(access: EventStoreAccess): Readonly<Record<string, string>>;
   /** What a function with this access may do on AWS, nothing more. */

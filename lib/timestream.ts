@@ -31,6 +31,7 @@ export const TIMESTREAM_WRITER: WriterSettings = { batchSize: 100, batchingWindo
 
 export class Timestream extends Construct implements EventStoreResource {
   readonly writer = TIMESTREAM_WRITER;
+  readonly keepsApiRequests = false;
   readonly database: timestream.CfnDatabase;
   readonly table: timestream.CfnTable;
   /** Error reports for records the magnetic store rejects asynchronously. */

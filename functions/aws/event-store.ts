@@ -10,13 +10,16 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { TimestreamQueryClient } from '@aws-sdk/client-timestream-query';
 import { TimestreamWriteClient } from '@aws-sdk/client-timestream-write';
 import { ClickHouseEventStore } from '#adapters/clickhouse/clickhouse-event-store.ts';
+import { ClickHouseApiRequests } from '#adapters/clickhouse/clickhouse-api-requests.ts';
 import { ClickHouseImportLedger } from '#adapters/clickhouse/clickhouse-import-ledger.ts';
 import { ClickHouseReportStore } from '#adapters/clickhouse/clickhouse-report-store.ts';
 import { clickHouseHttpExecutor } from '#adapters/clickhouse/http-executor.ts';
 import { refreshingExecutor, type ClickHouseCredentials } from '#adapters/clickhouse/refreshing-executor.ts';
 import { TimestreamEventStore } from '#adapters/timestream/timestream-event-store.ts';
+import { TIMESTREAM_API_REQUESTS } from '#adapters/timestream/timestream-api-requests.ts';
 import { TimestreamImportLedger } from '#adapters/timestream/timestream-import-ledger.ts';
 import { TimestreamReportStore } from '#adapters/timestream/timestream-report-store.ts';
+import type { ApiRequestStore } from '#ports/api-request-store.ts';
 import type { EventStore } from '#ports/event-store.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
 import type { ReportStore } from '#ports/report-store.ts';
@@ -59,18 +62,20 @@ export async function clickHouseStore(
   return migrate ? ClickHouseEventStore.open(executor, settings.database, log) : ClickHouseEventStore.attach(executor, settings.database, log);
 }
 
-export async function awsEventStore(config: Readonly<Config>): Promise<EventStore> {
+/** The event writer's stores: events, and the API-requests series beside them (none on Timestream). */
+export async function awsWriterStores(config: Readonly<Config>): Promise<{ events: EventStore; apiRequests: ApiRequestStore }> {
   const clickhouse = await clickHouseStore(config);
-  if (clickhouse) return clickhouse;
+  if (clickhouse) return { events: clickhouse, apiRequests: new ClickHouseApiRequests(clickhouse.executor, clickhouse.database) };
   const { database, table } = required(config, 'timestream');
-  return new TimestreamEventStore(awsClient(TimestreamWriteClient), database, table, { log });
+  return { events: new TimestreamEventStore(awsClient(TimestreamWriteClient), database, table, { log }), apiRequests: TIMESTREAM_API_REQUESTS };
 }
 
-export async function awsReportStore(config: Readonly<Config>): Promise<ReportStore> {
+/** The reports function's readers: web reports and the API-requests series, over one store. */
+export async function awsReportStores(config: Readonly<Config>): Promise<{ reports: ReportStore; apiRequests: ApiRequestStore }> {
   const clickhouse = await clickHouseStore(config, { migrate: false });
-  if (clickhouse) return new ClickHouseReportStore(clickhouse, { log });
+  if (clickhouse) return { reports: new ClickHouseReportStore(clickhouse, { log }), apiRequests: new ClickHouseApiRequests(clickhouse.executor, clickhouse.database) };
   const { database, table } = required(config, 'timestream');
-  return new TimestreamReportStore(awsClient(TimestreamQueryClient), database, table);
+  return { reports: new TimestreamReportStore(awsClient(TimestreamQueryClient), database, table), apiRequests: TIMESTREAM_API_REQUESTS };
 }
 
 /** The writer and the ledger of imports, over one store. */

@@ -70,6 +70,14 @@ export const KeyLimitError = refusal('KeyLimitError', 'invalid', 'management key
 export const InvalidKindError = refusal('InvalidKindError', 'invalid', 'kind must be web or api');
 export const PublicNeedsVerificationError = refusal('PublicNeedsVerificationError', 'invalid', 'verify domain ownership before making the site public');
 export const UnknownDimensionError = refusal('UnknownDimensionError', 'invalid', 'unknown dimension');
+// API analytics (issue 36): site API keys and POST /api/ingest.
+export const SiteKeysNeedVerificationError = refusal('SiteKeysNeedVerificationError', 'forbidden', 'verify this site before creating API keys');
+export const SiteKeyLimitError = refusal('SiteKeyLimitError', 'invalid', 'site API key limit reached');
+export const IngestNeedsVerificationError = refusal('IngestNeedsVerificationError', 'forbidden', 'verify this site before sending API data');
+export const ServiceSiteRequiredError = refusal('ServiceSiteRequiredError', 'invalid', 'X-Service-Site header required');
+/** A site API key naming another site in X-Service-Site: it authenticates only its own. */
+export const ServiceSiteMismatchError = refusal('ServiceSiteMismatchError', 'forbidden', 'this API key belongs to another site');
+export const UnknownApiKeyError = refusal('UnknownApiKeyError', 'unauthenticated', 'invalid or revoked API key');
 /** A store that keeps refusing for load (throttling past the SDK's retries): worth asking again shortly. */
 export const StoreUnavailableError = refusal('StoreUnavailableError', 'unavailable', 'service unavailable, retry later', 1);
 /** A report the deployment's event store does not answer: Timestream is frozen at the first slice's reports (README, deploy). */
@@ -104,6 +112,12 @@ export const FIXED_REFUSALS: readonly FixedRefusal[] = [
   InvalidKindError,
   PublicNeedsVerificationError,
   UnknownDimensionError,
+  SiteKeysNeedVerificationError,
+  SiteKeyLimitError,
+  IngestNeedsVerificationError,
+  ServiceSiteRequiredError,
+  ServiceSiteMismatchError,
+  UnknownApiKeyError,
   StoreUnavailableError,
   NotAvailableOnStoreError,
   InternalError,

@@ -27,12 +27,38 @@ const KEY_TOUCH_INTERVAL_MS = 60_000;
 export type AuthServices = SiteLookup & KeyState & Pick<Services, 'registry' | 'tokens' | 'clock'>;
 type ApiRequest = AnyApiRequest<AuthServices>;
 
-async function lookupKey(services: AuthServices, secretHash: string) {
+async function lookupKey(services: KeyServices, secretHash: string) {
   const cached = services.keyCache.get(secretHash);
   if (cached) return cached.value;
   const record = await services.registry.findManagementKey(secretHash);
   services.keyCache.set(secretHash, record, KEY_CACHE_TTL_MS);
   return record;
+}
+
+/** What judging a management key reads: its cache, its record, where its use is noted. */
+export type KeyServices = Pick<KeyState, 'keyCache' | 'keyTouches'> & {
+  registry: Pick<AuthServices['registry'], 'findManagementKey' | 'touchManagementKey'>;
+  clock: AuthServices['clock'];
+};
+
+/** Notes a credential's use at most once a minute per instance; bookkeeping only, so a failed write (e.g. a read-only function) never fails the request. */
+export async function touchAtMostEveryMinute(touches: KeyState['keyTouches'], key: string, touch: () => Promise<void>): Promise<void> {
+  if (touches.get(key)) return;
+  touches.set(key, true, KEY_TOUCH_INTERVAL_MS);
+  await touch().catch((e: unknown) => {
+    log.warn('last_used_at not recorded', { message: (e as Error).message });
+  });
+}
+
+/** A management key's principal; an unknown, malformed or revoked key throws 401. */
+export async function managementKeyPrincipal(services: KeyServices, secret: string): Promise<Principal & { kind: 'key' }> {
+  if (!isManagementKeyFormat(secret)) throw new InvalidKeyError();
+  const secretHash = hashSecret(secret);
+  const record = await lookupKey(services, secretHash);
+  if (!record || record.revoked_at) throw new InvalidKeyError();
+  const now = services.clock.now();
+  await touchAtMostEveryMinute(services.keyTouches, secretHash, () => services.registry.touchManagementKey(secretHash, now.toISOString()));
+  return { kind: 'key', uid: record.owner_uid, keyId: record.id, scopes: record.scopes, secretHash };
 }
 
 async function resolve(req: ApiRequest): Promise<Caller> {
@@ -42,19 +68,7 @@ async function resolve(req: ApiRequest): Promise<Caller> {
     const claims = await req.services.tokens.verifyIdToken(credential.token);
     return claims ? { kind: 'user', uid: claims.sub } : { kind: 'anonymous', invalidToken: true };
   }
-  if (!isManagementKeyFormat(credential.secret)) throw new InvalidKeyError();
-  const secretHash = hashSecret(credential.secret);
-  const record = await lookupKey(req.services, secretHash);
-  if (!record || record.revoked_at) throw new InvalidKeyError();
-  const now = req.services.clock.now();
-  if (!req.services.keyTouches.get(secretHash)) {
-    req.services.keyTouches.set(secretHash, true, KEY_TOUCH_INTERVAL_MS);
-    // Bookkeeping only: a failed write (e.g. the read-only reports function) must not fail the request.
-    await req.services.registry.touchManagementKey(secretHash, now.toISOString()).catch((e: unknown) => {
-      log.warn('last_used_at not recorded', { message: (e as Error).message });
-    });
-  }
-  return { kind: 'key', uid: record.owner_uid, keyId: record.id, scopes: record.scopes, secretHash };
+  return managementKeyPrincipal(req.services, credential.secret);
 }
 
 /** The caller, resolved once per request. An unknown or revoked management key throws 401 here, before any lookup. */

@@ -20,6 +20,7 @@ const TAGS: Record<RouteGroup, string> = {
   collector: 'The tracker script and beacons (no credentials; plain-text answers)',
   reports: 'Traffic reports',
   imports: 'Historical imports from another analytics service',
+  ingest: 'API request metrics from your own API (site API keys or an ingest management key)',
 };
 
 const PATH_PARAMETERS: Record<string, string> = {
@@ -88,6 +89,8 @@ function security(route: RouteDef) {
       return [{ idToken: [] }];
     case 'account':
       return [{ idToken: [] }, { managementKey: [] }];
+    case 'api_key':
+      return [{ siteApiKey: [] }, { managementKey: [] }];
   }
 }
 
@@ -157,6 +160,7 @@ export function buildOpenApi(): Record<string, unknown> {
       securitySchemes: {
         idToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Identity-provider ID token' },
         managementKey: { type: 'http', scheme: 'bearer', description: 'tt_mk_ + 48 lowercase hex' },
+        siteApiKey: { type: 'http', scheme: 'bearer', description: 'tt_ + 48 lowercase hex: POST /api/ingest for its own site only' },
       },
     },
   };

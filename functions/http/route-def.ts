@@ -24,15 +24,16 @@ import {
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'ANY';
 /** One Lambda function per group in AWS. */
-export type RouteGroup = 'meta' | 'account' | 'sites' | 'collector' | 'reports' | 'imports';
+export type RouteGroup = 'meta' | 'account' | 'sites' | 'collector' | 'reports' | 'imports' | 'ingest';
 export type Scope = 'read' | 'manage' | 'ingest';
 
 /**
  * none: no credential; account: ID token or key with `scope`; id_token: ID
  * token only; site: anonymous for verified public sites, else owner (ID or key
- * with `scope`).
+ * with `scope`); api_key: a site API key, or a management key with `scope`
+ * (POST /api/ingest).
  */
-export type AuthMode = 'none' | 'account' | 'id_token' | 'site';
+export type AuthMode = 'none' | 'account' | 'id_token' | 'site' | 'api_key';
 
 export interface ResponseDef {
   description: string;

@@ -14,6 +14,7 @@ import {
   HostnameTakenError,
   ImportActiveError,
   InvalidKindError,
+  IngestNeedsVerificationError,
   KeyLimitError,
   KeysForbiddenError,
   NotAvailableOnStoreError,
@@ -23,7 +24,13 @@ import {
   OwnSiteClaimError,
   PublicNeedsVerificationError,
   SelfRevokeOnlyError,
+  ServiceSiteMismatchError,
+  ServiceSiteRequiredError,
+  SiteKeyLimitError,
+  SiteKeysNeedVerificationError,
   SiteLimitError,
+  StoreUnavailableError,
+  UnknownApiKeyError,
   UnknownDimensionError,
   UnknownImportError,
   UnknownKeyError,
@@ -37,6 +44,8 @@ import { IMPORT_REQUEST_ERRORS, RETRY_CREDENTIAL_ERRORS } from '#domain/imports/
 import { SOURCE_ERROR_FORMS } from '#domain/imports/source.ts';
 import { INVALID_TIMEZONE, REPORT_QUERY_ERRORS } from '#domain/reports/query.ts';
 import { SETTINGS_ERRORS } from '#domain/site.ts';
+import { SITE_KEY_REQUEST_ERRORS } from '#domain/api-requests/site-api-key.ts';
+import { INGEST_ERRORS } from '#domain/api-requests/ingest-batch.ts';
 
 export { matchPath };
 export { FAILURE_RESPONSES, routeKey } from './route-def.ts';
@@ -207,6 +216,71 @@ const productRoutes: RouteDef[] = [
     responses: {
       201: { description: "the caller's new registration", schema: s.Site },
       ...refusals(...idOnly, UnknownSiteError, NoActiveClaimError, OwnSiteClaimError, UnverifiedClaimError, ClaimRecordMissingError, ClaimOvertakenError, SiteLimitError, checksRateLimited),
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/sites/{hostname}/keys',
+    group: 'sites',
+    auth: 'account',
+    scope: 'read',
+    summary: "The site's API keys, newest first, without secrets (owner only, also for public sites).",
+    responses: { 200: { description: 'keys', schema: s.SiteApiKeyList }, ...refusals(...scoped('read'), UnknownSiteError) },
+  },
+  {
+    method: 'POST',
+    path: '/api/sites/{hostname}/keys',
+    group: 'sites',
+    auth: 'account',
+    scope: 'manage',
+    summary: 'Create a site API key (tt_ + 48 hex) for POST /api/ingest; the secret is returned once. API sites may create keys before verification, websites once verified. At most 20 per site.',
+    request: s.CreateSiteApiKeyRequest,
+    responses: {
+      201: { description: 'created', schema: s.CreatedSiteApiKey },
+      ...refusals(invalidInput(SITE_KEY_REQUEST_ERRORS), SiteKeyLimitError, ...scoped('manage'), SiteKeysNeedVerificationError, UnknownSiteError, ...rateLimited),
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/sites/{hostname}/keys/{id}/rotate',
+    group: 'sites',
+    auth: 'account',
+    scope: 'manage',
+    summary: 'Replace a site API key\'s secret: the new one is returned once, the old one stops working (other instances within 30 s).',
+    responses: { 200: { description: 'rotated', schema: s.RotatedSiteApiKey }, ...refusals(...scoped('manage'), UnknownSiteError, UnknownKeyError, ...rateLimited) },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/sites/{hostname}/keys/{id}',
+    group: 'sites',
+    auth: 'account',
+    scope: 'manage',
+    summary: 'Revoke a site API key (other instances stop accepting it within 30 s).',
+    responses: { 200: { description: 'revoked', schema: s.RevokedKey }, ...refusals(...scoped('manage'), UnknownSiteError, UnknownKeyError, ...rateLimited) },
+  },
+  {
+    method: 'POST',
+    path: '/api/ingest',
+    group: 'ingest',
+    auth: 'api_key',
+    scope: 'ingest',
+    summary:
+      'Request metrics from your API: 1 to 1,000 items, at most 1 MiB; timestamps are the arrival time. A site API key for its own site, or a management key with ' +
+      'scope ingest and the site in X-Service-Site. 202 once durably received; an invalid item refuses the whole batch, naming its index and field. Not rate limited.',
+    request: s.IngestRequest,
+    responses: {
+      202: { description: 'accepted: the rows are durably received (not yet in reports)', schema: s.IngestAccepted },
+      ...refusals(
+        invalidInput(INGEST_ERRORS),
+        ServiceSiteRequiredError,
+        ...scoped('ingest'),
+        UnknownApiKeyError,
+        IngestNeedsVerificationError,
+        ServiceSiteMismatchError,
+        UnknownSiteError,
+        StoreUnavailableError,
+        NotAvailableOnStoreError,
+      ),
     },
   },
 ];

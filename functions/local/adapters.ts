@@ -23,7 +23,10 @@ import type { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { openLocalEvents, type LocalEvents } from './events.ts';
 import { currentRegistrations } from '#domain/registration.ts';
 import { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
-import { createEventWriter } from '#workers/event-writer.ts';
+import { createApiRequestWriter, createEventWriter } from '#workers/event-writer.ts';
+import type { ApiRequestRow } from '#domain/api-requests/request-row.ts';
+import type { ApiRequestStore } from '#ports/api-request-store.ts';
+import { approxBytes } from '#adapters/memory-queue/approx-bytes.ts';
 import { buildTracker } from '#tracker/build.ts';
 import { buildOpenApi } from '#http/openapi.ts';
 import { eventRowBytes, type EventRow } from '#domain/rows/event-row.ts';
@@ -123,6 +126,26 @@ export function createEventQueue(events: EventStore, dataDir: string, journal?: 
   });
 }
 
+/** Most ingested rows per write: ten full batches of POST /api/ingest at most. */
+export const API_REQUEST_BATCH_SIZE = 10_000;
+
+/**
+ * The in-process queue of POST /api/ingest, with the event writer's failure isolation into the
+ * API-requests series; with a journal, a batch is on disk before it is answered 202.
+ */
+export function createApiRequestQueue(store: ApiRequestStore, dataDir: string, journal?: ReceiptJournal<ApiRequestRow>, durable = true): MemoryQueue<ApiRequestRow> {
+  return new MemoryQueue<ApiRequestRow>({
+    log,
+    journal,
+    journalSends: durable,
+    consumer: createApiRequestWriter(store),
+    batchSize: API_REQUEST_BATCH_SIZE,
+    maxWaitMs: EVENT_BATCH_WAIT_MS,
+    deadLetterPath: join(dataDir, 'dead-letter', 'api-requests.jsonl'),
+    sizeOf: approxBytes,
+  });
+}
+
 export interface LocalRuntime {
   adapters: Adapters;
   /** The registry's DynamoDB client (dynalite), for what only the local server keeps there (login links). */
@@ -133,6 +156,8 @@ export interface LocalRuntime {
   /** The embedded DuckDB store when it is the one in use; null on ClickHouse (CLICKHOUSE_URL). */
   duckdb: DuckDbEventStore | null;
   eventQueue: MemoryQueue<EventRow>;
+  /** Ingested API requests (POST /api/ingest). */
+  apiRequestQueue: MemoryQueue<ApiRequestRow>;
   /** Import chunks, two at a time in the import worker. */
   importQueue: MemoryQueue<ImportChunkMessage>;
   importWorker: ImportWorker;
@@ -198,6 +223,10 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   const restored = eventQueue.restore(recovered);
   if (restored > 0) log.info('journal recovered', { rows: restored });
   const held = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'held'), { codec: eventRowCodec, log });
+  const apiJournal = await ReceiptJournal.open<ApiRequestRow>(join(dataDir, 'journal', 'api-requests'), { log });
+  const apiRequestQueue = createApiRequestQueue(local.apiRequests, dataDir, apiJournal.journal, config.durableReceipt);
+  const restoredRequests = apiRequestQueue.restore(apiJournal.recovered);
+  if (restoredRequests > 0) log.info('journal recovered', { api_requests: restoredRequests });
   const tokens = config.auth
     ? new JwtTokenVerifier(config.auth)
     : new JwtTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: LOCAL_JWKS_URI, jwks: issuerJwks(loadIssuerKey(config.dataDir)) });
@@ -215,6 +244,9 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     trackerScript,
     apiDocument: () => (apiDocument ??= JSON.stringify(buildOpenApi())),
     reports: local.reports,
+    apiRequests: local.apiRequests,
+    apiRequestQueue,
+    apiRequestsAvailable: config.apiRequestsAvailable,
     icons: new IconFiles(dataDir),
     ...imports,
     importQueue,
@@ -225,7 +257,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
       log.error('resuming imports failed', { message: (e as Error).message });
     });
   }
-  const stopReplays = (background ? [eventQueue, importQueue] : []).map((queue) => queue.replayDeadLettersEvery(DEAD_LETTER_REPLAY_MS));
+  const stopReplays = (background ? [eventQueue, apiRequestQueue, importQueue] : []).map((queue) => queue.replayDeadLettersEvery(DEAD_LETTER_REPLAY_MS));
   return {
     adapters,
     store: store.client,
@@ -233,6 +265,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     events,
     duckdb: local.duckdb,
     eventQueue,
+    apiRequestQueue,
     importQueue,
     importWorker,
     holdRows: async (drops) => {
@@ -255,7 +288,10 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
       await imports.importSource.close();
       await eventQueue.drain();
       eventQueue.stop();
+      await apiRequestQueue.drain();
+      apiRequestQueue.stop();
       await journal.close();
+      await apiJournal.journal.close();
       await held.journal.close();
       await local.close();
       await store.close();

@@ -13,6 +13,9 @@ import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { DuckDbImportLedger } from '#adapters/duckdb/duckdb-import-ledger.ts';
 import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
 import type { EventStore } from '#ports/event-store.ts';
+import type { ApiRequestStore } from '#ports/api-request-store.ts';
+import { ClickHouseApiRequests } from '#adapters/clickhouse/clickhouse-api-requests.ts';
+import { DuckDbApiRequests } from '#adapters/duckdb/duckdb-api-requests.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 import type { RegistrationsOf } from '#adapters/duckdb/migrations.ts';
@@ -23,6 +26,8 @@ export interface LocalEvents {
   events: EventStore;
   reports: ReportStore;
   ledger: ImportLedger;
+  /** The API-requests series (POST /api/ingest, the API reports, the alert checks). */
+  apiRequests: ApiRequestStore;
   /** The embedded store when it is the one in use (tests and admin commands read it directly); null on ClickHouse. */
   duckdb: DuckDbEventStore | null;
   close(): Promise<void>;
@@ -31,15 +36,27 @@ export interface LocalEvents {
 export async function openLocalEvents(config: Readonly<Config>, dataDir: string, registrationsOf: RegistrationsOf): Promise<LocalEvents> {
   if (config.clickhouse) {
     const events = await ClickHouseEventStore.open(clickHouseHttpExecutor(config.clickhouse), config.clickhouse.database, log);
-    return { events, reports: new ClickHouseReportStore(events, { log }), ledger: new ClickHouseImportLedger(events), duckdb: null, close: () => events.close() };
+    return {
+      events,
+      reports: new ClickHouseReportStore(events, { log }),
+      ledger: new ClickHouseImportLedger(events),
+      apiRequests: new ClickHouseApiRequests(events.executor, events.database),
+      duckdb: null,
+      close: () => events.close(),
+    };
   }
   const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { log, registrationsOf, indexBytes: config.eventIndexBytes });
+  const apiRequests = await DuckDbApiRequests.open(events);
   return {
     events,
     // Reports read through the event store's pooled reader connections.
     reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }, events, Date.now, log),
     ledger: new DuckDbImportLedger(events),
+    apiRequests,
     duckdb: events,
-    close: () => events.close(),
+    close: async () => {
+      await apiRequests.close();
+      await events.close();
+    },
   };
 }

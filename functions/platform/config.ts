@@ -22,6 +22,7 @@ const Env = z.object({
   EVENT_INDEX_MB: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 1024),
   SIMPLEANALYTICS_BASE_URL: z._default(z.string(), 'https://simpleanalytics.com'),
   EVENT_QUEUE_URL: z.optional(z.string()),
+  API_REQUESTS: z.optional(z.enum(['on', 'off'])),
   // Imports: the chunk queue and KMS key in AWS; the credential test's timeout (20 s).
   IMPORT_QUEUE_URL: z.optional(z.string()),
   // AWS: the bucket of site icons.
@@ -67,6 +68,8 @@ export interface Config {
   simpleAnalyticsBaseUrl: string;
   /** AWS: the SQS queue between collector and writer. */
   eventQueueUrl: string | null;
+  /** False (API_REQUESTS=off, set by the stack on Timestream): the event store keeps no API requests, so POST /api/ingest answers 501. */
+  apiRequestsAvailable: boolean;
   /** AWS: the SQS queue of import chunks. */
   importQueueUrl: string | null;
   /** AWS: the KMS key that wraps import credentials. */
@@ -175,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     eventIndexBytes: e.EVENT_INDEX_MB * 2 ** 20,
     simpleAnalyticsBaseUrl: e.SIMPLEANALYTICS_BASE_URL,
     eventQueueUrl: e.EVENT_QUEUE_URL ?? null,
+    apiRequestsAvailable: e.API_REQUESTS !== 'off',
     importQueueUrl: e.IMPORT_QUEUE_URL ?? null,
     importKmsKeyId: e.IMPORT_KMS_KEY_ID ?? null,
     iconBucket: e.ICON_BUCKET ?? null,

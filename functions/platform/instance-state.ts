@@ -10,6 +10,7 @@ import type { SiteCaches } from '#domain/site-lookup.ts';
 import { siteCheckState, type SiteCheckState } from '#domain/site-checks.ts';
 import type { CollectorMemory } from '#domain/ingest/services.ts';
 import type { ManagementKeyRecord } from '#ports/registry.ts';
+import type { SiteApiKeyRecord } from '#ports/site-api-keys.ts';
 
 export type { SiteCaches };
 
@@ -21,6 +22,8 @@ export interface KeyState {
   changeLimiter: TokenBucketLimiter;
   /** When this instance last recorded a key's use, to write last_used_at at most once a minute. */
   keyTouches: TtlCache<string, true>;
+  /** Site API keys by secret hash (POST /api/ingest): 30 s, as management keys. */
+  siteKeyCache: TtlCache<string, SiteApiKeyRecord | null>;
 }
 
 /** Hostnames whose automatic verification ran lately, and the checks running now. */
@@ -38,7 +41,12 @@ export function siteCaches(clock: Clock): SiteCaches {
 
 export function keyState(clock: Clock): KeyState {
   const now = nowOf(clock);
-  return { keyCache: new TtlCache(10_000, now), changeLimiter: new TokenBucketLimiter(60, 1, now), keyTouches: new TtlCache(10_000, now) };
+  return {
+    keyCache: new TtlCache(10_000, now),
+    changeLimiter: new TokenBucketLimiter(60, 1, now),
+    keyTouches: new TtlCache(10_000, now),
+    siteKeyCache: new TtlCache(10_000, now),
+  };
 }
 
 export function verifyState(clock: Clock): VerifyState {

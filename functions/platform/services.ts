@@ -12,9 +12,11 @@ import type { Registry } from '#ports/registry.ts';
 import type { TokenVerifier } from '#ports/token-verifier.ts';
 import type { PageChecker } from '#ports/page-checker.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
+import type { ApiRequestRow } from '#domain/api-requests/request-row.ts';
 import type { Queue } from '#ports/queue.ts';
 import type { HeldRows } from '#ports/held-rows.ts';
 import type { ReportStore } from '#ports/report-store.ts';
+import type { ApiRequestStore } from '#ports/api-request-store.ts';
 import type { ImportChunkMessage, ImportJobs } from '#ports/import-jobs.ts';
 import type { ImportSourceClient } from '#ports/import-source.ts';
 import type { SecretBox } from '#ports/secret-box.ts';
@@ -38,6 +40,12 @@ export interface Adapters {
   /** The OpenAPI document as JSON text. */
   apiDocument(): string;
   reports: ReportStore;
+  /** The API-requests series: what POST /api/ingest stores and the API reports and alert checks read. */
+  apiRequests: ApiRequestStore;
+  /** Ingested API request rows on their way to their series. */
+  apiRequestQueue: Queue<ApiRequestRow>;
+  /** False on a deployment whose event store keeps no API requests (Timestream, frozen): ingest and API reports answer 501. */
+  apiRequestsAvailable: boolean;
   /** Import jobs, their progress, the daily limit and the per-site lock. */
   importJobs: ImportJobs;
   /** Import chunks on their way to the import worker. */

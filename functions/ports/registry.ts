@@ -6,6 +6,7 @@
 import type { SiteKind } from '#domain/hostname.ts';
 import type { Scope } from '#domain/auth.ts';
 import type { SiteCheck } from '#domain/site-verification.ts';
+import type { SiteApiKeys } from './site-api-keys.ts';
 
 export interface SiteRecord {
   hostname: string;
@@ -131,4 +132,4 @@ export interface DailySalts {
 }
 
 /** The whole registry, as the services are given it (functions/platform/services.ts). */
-export interface Registry extends SiteRegistry, SiteClaims, ManagementKeys, DailySalts {}
+export interface Registry extends SiteRegistry, SiteClaims, ManagementKeys, DailySalts, SiteApiKeys {}

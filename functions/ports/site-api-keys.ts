@@ -17,13 +17,14 @@ export interface SiteApiKeyRecord {
 }
 
 export interface SiteApiKeys {
-  createSiteApiKey(key: SiteApiKeyRecord): Promise<void>;
+  /** False when the site already has `maxPerSite` keys. */
+  createSiteApiKey(key: SiteApiKeyRecord, maxPerSite: number): Promise<boolean>;
   findSiteApiKey(secretHash: string): Promise<SiteApiKeyRecord | null>;
   listSiteApiKeys(site: string): Promise<SiteApiKeyRecord[]>;
-  /** Replaces the secret; the old one stops working. Null when unknown on that site. */
-  rotateSiteApiKey(site: string, id: string, newSecretHash: string, at: string): Promise<SiteApiKeyRecord | null>;
+  /** Replaces the secret; the old one (its hash returned) stops working. Null when unknown on that site. */
+  rotateSiteApiKey(site: string, id: string, newSecretHash: string, at: string): Promise<{ key: SiteApiKeyRecord; previousHash: string } | null>;
   /** Removes the key; null when unknown on that site. */
   deleteSiteApiKey(site: string, id: string): Promise<SiteApiKeyRecord | null>;
-  /** Removes every key of the site (site delete). */
-  deleteSiteApiKeysOf(site: string): Promise<number>;
+  /** Records a use (at most once a minute per key and instance: the caller throttles). */
+  touchSiteApiKey(site: string, id: string, at: string): Promise<void>;
 }

@@ -152,6 +152,7 @@ export async function startTestService(env: Record<string, string> = {}, options
       for (let i = 0; i < 100 && !ready(value); i++) {
         await new Promise((r) => setTimeout(r, 100));
         await node.runtime.eventQueue.drain();
+        await node.runtime.apiRequestQueue.drain();
         value = await read();
       }
       return value;

@@ -10,6 +10,7 @@ import { itemTable, type ItemTable } from './item-table.ts';
 import { DynamoManagementKeys } from './management-keys.ts';
 import { DynamoDailySalts } from './salts.ts';
 import { DynamoSites } from './sites.ts';
+import { DynamoSiteApiKeys } from './site-api-keys.ts';
 
 /** Sites and their daily salts: what the collector reads, built alone so its bundle leaves claims and keys out. */
 export class DynamoSiteRegistry implements SiteRegistry, DailySalts {
@@ -41,16 +42,18 @@ export class DynamoSiteRegistry implements SiteRegistry, DailySalts {
   readonly deleteSaltsBefore: Registry['deleteSaltsBefore'] = (...a) => this.salts.deleteSaltsBefore(...a);
 }
 
-/** Every record of the registry: the site registry, and claims and management keys. */
+/** Every record of the registry: the site registry, and claims, management keys and site API keys. */
 export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
   private readonly claims: DynamoSiteClaims;
   private readonly managementKeys: DynamoManagementKeys;
+  private readonly siteApiKeys: DynamoSiteApiKeys;
 
   constructor(client: DynamoDBClient, table: string) {
     // One document client for all of them, as the table is one.
     super(itemTable(client, table));
     this.claims = new DynamoSiteClaims(this.items);
     this.managementKeys = new DynamoManagementKeys(this.items);
+    this.siteApiKeys = new DynamoSiteApiKeys(this.items);
   }
 
   readonly startClaim: Registry['startClaim'] = (...a) => this.claims.startClaim(...a);
@@ -61,4 +64,11 @@ export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
   readonly listManagementKeys: Registry['listManagementKeys'] = (...a) => this.managementKeys.listManagementKeys(...a);
   readonly revokeManagementKey: Registry['revokeManagementKey'] = (...a) => this.managementKeys.revokeManagementKey(...a);
   readonly touchManagementKey: Registry['touchManagementKey'] = (...a) => this.managementKeys.touchManagementKey(...a);
+
+  readonly createSiteApiKey: Registry['createSiteApiKey'] = (...a) => this.siteApiKeys.createSiteApiKey(...a);
+  readonly findSiteApiKey: Registry['findSiteApiKey'] = (...a) => this.siteApiKeys.findSiteApiKey(...a);
+  readonly listSiteApiKeys: Registry['listSiteApiKeys'] = (...a) => this.siteApiKeys.listSiteApiKeys(...a);
+  readonly rotateSiteApiKey: Registry['rotateSiteApiKey'] = (...a) => this.siteApiKeys.rotateSiteApiKey(...a);
+  readonly deleteSiteApiKey: Registry['deleteSiteApiKey'] = (...a) => this.siteApiKeys.deleteSiteApiKey(...a);
+  readonly touchSiteApiKey: Registry['touchSiteApiKey'] = (...a) => this.siteApiKeys.touchSiteApiKey(...a);
 }

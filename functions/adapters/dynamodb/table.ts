@@ -16,6 +16,11 @@ export const keys = {
   importActive: (hostname: string) => ({ pk: `SITE#${hostname}`, sk: 'IMPORT_ACTIVE' }),
   // DNS claims (functions/domain/site-claim.ts): one per claimant under the site, so a delete or a move removes them.
   claim: (hostname: string, claimantUid: string) => ({ pk: `SITE#${hostname}`, sk: `CLAIM#${claimantUid}` }),
+  // Site API keys (functions/adapters/dynamodb/site-api-keys.ts): under the site, so a delete or a move removes them;
+  // found by their secret's hash on gsi1.
+  siteApiKey: (hostname: string, id: string) => ({ pk: `SITE#${hostname}`, sk: `SKEY#${id}` }),
+  siteApiKeyPrefix: 'SKEY#',
+  siteApiKeyHash: (secretHash: string) => `SKEY#${secretHash}`,
   activeImports: 'IMPORTS_ACTIVE',
   importsBy: (uid: string) => `IMPORTS_BY#${uid}`,
   // Local sign-in (functions/adapters/dynamodb/login-links.ts): one item per unused link, by the code's hash.

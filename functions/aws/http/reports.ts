@@ -3,12 +3,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createReportsHandler } from '#http/handlers/reports.ts';
 import { awsClient } from '#aws/clients.ts';
 import { authServices } from '#aws/auth.ts';
-import { awsReportStore } from '#aws/event-store.ts';
+import { awsReportStores } from '#aws/event-store.ts';
 import { lambdaEnv, loadConfig } from '#platform/config.ts';
 
 const config = loadConfig(lambdaEnv());
 
 export const handler = createReportsHandler({
   ...authServices(config, awsClient(DynamoDBClient)),
-  reports: await awsReportStore(config),
+  ...(await awsReportStores(config)),
 });

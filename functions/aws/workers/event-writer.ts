@@ -1,10 +1,13 @@
 /**
  * Lambda entry of the event writer: SQS batches from the collector into the
- * event store (ClickHouse or Timestream, as the stack chose). It needs no
+ * event store (ClickHouse or Timestream, as the stack chose), and API
+ * request rows (POST /api/ingest) into their series beside it. It needs no
  * registry and no issuer.
  */
-import { awsEventStore } from '#aws/event-store.ts';
+import { awsWriterStores } from '#aws/event-store.ts';
 import { loadConfig } from '#platform/config.ts';
 import { createSqsEventWriterHandler } from '#workers/event-writer.ts';
 
-export const handler = createSqsEventWriterHandler(await awsEventStore(loadConfig()));
+const { events, apiRequests } = await awsWriterStores(loadConfig());
+
+export const handler = createSqsEventWriterHandler(events, apiRequests);

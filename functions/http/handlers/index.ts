@@ -7,5 +7,6 @@ import { handler as sites } from './sites.ts';
 import { handler as collector } from './collector.ts';
 import { handler as reports } from './reports.ts';
 import { handler as imports } from './imports.ts';
+import { handler as ingest } from './ingest.ts';
 
-export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports };
+export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports, ingest };

@@ -26,6 +26,7 @@ import { iconIsStale, PLACEHOLDER_ICON, refreshIcon, type IconServices } from '#
 import { singleIconRefresh, takeCheck, type SiteCheckState } from '#domain/site-checks.ts';
 import type { PageCheck } from '#ports/page-checker.ts';
 import { claimRoutes } from './site-claims.ts';
+import { siteKeyRoutes } from './site-api-keys.ts';
 
 /** Callers, the registry with its caches, verification runs, site icons, and (in one process with the collector) its recent drops. */
 export type SitesServices = AuthServices & VerifyServices & IconServices & SiteCheckState & Pick<Services, 'recentDrops'>;
@@ -174,6 +175,7 @@ export const handler = createGroupHandler<SitesServices>({
   'GET /api/sites/{hostname}/setup': siteSetup,
   'GET /api/sites/{hostname}/icon': siteIcon,
   ...claimRoutes,
+  ...siteKeyRoutes,
 });
 
 /** The group's Lambda handler over what its composition root built (functions/aws/http/sites.ts). */
