@@ -100,3 +100,11 @@ export const rateLimited: readonly Refusable[] = [RateLimitedError];
 export const siteReader: readonly Refusable[] = [InvalidKeyError, scopeRefusal('read'), UnknownSiteError];
 /** Every product route's answers to a failure of its own (added by the OpenAPI document, not listed per route). */
 export const FAILURE_RESPONSES = refusals(StoreUnavailableError, InternalError);
+
+/** The common query parameters of the report routes. */
+export const reportQuery = {
+  from: 'Range start, Unix seconds (fractions round down); default to − 7 days',
+  to: 'Range end, Unix seconds; default now. At most 400 days after from',
+  tz: 'IANA timezone for calendar days and buckets; default UTC',
+  filter: 'Clauses joined by ";": dim:value (equals), dim!value (not equals), dim~value (contains); values URL-encoded',
+};

@@ -6,7 +6,8 @@
 import type { z } from 'zod';
 import * as s from './schemas.ts';
 import { createRouteMatcher, matchPath } from './route-match.ts';
-import { refusals, invalidInput, signIn, scoped, idOnly, rateLimited, checksRateLimited, siteReader, type Refusable, type ResponseDef, type RouteDef } from './route-def.ts';
+import { refusals, invalidInput, signIn, scoped, idOnly, rateLimited, checksRateLimited, siteReader, reportQuery, type Refusable, type ResponseDef, type RouteDef } from './route-def.ts';
+import { apiAnalyticsRoutes } from './api-routes.ts';
 import {
   ClaimOvertakenError,
   ClaimRecordMissingError,
@@ -14,7 +15,6 @@ import {
   HostnameTakenError,
   ImportActiveError,
   InvalidKindError,
-  IngestNeedsVerificationError,
   KeyLimitError,
   KeysForbiddenError,
   NotAvailableOnStoreError,
@@ -24,13 +24,7 @@ import {
   OwnSiteClaimError,
   PublicNeedsVerificationError,
   SelfRevokeOnlyError,
-  ServiceSiteMismatchError,
-  ServiceSiteRequiredError,
-  SiteKeyLimitError,
-  SiteKeysNeedVerificationError,
   SiteLimitError,
-  StoreUnavailableError,
-  UnknownApiKeyError,
   UnknownDimensionError,
   UnknownImportError,
   UnknownKeyError,
@@ -44,8 +38,6 @@ import { IMPORT_REQUEST_ERRORS, RETRY_CREDENTIAL_ERRORS } from '#domain/imports/
 import { SOURCE_ERROR_FORMS } from '#domain/imports/source.ts';
 import { INVALID_TIMEZONE, REPORT_QUERY_ERRORS } from '#domain/reports/query.ts';
 import { SETTINGS_ERRORS } from '#domain/site.ts';
-import { SITE_KEY_REQUEST_ERRORS } from '#domain/api-requests/site-api-key.ts';
-import { INGEST_ERRORS } from '#domain/api-requests/ingest-batch.ts';
 
 export { matchPath };
 export { FAILURE_RESPONSES, routeKey } from './route-def.ts';
@@ -218,71 +210,6 @@ const productRoutes: RouteDef[] = [
       ...refusals(...idOnly, UnknownSiteError, NoActiveClaimError, OwnSiteClaimError, UnverifiedClaimError, ClaimRecordMissingError, ClaimOvertakenError, SiteLimitError, checksRateLimited),
     },
   },
-  {
-    method: 'GET',
-    path: '/api/sites/{hostname}/keys',
-    group: 'sites',
-    auth: 'account',
-    scope: 'read',
-    summary: "The site's API keys, newest first, without secrets (owner only, also for public sites).",
-    responses: { 200: { description: 'keys', schema: s.SiteApiKeyList }, ...refusals(...scoped('read'), UnknownSiteError) },
-  },
-  {
-    method: 'POST',
-    path: '/api/sites/{hostname}/keys',
-    group: 'sites',
-    auth: 'account',
-    scope: 'manage',
-    summary: 'Create a site API key (tt_ + 48 hex) for POST /api/ingest; the secret is returned once. API sites may create keys before verification, websites once verified. At most 20 per site.',
-    request: s.CreateSiteApiKeyRequest,
-    responses: {
-      201: { description: 'created', schema: s.CreatedSiteApiKey },
-      ...refusals(invalidInput(SITE_KEY_REQUEST_ERRORS), SiteKeyLimitError, ...scoped('manage'), SiteKeysNeedVerificationError, UnknownSiteError, ...rateLimited),
-    },
-  },
-  {
-    method: 'POST',
-    path: '/api/sites/{hostname}/keys/{id}/rotate',
-    group: 'sites',
-    auth: 'account',
-    scope: 'manage',
-    summary: 'Replace a site API key\'s secret: the new one is returned once, the old one stops working (other instances within 30 s).',
-    responses: { 200: { description: 'rotated', schema: s.RotatedSiteApiKey }, ...refusals(...scoped('manage'), UnknownSiteError, UnknownKeyError, ...rateLimited) },
-  },
-  {
-    method: 'DELETE',
-    path: '/api/sites/{hostname}/keys/{id}',
-    group: 'sites',
-    auth: 'account',
-    scope: 'manage',
-    summary: 'Revoke a site API key (other instances stop accepting it within 30 s).',
-    responses: { 200: { description: 'revoked', schema: s.RevokedKey }, ...refusals(...scoped('manage'), UnknownSiteError, UnknownKeyError, ...rateLimited) },
-  },
-  {
-    method: 'POST',
-    path: '/api/ingest',
-    group: 'ingest',
-    auth: 'api_key',
-    scope: 'ingest',
-    summary:
-      'Request metrics from your API: 1 to 1,000 items, at most 1 MiB; timestamps are the arrival time. A site API key for its own site, or a management key with ' +
-      'scope ingest and the site in X-Service-Site. 202 once durably received; an invalid item refuses the whole batch, naming its index and field. Not rate limited.',
-    request: s.IngestRequest,
-    responses: {
-      202: { description: 'accepted: the rows are durably received (not yet in reports)', schema: s.IngestAccepted },
-      ...refusals(
-        invalidInput(INGEST_ERRORS),
-        ServiceSiteRequiredError,
-        ...scoped('ingest'),
-        UnknownApiKeyError,
-        IngestNeedsVerificationError,
-        ServiceSiteMismatchError,
-        UnknownSiteError,
-        StoreUnavailableError,
-        NotAvailableOnStoreError,
-      ),
-    },
-  },
 ];
 
 const collectorText = (description: string): ResponseDef => ({ description, schema: s.PlainText, contentType: 'text/plain' });
@@ -343,12 +270,6 @@ const collectorRoutes: RouteDef[] = [
   },
 ];
 
-const reportQuery = {
-  from: 'Range start, Unix seconds (fractions round down); default to − 7 days',
-  to: 'Range end, Unix seconds; default now. At most 400 days after from',
-  tz: 'IANA timezone for calendar days and buckets; default UTC',
-  filter: 'Clauses joined by ";": dim:value (equals), dim!value (not equals), dim~value (contains); values URL-encoded',
-};
 interface StatsOptions {
   query?: Record<string, string>;
   /** Owners' and non-owners' reads alike are no-store when false. */
@@ -462,7 +383,7 @@ const importRoutes: RouteDef[] = [
   },
 ];
 
-export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes, ...importRoutes];
+export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes, ...apiAnalyticsRoutes, ...importRoutes];
 
 /**
  * The route for a request, preferring literal segments over parameters the way

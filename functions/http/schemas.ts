@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { DROP_REASONS } from '#domain/ingest/drop.ts';
 
 export const ErrorBody = z.object({ error: z.string() }).meta({ id: 'Error' });
-const Timestamp = z.iso.datetime();
+export const Timestamp = z.iso.datetime();
 const Scope = z.enum(['read', 'manage', 'ingest']);
 
 export const Site = z
@@ -156,35 +156,6 @@ export const ManagementKey = z
 export const ManagementKeyList = z.object({ keys: z.array(ManagementKey) }).meta({ id: 'ManagementKeyList' });
 export const RevokedKey = z.object({ revoked: z.string() }).meta({ id: 'RevokedKey' });
 
-export const CreateSiteApiKeyRequest = z.object({ label: z.string().max(100).optional() }).meta({ id: 'CreateSiteApiKeyRequest' });
-export const CreatedSiteApiKey = z
-  .object({ id: z.string(), key: z.string().describe('tt_ + 48 lowercase hex; shown only here'), label: z.string(), created_at: Timestamp })
-  .meta({ id: 'CreatedSiteApiKey' });
-export const RotatedSiteApiKey = CreatedSiteApiKey.extend({ rotated_at: Timestamp }).meta({ id: 'RotatedSiteApiKey' });
-export const SiteApiKey = z
-  .object({ id: z.string(), label: z.string(), created_at: Timestamp, rotated_at: Timestamp.nullable(), last_used_at: Timestamp.nullable() })
-  .meta({ id: 'SiteApiKey' });
-export const SiteApiKeyList = z.object({ keys: z.array(SiteApiKey) }).meta({ id: 'SiteApiKeyList' });
-
-export const IngestRequest = z
-  .object({
-    requests: z
-      .array(
-        z.object({
-          method: z.string().regex(/^[A-Za-z]{1,16}$/),
-          route: z.string().min(1).max(256).describe('The route template (/users/{id}), never a raw path with ids'),
-          status: z.number().int().min(100).max(599),
-          duration_ms: z.number().min(0).max(86_400_000),
-          bytes_in: z.number().int().min(0).optional(),
-          bytes_out: z.number().int().min(0).optional(),
-          consumer: z.string().max(64).optional().describe('An opaque caller label'),
-        }),
-      )
-      .min(1)
-      .max(1000),
-  })
-  .meta({ id: 'IngestRequest' });
-export const IngestAccepted = z.object({ accepted: z.number().int() }).meta({ id: 'IngestAccepted' });
 
 export const Me = z
   .object({

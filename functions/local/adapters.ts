@@ -209,6 +209,28 @@ function localImports(config: Readonly<Config>, dataDir: string, store: LocalSto
   return { imports, importWorker, importQueue };
 }
 
+/** The OIDC issuer's verifier when AUTH_ISSUER is set, else the local issuer's. */
+const localTokens = (config: Readonly<Config>) =>
+  config.auth
+    ? new JwtTokenVerifier(config.auth)
+    : new JwtTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: LOCAL_JWKS_URI, jwks: issuerJwks(loadIssuerKey(config.dataDir)) });
+
+/** A clean stop: everything the queue holds is written, then it stops and its journal closes. */
+async function drainToJournal<T>(queue: MemoryQueue<T>, journal: ReceiptJournal<T>): Promise<void> {
+  await queue.drain();
+  queue.stop();
+  await journal.close();
+}
+
+/** POST /api/ingest's queue over its journal; what a crash left in the journal is queued first. */
+async function localApiRequests(config: Readonly<Config>, dataDir: string, store: ApiRequestStore) {
+  const { journal: apiJournal, recovered } = await ReceiptJournal.open<ApiRequestRow>(join(dataDir, 'journal', 'api-requests'), { log });
+  const apiRequestQueue = createApiRequestQueue(store, dataDir, apiJournal, config.durableReceipt);
+  const restored = apiRequestQueue.restore(recovered);
+  if (restored > 0) log.info('journal recovered', { api_requests: restored });
+  return { apiRequestQueue, apiJournal };
+}
+
 /** Everything one machine needs: registry, event store, queue with its writer, tracker, identity. */
 export async function startLocalRuntime(config: Readonly<Config>, { background = true, clock = systemClock }: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const dataDir = ownDataDir(config.dataDir);
@@ -223,13 +245,8 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   const restored = eventQueue.restore(recovered);
   if (restored > 0) log.info('journal recovered', { rows: restored });
   const held = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'held'), { codec: eventRowCodec, log });
-  const apiJournal = await ReceiptJournal.open<ApiRequestRow>(join(dataDir, 'journal', 'api-requests'), { log });
-  const apiRequestQueue = createApiRequestQueue(local.apiRequests, dataDir, apiJournal.journal, config.durableReceipt);
-  const restoredRequests = apiRequestQueue.restore(apiJournal.recovered);
-  if (restoredRequests > 0) log.info('journal recovered', { api_requests: restoredRequests });
-  const tokens = config.auth
-    ? new JwtTokenVerifier(config.auth)
-    : new JwtTokenVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, jwksUri: LOCAL_JWKS_URI, jwks: issuerJwks(loadIssuerKey(config.dataDir)) });
+  const { apiRequestQueue, apiJournal } = await localApiRequests(config, dataDir, local.apiRequests);
+  const tokens = localTokens(config);
   const { imports, importWorker, importQueue } = localImports(config, dataDir, store, local, clock);
   const trackerScript = (await buildTracker()).code;
   let apiDocument: string | null = null;
@@ -286,12 +303,8 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
       importWorker.abort();
       await importWorker.idle();
       await imports.importSource.close();
-      await eventQueue.drain();
-      eventQueue.stop();
-      await apiRequestQueue.drain();
-      apiRequestQueue.stop();
-      await journal.close();
-      await apiJournal.journal.close();
+      await drainToJournal(eventQueue, journal);
+      await drainToJournal(apiRequestQueue, apiJournal);
       await held.journal.close();
       await local.close();
       await store.close();

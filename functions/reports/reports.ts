@@ -20,6 +20,8 @@ import type { FilterClause } from '#domain/reports/filter.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import { previousRange, type Range } from '#domain/reports/time.ts';
 import type { ReportScope, ReportStore, SiteRef } from '#ports/report-store.ts';
+import type { ApiDay, ApiRequestStore } from '#ports/api-request-store.ts';
+import { NotAvailableOnStoreError } from '#domain/errors.ts';
 
 /** The site is its hostname and current registration: only that registration's rows are read. */
 export interface ReportRequest extends SiteRef {
@@ -100,10 +102,26 @@ export interface SummarySite {
   verified: boolean;
 }
 
-/** Sparse daily rollups from the rolling cutoff and live counts, in the order given. */
-export async function getSitesSummary(store: ReportStore, sites: readonly SummarySite[], tz: string, now: number) {
+/**
+ * Sparse daily rollups from the rolling cutoff and live counts, in the order given; API sites
+ * carry their requests and 5xx per day (`api_days`).
+ */
+export async function getSitesSummary(
+  { reports: store, apiRequests }: { reports: ReportStore; apiRequests: ApiRequestStore },
+  sites: readonly SummarySite[],
+  tz: string,
+  now: number,
+) {
   const withTraffic = sites.filter((s) => s.verified).map((s) => ({ site: s.hostname, registration: s.registration }));
+  const apiSites = sites.filter((s) => s.kind === 'api').map((s) => ({ site: s.hostname, registration: s.registration }));
   const plan = planSummaryDays(now, tz);
+  // A store that keeps no API requests (Timestream, frozen) lists none rather than failing the whole summary.
+  const apiDays: Promise<Map<string, ApiDay[]>> = apiSites.length
+    ? apiRequests.apiDays(apiSites, plan).catch((e: unknown) => {
+        if (e instanceof NotAvailableOnStoreError) return new Map();
+        throw e;
+      })
+    : Promise.resolve(new Map());
   const [rows, live] = withTraffic.length
     ? await Promise.all([
         store.traffic({ sites: withTraffic, boundaries: plan.boundaries, filters: [] }),
@@ -118,14 +136,14 @@ export async function getSitesSummary(store: ReportStore, sites: readonly Summar
     list.push({ day: plan.days[r.bucket as number] as string, pageviews: r.pageviews, visitors: r.visitors });
     days.set(r.site, list);
   }
+  const requestDays = await apiDays;
   return {
     sites: sites.map((s) => ({
       hostname: s.hostname,
       pinned_at: s.pinned_at,
       live: live.get(s.hostname) ?? 0,
       days: days.get(s.hostname) ?? [],
-      // API request metrics arrive with API analytics; until then there are none to roll up.
-      ...(s.kind === 'api' ? { api_days: [] } : {}),
+      ...(s.kind === 'api' ? { api_days: requestDays.get(s.hostname) ?? [] } : {}),
     })),
   };
 }

@@ -4,6 +4,8 @@
  * runs it (report-stores.ts: DuckDB always; Timestream when AWS credentials
  * are present), so stores that answer differently fail here.
  */
+// The web reports' suite: a store that keeps no API requests lists API sites with no api_days (the API series has its own suite).
+import { TIMESTREAM_API_REQUESTS } from '#adapters/timestream/timestream-api-requests.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { EventRow } from '#domain/rows/event-row.ts';
@@ -422,7 +424,7 @@ export function reportContract(store: StoreUnderTest): void {
         row(s1, now - 60, { visitor: 'b' }),
       ]);
       const r = await getSitesSummary(
-        a.reports,
+        { reports: a.reports, apiRequests: TIMESTREAM_API_REQUESTS },
         [
           { hostname: s2, registration: REGISTRATION, pinned_at: null, kind: 'api', verified: false },
           { hostname: s1, registration: REGISTRATION, pinned_at: null, kind: 'web', verified: true },
@@ -475,7 +477,7 @@ export function reportContract(store: StoreUnderTest): void {
           summary: await getOverviewSummary(a.reports, request, 20),
           breakdowns: await Promise.all(BREAKDOWN_DIMS.map(async (dim) => [dim, await getBreakdown(a.reports, request, dim, 100)])),
           retention: await getRetention(a.reports, request),
-          days: (await getSitesSummary(a.reports, [{ hostname, registration, pinned_at: null, kind: 'web', verified: true }], 'UTC', now)).sites.map(
+          days: (await getSitesSummary({ reports: a.reports, apiRequests: TIMESTREAM_API_REQUESTS }, [{ hostname, registration, pinned_at: null, kind: 'web', verified: true }], 'UTC', now)).sites.map(
             ({ live, days }) => ({ live, days }),
           ),
         };

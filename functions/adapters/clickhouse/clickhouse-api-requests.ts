@@ -7,7 +7,7 @@
  * after another.
  */
 import type { ApiRequestRow } from '#domain/api-requests/request-row.ts';
-import { API_TABLE } from '#reports/sql/api-requests.ts';
+import { API_TABLE } from '#domain/api-requests/series-sql.ts';
 import { SqlApiRequestStore, type HistogramRow } from '#reports/sql/api-store.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 import { ident } from './schema.ts';

@@ -10,7 +10,7 @@
 import { FILTERED_COLUMNS } from '#domain/reports/filter.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
 import type { ClickHouseExecutor } from './executor.ts';
-import { clickhouseApiTables } from '#reports/sql/api-requests.ts';
+import { clickhouseApiTables } from '#domain/api-requests/series-sql.ts';
 
 type Kind = 'text' | 'int' | 'double' | 'bool';
 

@@ -7,7 +7,7 @@
  */
 import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import type { ApiRequestRow } from '#domain/api-requests/request-row.ts';
-import { API_TABLE, DUCKDB_API } from '#reports/sql/api-requests.ts';
+import { API_TABLE, DUCKDB_API } from '#domain/api-requests/series-sql.ts';
 import { SqlApiRequestStore, type HistogramRow } from '#reports/sql/api-store.ts';
 import { inTransaction } from './transaction.ts';
 import type { DuckDbEventStore } from './duckdb-event-store.ts';

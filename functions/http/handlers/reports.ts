@@ -10,12 +10,14 @@ import { INVALID_TIMEZONE, parseBreakdownDim, parseBreakdownLimit, parseReportQu
 import { parseTimezone } from '#domain/reports/time.ts';
 import type { SiteRecord } from '#ports/registry.ts';
 import { getBreakdown, getOverview, getOverviewSummary, getRetention, getSitesSummary, type ReportRequest } from '#reports/reports.ts';
+import { getApiBreakdown, getApiOverview, type ApiReportRequest } from '#reports/api-reports.ts';
+import { parseApiBreakdownDim, parseApiReportQuery } from '#domain/api-reports/query.ts';
 import { createGroupHandler, json, type ApiRequest as AnyApiRequest, type ApiResponse } from '../api.ts';
-import { readableSite, requirePrincipal, requireVerifiedForOwner, type AuthServices } from '../auth.ts';
+import { readableSite, requireOwnedSite, requirePrincipal, requireVerifiedForOwner, type AuthServices } from '../auth.ts';
 import type { Services } from '#platform/services.ts';
 
-/** Callers and the report store. */
-export type ReportsServices = AuthServices & Pick<Services, 'reports'>;
+/** Callers, the report store and the API-requests series. */
+export type ReportsServices = AuthServices & Pick<Services, 'reports' | 'apiRequests'>;
 type ApiRequest = AnyApiRequest<ReportsServices>;
 
 const nowSeconds = (req: ApiRequest) => Math.floor(req.services.clock.now().getTime() / 1000);
@@ -64,6 +66,29 @@ async function retention(req: ApiRequest) {
   return json(200, await getRetention(req.services.reports, q));
 }
 
+/**
+ * API reports: the owner only, also for public sites (a key judged first); API sites before
+ * verification, websites once verified; then the query.
+ */
+async function apiReportRequest(req: ApiRequest): Promise<ApiReportRequest> {
+  const { site } = await requireOwnedSite(req, req.params.hostname ?? '', 'read');
+  if (site.kind !== 'api') requireVerifiedForOwner(site);
+  const parsed = parseApiReportQuery(req.query, nowSeconds(req));
+  if (!parsed.ok) throw new InvalidInputError(parsed.error);
+  return { site: site.hostname, registration: registrationOf(site), range: parsed.range, tz: parsed.tz, filters: parsed.filters };
+}
+
+async function apiOverview(req: ApiRequest) {
+  return json(200, await getApiOverview(req.services.apiRequests, await apiReportRequest(req)));
+}
+
+async function apiBreakdown(req: ApiRequest) {
+  const q = await apiReportRequest(req);
+  const dim = parseApiBreakdownDim(req.query.dim);
+  if (!dim) throw new UnknownDimensionError();
+  return json(200, await getApiBreakdown(req.services.apiRequests, q, dim, parseBreakdownLimit(req.query.limit)));
+}
+
 /** Verified websites and every API site, pinned first then by creation. */
 async function sitesSummary(req: ApiRequest) {
   const principal = await requirePrincipal(req, 'read');
@@ -71,7 +96,7 @@ async function sitesSummary(req: ApiRequest) {
   if (!tz) throw new InvalidInputError(INVALID_TIMEZONE);
   const sites = (await req.services.registry.listSites(principal.uid)).filter((s) => isVerified(s) || s.kind === 'api').sort(compareSites);
   const listed = sites.map((s) => ({ hostname: s.hostname, registration: registrationOf(s), pinned_at: s.pinned_at, kind: s.kind, verified: isVerified(s) }));
-  return json(200, await getSitesSummary(req.services.reports, listed, tz, nowSeconds(req)));
+  return json(200, await getSitesSummary(req.services, listed, tz, nowSeconds(req)));
 }
 
 export const handler = createGroupHandler<ReportsServices>({
@@ -80,6 +105,8 @@ export const handler = createGroupHandler<ReportsServices>({
   'GET /api/sites/{hostname}/breakdown': breakdown,
   'GET /api/sites/{hostname}/retention': retention,
   'GET /api/sites/summary': sitesSummary,
+  'GET /api/sites/{hostname}/api/overview': apiOverview,
+  'GET /api/sites/{hostname}/api/breakdown': apiBreakdown,
 });
 
 /** The group's Lambda handler over what its composition root built (functions/aws/http/reports.ts). */

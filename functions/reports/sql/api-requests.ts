@@ -1,42 +1,23 @@
 /**
- * The API-requests series in both stores, side by side: the tables (rows,
- * hourly rollup of everything, daily rollups per dimension value), how a
- * batch feeds the rollups, and the one read every API report is made of:
+ * The one read every API report is made of, in both stores side by side
+ * (their tables: domain/api-requests/series-sql.ts):
  * histogram rows (group, latency bucket, counters) for a plan's units
  * (domain/api-requests/read-plan.ts), rollups and rows alike.
  */
 import { latencyBucketSql } from '#domain/api-requests/latency.ts';
-import { DAY_MS, HOUR_MS, type ReadPlan } from '#domain/api-requests/read-plan.ts';
+import { HOUR_MS, type ReadPlan } from '#domain/api-requests/read-plan.ts';
+import { API_DAYS, API_DIM_COLUMNS, API_HOURS, API_TABLE, COUNTERS, type ApiDialect } from '#domain/api-requests/series-sql.ts';
 import type { ApiBreakdownDim, ApiFilter, ApiFilterDim } from '#ports/api-request-store.ts';
-import { WITHOUT_DUCKDB } from './dialect.ts';
 
-export const API_TABLE = 'api_requests';
-export const API_HOURS = 'api_request_hours';
-export const API_DAYS = 'api_request_days';
 
-/** The rollups' dimensions and the row expression each keeps (a request without a consumer has the empty label). */
-export const API_DIM_COLUMNS: Record<ApiFilterDim, { duckdb: string; clickhouse: string }> = {
-  route: { duckdb: 'route', clickhouse: 'route' },
-  method: { duckdb: 'method', clickhouse: 'method' },
-  status: { duckdb: 'CAST(status AS VARCHAR)', clickhouse: 'toString(status)' },
-  consumer: { duckdb: "coalesce(consumer, '')", clickhouse: "ifNull(consumer, '')" },
-};
 
 export const BREAKDOWN_DIMS: Record<ApiBreakdownDim, ApiFilterDim> = { routes: 'route', methods: 'method', statuses: 'status', consumers: 'consumer' };
 
 /** A status filter value: an exact code, or a class such as `5xx`. */
 export const isStatusClass = (value: string) => /^[1-5]xx$/.test(value);
 
-/** Counters every part of a read sums, by dialect. */
-const COUNTERS = {
-  duckdb: `CAST(count(*) AS BIGINT) AS requests, CAST(count(*) FILTER (WHERE status BETWEEN 400 AND 499) AS BIGINT) AS client_errors,
-           CAST(count(*) FILTER (WHERE status BETWEEN 500 AND 599) AS BIGINT) AS server_errors, CAST(sum(coalesce(bytes_out, 0)) AS BIGINT) AS bytes_out`,
-  clickhouse: `toInt64(count()) AS requests, toInt64(countIf(status BETWEEN 400 AND 499)) AS client_errors,
-               toInt64(countIf(status BETWEEN 500 AND 599)) AS server_errors, toInt64(sum(ifNull(bytes_out, 0))) AS bytes_out`,
-};
 const SUMS = ['requests', 'client_errors', 'server_errors', 'bytes_out'].map((c) => `CAST(sum(${c}) AS BIGINT) AS ${c}`).join(', ');
 
-export type ApiDialect = 'duckdb' | 'clickhouse';
 
 /** A read: a plan's units grouped by time group (`group`) or by a dimension's value (`name`). */
 export interface ApiRead {
@@ -130,59 +111,4 @@ export function apiReadStatement(dialect: ApiDialect, db: string, site: string, 
   return { sql, params };
 }
 
-/** The rollup rows of the requests in `source` (a table or subquery of request rows), for both tables. */
-function rollupSelects(dialect: ApiDialect, source: string): { hours: string; days: Record<ApiFilterDim, string> } {
-  const div = (ms: number) => (dialect === 'duckdb' ? `ts // ${ms} * ${ms}` : `intDiv(ts, ${ms}) * ${ms}`);
-  const counters = COUNTERS[dialect];
-  const latency = latencyBucketSql('duration_ms');
-  const hours = `SELECT site, registration, ${div(HOUR_MS)} AS unit, ${latency} AS latency, ${counters} FROM ${source} GROUP BY site, registration, unit, latency`;
-  const day = (dim: ApiFilterDim) =>
-    `SELECT site, registration, ${div(DAY_MS)} AS unit, '${dim}' AS dim, ${API_DIM_COLUMNS[dim][dialect]} AS value, ${latency} AS latency, ${counters}
-     FROM ${source} GROUP BY site, registration, unit, value, latency`;
-  return { hours, days: { route: day('route'), method: day('method'), status: day('status'), consumer: day('consumer') } };
-}
 
-const COUNTER_UPDATES = ['requests', 'client_errors', 'server_errors', 'bytes_out'].map((c) => `${c} = ${c} + excluded.${c}`).join(', ');
-const COUNTER_DEFS = (int: string) => ['requests', 'client_errors', 'server_errors', 'bytes_out'].map((c) => `${c} ${int} NOT NULL`).join(', ');
-
-/** DuckDB: the tables, and the statements that store a staged batch (table `api_batch`, already without stored rows). */
-export const DUCKDB_API =
-  process.env.TT_LAMBDA_BUNDLE === '1'
-    ? WITHOUT_DUCKDB
-    : {
-        tables: [
-          `CREATE TABLE IF NOT EXISTS ${API_TABLE} (site VARCHAR NOT NULL, registration VARCHAR NOT NULL, ts BIGINT NOT NULL, id VARCHAR NOT NULL,
-             method VARCHAR NOT NULL, route VARCHAR NOT NULL, status SMALLINT NOT NULL, duration_ms DOUBLE NOT NULL,
-             bytes_in BIGINT, bytes_out BIGINT, consumer VARCHAR)`,
-          `CREATE TABLE IF NOT EXISTS ${API_HOURS} (site VARCHAR NOT NULL, registration VARCHAR NOT NULL, unit BIGINT NOT NULL, latency INTEGER NOT NULL,
-             ${COUNTER_DEFS('BIGINT')}, PRIMARY KEY (site, registration, unit, latency))`,
-          `CREATE TABLE IF NOT EXISTS ${API_DAYS} (site VARCHAR NOT NULL, registration VARCHAR NOT NULL, unit BIGINT NOT NULL, dim VARCHAR NOT NULL,
-             value VARCHAR NOT NULL, latency INTEGER NOT NULL, ${COUNTER_DEFS('BIGINT')}, PRIMARY KEY (site, registration, unit, dim, value, latency))`,
-        ],
-        store: (batch: string) => {
-          const { hours, days } = rollupSelects('duckdb', batch);
-          return [
-            `INSERT INTO ${API_TABLE} SELECT * FROM ${batch}`,
-            `INSERT INTO ${API_HOURS} ${hours} ON CONFLICT DO UPDATE SET ${COUNTER_UPDATES}`,
-            `INSERT INTO ${API_DAYS} ${Object.values(days).join(' UNION ALL ')} ON CONFLICT DO UPDATE SET ${COUNTER_UPDATES}`,
-          ];
-        },
-      };
-
-/** ClickHouse: the tables; materialized views feed the rollups from every insert into the rows table. */
-export function clickhouseApiTables(db: string, ident: (name: string) => string): string[] {
-  const d = ident(db);
-  const { hours, days } = rollupSelects('clickhouse', `${d}.${API_TABLE}`);
-  return [
-    `CREATE TABLE IF NOT EXISTS ${d}.${API_TABLE} (site String, registration String, ts Int64, id String, method LowCardinality(String), route String,
-       status Int16, duration_ms Float64, bytes_in Nullable(Int64), bytes_out Nullable(Int64), consumer Nullable(String))
-     ENGINE = ReplacingMergeTree PARTITION BY toYYYYMM(fromUnixTimestamp64Milli(ts)) ORDER BY (site, registration, ts, id)`,
-    `CREATE TABLE IF NOT EXISTS ${d}.${API_HOURS} (site String, registration String, unit Int64, latency Int32, ${COUNTER_DEFS('UInt64')})
-     ENGINE = SummingMergeTree ORDER BY (site, registration, unit, latency)`,
-    `CREATE TABLE IF NOT EXISTS ${d}.${API_DAYS} (site String, registration String, unit Int64, dim LowCardinality(String), value String, latency Int32, ${COUNTER_DEFS('UInt64')})
-     ENGINE = SummingMergeTree ORDER BY (site, registration, dim, unit, value, latency)`,
-    `CREATE MATERIALIZED VIEW IF NOT EXISTS ${d}.${API_HOURS}_mv TO ${d}.${API_HOURS} AS ${hours}`,
-    // One view per dimension: a view's UNION ALL would be fed by its first part only.
-    ...Object.entries(days).map(([dim, select]) => `CREATE MATERIALIZED VIEW IF NOT EXISTS ${d}.${API_DAYS}_${dim}_mv TO ${d}.${API_DAYS} AS ${select}`),
-  ];
-}

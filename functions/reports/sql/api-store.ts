@@ -10,7 +10,8 @@ import { planRead, type RollupUnit } from '#domain/api-requests/read-plan.ts';
 import type { ApiRequestRow } from '#domain/api-requests/request-row.ts';
 import type { ApiBreakdownDim, ApiBreakdownRow, ApiDay, ApiFilter, ApiFilterDim, ApiRequestStore, ApiScope, ApiTotals } from '#ports/api-request-store.ts';
 import type { SiteRef } from '#ports/report-store.ts';
-import { apiReadStatement, BREAKDOWN_DIMS, type ApiDialect, type ApiRead } from './api-requests.ts';
+import type { ApiDialect } from '#domain/api-requests/series-sql.ts';
+import { apiReadStatement, BREAKDOWN_DIMS, type ApiRead } from './api-requests.ts';
 
 export interface HistogramRow {
   g?: number | bigint;

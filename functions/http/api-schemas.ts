@@ -1,0 +1,63 @@
+/** The API analytics shapes of the OpenAPI document (issue 36): site API keys, POST /api/ingest, the API reports. */
+import { z } from 'zod';
+import { Timestamp } from './schemas.ts';
+
+export const CreateSiteApiKeyRequest = z.object({ label: z.string().max(100).optional() }).meta({ id: 'CreateSiteApiKeyRequest' });
+export const CreatedSiteApiKey = z
+  .object({ id: z.string(), key: z.string().describe('tt_ + 48 lowercase hex; shown only here'), label: z.string(), created_at: Timestamp })
+  .meta({ id: 'CreatedSiteApiKey' });
+export const RotatedSiteApiKey = CreatedSiteApiKey.extend({ rotated_at: Timestamp }).meta({ id: 'RotatedSiteApiKey' });
+export const SiteApiKey = z
+  .object({ id: z.string(), label: z.string(), created_at: Timestamp, rotated_at: Timestamp.nullable(), last_used_at: Timestamp.nullable() })
+  .meta({ id: 'SiteApiKey' });
+export const SiteApiKeyList = z.object({ keys: z.array(SiteApiKey) }).meta({ id: 'SiteApiKeyList' });
+
+export const IngestRequest = z
+  .object({
+    requests: z
+      .array(
+        z.object({
+          method: z.string().regex(/^[A-Za-z]{1,16}$/),
+          route: z.string().min(1).max(256).describe('The route template (/users/{id}), never a raw path with ids'),
+          status: z.number().int().min(100).max(599),
+          duration_ms: z.number().min(0).max(86_400_000),
+          bytes_in: z.number().int().min(0).optional(),
+          bytes_out: z.number().int().min(0).optional(),
+          consumer: z.string().max(64).optional().describe('An opaque caller label'),
+        }),
+      )
+      .min(1)
+      .max(1000),
+  })
+  .meta({ id: 'IngestRequest' });
+export const IngestAccepted = z.object({ accepted: z.number().int() }).meta({ id: 'IngestAccepted' });
+
+const Latency = z.number().nullable().describe('Milliseconds, nearest-rank percentile from a log-bucketed histogram: within 3.9 % of (1 + the exact value); null without requests');
+export const ApiTotals = z
+  .object({
+    requests: z.number().int(),
+    client_errors: z.number().int().describe('Status 400–499'),
+    server_errors: z.number().int().describe('Status 500–599'),
+    error_rate: z.number().nullable().describe('server_errors ÷ requests, 0..1, 4 decimals; null without requests'),
+    p50_ms: Latency,
+    p95_ms: Latency,
+    p99_ms: Latency,
+    bytes_out: z.number().int(),
+  })
+  .meta({ id: 'ApiTotals' });
+export const ApiOverview = z
+  .object({
+    totals: ApiTotals,
+    previous: ApiTotals,
+    series: z.array(ApiTotals.extend({ t: z.number().int().describe('Bucket start, Unix seconds') })),
+    granularity: z.enum(['hour', 'day']),
+    previous_range: z.object({ from: z.number().int(), to: z.number().int() }),
+  })
+  .meta({ id: 'ApiOverview' });
+export const ApiBreakdown = z
+  .object({
+    rows: z.array(
+      z.object({ name: z.string(), requests: z.number().int(), server_errors: z.number().int(), error_rate: z.number().nullable(), p50_ms: Latency, p95_ms: Latency }),
+    ),
+  })
+  .meta({ id: 'ApiBreakdown' });
