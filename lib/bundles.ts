@@ -14,8 +14,9 @@ const KiB = 1024;
 
 /** HTTP route groups: their own code, minified. */
 export const HTTP_GROUP_BUDGET = 300 * KiB;
-/** The collector answers every beacon: its cold start is the one visitors' pages wait on. */
+/** The collector answers every beacon: its cold start is the one visitors' pages wait on. POST /api/ingest, called by owners' APIs at their own volume, is held to it too. */
 export const COLLECTOR_BUDGET = 200 * KiB;
+const HIGH_VOLUME_GROUPS: readonly RouteGroup[] = ['collector', 'ingest'];
 
 export interface LambdaBundle {
   /** `http/<group>`, `worker/<name>` or `schedule/<name>`. */
@@ -35,7 +36,7 @@ export function lambdaBundles(texts: { trackerScript: string; apiDocument: strin
       name: `http/${group}`,
       entry: httpEntry(group),
       define: groupDefines(GROUP_ACCESS[group], texts),
-      budget: group === 'collector' ? COLLECTOR_BUDGET : HTTP_GROUP_BUDGET,
+      budget: HIGH_VOLUME_GROUPS.includes(group) ? COLLECTOR_BUDGET : HTTP_GROUP_BUDGET,
       sourceMaps: HTTP_SOURCE_MAPS,
     })),
     { name: 'worker/event-writer', entry: EVENT_WRITER_ENTRY, define: {}, budget: null, sourceMaps: true },

@@ -15,7 +15,7 @@ const texts = { trackerScript: (await buildTracker()).code, apiDocument: JSON.st
 const bundles = lambdaBundles(texts);
 
 describe('Lambda bundles', () => {
-  it('budgets every HTTP group, the collector at its own lower budget', () => {
+  it('budgets every HTTP group, the collector and ingest at their own lower budget', () => {
     const budgets = Object.fromEntries(bundles.filter((b) => b.name.startsWith('http/')).map((b) => [b.name, b.budget]));
     expect(budgets).toEqual({
       'http/meta': HTTP_GROUP_BUDGET,
@@ -24,6 +24,7 @@ describe('Lambda bundles', () => {
       'http/reports': HTTP_GROUP_BUDGET,
       'http/collector': COLLECTOR_BUDGET,
       'http/imports': HTTP_GROUP_BUDGET,
+      'http/ingest': COLLECTOR_BUDGET,
     });
   });
 

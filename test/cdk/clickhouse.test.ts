@@ -59,6 +59,11 @@ describe('the stack on ClickHouse', () => {
     expect(JSON.stringify(template.toJSON())).not.toMatch(/TIMESTREAM_/);
   });
 
+  it('lets ingest queue API requests: ClickHouse keeps them (no API_REQUESTS=off anywhere)', () => {
+    expect(JSON.stringify(template.toJSON())).not.toMatch(/API_REQUESTS/);
+    expect(stack.api.functions.has('ingest')).toBe(true);
+  });
+
   /** The secret each function may read. */
   const secretsOf = (t: Template, id: string) =>
     statementsOfFunction(t, id)

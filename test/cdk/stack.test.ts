@@ -125,11 +125,17 @@ describe('TinytrackStack', () => {
       }
     });
 
-    it('gives only the collector the event queue', () => {
+    it('gives only the collector and ingest the event queue', () => {
       for (const [id, fn] of Object.entries(functions)) {
         const env = fn.Properties.Environment.Variables;
-        expect('EVENT_QUEUE_URL' in env, id).toBe(id === fnIdOf.get('collector'));
+        expect('EVENT_QUEUE_URL' in env, id).toBe(id === fnIdOf.get('collector') || id === fnIdOf.get('ingest'));
       }
+    });
+
+    it('tells ingest that a Timestream store keeps no API requests (API_REQUESTS=off: 501 before queueing)', () => {
+      const ingest = functions[fnIdOf.get('ingest') as string] as { Properties: { Environment: { Variables: Record<string, unknown> } } };
+      expect(ingest.Properties.Environment.Variables.API_REQUESTS).toBe('off');
+      for (const [id, fn] of Object.entries(functions)) if (id !== fnIdOf.get('ingest')) expect('API_REQUESTS' in fn.Properties.Environment.Variables, id).toBe(false);
     });
 
     it('gives only the event writer, the import worker and the reports function the event store', () => {
