@@ -15,7 +15,7 @@ try {
   console.error(line === null ? e : `tinytrack: ${line}`);
   process.exit(1);
 }
-console.log([`tinytrack listening on ${node.url}`, ...nextSteps(node.url, config, logLevel)].join('\n'));
+console.log([`tinytrack listening on ${node.url}`, ...nextSteps(node.url, config, logLevel, node.services.mailer.describe)].join('\n'));
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -35,6 +35,7 @@ import { parsePublicUrls } from '#platform/config.ts';
 import { NodeFunction } from './node-function.ts';
 import { KEY_ATTRIBUTES, KEY_LOOKUP, KEY_LOOKUP_AND_TOUCH, KEY_PATTERNS, grantTableRules, type TableRule } from './table-access.ts';
 import type { EventStoreResource } from './event-store.ts';
+import { grantSendMail, mailEnvironment, type MailSettings } from './mail.ts';
 
 /** What each group's function may reach, and how long it may run. A new group fails type checking until it is listed here. */
 export interface GroupAccess {
@@ -68,6 +69,8 @@ export interface GroupAccess {
   timeoutSeconds: number;
   /** Takes API requests (POST /api/ingest): told whether the event store keeps them (API_REQUESTS=off on Timestream). */
   ingestsApiRequests?: boolean;
+  /** Sends mail (alert test sends): MAIL_FROM and ses:SendEmail on the configured identity (lib/mail.ts). */
+  mail?: boolean;
 }
 
 const NOTHING: GroupAccess = {
@@ -150,6 +153,13 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     functionUrl: true,
     verifiesSites: true,
   },
+  // Alert rules and their state changes under the site; the test send mails. No event store.
+  alerts: {
+    ...NOTHING,
+    table: [{ keys: [site], actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'] }, { keys: [sitesOf], actions: ['Query'], index: true }, KEY_LOOKUP_AND_TOUCH],
+    callers: true,
+    mail: true,
+  },
   // POST /api/ingest: reads sites (their fields only) and the two kinds of key, notes a key's use, queues rows. No
   // issuer (ID tokens are no ingest credential), no event store, and of a site's partition only what it reads.
   ingest: {
@@ -204,6 +214,8 @@ export interface ApiProps {
   table: dynamodb.ITable;
   eventQueue: sqs.IQueue;
   eventStore: EventStoreResource;
+  /** The SES sender of alert mail (lib/mail.ts); none: nothing may send. */
+  mail?: MailSettings | null;
   /** The chunk queue of historical imports. */
   importQueue: sqs.IQueue;
   /** The KMS key that wraps import credentials. */
@@ -316,6 +328,7 @@ export class Api extends Construct {
       if (access.importKey !== 'none') environment.IMPORT_KMS_KEY_ID = props.importKey.keyArn;
       if (access.icons) environment.ICON_BUCKET = props.iconBucket.bucketName;
       if (access.ingestsApiRequests && !props.eventStore.keepsApiRequests) environment.API_REQUESTS = 'off';
+      if (access.mail) Object.assign(environment, mailEnvironment(props.mail ?? null));
       const fn = new NodeFunction(this, `${pascal(group)}Function`, {
         entry: httpEntry(group),
         description: `tinytrack HTTP routes: ${group}`,
@@ -327,6 +340,7 @@ export class Api extends Construct {
         sourceMaps: HTTP_SOURCE_MAPS,
       });
       grantTableRules(props.table, fn, access.table);
+      if (access.mail) grantSendMail(fn, props.mail ?? null, this);
       if (access.eventQueue) props.eventQueue.grantSendMessages(fn);
       if (access.eventStore !== 'none') props.eventStore.grant(fn, access.eventStore);
       if (access.importQueue) props.importQueue.grantSendMessages(fn);

@@ -1,8 +1,10 @@
 /**
  * Scheduled workers (DESIGN.md §1: EventBridge rules; locally, in-process
- * timers calling the same handlers). Salt rotation: shortly after each UTC
- * midnight, the previous days' visitor salts are deleted so yesterday's
- * hashes can never be recomputed (spec: the salt is deleted when the day ends).
+ * timers calling the same handlers), each with retries, a dead-letter queue
+ * and alarms. Salt rotation: shortly after each UTC midnight, the previous
+ * days' visitor salts are deleted so yesterday's hashes can never be
+ * recomputed (spec: the salt is deleted when the day ends). Alert checks:
+ * every minute (issue 36).
  */
 import { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -12,7 +14,9 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { alarmOnAny } from './alarms.ts';
 import { NodeFunction } from './node-function.ts';
-import { deadLetterQueue, messagesWaitingAlarm } from './queues.ts';
+import { deadLetterQueue as deadLetterQueue_, messagesWaitingAlarm } from './queues.ts';
+import type { EventStoreResource } from './event-store.ts';
+import { grantSendMail, mailEnvironment, type MailSettings } from './mail.ts';
 import { KEY_PATTERNS, grantTableRules } from './table-access.ts';
 
 /** EventBridge's attempts to invoke the rotation after the first (Lambda then retries a failed run twice itself). */
@@ -23,6 +27,39 @@ export const ROTATE_SALTS_ENTRY = 'functions/aws/workers/rotate-salts.ts';
 
 export interface SchedulesProps {
   table: dynamodb.ITable;
+  /** The alert checks read API requests and web traffic. */
+  eventStore: EventStoreResource;
+  /** The SES sender of alert mail (lib/mail.ts); none: the checks run and log that mail is not configured. */
+  mail: MailSettings | null;
+}
+
+/** The alert checks' Lambda entry: the registry, the event store's readers, SES. */
+export const ALERT_CHECKS_ENTRY = 'functions/aws/workers/alert-checks.ts';
+
+interface ScheduledWorkerProps {
+  fn: NodeFunction;
+  description: string;
+  schedule: events.Schedule;
+  retryAttempts: number;
+  maxEventAge: Duration;
+  /** What an operator reads when EventBridge gave up delivering a run, and when a run failed. */
+  undelivered: string;
+  failed: string;
+  /** The errors alarm's period. */
+  errorPeriod: Duration;
+}
+
+/** An EventBridge rule calling `fn` with retries, a dead-letter queue for runs it could not deliver, and alarms on both ways a run can fail. */
+function scheduledWorker(scope: Construct, id: string, p: ScheduledWorkerProps): { rule: events.Rule; deadLetterQueue: sqs.Queue } {
+  const deadLetterQueue = deadLetterQueue_(scope, `${id}DeadLetter`);
+  const rule = new events.Rule(scope, `${id}Rule`, {
+    description: p.description,
+    schedule: p.schedule,
+    targets: [new targets.LambdaFunction(p.fn, { retryAttempts: p.retryAttempts, maxEventAge: p.maxEventAge, deadLetterQueue })],
+  });
+  messagesWaitingAlarm(scope, `${id}DeadLetterAlarm`, deadLetterQueue, p.undelivered);
+  alarmOnAny(scope, `${id}ErrorsAlarm`, p.fn.metricErrors({ period: p.errorPeriod, statistic: 'Sum' }), p.failed);
+  return { rule, deadLetterQueue };
 }
 
 export class Schedules extends Construct {
@@ -30,6 +67,9 @@ export class Schedules extends Construct {
   readonly rotateSaltsRule: events.Rule;
   /** Rotation events EventBridge could not deliver. */
   readonly rotateSaltsDeadLetterQueue: sqs.Queue;
+  readonly alertChecks: NodeFunction;
+  readonly alertChecksRule: events.Rule;
+  readonly alertChecksDeadLetterQueue: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: SchedulesProps) {
     super(scope, id);
@@ -41,33 +81,47 @@ export class Schedules extends Construct {
     });
     // Queries the salt items and deletes them one by one; the next collector request creates today's.
     grantTableRules(props.table, this.rotateSalts, [{ keys: [KEY_PATTERNS.salts], actions: ['Query', 'DeleteItem'] }]);
-    // A run the rule could not deliver after its retries lands here instead of vanishing.
-    this.rotateSaltsDeadLetterQueue = deadLetterQueue(this, 'RotateSaltsDeadLetter');
     // 00:00 UTC: the ended day's salt is gone at the day boundary (the hash code never uses it after midnight anyway).
-    this.rotateSaltsRule = new events.Rule(this, 'RotateSaltsRule', {
-      description: 'tinytrack: rotate visitor salts daily at 00:00 UTC',
-      schedule: events.Schedule.cron({ minute: '0', hour: '0' }),
-      targets: [
-        new targets.LambdaFunction(this.rotateSalts, {
-          retryAttempts: ROTATION_RETRY_ATTEMPTS,
-          maxEventAge: Duration.hours(2),
-          deadLetterQueue: this.rotateSaltsDeadLetterQueue,
-        }),
-      ],
-    });
     // A missed rotation keeps yesterday's salt, so yesterday's visitor hashes could still be
     // recomputed: the spec's privacy promise. Both ways it can fail raise an alarm.
-    messagesWaitingAlarm(
-      this,
-      'RotateSaltsDeadLetterAlarm',
-      this.rotateSaltsDeadLetterQueue,
-      'tinytrack: the daily salt rotation was not delivered (EventBridge gave up); past salts are NOT deleted: invoke the rotation function by hand',
-    );
-    alarmOnAny(
-      this,
-      'RotateSaltsErrorsAlarm',
-      this.rotateSalts.metricErrors({ period: Duration.hours(1), statistic: 'Sum' }),
-      'tinytrack: the daily salt rotation failed; past salts may NOT be deleted: read its logs and invoke the rotation function again',
-    );
+    const rotation = scheduledWorker(this, 'RotateSalts', {
+      fn: this.rotateSalts,
+      description: 'tinytrack: rotate visitor salts daily at 00:00 UTC',
+      schedule: events.Schedule.cron({ minute: '0', hour: '0' }),
+      retryAttempts: ROTATION_RETRY_ATTEMPTS,
+      maxEventAge: Duration.hours(2),
+      undelivered: 'tinytrack: the daily salt rotation was not delivered (EventBridge gave up); past salts are NOT deleted: invoke the rotation function by hand',
+      failed: 'tinytrack: the daily salt rotation failed; past salts may NOT be deleted: read its logs and invoke the rotation function again',
+      errorPeriod: Duration.hours(1),
+    });
+    this.rotateSaltsRule = rotation.rule;
+    this.rotateSaltsDeadLetterQueue = rotation.deadLetterQueue;
+
+    this.alertChecks = new NodeFunction(this, 'AlertChecksFunction', {
+      entry: ALERT_CHECKS_ENTRY,
+      description: 'tinytrack worker: check alert rules every minute and mail when one fires or resolves',
+      timeout: Duration.seconds(50),
+      environment: { TABLE_NAME: props.table.tableName, ...props.eventStore.environment('read'), ...mailEnvironment(props.mail) },
+    });
+    // Reads sites and rules, moves a rule's state and notes its changes under the site; lists enabled rules on gsi1.
+    grantTableRules(props.table, this.alertChecks, [
+      { keys: [KEY_PATTERNS.site], actions: ['GetItem', 'Query', 'UpdateItem', 'PutItem'] },
+      { keys: [KEY_PATTERNS.enabledAlerts], actions: ['Query'], index: true },
+    ]);
+    props.eventStore.grant(this.alertChecks, 'read');
+    grantSendMail(this.alertChecks, props.mail, this);
+    // A late check is still worth running (its window moves with it), but not one from long ago.
+    const checks = scheduledWorker(this, 'AlertChecks', {
+      fn: this.alertChecks,
+      description: 'tinytrack: check alert rules every minute',
+      schedule: events.Schedule.rate(Duration.minutes(1)),
+      retryAttempts: 2,
+      maxEventAge: Duration.minutes(5),
+      undelivered: 'tinytrack: alert checks were not delivered (EventBridge gave up): alerts may not fire or resolve',
+      failed: 'tinytrack: alert checks failed: alerts may not fire or resolve; read the alert-checks function logs',
+      errorPeriod: Duration.minutes(5),
+    });
+    this.alertChecksRule = checks.rule;
+    this.alertChecksDeadLetterQueue = checks.deadLetterQueue;
   }
 }

@@ -28,6 +28,8 @@ export const KEY_PATTERNS = {
   site: keys.site('*').pk,
   account: keys.account('*').pk,
   managementKey: keys.managementKey('*').pk,
+  /** gsi1: the enabled alert rules */
+  enabledAlerts: keys.enabledAlerts,
   /** gsi1: a site API key by its secret's hash */
   siteApiKeyHash: keys.siteApiKeyHash('*'),
   salts: keys.salts,

@@ -23,6 +23,7 @@ import { EventWriter } from './event-writer.ts';
 import { Imports } from './imports.ts';
 import { WorkQueue } from './queues.ts';
 import { Schedules } from './schedules.ts';
+import { mailFromContext } from './mail.ts';
 import { Storage } from './storage.ts';
 import { Timestream } from './timestream.ts';
 import { buildOpenApi } from '#http/openapi.ts';
@@ -61,6 +62,7 @@ export class TinytrackStack extends Stack {
       hostedSignIn: dashboard || dashboardOrigin !== undefined,
     });
     this.eventStore = eventStoreFromContext(this);
+    const mail = mailFromContext(this);
     this.events = new WorkQueue(this, 'Events', {
       consumerTimeout: this.eventStore.writer.timeout,
       consumerBatchingWindow: this.eventStore.writer.batchingWindow,
@@ -87,12 +89,13 @@ export class TinytrackStack extends Stack {
       ...(guardRails.collectorReservedConcurrency !== undefined ? { reservedConcurrency: { collector: guardRails.collectorReservedConcurrency } } : {}),
       throttle: guardRails.apiThrottle,
       publicUrls: publicUrlsFromContext(this),
+      mail,
     });
-    this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table });
+    this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, eventStore: this.eventStore, mail });
     if (this.eventStore instanceof ClickHouse) {
       // Every function that talks to ClickHouse feeds its failures into one alarm.
       const readers = [...this.api.functions].filter(([group]) => GROUP_ACCESS[group].eventStore !== 'none').map(([, fn]) => fn);
-      for (const fn of [this.writer.function, this.imports.worker, ...readers]) this.eventStore.watch(fn);
+      for (const fn of [this.writer.function, this.imports.worker, this.schedules.alertChecks, ...readers]) this.eventStore.watch(fn);
     }
     if (dashboard) {
       this.dashboard = new Dashboard(this, 'Dashboard', {

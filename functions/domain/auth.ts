@@ -15,7 +15,7 @@ const MANAGEMENT_KEY = /^tt_mk_[0-9a-f]{48}$/;
 export type Credential = { kind: 'none' } | { kind: 'management_key'; secret: string } | { kind: 'bearer'; token: string };
 
 export type Principal =
-  | { kind: 'user'; uid: string }
+  | { kind: 'user'; uid: string; email?: string | undefined }
   | { kind: 'key'; uid: string; keyId: string; scopes: readonly Scope[]; secretHash: string };
 
 /** The caller as resolved from the request: a valid principal, nobody, or a bearer that did not verify. */

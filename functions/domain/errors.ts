@@ -78,6 +78,10 @@ export const ServiceSiteRequiredError = refusal('ServiceSiteRequiredError', 'inv
 /** A site API key naming another site in X-Service-Site: it authenticates only its own. */
 export const ServiceSiteMismatchError = refusal('ServiceSiteMismatchError', 'forbidden', 'this API key belongs to another site');
 export const UnknownApiKeyError = refusal('UnknownApiKeyError', 'unauthenticated', 'invalid or revoked API key');
+export const AlertLimitError = refusal('AlertLimitError', 'invalid', 'alert rule limit reached');
+export const UnknownAlertError = refusal('UnknownAlertError', 'not_found', 'unknown alert rule');
+/** A deployment with no sender configured (AWS without -c mailFrom): nothing can be mailed. */
+export const MailNotConfiguredError = refusal('MailNotConfiguredError', 'not_implemented', 'mail is not configured on this deployment');
 /** A store that keeps refusing for load (throttling past the SDK's retries): worth asking again shortly. */
 export const StoreUnavailableError = refusal('StoreUnavailableError', 'unavailable', 'service unavailable, retry later', 1);
 /** A report the deployment's event store does not answer: Timestream is frozen at the first slice's reports (README, deploy). */
@@ -118,6 +122,9 @@ export const FIXED_REFUSALS: readonly FixedRefusal[] = [
   ServiceSiteRequiredError,
   ServiceSiteMismatchError,
   UnknownApiKeyError,
+  AlertLimitError,
+  UnknownAlertError,
+  MailNotConfiguredError,
   StoreUnavailableError,
   NotAvailableOnStoreError,
   InternalError,

@@ -6,9 +6,13 @@
 import type { z } from 'zod';
 import * as s from './api-schemas.ts';
 import { RevokedKey } from './schemas.ts';
-import { invalidInput, rateLimited, refusals, reportQuery, scoped, type Refusable, type RouteDef } from './route-def.ts';
+import { idOnly, invalidInput, rateLimited, refusals, reportQuery, scoped, type Refusable, type RouteDef } from './route-def.ts';
+import { ALERT_ERRORS } from '#domain/alerts/rule.ts';
 import {
+  AlertLimitError,
   IngestNeedsVerificationError,
+  MailNotConfiguredError,
+  UnknownAlertError,
   NotAvailableOnStoreError,
   ServiceSiteMismatchError,
   ServiceSiteRequiredError,
@@ -126,4 +130,58 @@ const apiReportRoutes: RouteDef[] = [
 ];
 
 
-export const apiAnalyticsRoutes: readonly RouteDef[] = [...keyAndIngestRoutes, ...apiReportRoutes];
+const ruleErrors: readonly Refusable[] = [UnknownSiteError, UnknownAlertError];
+
+/** Alert rules: owner only, also for public sites. */
+const alertRoutes: RouteDef[] = [
+  {
+    method: 'GET',
+    path: '/api/sites/{hostname}/alerts',
+    group: 'alerts',
+    auth: 'account',
+    scope: 'read',
+    summary: "The site's alert rules with their state and last changes, oldest first.",
+    responses: { 200: { description: 'rules', schema: s.AlertRuleList }, ...refusals(...scoped('read'), UnknownSiteError) },
+  },
+  {
+    method: 'POST',
+    path: '/api/sites/{hostname}/alerts',
+    group: 'alerts',
+    auth: 'account',
+    scope: 'manage',
+    summary:
+      'Create an alert rule, checked every minute over its window; a mail goes out when it fires and when it resolves. At most 20 per site. ' +
+      "With a management key `recipients` is required; with an ID token it defaults to the token's e-mail.",
+    request: s.CreateAlertRuleRequest,
+    responses: { 201: { description: 'created', schema: s.AlertRule }, ...refusals(invalidInput(ALERT_ERRORS), AlertLimitError, ...scoped('manage'), UnknownSiteError, ...rateLimited) },
+  },
+  {
+    method: 'PATCH',
+    path: '/api/sites/{hostname}/alerts/{id}',
+    group: 'alerts',
+    auth: 'account',
+    scope: 'manage',
+    summary: 'Change an alert rule (any of its fields; enabled false pauses it). Its state is kept.',
+    request: s.UpdateAlertRuleRequest,
+    responses: { 200: { description: 'updated', schema: s.AlertRule }, ...refusals(invalidInput(ALERT_ERRORS), ...scoped('manage'), ...ruleErrors, ...rateLimited) },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/sites/{hostname}/alerts/{id}',
+    group: 'alerts',
+    auth: 'account',
+    scope: 'manage',
+    summary: 'Delete an alert rule.',
+    responses: { 200: { description: 'deleted', schema: s.DeletedAlertRule }, ...refusals(...scoped('manage'), ...ruleErrors, ...rateLimited) },
+  },
+  {
+    method: 'POST',
+    path: '/api/sites/{hostname}/alerts/{id}/test',
+    group: 'alerts',
+    auth: 'id_token',
+    summary: "Send a test mail to the rule's recipients now (ID token only).",
+    responses: { 200: { description: 'sent', schema: s.AlertTestSent }, ...refusals(...idOnly, ...ruleErrors, MailNotConfiguredError) },
+  },
+];
+
+export const apiAnalyticsRoutes: readonly RouteDef[] = [...keyAndIngestRoutes, ...apiReportRoutes, ...alertRoutes];

@@ -61,3 +61,33 @@ export const ApiBreakdown = z
     ),
   })
   .meta({ id: 'ApiBreakdown' });
+
+const AlertMetric = z.enum(['error_rate', 'p95_ms', 'requests', 'pageviews', 'visitors']);
+const AlertFields = {
+  name: z.string().min(1).max(100),
+  metric: AlertMetric.describe('error_rate: server errors ÷ requests (0..1); p95_ms: milliseconds; requests, pageviews, visitors: counts'),
+  comparator: z.enum(['>', '<']),
+  threshold: z.number().min(0),
+  window_minutes: z.number().int().min(5).max(1440),
+  route: z.string().max(256).nullable().describe('API metrics only: one route template'),
+  recipients: z.array(z.email()).min(1).max(10),
+  enabled: z.boolean(),
+};
+export const AlertRule = z
+  .object({
+    id: z.string(),
+    ...AlertFields,
+    state: z.enum(['ok', 'firing']),
+    last_evaluated_at: Timestamp.nullable(),
+    last_changed_at: Timestamp.nullable(),
+    created_at: Timestamp,
+    history: z.array(z.object({ at: Timestamp, state: z.enum(['ok', 'firing']), value: z.number().nullable() })).describe('State changes, newest first, at most 20'),
+  })
+  .meta({ id: 'AlertRule' });
+export const AlertRuleList = z.object({ alerts: z.array(AlertRule) }).meta({ id: 'AlertRuleList' });
+export const CreateAlertRuleRequest = z
+  .object({ ...AlertFields, route: AlertFields.route.optional(), recipients: AlertFields.recipients.optional().describe('Required with a management key; default: the ID token\'s e-mail'), enabled: z.boolean().optional() })
+  .meta({ id: 'CreateAlertRuleRequest' });
+export const UpdateAlertRuleRequest = CreateAlertRuleRequest.partial().meta({ id: 'UpdateAlertRuleRequest' });
+export const DeletedAlertRule = z.object({ deleted: z.string() }).meta({ id: 'DeletedAlertRule' });
+export const AlertTestSent = z.object({ sent: z.literal(true), recipients: z.array(z.string()) }).meta({ id: 'AlertTestSent' });

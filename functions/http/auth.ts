@@ -66,7 +66,7 @@ async function resolve(req: ApiRequest): Promise<Caller> {
   if (credential.kind === 'none') return { kind: 'anonymous', invalidToken: false };
   if (credential.kind === 'bearer') {
     const claims = await req.services.tokens.verifyIdToken(credential.token);
-    return claims ? { kind: 'user', uid: claims.sub } : { kind: 'anonymous', invalidToken: true };
+    return claims ? { kind: 'user', uid: claims.sub, email: claims.email } : { kind: 'anonymous', invalidToken: true };
   }
   return managementKeyPrincipal(req.services, credential.secret);
 }

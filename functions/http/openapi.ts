@@ -20,6 +20,7 @@ const TAGS: Record<RouteGroup, string> = {
   collector: 'The tracker script and beacons (no credentials; plain-text answers)',
   reports: 'Traffic reports',
   imports: 'Historical imports from another analytics service',
+  alerts: 'Alert rules checked every minute, mailed when they fire and resolve',
   ingest: 'API request metrics from your own API (site API keys or an ingest management key)',
 };
 

@@ -9,6 +9,8 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import type { Config } from '#platform/config.ts';
 import { importSourceFor } from '#platform/import-source.ts';
+import { localMailer } from '#platform/mailer.ts';
+import { alertsUrlOf } from '#domain/alerts/alert-mail.ts';
 import { pageCheckerFor } from '#platform/page-checker.ts';
 import { log } from '#platform/log.ts';
 import type { Adapters } from '#platform/services.ts';
@@ -237,10 +239,9 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   const store = await startLocalStore(config);
   const registry = new DynamoRegistry(store.client, config.tableName);
   const local = await openLocalEvents(config, dataDir, (hostnames) => currentRegistrations(registry, hostnames));
-  const { events } = local;
   // Opened even when receipt is not durable, so rows an earlier durable run left are still written.
   const { journal, recovered } = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'events'), { codec: eventRowCodec, log });
-  const eventQueue = createEventQueue(events, dataDir, journal, config.durableReceipt);
+  const eventQueue = createEventQueue(local.events, dataDir, journal, config.durableReceipt);
   // Rows a crash left in the journal go to the store before anything collected from now on.
   const restored = eventQueue.restore(recovered);
   if (restored > 0) log.info('journal recovered', { rows: restored });
@@ -264,6 +265,8 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     apiRequests: local.apiRequests,
     apiRequestQueue,
     apiRequestsAvailable: config.apiRequestsAvailable,
+    mailer: localMailer(config, dataDir),
+    alertsUrl: alertsUrlOf(config.publicUrls?.[0]),
     icons: new IconFiles(dataDir),
     ...imports,
     importQueue,
@@ -279,7 +282,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     adapters,
     store: store.client,
     onSiteChanged: store.onSiteChanged,
-    events,
+    events: local.events,
     duckdb: local.duckdb,
     eventQueue,
     apiRequestQueue,

@@ -8,6 +8,9 @@ import { createLocalServer } from './http-server.ts';
 import { assertDataDirFree } from './startup.ts';
 import { siteRead } from '#domain/site-lookup.ts';
 import { scheduleSaltRotation } from '#workers/rotate-salts.ts';
+import { createAlertChecker } from '#workers/alert-checks.ts';
+import { log } from '#platform/log.ts';
+import { TimerScheduler } from './scheduler.ts';
 import { buildDashboard, type BuiltDashboard } from '#dashboard/build.ts';
 import type { DashboardConfig } from '#dashboard/config.ts';
 import { DynamoLoginLinks } from '#adapters/dynamodb/login-links.ts';
@@ -34,6 +37,8 @@ export interface LocalNode {
   url: string;
   services: Services;
   runtime: LocalRuntime;
+  /** The scheduled jobs of this node (the alert checks every minute). */
+  scheduler: TimerScheduler;
   stop(): Promise<void>;
 }
 
@@ -49,6 +54,8 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
     services.verifyAttempts.delete(hostname);
   });
   const stopRotation = scheduleSaltRotation(services.registry, () => services.clock.now(), options.timers);
+  const scheduler = new TimerScheduler(services.clock, log, options.timers);
+  scheduler.add({ name: 'alert-checks', everyMinutes: 1, run: createAlertChecker({ ...services, log }) });
   const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies, services, dashboard: localDashboard(config, runtime, built) });
   try {
     await new Promise<void>((ok, fail) => {
@@ -58,6 +65,7 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
   } catch (e) {
     // The port is taken (or not ours): release the stores so the caller can report it and exit.
     await stopRotation();
+    await scheduler.stop();
     await runtime.close();
     throw e;
   }
@@ -69,6 +77,7 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
     url,
     services,
     runtime,
+    scheduler,
     stop: async () => {
       // Stop taking requests, let those in flight finish, then drain and close the stores.
       const rotationStopped = stopRotation();
@@ -76,6 +85,7 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
       server.closeIdleConnections();
       await closed;
       await rotationStopped;
+      await scheduler.stop();
       await runtime.close();
       services.collectorDrops.flush();
     },

@@ -50,7 +50,7 @@ export function startupFailure(e: unknown, config: Pick<Config, 'host' | 'port' 
 }
 
 /** The lines after `listening on …`: where to go next. */
-export function nextSteps(url: string, config: Pick<Config, 'dataDir' | 'auth'>, logLevel: LogLevel): string[] {
+export function nextSteps(url: string, config: Pick<Config, 'dataDir' | 'auth'>, logLevel: LogLevel, mail = ''): string[] {
   const identity = config.auth
     ? [
         `  identity:      OIDC issuer ${config.auth.issuer}${config.auth.audience ? ` (audience ${config.auth.audience})` : ''}`,
@@ -65,6 +65,7 @@ export function nextSteps(url: string, config: Pick<Config, 'dataDir' | 'auth'>,
     `  API document:  ${url}/api/openapi.json`,
     `  tracker:       ${url}/latest.js`,
     `  data:          ${resolve(config.dataDir)}`,
+    ...(mail ? [`  mail:          ${mail}${mail.startsWith('outbox') ? ' (set SMTP_URL to send through a relay)' : ''}`] : []),
     `  logs:          JSON lines at LOG_LEVEL=${logLevel}${logLevel === 'debug' ? ' (a line per beacon too)' : ''}`,
   ];
 }

@@ -23,6 +23,8 @@ const Env = z.object({
   SIMPLEANALYTICS_BASE_URL: z._default(z.string(), 'https://simpleanalytics.com'),
   EVENT_QUEUE_URL: z.optional(z.string()),
   API_REQUESTS: z.optional(z.enum(['on', 'off'])),
+  SMTP_URL: z.optional(z.string().check(z.regex(/^smtps?:\/\//))),
+  MAIL_FROM: z.optional(z.string().check(z.minLength(3))),
   // Imports: the chunk queue and KMS key in AWS; the credential test's timeout (20 s).
   IMPORT_QUEUE_URL: z.optional(z.string()),
   // AWS: the bucket of site icons.
@@ -70,6 +72,10 @@ export interface Config {
   eventQueueUrl: string | null;
   /** False (API_REQUESTS=off, set by the stack on Timestream): the event store keeps no API requests, so POST /api/ingest answers 501. */
   apiRequestsAvailable: boolean;
+  /** SMTP_URL: alert mail through this relay; unset locally, `.eml` files in DATA_DIR/outbox/. */
+  smtpUrl: string | null;
+  /** MAIL_FROM: the sender of alert mail (on AWS, an address of the SES identity the stack was given); null when unset. */
+  mailFrom: string | null;
   /** AWS: the SQS queue of import chunks. */
   importQueueUrl: string | null;
   /** AWS: the KMS key that wraps import credentials. */
@@ -179,6 +185,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     simpleAnalyticsBaseUrl: e.SIMPLEANALYTICS_BASE_URL,
     eventQueueUrl: e.EVENT_QUEUE_URL ?? null,
     apiRequestsAvailable: e.API_REQUESTS !== 'off',
+    smtpUrl: e.SMTP_URL ?? null,
+    mailFrom: e.MAIL_FROM ?? null,
     importQueueUrl: e.IMPORT_QUEUE_URL ?? null,
     importKmsKeyId: e.IMPORT_KMS_KEY_ID ?? null,
     iconBucket: e.ICON_BUCKET ?? null,

@@ -17,6 +17,7 @@ import type { Queue } from '#ports/queue.ts';
 import type { HeldRows } from '#ports/held-rows.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 import type { ApiRequestStore } from '#ports/api-request-store.ts';
+import type { Mailer } from '#ports/mailer.ts';
 import type { ImportChunkMessage, ImportJobs } from '#ports/import-jobs.ts';
 import type { ImportSourceClient } from '#ports/import-source.ts';
 import type { SecretBox } from '#ports/secret-box.ts';
@@ -54,6 +55,10 @@ export interface Adapters {
   secrets: SecretBox;
   /** The Simple Analytics export (credential test; the worker streams chunks through it). */
   importSource: ImportSourceClient;
+  /** Alert mail (and test sends): SES on AWS, SMTP or the outbox locally. */
+  mailer: Mailer;
+  /** Where an owner sees a site's alerts in the dashboard (`{hostname}` filled in), when the public address is known. */
+  alertsUrl: ((hostname: string) => string) | null;
   /** Sites' icons (functions/domain/site-icon.ts). */
   icons: IconStore;
   /** Rows waiting for their site's running check (the collector's steps); absent on Lambda. */

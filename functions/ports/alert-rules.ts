@@ -23,7 +23,7 @@ export interface AlertRuleRecord {
   last_evaluated_at: string | null;
   last_changed_at: string | null;
   created_at: string;
-  /** The last state changes, newest first (at most 20): {at, state, value}. */
+  /** The last state changes, newest first (at most 20): {at, state, value}; empty in listEnabledAlertRules. */
   history: { at: string; state: AlertState; value: number | null }[];
 }
 
@@ -40,6 +40,6 @@ export interface AlertRules {
    * before `minute` (ISO); true for the one caller whose write won. Records the change in history.
    */
   changeAlertState(site: string, id: string, from: AlertState, to: AlertState, minute: string, value: number | null): Promise<boolean>;
-  /** Sets last_evaluated_at (no state change). */
+  /** Sets last_evaluated_at (no state change), never back in time. */
   recordAlertEvaluated(site: string, id: string, at: string): Promise<void>;
 }

@@ -7,6 +7,7 @@ import type { SiteKind } from '#domain/hostname.ts';
 import type { Scope } from '#domain/auth.ts';
 import type { SiteCheck } from '#domain/site-verification.ts';
 import type { SiteApiKeys } from './site-api-keys.ts';
+import type { AlertRules } from './alert-rules.ts';
 
 export interface SiteRecord {
   hostname: string;
@@ -132,4 +133,4 @@ export interface DailySalts {
 }
 
 /** The whole registry, as the services are given it (functions/platform/services.ts). */
-export interface Registry extends SiteRegistry, SiteClaims, ManagementKeys, DailySalts, SiteApiKeys {}
+export interface Registry extends SiteRegistry, SiteClaims, ManagementKeys, DailySalts, SiteApiKeys, AlertRules {}

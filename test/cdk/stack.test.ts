@@ -133,8 +133,8 @@ describe('TinytrackStack', () => {
     });
 
     it('tells ingest that a Timestream store keeps no API requests (API_REQUESTS=off: 501 before queueing)', () => {
-      const ingest = functions[fnIdOf.get('ingest') as string] as { Properties: { Environment: { Variables: Record<string, unknown> } } };
-      expect(ingest.Properties.Environment.Variables.API_REQUESTS).toBe('off');
+      const ingest = functions[fnIdOf.get('ingest') as string];
+      expect(ingest?.Properties.Environment.Variables.API_REQUESTS).toBe('off');
       for (const [id, fn] of Object.entries(functions)) if (id !== fnIdOf.get('ingest')) expect('API_REQUESTS' in fn.Properties.Environment.Variables, id).toBe(false);
     });
 

@@ -11,6 +11,7 @@ import { DynamoManagementKeys } from './management-keys.ts';
 import { DynamoDailySalts } from './salts.ts';
 import { DynamoSites } from './sites.ts';
 import { DynamoSiteApiKeys } from './site-api-keys.ts';
+import { DynamoAlertRules } from './alert-rules.ts';
 
 /** Sites and their daily salts: what the collector reads, built alone so its bundle leaves claims and keys out. */
 export class DynamoSiteRegistry implements SiteRegistry, DailySalts {
@@ -47,6 +48,7 @@ export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
   private readonly claims: DynamoSiteClaims;
   private readonly managementKeys: DynamoManagementKeys;
   private readonly siteApiKeys: DynamoSiteApiKeys;
+  private readonly alertRules: DynamoAlertRules;
 
   constructor(client: DynamoDBClient, table: string) {
     // One document client for all of them, as the table is one.
@@ -54,6 +56,7 @@ export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
     this.claims = new DynamoSiteClaims(this.items);
     this.managementKeys = new DynamoManagementKeys(this.items);
     this.siteApiKeys = new DynamoSiteApiKeys(this.items);
+    this.alertRules = new DynamoAlertRules(this.items);
   }
 
   readonly startClaim: Registry['startClaim'] = (...a) => this.claims.startClaim(...a);
@@ -71,4 +74,13 @@ export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
   readonly rotateSiteApiKey: Registry['rotateSiteApiKey'] = (...a) => this.siteApiKeys.rotateSiteApiKey(...a);
   readonly deleteSiteApiKey: Registry['deleteSiteApiKey'] = (...a) => this.siteApiKeys.deleteSiteApiKey(...a);
   readonly touchSiteApiKey: Registry['touchSiteApiKey'] = (...a) => this.siteApiKeys.touchSiteApiKey(...a);
+
+  readonly createAlertRule: Registry['createAlertRule'] = (...a) => this.alertRules.createAlertRule(...a);
+  readonly listAlertRules: Registry['listAlertRules'] = (...a) => this.alertRules.listAlertRules(...a);
+  readonly getAlertRule: Registry['getAlertRule'] = (...a) => this.alertRules.getAlertRule(...a);
+  readonly updateAlertRule: Registry['updateAlertRule'] = (...a) => this.alertRules.updateAlertRule(...a);
+  readonly deleteAlertRule: Registry['deleteAlertRule'] = (...a) => this.alertRules.deleteAlertRule(...a);
+  readonly listEnabledAlertRules: Registry['listEnabledAlertRules'] = (...a) => this.alertRules.listEnabledAlertRules(...a);
+  readonly changeAlertState: Registry['changeAlertState'] = (...a) => this.alertRules.changeAlertState(...a);
+  readonly recordAlertEvaluated: Registry['recordAlertEvaluated'] = (...a) => this.alertRules.recordAlertEvaluated(...a);
 }

@@ -21,6 +21,13 @@ export const keys = {
   siteApiKey: (hostname: string, id: string) => ({ pk: `SITE#${hostname}`, sk: `SKEY#${id}` }),
   siteApiKeyPrefix: 'SKEY#',
   siteApiKeyHash: (secretHash: string) => `SKEY#${secretHash}`,
+  // Alert rules (functions/adapters/dynamodb/alert-rules.ts): under the site, with their state changes beside them;
+  // enabled rules are listed on gsi1 for the every-minute check.
+  alertRule: (hostname: string, id: string) => ({ pk: `SITE#${hostname}`, sk: `ALERT#${id}` }),
+  alertRulePrefix: 'ALERT#',
+  alertChange: (hostname: string, id: string, at: string) => ({ pk: `SITE#${hostname}`, sk: `ALERTLOG#${id}#${at}` }),
+  alertChangesOf: (id: string) => `ALERTLOG#${id}#`,
+  enabledAlerts: 'ALERTS_ENABLED',
   activeImports: 'IMPORTS_ACTIVE',
   importsBy: (uid: string) => `IMPORTS_BY#${uid}`,
   // Local sign-in (functions/adapters/dynamodb/login-links.ts): one item per unused link, by the code's hash.

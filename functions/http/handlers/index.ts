@@ -8,5 +8,6 @@ import { handler as collector } from './collector.ts';
 import { handler as reports } from './reports.ts';
 import { handler as imports } from './imports.ts';
 import { handler as ingest } from './ingest.ts';
+import { handler as alerts } from './alerts.ts';
 
-export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports, ingest };
+export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports, ingest, alerts };
