@@ -25,6 +25,7 @@ describe('Lambda bundles', () => {
       'http/collector': COLLECTOR_BUDGET,
       'http/imports': HTTP_GROUP_BUDGET,
       'http/ingest': COLLECTOR_BUDGET,
+      'http/alerts': HTTP_GROUP_BUDGET,
     });
   });
 

@@ -85,10 +85,10 @@ describe('TinytrackStack', () => {
   });
 
   describe('functions', () => {
-    it('creates exactly one function per route group, plus the event writer, the import worker and the salt rotation', () => {
+    it('creates exactly one function per route group, plus the event writer, the import worker, the salt rotation and the alert checks', () => {
       expect(Object.values(functions).map(groupOf).filter(Boolean).sort()).toEqual([...groups].sort());
       expect(Object.keys(functions).sort()).toEqual(
-        [...fnIdOf.values(), logicalIdOf(stack.writer.function), logicalIdOf(stack.imports.worker), logicalIdOf(stack.schedules.rotateSalts)].sort(),
+        [...fnIdOf.values(), logicalIdOf(stack.writer.function), logicalIdOf(stack.imports.worker), logicalIdOf(stack.schedules.rotateSalts), logicalIdOf(stack.schedules.alertChecks)].sort(),
       );
     });
 
@@ -138,8 +138,8 @@ describe('TinytrackStack', () => {
       for (const [id, fn] of Object.entries(functions)) if (id !== fnIdOf.get('ingest')) expect('API_REQUESTS' in fn.Properties.Environment.Variables, id).toBe(false);
     });
 
-    it('gives only the event writer, the import worker and the reports function the event store', () => {
-      const withStore = [logicalIdOf(stack.writer.function), logicalIdOf(stack.imports.worker), fnIdOf.get('reports')].sort();
+    it('gives only the event writer, the import worker, the reports function and the alert checks the event store', () => {
+      const withStore = [logicalIdOf(stack.writer.function), logicalIdOf(stack.imports.worker), fnIdOf.get('reports'), logicalIdOf(stack.schedules.alertChecks)].sort();
       const database = template.findResources('AWS::Timestream::Database');
       const table = template.findResources('AWS::Timestream::Table');
       for (const [id, fn] of Object.entries(functions)) {
@@ -327,8 +327,8 @@ describe('TinytrackStack', () => {
   describe('schedules', () => {
     it('rotates salts daily at 00:00 UTC with the salt rotation worker', () => {
       const rules = Object.values(template.findResources('AWS::Events::Rule') as Record<string, Resource>);
-      expect(rules).toHaveLength(1);
-      const rule = rules[0] as Resource;
+      expect(rules).toHaveLength(2);
+      const rule = rules.find((r) => refTarget(r.Properties.Targets[0].Arn) === logicalIdOf(stack.schedules.rotateSalts)) as Resource;
       expect(rule.Properties.ScheduleExpression).toBe('cron(0 0 * * ? *)');
       expect(rule.Properties.State).toBe('ENABLED');
       expect(rule.Properties.Targets).toHaveLength(1);
@@ -409,9 +409,9 @@ describe('TinytrackStack', () => {
       expect(actionsOfFn(writerId(), 'sqs:')).not.toContain('sqs:SendMessage');
     });
 
-    it('gives Timestream access to the writer, the import worker and the reports function only', () => {
+    it('gives Timestream access to the writer, the import worker, the reports function and the alert checks only', () => {
       for (const id of Object.keys(functions)) {
-        if (id === writerId() || id === logicalIdOf(stack.imports.worker) || id === fnIdOf.get('reports')) continue;
+        if (id === writerId() || id === logicalIdOf(stack.imports.worker) || id === fnIdOf.get('reports') || id === logicalIdOf(stack.schedules.alertChecks)) continue;
         expect(actionsOfFn(id, 'timestream:'), id).toEqual([]);
       }
     });
