@@ -2,7 +2,7 @@
  * `npm run bench`: the budgets of DESIGN.md §6, measured on this machine and
  * written to docs/benchmarks.md. Servers run in their own processes; load
  * comes from autocannon in this one. A missed budget is reported, not hidden.
- * BENCH_ONLY=tracker,dashboard,bundles,writer,writer-clickhouse,http,long,phases,imports,imports-clickhouse,reports,reports-clickhouse runs some parts
+ * BENCH_ONLY=tracker,dashboard,bundles,writer,writer-clickhouse,http,ingest,long,phases,imports,imports-clickhouse,reports,reports-clickhouse,api-reports,api-reports-clickhouse runs some parts
  * while iterating (the default runs all); each part's file documents its own
  * settings (collector-bench.ts, collector-phases.ts, writer-bench.ts, BENCH_EVENTS here for the
  * reports' seed).
@@ -21,6 +21,7 @@ import { collectorPhasesBench } from './collector-phases.ts';
 import { clickHouseWriterBench, writerBench, writerSettings } from './writer-bench.ts';
 import { clickHouseEnv, withClickHouse } from './clickhouse-bench.ts';
 import { importBench } from './import-bench.ts';
+import { apiReportsBench, clickHouseApiReportsBench, ingestBench } from './api-bench.ts';
 import { bundleBench } from './bundle-bench.ts';
 import { dashboardSizeBench } from './dashboard-bench.ts';
 import { envNumber, fmt, RUNS, type BenchRow } from './stats.ts';
@@ -60,7 +61,7 @@ function render(rows: BenchRow[]): string {
   return lines.join('\n');
 }
 
-const PARTS = ['tracker', 'dashboard', 'bundles', 'writer', 'writer-clickhouse', 'http', 'long', 'phases', 'imports', 'imports-clickhouse', 'reports', 'reports-clickhouse'];
+const PARTS = ['tracker', 'dashboard', 'bundles', 'writer', 'writer-clickhouse', 'http', 'ingest', 'long', 'phases', 'imports', 'imports-clickhouse', 'reports', 'reports-clickhouse', 'api-reports', 'api-reports-clickhouse'];
 
 /** What docs/benchmarks.md says above the table: how each part was run. */
 function header(total: number, only: ReadonlySet<string>): string {
@@ -116,6 +117,7 @@ export async function runBenchmarks(): Promise<void> {
         rmSync(undurableDir, { recursive: true, force: true });
       }
     }
+    if (only.has('ingest')) rows.push(...(await ingestBench(pages.template)));
     if (only.has('long')) rows.push(...(await longCollectorBench(pages.template)));
     if (only.has('phases')) rows.push(...(await collectorPhasesBench()));
     if (only.has('imports')) rows.push(...(await importBench(pages.template)));
@@ -129,6 +131,8 @@ export async function runBenchmarks(): Promise<void> {
     }
     if (only.has('reports')) rows.push(...(await reportsBench(pages.template, total)));
     if (only.has('reports-clickhouse')) rows.push(...(await clickHouseReportsBench(pages.template, total)));
+    if (only.has('api-reports')) rows.push(...(await apiReportsBench(pages.template)));
+    if (only.has('api-reports-clickhouse')) rows.push(...(await clickHouseApiReportsBench(pages.template)));
   } finally {
     pages.server.close();
   }
