@@ -64,7 +64,7 @@ function seedSelect(dialect: 'duckdb' | 'clickhouse', total: number): string {
   const d = dialect === 'duckdb';
   const hash = (e: string) => (d ? `hash(${e})` : `cityHash64(${e})`);
   const text = (e: string) => (d ? `CAST(${e} AS VARCHAR)` : `toString(${e})`);
-  const pick = (list: string[], e: string) => `[${list.join(', ')}][1 + (${e})]`;
+  const pick = (list: string[], e: string) => `[${list.join(', ')}][1 + ${d ? `CAST(${e} AS BIGINT)` : `(${e})`}]`;
   const numbers = d ? `range(${total}) t(i)` : `(SELECT number AS i FROM numbers(${total}))`;
   return `
     SELECT '${SITE}' AS site, '${registration}' AS registration,

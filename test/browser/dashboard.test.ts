@@ -9,13 +9,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { html, launchChromium, startPageOrigin, USER_AGENT, type PageOrigin } from '../support/browser.ts';
 import { startTestService, unique, type TestService } from '../support/local-node.ts';
 import { png } from '../support/png.ts';
+import { accessibilityErrors, screenshots } from '../support/dashboard-checks.ts';
 import { zonedToUnix, localParts } from '#domain/reports/time.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -25,7 +26,6 @@ declare const document: Any;
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const ARTIFACTS = join(ROOT, 'test', 'artifacts');
-const HTMLCS = readFileSync(join(ROOT, 'node_modules', 'html_codesniffer', 'build', 'HTMLCS.js'), 'utf8');
 const OWNER = 'dashboard-owner';
 
 let svc: TestService;
@@ -89,20 +89,6 @@ function last30DaysUtc(): { from: number; to: number } {
   return { from: zonedToUnix('UTC', now.year, now.month, now.day - 29), to: zonedToUnix('UTC', now.year, now.month, now.day + 1) };
 }
 
-/** WCAG 2 AA errors HTML_CodeSniffer finds on the page as it is now (warnings and notices are not counted). */
-async function accessibilityErrors(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: HTMLCS });
-  return page.evaluate(
-    () =>
-      new Promise<string[]>((resolve) => {
-        window.HTMLCS.process('WCAG2AA', document, () => {
-          const errors = window.HTMLCS.getMessages().filter((m: Any) => m.type === window.HTMLCS.ERROR);
-          resolve(errors.map((m: Any) => `${m.code}: ${m.msg} <${m.element?.outerHTML?.slice(0, 120)}>`));
-        });
-      }),
-  );
-}
-
 /** Every site icon on the page has left its placeholder and finished loading (or failed to). */
 async function iconsSettled(page: Page): Promise<void> {
   await page.waitForFunction(() => [...document.querySelectorAll('img.site-icon')].every((img: Any) => !img.src.startsWith('data:') && img.complete));
@@ -125,15 +111,6 @@ async function openView(page: Page, path: string, heading: string): Promise<void
 }
 
 const setPublic = async (site: string, isPublic: boolean) => expect((await svc.req('PATCH', `/api/sites/${site}`, { token, body: { is_public: isPublic } })).status).toBe(200);
-
-async function screenshots(page: Page, name: string): Promise<void> {
-  for (const width of [1280, 360]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.waitForTimeout(100);
-    await page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
 
 describe('signing in', () => {
   it('a login link signs the owner in once; the used link is refused', async () => {

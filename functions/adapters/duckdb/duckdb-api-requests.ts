@@ -82,7 +82,7 @@ export class DuckDbApiRequests extends SqlApiRequestStore {
   protected run(sql: string, params: Record<string, unknown>): Promise<HistogramRow[]> {
     const bound: Record<string, DuckDBValue> = {};
     for (const [name, value] of Object.entries(params)) {
-      if (!sql.includes(`$${name}`)) continue;
+      if (!new RegExp(`\\$${name}\\b`).test(sql)) continue;
       bound[name] = Array.isArray(value) ? listValue(value as DuckDBValue[]) : (value as DuckDBValue);
     }
     return this.events.query<HistogramRow>(sql, bound);

@@ -5,7 +5,7 @@
  * (domain/api-requests/read-plan.ts), rollups and rows alike.
  */
 import { latencyBucketSql } from '#domain/api-requests/latency.ts';
-import { HOUR_MS, type ReadPlan } from '#domain/api-requests/read-plan.ts';
+import type { ReadPlan } from '#domain/api-requests/read-plan.ts';
 import { API_DAYS, API_DIM_COLUMNS, API_HOURS, API_TABLE, COUNTERS, type ApiDialect } from '#domain/api-requests/series-sql.ts';
 import type { ApiBreakdownDim, ApiFilter, ApiFilterDim } from '#ports/api-request-store.ts';
 
@@ -16,7 +16,8 @@ export const BREAKDOWN_DIMS: Record<ApiBreakdownDim, ApiFilterDim> = { routes: '
 /** A status filter value: an exact code, or a class such as `5xx`. */
 export const isStatusClass = (value: string) => /^[1-5]xx$/.test(value);
 
-const SUMS = ['requests', 'client_errors', 'server_errors', 'bytes_out'].map((c) => `CAST(sum(${c}) AS BIGINT) AS ${c}`).join(', ');
+/** The counters' sums (of table `alias`'s columns, or unqualified). */
+const SUMS_OF = (alias: string | null) => ['requests', 'client_errors', 'server_errors', 'bytes_out'].map((c) => `CAST(sum(${alias ? `${alias}.` : ''}${c}) AS BIGINT) AS ${c}`).join(', ');
 
 
 /** A read: a plan's units grouped by time group (`group`) or by a dimension's value (`name`). */
@@ -43,71 +44,70 @@ function clause(dialect: ApiDialect, f: ApiFilter, i: number, rolled: boolean): 
   return { sql: `${column} ${neq ? '<>' : '='} ${p}`, name, value: f.value };
 }
 
-const param = (dialect: ApiDialect, name: string, type: 'String' | 'Int64' | 'Array(Int64)' | 'Array(Int32)') =>
-  dialect === 'duckdb' ? `$${name}` : `{${name}:${type}}`;
+const param = (dialect: ApiDialect, name: string, type: 'String' | 'Int64') => (dialect === 'duckdb' ? `$${name}` : `{${name}:${type}}`);
+
+/**
+ * The span of each unit (rollup unit or row time) and its group, as a join or an array look-up per dialect:
+ * DuckDB joins the spans (ASOF on their start, then their end), ClickHouse finds the first span ending after it.
+ */
+function spanPart(dialect: ApiDialect, prefix: string, at: string): { from: string; group: string; where: string } {
+  if (dialect === 'duckdb') {
+    return {
+      from: `ASOF JOIN (SELECT unnest($${prefix}s::BIGINT[]) AS s, unnest($${prefix}e::BIGINT[]) AS e, unnest($${prefix}g::INTEGER[]) AS g) ${prefix} ON ${at} >= ${prefix}.s`,
+      group: `${prefix}.g`,
+      where: `${at} < ${prefix}.e`,
+    };
+  }
+  const i = `arrayFirstIndex(x -> x > ${at}, {${prefix}e:Array(Int64)})`;
+  return { from: '', group: `{${prefix}g:Array(Int32)}[${i}]`, where: `${i} > 0 AND ${at} >= {${prefix}s:Array(Int64)}[${i}]` };
+}
 
 /**
  * The statement of a read and its parameters: rows of (g or name, latency, counters). The rollup part
- * reads the plan's covered units, the row part every other unit in the range, each mapped to its group.
+ * reads the plan's covered spans, the row part its other spans, each mapped to its group.
  */
 export function apiReadStatement(dialect: ApiDialect, db: string, site: string, registration: string, read: ApiRead): { sql: string; params: Record<string, unknown> } {
   const { plan, filters, by, rollupDim } = read;
   const t = (table: string) => (dialect === 'clickhouse' ? `${db}.${table}` : table);
-  const params: Record<string, unknown> = { site, registration, from: plan.from, to: plan.to, covered: plan.covered, coveredGroups: plan.coveredGroups, rowUnits: plan.rowUnits, rowGroups: plan.rowGroups, splitHours: plan.splitHours };
+  const params: Record<string, unknown> = {
+    site,
+    registration,
+    from: plan.from,
+    to: plan.to,
+    cs: plan.covered.map((x) => x.start),
+    ce: plan.covered.map((x) => x.end),
+    cg: plan.covered.map((x) => x.group),
+    us: plan.rows.map((x) => x.start),
+    ue: plan.rows.map((x) => x.end),
+    ug: plan.rows.map((x) => x.group),
+  };
   const rowClauses = filters.map((f, i) => clause(dialect, f, i, false));
   for (const c of rowClauses) params[c.name] = c.value;
   const site$ = `site = ${param(dialect, 'site', 'String')} AND registration = ${param(dialect, 'registration', 'String')}`;
-  const range$ = `ts >= ${param(dialect, 'from', 'Int64')} AND ts < ${param(dialect, 'to', 'Int64')}`;
   const key = by ? 'name' : 'g';
   const parts: string[] = [];
-  const byRow = by ? API_DIM_COLUMNS[by][dialect] : null;
   if (plan.rollup && plan.covered.length > 0) {
     const rolledClauses = plan.rollup === 'day' ? filters.map((f, i) => clause(dialect, f, i, true)) : [];
     const dimWhere = plan.rollup === 'day' ? ` AND dim = '${rollupDim}'` + rolledClauses.map((c) => ` AND ${c.sql}`).join('') : '';
     const table = plan.rollup === 'hour' ? API_HOURS : API_DAYS;
-    const groupOf =
-      dialect === 'duckdb'
-        ? by
-          ? 'r.value'
-          : 'c.g'
-        : by
-          ? 'value'
-          : `transform(unit, ${param(dialect, 'covered', 'Array(Int64)')}, ${param(dialect, 'coveredGroups', 'Array(Int32)')}, -1)`;
+    const span = spanPart(dialect, 'c', 'r.unit');
     parts.push(
-      dialect === 'duckdb'
-        ? `SELECT ${groupOf} AS ${key}, r.latency, ${SUMS} FROM ${table} r
-           JOIN (SELECT unnest($covered::BIGINT[]) AS unit, unnest($coveredGroups::INTEGER[]) AS g) c ON r.unit = c.unit
-           WHERE r.site = $site AND r.registration = $registration AND r.unit >= $from AND r.unit < $to${dimWhere}
-           GROUP BY ALL`
-        : `SELECT ${groupOf} AS ${key}, latency, ${SUMS} FROM ${t(table)}
-           WHERE ${site$} AND unit IN ${param(dialect, 'covered', 'Array(Int64)')}${dimWhere}
-           GROUP BY ${key}, latency`,
+      `SELECT ${by ? 'r.value' : span.group} AS ${key}, r.latency AS latency, ${SUMS_OF('r')} FROM ${t(table)} AS r ${span.from}
+       WHERE r.${site$.replace('registration =', 'r.registration =')} AND r.unit >= ${param(dialect, 'from', 'Int64')} AND r.unit < ${param(dialect, 'to', 'Int64')}${dimWhere.replaceAll(' dim ', ' r.dim ').replaceAll('value', 'r.value')} AND ${span.where}
+       GROUP BY ${key}, latency`,
     );
   }
-  if (plan.rowUnits.length > 0) {
-    const where = [site$, range$, ...rowClauses.map((c) => c.sql)].join(' AND ');
-    if (dialect === 'duckdb') {
-      const hour = `ts // ${HOUR_MS} * ${HOUR_MS}`;
-      const unit = plan.splitHours.length === 0 ? hour : `CASE WHEN ${hour} IN (SELECT unnest($splitHours::BIGINT[])) THEN ts // ${HOUR_MS / 4} * ${HOUR_MS / 4} ELSE ${hour} END`;
-      parts.push(
-        `SELECT ${by ? 'r.name' : 'u.g'} AS ${key}, r.latency, ${SUMS} FROM (
-           SELECT ${unit} AS unit, ${byRow ? `${byRow} AS name, ` : ''}${latencyBucketSql('duration_ms')} AS latency, ${COUNTERS.duckdb}
-           FROM ${API_TABLE} WHERE ${where} GROUP BY ALL
-         ) r JOIN (SELECT unnest($rowUnits::BIGINT[]) AS unit, unnest($rowGroups::INTEGER[]) AS g) u ON r.unit = u.unit
-         GROUP BY ALL`,
-      );
-    } else {
-      const unit = `if(has({splitHours:Array(Int64)}, intDiv(ts, ${HOUR_MS}) * ${HOUR_MS}), intDiv(ts, ${HOUR_MS / 4}) * ${HOUR_MS / 4}, intDiv(ts, ${HOUR_MS}) * ${HOUR_MS})`;
-      parts.push(
-        `SELECT ${by ? 'name' : 'g'} AS ${key}, latency, ${SUMS} FROM (
-           SELECT transform(${unit}, {rowUnits:Array(Int64)}, {rowGroups:Array(Int32)}, -1) AS g, ${byRow ? `${byRow} AS name, ` : ''}${latencyBucketSql('duration_ms')} AS latency, ${COUNTERS.clickhouse}
-           FROM ${t(API_TABLE)} WHERE ${where} GROUP BY ALL
-         ) WHERE g >= 0 GROUP BY ${key}, latency`,
-      );
-    }
+  if (plan.rows.length > 0) {
+    const span = spanPart(dialect, 'u', 'r.ts');
+    const where = [`r.${site$.replace('registration =', 'r.registration =')}`, `r.ts >= ${param(dialect, 'from', 'Int64')} AND r.ts < ${param(dialect, 'to', 'Int64')}`, ...rowClauses.map((c) => c.sql), span.where].join(' AND ');
+    const byRow = by ? API_DIM_COLUMNS[by][dialect] : null;
+    parts.push(
+      `SELECT ${byRow ? byRow.replace(/\b(route|method|status|consumer)\b/g, 'r.$1') : span.group} AS ${key}, ${latencyBucketSql('r.duration_ms')} AS latency, ${COUNTERS[dialect].replace(/(?<!AS )\b(status|bytes_out)\b/g, 'r.$1')}
+       FROM ${t(API_TABLE)} AS r ${span.from} WHERE ${where} GROUP BY ${key}, latency`,
+    );
   }
   if (parts.length === 0) return { sql: '', params };
-  const sql = `SELECT ${key}, latency, ${SUMS} FROM (${parts.join(' UNION ALL ')}) ${dialect === 'duckdb' ? 'p ' : ''}GROUP BY ${key}, latency`;
+  const sql = `SELECT ${key}, latency, ${SUMS_OF(null)} FROM (${parts.join(' UNION ALL ')}) AS p GROUP BY ${key}, latency`;
   return { sql, params };
 }
 

@@ -5,12 +5,15 @@ import { Load } from '../components/panel.tsx';
 import { browserTimezone, readState, writeState, type ReportState } from '../report-state.ts';
 import { linkClick, navigate, siteUrl, type SiteTab } from '../router.ts';
 import { ImportsView } from './imports.tsx';
+import { ApiView } from './api.tsx';
 import { OverviewView } from './overview.tsx';
 import { RetentionView } from './retention.tsx';
 import { SettingsView } from './settings.tsx';
 import { SiteIcon, type SiteInfo } from './sites.tsx';
 
-const TAB_LABELS: Record<SiteTab, string> = { overview: 'Overview', retention: 'Retention', imports: 'Imports', settings: 'Settings' };
+const TAB_LABELS: Record<SiteTab, string> = { overview: 'Overview', retention: 'Retention', api: 'API', imports: 'Imports', settings: 'Settings' };
+/** An API site has no web reports nor imports: its overview is the API view. */
+const API_SITE_TABS: readonly SiteTab[] = ['api', 'settings'];
 
 /** The report state of the URL, and a setter that writes it back to the URL (a new history entry). */
 function useReportState(search: URLSearchParams): [ReportState, (s: ReportState) => void] {
@@ -48,9 +51,13 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
             <SiteHeader site={s} signedIn>
               <nav aria-label="Site views">
                 <ul class="tabs">
-                  {(Object.keys(TAB_LABELS) as SiteTab[]).map((t) => (
+                  {(s.kind === 'api' ? API_SITE_TABS : (Object.keys(TAB_LABELS) as SiteTab[])).map((t) => (
                     <li key={t}>
-                      <a href={siteUrl(hostname, t, t === 'overview' || t === 'retention' ? query : '')} onClick={linkClick} aria-current={t === tab ? 'page' : undefined}>
+                      <a
+                        href={siteUrl(hostname, t, t === 'overview' || t === 'retention' || t === 'api' ? query : '')}
+                        onClick={linkClick}
+                        aria-current={t === tab || (s.kind === 'api' && t === 'api' && tab === 'overview') ? 'page' : undefined}
+                      >
                         {TAB_LABELS[t]}
                       </a>
                     </li>
@@ -58,7 +65,9 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
                 </ul>
               </nav>
             </SiteHeader>
-            {!s.verified_at && tab !== 'settings' && tab !== 'imports' ? (
+            {s.kind === 'api' && tab !== 'settings' ? (
+              <ApiView hostname={hostname} state={state} setState={setState} search={search} />
+            ) : !s.verified_at && tab !== 'settings' && tab !== 'imports' ? (
               <p class="note">
                 This site is not verified yet, so it has no reports. <a href={siteUrl(hostname, 'settings')} onClick={linkClick}>Install the script and verify it</a>.
               </p>
@@ -66,6 +75,8 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
               <OverviewView hostname={hostname} state={state} setState={setState} signedIn />
             ) : tab === 'retention' ? (
               <RetentionView hostname={hostname} state={state} setState={setState} signedIn />
+            ) : tab === 'api' ? (
+              <ApiView hostname={hostname} state={state} setState={setState} search={search} />
             ) : tab === 'imports' ? (
               <ImportsView hostname={hostname} />
             ) : (

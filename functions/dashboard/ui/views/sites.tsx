@@ -24,11 +24,12 @@ interface SummaryItem {
   hostname: string;
   live: number;
   days: { day: string; pageviews: number; visitors: number }[];
+  api_days?: { day: string; requests: number; server_errors: number }[];
 }
 
-/** The last 30 days' visitors, zero-filled, oldest first (the summary's days are sparse). */
-function dailyVisitors(days: SummaryItem['days']): number[] {
-  const byDay = new Map(days.map((d) => [d.day, d.visitors]));
+/** The last 30 days of one daily number, zero-filled, oldest first (the summary's days are sparse). */
+function daily<D extends { day: string }>(days: readonly D[], value: (d: D) => number): number[] {
+  const byDay = new Map(days.map((d) => [d.day, value(d)]));
   const out: number[] = [];
   const now = Date.now();
   for (let i = 29; i >= 0; i--) out.push(byDay.get(new Date(now - i * 86_400_000).toISOString().slice(0, 10)) ?? 0);
@@ -125,17 +126,28 @@ export function SitesView() {
                   const item = byHost.get(s.hostname);
                   const visitors = item ? item.days.reduce((n, day) => n + day.visitors, 0) : 0;
                   const pageviews = item ? item.days.reduce((n, day) => n + day.pageviews, 0) : 0;
+                  const apiDays = item?.api_days ?? [];
+                  const requests = apiDays.reduce((n, day) => n + day.requests, 0);
+                  const serverErrors = apiDays.reduce((n, day) => n + day.server_errors, 0);
                   return (
                     <li key={s.hostname} class="site-card" data-testid={`site-${s.hostname}`}>
-                      <a href={siteUrl(s.hostname, s.verified_at ? 'overview' : 'settings')} onClick={linkClick} class="site-name">
+                      <a href={siteUrl(s.hostname, s.verified_at || s.kind === 'api' ? 'overview' : 'settings')} onClick={linkClick} class="site-name">
                         <SiteIcon hostname={s.hostname} />
                         <span>{s.display_name || s.hostname}</span>
                       </a>
                       <span class={`badge ${s.verified_at ? 'ok' : 'pending'}`}>{s.verified_at ? 'Verified' : 'Not verified'}</span>
                       {s.pinned_at && <span class="badge">Pinned</span>}
-                      {item && (
+                      {s.kind === 'api' && item && (
+                        <span class="site-numbers" data-testid={`api-days-${s.hostname}`}>
+                          <Sparkline values={daily(apiDays, (d) => d.requests)} label={`API requests per day over 30 days for ${s.hostname}`} />
+                          <span>
+                            {formatCompact(requests)} requests · {formatCompact(serverErrors)} 5xx
+                          </span>
+                        </span>
+                      )}
+                      {s.kind !== 'api' && item && (
                         <span class="site-numbers">
-                          <Sparkline values={dailyVisitors(item.days)} label={`Visitors per day over 30 days for ${s.hostname}`} />
+                          <Sparkline values={daily(item.days, (d) => d.visitors)} label={`Visitors per day over 30 days for ${s.hostname}`} />
                           <span>
                             {formatCompact(visitors)} visitors · {formatCompact(pageviews)} pageviews · {formatNumber(item.live)} live
                           </span>

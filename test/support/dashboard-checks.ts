@@ -1,0 +1,38 @@
+/** What every dashboard browser test checks of a view: WCAG 2 AA errors (HTML_CodeSniffer) and screenshots at 1280 and 360 px in test/artifacts/. */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Any = any;
+declare const window: Any;
+declare const document: Any;
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const ARTIFACTS = join(ROOT, 'test', 'artifacts');
+const HTMLCS = readFileSync(join(ROOT, 'node_modules', 'html_codesniffer', 'build', 'HTMLCS.js'), 'utf8');
+
+/** WCAG 2 AA errors HTML_CodeSniffer finds on the page as it is now (warnings and notices are not counted). */
+export async function accessibilityErrors(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: HTMLCS });
+  return page.evaluate(
+    () =>
+      new Promise<string[]>((resolve) => {
+        window.HTMLCS.process('WCAG2AA', document, () => {
+          const errors = window.HTMLCS.getMessages().filter((m: Any) => m.type === window.HTMLCS.ERROR);
+          resolve(errors.map((m: Any) => `${m.code}: ${m.msg} <${m.element?.outerHTML?.slice(0, 120)}>`));
+        });
+      }),
+  );
+}
+
+export async function screenshots(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  for (const width of [1280, 360]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(100);
+    await page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
