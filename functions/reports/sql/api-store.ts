@@ -6,7 +6,7 @@
  * statement and how they store a batch.
  */
 import { histogramPercentiles } from '#domain/api-requests/latency.ts';
-import { planRead, type RollupUnit } from '#domain/api-requests/read-plan.ts';
+import { DAY_MS, planRead, type RollupUnit } from '#domain/api-requests/read-plan.ts';
 import type { ApiRequestRow } from '#domain/api-requests/request-row.ts';
 import type { ApiBreakdownDim, ApiBreakdownRow, ApiDay, ApiFilter, ApiFilterDim, ApiRequestStore, ApiScope, ApiTotals } from '#ports/api-request-store.ts';
 import type { SiteRef } from '#ports/report-store.ts';
@@ -58,14 +58,23 @@ class Tally {
 
 export const EMPTY_TOTALS: ApiTotals = new Tally().totals();
 
-/** The rollup a read of these filters (and breakdown dimension) can use: hourly unfiltered, daily for one dimension, else none. */
-function rollupFor(filters: readonly ApiFilter[], by: ApiFilterDim | null): { rollup: RollupUnit | null; rollupDim: ApiFilterDim | null } {
+/** Every request has exactly one method: the daily rollup of methods, summed, is the daily rollup of everything. */
+const EVERY_REQUEST: ApiFilterDim = 'method';
+
+const alignedToDays = (boundaries: readonly number[]) => boundaries.slice(1, -1).every((b) => b % DAY_MS === 0);
+
+/**
+ * The rollup a read can use: unfiltered, the daily one (of methods, summed) when its groups are whole UTC
+ * days or it has one group, else the hourly one; one dimension's filter or breakdown, that dimension's daily
+ * one; more than one dimension, none (rows).
+ */
+function rollupFor(boundaries: readonly number[], filters: readonly ApiFilter[], by: ApiFilterDim | null): { rollup: RollupUnit | null; rollupDim: ApiFilterDim | null } {
   const dims = new Set(filters.map((f) => f.dim));
   if (by) {
     if (dims.size === 0 || (dims.size === 1 && dims.has(by))) return { rollup: 'day', rollupDim: by };
     return { rollup: null, rollupDim: null };
   }
-  if (filters.length === 0) return { rollup: 'hour', rollupDim: null };
+  if (filters.length === 0) return alignedToDays(boundaries) ? { rollup: 'day', rollupDim: EVERY_REQUEST } : { rollup: 'hour', rollupDim: null };
   if (dims.size === 1) return { rollup: 'day', rollupDim: filters[0]?.dim ?? null };
   return { rollup: null, rollupDim: null };
 }
@@ -79,7 +88,7 @@ export abstract class SqlApiRequestStore implements ApiRequestStore {
   protected abstract run(sql: string, params: Record<string, unknown>): Promise<HistogramRow[]>;
 
   private async histogram(ref: SiteRef, boundaries: readonly number[], filters: readonly ApiFilter[], by: ApiFilterDim | null): Promise<HistogramRow[]> {
-    const { rollup, rollupDim } = rollupFor(filters, by);
+    const { rollup, rollupDim } = rollupFor(boundaries, filters, by);
     const read: ApiRead = { plan: planRead(boundaries, rollup), filters, by, rollupDim };
     const { sql, params } = apiReadStatement(this.dialect, this.database, ref.site, ref.registration, read);
     return sql === '' ? [] : this.run(sql, params);
