@@ -180,3 +180,18 @@ describe.each(API_STORES)('API request store contract: $name', (under) => {
     ]);
   });
 });
+
+describe.each(API_STORES)('API request store: a batch whose first rows lack a consumer keeps the later ones ($name)', (under) => {
+  it('stores every consumer label', async () => {
+    const { store, close } = await under.open();
+    try {
+      const now = Date.UTC(2026, 5, 1, 12);
+      const rows = [null, 'mobile', null, 'web'].map((consumer, i) => ({ ...req(now + i, 'GET', '/c', 200, 1), consumer, site: 'c.example', bytes_out: null }));
+      await store.saveApiRequests(rows);
+      const consumers = await store.apiBreakdown({ site: 'c.example', registration: REG, from: now - H, to: now + H, filters: [] }, 'consumers', 10);
+      expect(consumers.map((r) => r.name)).toEqual(['mobile', 'web']);
+    } finally {
+      await close();
+    }
+  });
+});

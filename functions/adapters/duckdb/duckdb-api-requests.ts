@@ -5,7 +5,7 @@
  * span, which the `ts` zone maps prune), then stored with its rollups in one
  * transaction. Writes run one after another on a connection of their own.
  */
-import { listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { BIGINT, DOUBLE, LIST, listValue, SMALLINT, VARCHAR, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import type { ApiRequestRow } from '#domain/api-requests/request-row.ts';
 import { API_TABLE, DUCKDB_API } from '#domain/api-requests/series-sql.ts';
 import { SqlApiRequestStore, type HistogramRow } from '#reports/sql/api-store.ts';
@@ -15,6 +15,20 @@ import type { DuckDbEventStore } from './duckdb-event-store.ts';
 const BATCH = 'api_batch';
 const BATCH_COLUMNS = 'site VARCHAR, registration VARCHAR, ts BIGINT, id VARCHAR, method VARCHAR, route VARCHAR, status SMALLINT, duration_ms DOUBLE, bytes_in BIGINT, bytes_out BIGINT, consumer VARCHAR';
 const FIELDS = ['site', 'registration', 'ts', 'id', 'method', 'route', 'status', 'duration_ms', 'bytes_in', 'bytes_out', 'consumer'] as const;
+/** Each field's list type, given: inferred from the values, a list starting with nulls loses its strings. */
+const FIELD_TYPES: Record<(typeof FIELDS)[number], DuckDBType> = {
+  site: LIST(VARCHAR),
+  registration: LIST(VARCHAR),
+  ts: LIST(BIGINT),
+  id: LIST(VARCHAR),
+  method: LIST(VARCHAR),
+  route: LIST(VARCHAR),
+  status: LIST(SMALLINT),
+  duration_ms: LIST(DOUBLE),
+  bytes_in: LIST(BIGINT),
+  bytes_out: LIST(BIGINT),
+  consumer: LIST(VARCHAR),
+};
 
 export class DuckDbApiRequests extends SqlApiRequestStore {
   protected readonly dialect = 'duckdb' as const;
@@ -44,7 +58,7 @@ export class DuckDbApiRequests extends SqlApiRequestStore {
 
   private async write(rows: readonly ApiRequestRow[]): Promise<void> {
     const params: Record<string, DuckDBValue> = {};
-    for (const f of FIELDS) params[f] = listValue(rows.map((r) => (r[f] ?? null) as DuckDBValue));
+    for (const f of FIELDS) params[f] = listValue(rows.map((r) => (f === 'ts' || f === 'bytes_in' || f === 'bytes_out' ? (r[f] === null ? null : BigInt(r[f])) : r[f]) as DuckDBValue));
     let first = Infinity;
     let last = -Infinity;
     for (const r of rows) {
@@ -56,6 +70,7 @@ export class DuckDbApiRequests extends SqlApiRequestStore {
       await this.writer.run(
         `INSERT INTO ${BATCH} SELECT DISTINCT ON (site, registration, id, ts) * FROM (SELECT ${FIELDS.map((f) => `unnest($${f}) AS ${f}`).join(', ')})`,
         params,
+        FIELD_TYPES,
       );
       await this.writer.run(
         `DELETE FROM ${BATCH} b WHERE EXISTS (SELECT 1 FROM ${API_TABLE} r WHERE r.ts BETWEEN ${Math.trunc(first)} AND ${Math.trunc(last)}

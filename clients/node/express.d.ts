@@ -1,0 +1,1 @@
+export { tinytrackExpress } from './index.d.ts';

@@ -1,0 +1,1 @@
+export { tinytrackFastify } from './index.d.ts';

@@ -1,0 +1,1 @@
+export { tinytrackHono } from './index.d.ts';

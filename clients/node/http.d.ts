@@ -1,0 +1,1 @@
+export { wrapListener } from './index.d.ts';
