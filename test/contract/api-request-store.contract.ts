@@ -171,6 +171,15 @@ describe.each(API_STORES)('API request store contract: $name', (under) => {
     expect(hours.map((s) => [s.bucket, s.requests])).toEqual([[0, 10], [1, 3]]);
   });
 
+  it('series of many groups (spans joined, not inlined): twelve hours, the day-1 requests in the second', async () => {
+    const boundaries = Array.from({ length: 13 }, (_, i) => T0 + i * H);
+    const series = await store.apiSeries({ site: SITE, registration: REG, filters: [], boundaries });
+    expect(series.map((s) => [s.bucket, s.requests, s.server_errors])).toEqual([[1, 13, 2]]);
+    // The same boundaries shifted by half an hour: every group cut, rows only, the requests split at 01:30.
+    const shifted = await store.apiSeries({ site: SITE, registration: REG, filters: [], boundaries: boundaries.map((b) => b + H / 2) });
+    expect(shifted.map((s) => [s.bucket, s.requests])).toEqual([[0, 10], [1, 3]]);
+  });
+
   it('days: sparse requests and 5xx per day of the plan', async () => {
     const plan = planSummaryDays((T0 + 2 * D) / 1000, 'UTC');
     const days = await store.apiDays([{ site: SITE, registration: REG }], plan);

@@ -5,7 +5,8 @@
  * (domain/api-requests/read-plan.ts), rollups and rows alike.
  */
 import { latencyBucketSql } from '#domain/api-requests/latency.ts';
-import type { ReadPlan } from '#domain/api-requests/read-plan.ts';
+import type { ReadPlan, Span } from '#domain/api-requests/read-plan.ts';
+import { sqlInteger } from '#domain/sql-literals.ts';
 import { API_DAYS, API_DIM_COLUMNS, API_HOURS, API_TABLE, COUNTERS, type ApiDialect } from '#domain/api-requests/series-sql.ts';
 import type { ApiBreakdownDim, ApiFilter, ApiFilterDim } from '#ports/api-request-store.ts';
 
@@ -46,11 +47,20 @@ function clause(dialect: ApiDialect, f: ApiFilter, i: number, rolled: boolean): 
 
 const param = (dialect: ApiDialect, name: string, type: 'String' | 'Int64') => (dialect === 'duckdb' ? `$${name}` : `{${name}:${type}}`);
 
+/** Spans written into the statement as range tests rather than joined: a join costs more than a few comparisons per row. */
+const INLINE_SPANS = 8;
+
 /**
- * The span of each unit (rollup unit or row time) and its group, as a join or an array look-up per dialect:
- * DuckDB joins the spans (ASOF on their start, then their end), ClickHouse finds the first span ending after it.
+ * The span of each unit (rollup unit or row time) and its group. A few spans are range tests in the
+ * statement; more are joined: DuckDB ASOF-joins them on their start, ClickHouse finds the first ending after it.
  */
-function spanPart(dialect: ApiDialect, prefix: string, at: string): { from: string; group: string; where: string } {
+function spanPart(dialect: ApiDialect, prefix: string, at: string, spans: readonly Span[]): { from: string; group: string; where: string } {
+  if (spans.length <= INLINE_SPANS) {
+    const test = (x: Span) => `(${at} >= ${sqlInteger(x.start)} AND ${at} < ${sqlInteger(x.end)})`;
+    const groups = new Set(spans.map((x) => x.group));
+    const group = groups.size === 1 ? String(spans[0]?.group ?? 0) : `CASE ${spans.map((x) => `WHEN ${test(x)} THEN ${sqlInteger(x.group)}`).join(' ')} END`;
+    return { from: '', group, where: `(${spans.map(test).join(' OR ')})` };
+  }
   if (dialect === 'duckdb') {
     return {
       from: `ASOF JOIN (SELECT unnest($${prefix}s::BIGINT[]) AS s, unnest($${prefix}e::BIGINT[]) AS e, unnest($${prefix}g::INTEGER[]) AS g) ${prefix} ON ${at} >= ${prefix}.s`,
@@ -90,7 +100,7 @@ export function apiReadStatement(dialect: ApiDialect, db: string, site: string, 
     const rolledClauses = plan.rollup === 'day' ? filters.map((f, i) => clause(dialect, f, i, true)) : [];
     const dimWhere = plan.rollup === 'day' ? ` AND dim = '${rollupDim}'` + rolledClauses.map((c) => ` AND ${c.sql}`).join('') : '';
     const table = plan.rollup === 'hour' ? API_HOURS : API_DAYS;
-    const span = spanPart(dialect, 'c', 'r.unit');
+    const span = spanPart(dialect, 'c', 'r.unit', plan.covered);
     parts.push(
       `SELECT ${by ? 'r.value' : span.group} AS ${key}, r.latency AS latency, ${SUMS_OF('r')} FROM ${t(table)} AS r ${span.from}
        WHERE r.${site$.replace('registration =', 'r.registration =')} AND r.unit >= ${param(dialect, 'from', 'Int64')} AND r.unit < ${param(dialect, 'to', 'Int64')}${dimWhere.replaceAll(' dim ', ' r.dim ').replaceAll('value', 'r.value')} AND ${span.where}
@@ -98,7 +108,7 @@ export function apiReadStatement(dialect: ApiDialect, db: string, site: string, 
     );
   }
   if (plan.rows.length > 0) {
-    const span = spanPart(dialect, 'u', 'r.ts');
+    const span = spanPart(dialect, 'u', 'r.ts', plan.rows);
     const where = [`r.${site$.replace('registration =', 'r.registration =')}`, `r.ts >= ${param(dialect, 'from', 'Int64')} AND r.ts < ${param(dialect, 'to', 'Int64')}`, ...rowClauses.map((c) => c.sql), span.where].join(' AND ');
     const byRow = by ? API_DIM_COLUMNS[by][dialect] : null;
     parts.push(
