@@ -17,7 +17,6 @@ const keyOf = (r: { site: string; registration: string; id: string; ts: number |
 
 export class ClickHouseApiRequests extends SqlApiRequestStore {
   protected readonly dialect = 'clickhouse' as const;
-  private tail: Promise<unknown> = Promise.resolve();
 
   /** Over the event store's executor and database, whose migrations made the tables. */
   constructor(
@@ -29,10 +28,7 @@ export class ClickHouseApiRequests extends SqlApiRequestStore {
   }
 
   saveApiRequests(rows: readonly ApiRequestRow[]): Promise<void> {
-    if (rows.length === 0) return Promise.resolve();
-    const run = this.tail.then(() => this.write(rows));
-    this.tail = run.catch(() => undefined);
-    return run;
+    return rows.length === 0 ? Promise.resolve() : this.inTurn(() => this.write(rows));
   }
 
   private async write(rows: readonly ApiRequestRow[]): Promise<void> {

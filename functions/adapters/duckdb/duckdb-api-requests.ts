@@ -32,7 +32,6 @@ const FIELD_TYPES: Record<(typeof FIELDS)[number], DuckDBType> = {
 
 export class DuckDbApiRequests extends SqlApiRequestStore {
   protected readonly dialect = 'duckdb' as const;
-  private tail: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly events: DuckDbEventStore,
@@ -50,10 +49,7 @@ export class DuckDbApiRequests extends SqlApiRequestStore {
   }
 
   saveApiRequests(rows: readonly ApiRequestRow[]): Promise<void> {
-    if (rows.length === 0) return Promise.resolve();
-    const run = this.tail.then(() => this.write(rows));
-    this.tail = run.catch(() => undefined);
-    return run;
+    return rows.length === 0 ? Promise.resolve() : this.inTurn(() => this.write(rows));
   }
 
   private async write(rows: readonly ApiRequestRow[]): Promise<void> {
@@ -85,13 +81,13 @@ export class DuckDbApiRequests extends SqlApiRequestStore {
    * statement each: how the bench seeds millions of rows without the writer's round trips.
    */
   async saveSelected(select: string): Promise<void> {
-    await (this.tail = this.tail.then(() =>
+    await this.inTurn(() =>
       inTransaction(this.writer, async () => {
         await this.writer.run(`CREATE OR REPLACE TEMP TABLE api_selected AS ${select}`);
         for (const statement of DUCKDB_API.store('api_selected')) await this.writer.run(statement);
         await this.writer.run('DROP TABLE api_selected');
       }),
-    ));
+    );
   }
 
   protected run(sql: string, params: Record<string, unknown>): Promise<HistogramRow[]> {
@@ -104,7 +100,7 @@ export class DuckDbApiRequests extends SqlApiRequestStore {
   }
 
   async close(): Promise<void> {
-    await this.tail;
+    await this.settled();
     this.writer.closeSync();
   }
 }

@@ -8,6 +8,7 @@
 import type { ApiBreakdownDim, ApiFilter, ApiFilterDim } from '#ports/api-request-store.ts';
 import { INVALID_FILTER, INVALID_RANGE, INVALID_TIMEZONE, type ReportQueryError } from '../reports/query.ts';
 import { parseRange, parseTimezone, type Range } from '../reports/time.ts';
+import { parseClauses } from '../reports/filter.ts';
 
 export const API_FILTER_DIMS: readonly ApiFilterDim[] = ['route', 'method', 'status', 'consumer'];
 export const API_BREAKDOWN_DIMS: readonly ApiBreakdownDim[] = ['routes', 'statuses', 'methods', 'consumers'];
@@ -24,26 +25,15 @@ function filterValue(dim: ApiFilterDim, value: string): string | null {
 }
 
 export function parseApiFilter(raw: string | undefined): ApiFilter[] | null {
-  if (raw === undefined || raw === '') return [];
-  const clauses: ApiFilter[] = [];
-  for (const part of raw.split(';')) {
-    if (part === '') continue;
-    const at = part.search(/[:!~]/);
-    if (at <= 0) return null;
-    const dim = part.slice(0, at);
-    const op = OPERATORS[part.charAt(at)];
-    if (op === undefined || !isApiFilterDim(dim)) return null;
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(part.slice(at + 1));
-    } catch {
-      return null;
-    }
-    const value = filterValue(dim, decoded);
+  const clauses = parseClauses(raw, OPERATORS, isApiFilterDim);
+  if (clauses === null) return null;
+  const out: ApiFilter[] = [];
+  for (const c of clauses) {
+    const value = filterValue(c.dim, c.value);
     if (value === null) return null;
-    clauses.push({ dim, op, value });
+    out.push({ ...c, value });
   }
-  return clauses;
+  return out;
 }
 
 export const parseApiBreakdownDim = (raw: string | undefined): ApiBreakdownDim | null =>

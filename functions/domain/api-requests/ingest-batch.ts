@@ -4,21 +4,16 @@
  * item refuses the whole batch, its index and field named; unknown fields
  * (a client `ts` among them: arrival time only) are ignored.
  */
+import type { ApiRequestRow } from './request-row.ts';
+
 export const MAX_INGEST_ITEMS = 1_000;
 export const MAX_ROUTE_LENGTH = 256;
 export const MAX_CONSUMER_LENGTH = 64;
 /** A day: longer requests (streams, long polls) are recorded as a day. */
 export const MAX_DURATION_MS = 86_400_000;
 
-export interface IngestedRequest {
-  method: string;
-  route: string;
-  status: number;
-  duration_ms: number;
-  bytes_in: number | null;
-  bytes_out: number | null;
-  consumer: string | null;
-}
+/** An item as the client sent it, checked: the row's fields the service does not assign. */
+export type IngestedRequest = Omit<ApiRequestRow, 'site' | 'registration' | 'ts' | 'id'>;
 
 /** The texts a batch is refused with, as patterns (`{i}` is the item's index), for the API document. */
 export const INGEST_ERRORS = [

@@ -4,6 +4,7 @@
  * They authenticate only POST /api/ingest, for their own site.
  */
 import { randomBytes } from 'node:crypto';
+import { KEY_REQUEST_ERRORS } from '../auth.ts';
 
 const SITE_API_KEY = /^tt_[0-9a-f]{48}$/;
 
@@ -15,14 +16,15 @@ export const isSiteApiKeyFormat = (secret: string): boolean => SITE_API_KEY.test
 export const newSiteApiKeySecret = (): string => `tt_${randomBytes(24).toString('hex')}`;
 
 export const MAX_SITE_KEY_LABEL = 100;
-export const SITE_KEY_REQUEST_ERRORS = ['invalid label'] as const;
+/** The one refusal of a create: the label, as a management key's (domain/auth.ts). */
+export const SITE_KEY_REQUEST_ERRORS = [KEY_REQUEST_ERRORS[0]] as const;
 
 /** A create request's label: optional, trimmed, at most 100 characters. */
 export function parseSiteKeyRequest(body: unknown): { ok: true; label: string } | { ok: false; error: string } {
   if (body === undefined) return { ok: true, label: '' };
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, error: 'invalid label' };
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, error: SITE_KEY_REQUEST_ERRORS[0] };
   const label = (body as { label?: unknown }).label;
   if (label === undefined || label === null) return { ok: true, label: '' };
-  if (typeof label !== 'string' || label.trim().length > MAX_SITE_KEY_LABEL) return { ok: false, error: 'invalid label' };
+  if (typeof label !== 'string' || label.trim().length > MAX_SITE_KEY_LABEL) return { ok: false, error: SITE_KEY_REQUEST_ERRORS[0] };
   return { ok: true, label: label.trim() };
 }

@@ -66,23 +66,28 @@ export function isFilterDim(value: string): value is FilterDim {
  * URL-decoded (`%3B` for a literal `;`), and a malformed escape is invalid.
  * Empty clauses (`a:b;` or `a:b;;c:d`) are skipped. An empty value is allowed.
  */
-export function parseFilter(raw: string | undefined): FilterClause[] | null {
+/**
+ * Clauses joined by `;`, each a dimension, an operator character and a URL-encoded value: null when
+ * one has no operator, an operator `operators` does not name, a dimension `isDim` refuses or a value
+ * that does not decode. The web reports' filter and the API reports' share it.
+ */
+export function parseClauses<D extends string, O>(raw: string | undefined, operators: Readonly<Record<string, O>>, isDim: (dim: string) => dim is D): { dim: D; op: O; value: string }[] | null {
   if (raw === undefined || raw === '') return [];
-  const clauses: FilterClause[] = [];
+  const clauses: { dim: D; op: O; value: string }[] = [];
   for (const part of raw.split(';')) {
     if (part === '') continue;
     const at = part.search(/[:!~]/);
     if (at <= 0) return null; // no operator, or an empty dimension
     const dim = part.slice(0, at);
-    const op = OPERATORS[part.charAt(at)];
-    if (op === undefined || !isFilterDim(dim)) return null;
-    let value: string;
+    const op = operators[part.charAt(at)];
+    if (op === undefined || !isDim(dim)) return null;
     try {
-      value = decodeURIComponent(part.slice(at + 1));
+      clauses.push({ dim, op, value: decodeURIComponent(part.slice(at + 1)) });
     } catch {
       return null;
     }
-    clauses.push({ dim, op, value });
   }
   return clauses;
 }
+
+export const parseFilter = (raw: string | undefined): FilterClause[] | null => parseClauses(raw, OPERATORS, isFilterDim);

@@ -81,6 +81,19 @@ function rollupFor(boundaries: readonly number[], filters: readonly ApiFilter[],
 
 export abstract class SqlApiRequestStore implements ApiRequestStore {
   protected abstract readonly dialect: ApiDialect;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  /** Runs writes one after another (each once the one before has settled). */
+  protected inTurn(task: () => Promise<void>): Promise<void> {
+    const run = this.tail.then(task);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Resolves once every write asked for so far has settled. */
+  protected settled(): Promise<unknown> {
+    return this.tail;
+  }
   /** The database the ClickHouse tables live in (unused by DuckDB). */
   protected readonly database: string = '';
 

@@ -13,6 +13,7 @@ import { formatChange, formatCompact, formatNumber, formatTimestamp } from '../f
 import { apiQuery, type ReportState } from '../report-state.ts';
 import { navigate } from '../router.ts';
 import { AlertRules } from './alert-rules.tsx';
+import { Stat } from './overview.tsx';
 
 interface Totals {
   requests: number;
@@ -69,17 +70,6 @@ function setFilters(search: URLSearchParams, filters: ApiFilter[]) {
   navigate(`${location.pathname}${q.size ? `?${q}` : ''}`);
 }
 
-function Stat({ label, value, change, testId }: { label: string; value: string; change?: string | null; testId: string }) {
-  return (
-    <div class="stat" data-testid={testId}>
-      <dt>{label}</dt>
-      <dd>
-        <span class="stat-value">{value}</span>
-        {change && <span class="change">{change} vs previous</span>}
-      </dd>
-    </div>
-  );
-}
 
 function ApiTable({ hostname, query, table, onFilter }: { hostname: string; query: string; table: (typeof TABLES)[number]; onFilter: (f: ApiFilter) => void }) {
   const rows = useApi<{ rows: ApiRow[] }>(`${sitePath(hostname)}/api/breakdown?dim=${table.dim}&limit=10&${query}`);

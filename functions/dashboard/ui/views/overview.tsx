@@ -66,7 +66,7 @@ const PANELS: { title: string; choices: Choice[] }[] = [
   { title: 'Events', choices: [{ dim: 'events', label: 'Events', filter: 'event', valueLabel: 'Events' }] },
 ];
 
-function Stat({ label, value, change, testId }: { label: string; value: string; change?: string | null; testId: string }) {
+export function Stat({ label, value, change, testId }: { label: string; value: string; change?: string | null; testId: string }) {
   return (
     <div class="stat" data-testid={testId}>
       <dt>{label}</dt>
