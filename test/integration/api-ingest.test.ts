@@ -137,7 +137,9 @@ describe('POST /api/ingest', () => {
     expect(await ingest(readKey.key, [item()], { 'X-Service-Site': apiSite }).then((r) => [r.status, r.json])).toEqual([403, { error: 'scope ingest required' }]);
     const strangerKey = await svc.key(await svc.token('someone-else'), ['ingest']);
     expect(await ingest(strangerKey.key, [item()], { 'X-Service-Site': apiSite }).then((r) => [r.status, r.json])).toEqual([404, { error: 'unknown site' }]);
-    expect(await ingest(owner, [item()], { 'X-Service-Site': apiSite }).then((r) => [r.status, r.json])).toEqual([401, { error: 'invalid or revoked API key' }]);
+    // An ID token is no ingest credential: as none at all.
+    expect(await ingest(owner, [item()], { 'X-Service-Site': apiSite }).then((r) => [r.status, r.json])).toEqual([401, { error: 'sign in required' }]);
+    expect(await ingest(`tt_${'0'.repeat(48)}`, [item()]).then((r) => [r.status, r.json])).toEqual([401, { error: 'invalid or revoked API key' }]);
     expect(await ingest(undefined, [item()]).then((r) => [r.status, r.json])).toEqual([401, { error: 'sign in required' }]);
     expect((await ingest('tt_mk_' + '0'.repeat(48), [item()], { 'X-Service-Site': apiSite })).json).toEqual({ error: 'invalid or revoked management key' });
     // Not rate limited: far past the key-change burst of 60.

@@ -6,6 +6,7 @@
  * token's e-mail.
  */
 import { randomUUID } from 'node:crypto';
+import { isUuid } from '#domain/uuid.ts';
 import { alertMail } from '#domain/alerts/alert-mail.ts';
 import { alertView, MAX_ALERT_RULES, parseAlertCreate, parseAlertPatch } from '#domain/alerts/rule.ts';
 import { AlertLimitError, InvalidInputError, UnknownAlertError } from '#domain/errors.ts';
@@ -20,8 +21,12 @@ type ApiRequest = AnyApiRequest<AlertsServices>;
 
 const hostnameParam = (req: ApiRequest) => req.params.hostname ?? '';
 
+/** Rule ids are UUIDs: anything else names no rule (and never reaches the store, whose keys are bounded). */
+const ruleId = (req: ApiRequest) => (isUuid(req.params.id) ? req.params.id : null);
+
 async function ruleOf(req: ApiRequest, site: string): Promise<AlertRuleRecord> {
-  const rule = await req.services.registry.getAlertRule(site, req.params.id ?? '');
+  const id = ruleId(req);
+  const rule = id ? await req.services.registry.getAlertRule(site, id) : null;
   if (!rule) throw new UnknownAlertError();
   return rule;
 }
@@ -65,8 +70,8 @@ async function updateRule(req: ApiRequest) {
 
 async function deleteRule(req: ApiRequest) {
   const { site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
-  const id = req.params.id ?? '';
-  if (!(await req.services.registry.deleteAlertRule(site.hostname, id))) throw new UnknownAlertError();
+  const id = ruleId(req);
+  if (!id || !(await req.services.registry.deleteAlertRule(site.hostname, id))) throw new UnknownAlertError();
   return json(200, { deleted: id });
 }
 

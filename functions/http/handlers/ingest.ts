@@ -74,8 +74,9 @@ async function ingestSite(req: ApiRequest): Promise<SiteRecord> {
     if (!site || site.owner_uid !== principal.uid) throw new UnknownSiteError();
     return site;
   }
-  // Site API keys are bearer tokens of their own form; an ID token or anything else is no ingest credential.
-  const key = isSiteApiKeyFormat(credential.token) ? await siteKey(services, credential.token) : null;
+  // Site API keys are bearer tokens of their own form; an ID token or anything else is no ingest credential (as no credential at all).
+  if (!isSiteApiKeyFormat(credential.token)) throw new SignInRequiredError();
+  const key = await siteKey(services, credential.token);
   if (!key) throw new UnknownApiKeyError();
   const site = await findSite(services, key.site);
   // The key's registration is gone (deleted, or the hostname moved to another account): the key went with it.

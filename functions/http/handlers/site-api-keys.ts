@@ -6,6 +6,7 @@
  * keys before verification; a website once verified.
  */
 import { randomUUID } from 'node:crypto';
+import { isUuid } from '#domain/uuid.ts';
 import { hashSecret } from '#domain/auth.ts';
 import { InvalidInputError, SiteKeyLimitError, SiteKeysNeedVerificationError, UnknownKeyError } from '#domain/errors.ts';
 import { MAX_SITE_API_KEYS, newSiteApiKeySecret, parseSiteKeyRequest } from '#domain/api-requests/site-api-key.ts';
@@ -54,7 +55,8 @@ async function createKey(req: ApiRequest<AuthServices>) {
 async function rotateKey(req: ApiRequest<AuthServices>) {
   const { site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
   const secret = newSiteApiKeySecret();
-  const rotation = await req.services.registry.rotateSiteApiKey(site.hostname, req.params.id ?? '', hashSecret(secret), req.services.clock.now().toISOString());
+  const id = req.params.id;
+  const rotation = isUuid(id) ? await req.services.registry.rotateSiteApiKey(site.hostname, id, hashSecret(secret), req.services.clock.now().toISOString()) : null;
   if (!rotation) throw new UnknownKeyError();
   forget(req, rotation.previousHash);
   const { key } = rotation;
@@ -63,7 +65,8 @@ async function rotateKey(req: ApiRequest<AuthServices>) {
 
 async function revokeKey(req: ApiRequest<AuthServices>) {
   const { site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
-  const revoked = await req.services.registry.deleteSiteApiKey(site.hostname, req.params.id ?? '');
+  const id = req.params.id;
+  const revoked = isUuid(id) ? await req.services.registry.deleteSiteApiKey(site.hostname, id) : null;
   if (!revoked) throw new UnknownKeyError();
   forget(req, revoked.secret_hash);
   return json(200, { revoked: revoked.id });
