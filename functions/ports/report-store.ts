@@ -9,6 +9,7 @@
  */
 import type { FilterClause } from '#domain/reports/filter.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
+import type { GoalMatch } from './goals.ts';
 
 /** Breakdowns that group canonical pageviews by a label of their own (not events, not entry pages). */
 export type LabelDim = Exclude<BreakdownDim, 'events' | 'entry_pages'>;
@@ -92,4 +93,10 @@ export interface ReportStore {
   /** Top pages by distinct visitors since `since`. */
   livePages(scope: Omit<ReportScope, 'from' | 'to'> & { since: number }, limit: number): Promise<{ name: string; visitors: number }[]>;
   engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement>;
+  /** Per goal (in the order given) its conversions and converted visitor-days, and the scope's visitor-days (issue 37). */
+  goalStats(scope: ReportScope, goals: readonly GoalMatch[]): Promise<{ visitors: number; goals: { conversions: number; visitors: number }[] }>;
+  /** Visitor-days reaching each of the ordered steps (step 1 first). */
+  funnel(scope: ReportScope, steps: readonly GoalMatch[]): Promise<number[]>;
+  /** One event's metadata keys (`key` null), or one key's values, as rows: name, events (`value`) and visitors. */
+  eventMetadata(scope: ReportScope, event: string, key: string | null, limit: number): Promise<BreakdownRow[]>;
 }

@@ -14,7 +14,7 @@
  * rebuilding them after each would cost more than reading the day's rows.
  */
 import { DAY_MS } from '#domain/rows/days.ts';
-import { formatFilter, type FilterClause } from '#domain/reports/filter.ts';
+import { formatFilter, hasGoalClause, type FilterClause } from '#domain/reports/filter.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import { SLOT_MS } from './sql/sealed-days.ts';
 
@@ -75,6 +75,8 @@ export const UNFILTERED = '';
  */
 export function rollupVariant(filters: readonly FilterClause[]): string | null {
   if (filters.length === 0) return UNFILTERED;
+  // A goal's conversions are a set of visitors no label keeps, and its match may change.
+  if (hasGoalClause(filters)) return null;
   return filters.length === 1 && filters[0]!.op === 'eq' ? formatFilter(filters) : null;
 }
 
@@ -92,7 +94,7 @@ export function variantOf(filters: readonly FilterClause[]): string {
  */
 export function planRollups(read: RollupRead, need: RollupNeed, policy: RollupPolicy, nowMs: number): RollupPlan | null {
   const [site] = read.sites;
-  if (!site || read.sites.length > 1) return null;
+  if (!site || read.sites.length > 1 || hasGoalClause(read.filters)) return null;
   // Pages keep the columns filters compare: the site's own answer every filter.
   const ofVariant = need !== 'pages' && rollupVariant(read.filters) !== null;
   if (need !== 'pages' && !ofVariant && policy.otherFilters === 'rows') return null;

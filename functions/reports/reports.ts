@@ -16,7 +16,7 @@ import {
   totalsOf,
   zeroFilledSeries,
 } from '#domain/reports/overview.ts';
-import type { FilterClause } from '#domain/reports/filter.ts';
+import { withGoalWindow, type FilterClause } from '#domain/reports/filter.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import { previousRange, type Range } from '#domain/reports/time.ts';
 import type { ReportScope, ReportStore, SiteRef } from '#ports/report-store.ts';
@@ -32,20 +32,28 @@ export interface ReportRequest extends SiteRef {
   now: number;
 }
 
+/** One read's scope: a goal clause counts conversions within the read's own range (the previous period's in its). */
 const scopeOf = ({ site, registration }: SiteRef, range: Range, filters: readonly FilterClause[]): ReportScope => ({
   site,
   registration,
   from: range.from * 1000,
   to: range.to * 1000,
-  filters,
+  filters: withGoalWindow(filters, range.from * 1000, range.to * 1000),
+});
+
+/** A traffic read over bucket boundaries (ms), its goal clauses counted within them. */
+const trafficOf = (sites: readonly SiteRef[], boundaries: readonly number[], filters: readonly FilterClause[]) => ({
+  sites,
+  boundaries,
+  filters: withGoalWindow(filters, boundaries[0] as number, boundaries[boundaries.length - 1] as number),
 });
 
 export async function getOverview(store: ReportStore, q: ReportRequest) {
   const plan = planOverview(q.range, q.tz);
   const sites = [{ site: q.site, registration: q.registration }];
   const [current, previous, live] = await Promise.all([
-    store.traffic({ sites, boundaries: plan.boundaries, filters: q.filters }),
-    store.traffic({ sites, boundaries: [plan.previous.from * 1000, plan.previous.to * 1000], filters: q.filters }),
+    store.traffic(trafficOf(sites, plan.boundaries, q.filters)),
+    store.traffic(trafficOf(sites, [plan.previous.from * 1000, plan.previous.to * 1000], q.filters)),
     store.liveVisitors(sites, (q.now - LIVE_WINDOW_SECONDS) * 1000),
   ]);
   const items = zeroFilledSeries(plan, current);
@@ -68,7 +76,7 @@ export async function getOverviewSummary(store: ReportStore, q: ReportRequest, l
   const [{ lists, events: top, totals }, before, livePages] = await Promise.all([
     store.summaryLists(scope, ['devices', 'browsers', 'os'] as const, limit),
     store.eventTotals(scopeOf(q, previous, q.filters)),
-    store.livePages({ site: q.site, registration: q.registration, filters: q.filters, since }, limit),
+    store.livePages({ site: q.site, registration: q.registration, filters: withGoalWindow(q.filters, since, q.now * 1000 + 1), since }, limit),
   ]);
   const { devices, browsers, os } = lists;
   const list = (rows: typeof top) => rows.map(({ name, value, visitors }) => ({ name, value, visitors }));

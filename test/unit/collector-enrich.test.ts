@@ -3,12 +3,12 @@ import {
   countryFromTimezone,
   deriveSource,
   isBotUserAgent,
-  normalizeEventName,
   parseTechnology,
   referrerHost,
   serializeMetadata,
   visitorHash,
 } from '#domain/ingest/enrich.ts';
+import { normalizeEventName } from '#domain/event-name.ts';
 
 describe('normalizeEventName', () => {
   it.each([

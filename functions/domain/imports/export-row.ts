@@ -9,7 +9,8 @@
 import { createHash } from 'node:crypto';
 import type { EventRow } from '#domain/rows/event-row.ts';
 import type { ImportedKind } from '#ports/import-ledger.ts';
-import { deriveSource, isInternalReferrer, normalizeEventName, referrerHost, serializeMetadata } from '../ingest/enrich.ts';
+import { normalizeEventName } from '../event-name.ts';
+import { deriveSource, isInternalReferrer, referrerHost, serializeMetadata } from '../ingest/enrich.ts';
 import type { ChunkType } from './planner.ts';
 
 /** The export's columns this mapper reads, per chunk type (the request's `fields`). */

@@ -9,16 +9,7 @@ import { isbot } from 'isbot';
 import UAParser from 'ua-parser-js';
 import { browserFromBrands, browserFromHints, type BrowserHints } from './client-hints.ts';
 
-export const MAX_EVENT_NAME = 256;
 export const MAX_METADATA_CHARS = 4096;
-
-/** Cut to 256 first, then every run of non-alphanumerics becomes `_`, edges trimmed. Empty means: store nothing. */
-export function normalizeEventName(name: string): string {
-  return name
-    .slice(0, MAX_EVENT_NAME)
-    .replace(/[^A-Za-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-}
 
 /** At most 4,096 characters of serialized JSON are kept; longer data is cut and may no longer parse. */
 export function serializeMetadata(metadata: Record<string, unknown> | null): string | null {

@@ -3,7 +3,8 @@ import type { EventRow } from '#domain/rows/event-row.ts';
 import type { CollectorCaches } from './caches.ts';
 import { drop, type Drop } from './drop.ts';
 import type { CollectorPayload } from './payload.ts';
-import { deriveSource, isInternalReferrer, normalizeEventName, referrerHost, serializeMetadata, technology, visitorHash } from './enrich.ts';
+import { normalizeEventName } from '../event-name.ts';
+import { deriveSource, isInternalReferrer, referrerHost, serializeMetadata, technology, visitorHash } from './enrich.ts';
 
 export interface DailySalt {
   /** The UTC day (YYYY-MM-DD) it belongs to. */

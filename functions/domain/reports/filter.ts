@@ -1,3 +1,5 @@
+import type { GoalMatch } from '#ports/goals.ts';
+
 /**
  * Report filter grammar (DESIGN.md §4): clauses joined by `;`, each
  * `dim:value` (equals), `dim!value` (not equals) or `dim~value` (contains),
@@ -23,10 +25,35 @@ export const FILTER_DIMS = [
 
 export type FilterDim = (typeof FILTER_DIMS)[number];
 export type FilterOp = 'eq' | 'neq' | 'contains';
-export type FilterClause = { dim: FilterDim; op: FilterOp; value: string };
+/** A clause on a row's label. */
+export type LabelClause = { dim: FilterDim; op: FilterOp; value: string };
+
+/**
+ * `goal:<id>` (issue 37): the rows of visitor-days that converted on the goal. The handler
+ * names the goal's match and site (`goal`), and each read the range its conversions count in
+ * (`window`, reports/reports.ts: the read's own range); only `:` (equals) is offered.
+ */
+export interface GoalClause {
+  dim: 'goal';
+  op: 'eq';
+  value: string;
+  goal?: GoalMatch & { site: string; registration: string };
+  window?: { from: number; to: number };
+}
+
+export type FilterClause = LabelClause | GoalClause;
+
+export const GOAL_DIM = 'goal';
+
+export const isGoalClause = (f: FilterClause): f is GoalClause => f.dim === GOAL_DIM;
+export const hasGoalClause = (filters: readonly FilterClause[]) => filters.some(isGoalClause);
+
+/** The clauses with each goal clause's conversions counted over [from, to) ms: what one read of that range is given. */
+export const withGoalWindow = (filters: readonly FilterClause[], from: number, to: number): FilterClause[] =>
+  filters.map((f) => (isGoalClause(f) ? { ...f, window: { from, to } } : f));
 
 /** Event-store column each filter dimension compares (EventRow field names). */
-export const FILTER_COLUMNS: Record<FilterDim, string> = {
+export const FILTER_COLUMNS: Readonly<Record<FilterDim, string>> = {
   page: 'path',
   referrer: 'referrer_host',
   source: 'source',
@@ -90,4 +117,15 @@ export function parseClauses<D extends string, O>(raw: string | undefined, opera
   return clauses;
 }
 
-export const parseFilter = (raw: string | undefined): FilterClause[] | null => parseClauses(raw, OPERATORS, isFilterDim);
+/** The `filter` of the web reports: label clauses, and `goal:<id>` (equals only). */
+export function parseFilter(raw: string | undefined): FilterClause[] | null {
+  const clauses = parseClauses(raw, OPERATORS, (dim): dim is FilterDim | typeof GOAL_DIM => dim === GOAL_DIM || isFilterDim(dim));
+  if (clauses === null) return null;
+  const out: FilterClause[] = [];
+  for (const c of clauses) {
+    if (c.dim !== GOAL_DIM) out.push({ dim: c.dim, op: c.op, value: c.value });
+    else if (c.op === 'eq' && c.value !== '') out.push({ dim: GOAL_DIM, op: 'eq', value: c.value });
+    else return null;
+  }
+  return out;
+}

@@ -10,6 +10,8 @@ import type { BreakdownDim } from '#domain/reports/query.ts';
 import type { Logger } from '#ports/logger.ts';
 import type { BreakdownRow, Engagement, LabelDim, ReportScope, ReportStore, SiteRef, SummaryLists, TrafficRow, TrafficScope } from '#ports/report-store.ts';
 import { breakdownReport } from './breakdown.ts';
+import { eventMetadataReport, funnelReport, goalStatsReport, type GoalStats } from './conversions.ts';
+import type { GoalMatch } from '#ports/goals.ts';
 import type { DialectName, Query, QueryRunner, ResultRow } from './dialect.ts';
 import { eventTotalsReport } from './event-totals.ts';
 import { livePagesReport, type LiveScope } from './live-pages.ts';
@@ -87,5 +89,17 @@ export class SqlReportStore implements ReportStore, ReportReader {
 
   engagement(scope: ReportScope, durations: readonly number[], scrolls: readonly number[]): Promise<Engagement> {
     return this.answer(retentionReport, scope, durations, scrolls);
+  }
+
+  goalStats(scope: ReportScope, goals: readonly GoalMatch[]): Promise<GoalStats> {
+    return this.answer(goalStatsReport, scope, goals);
+  }
+
+  funnel(scope: ReportScope, steps: readonly GoalMatch[]): Promise<number[]> {
+    return this.answer(funnelReport, scope, steps);
+  }
+
+  eventMetadata(scope: ReportScope, event: string, key: string | null, limit: number): Promise<BreakdownRow[]> {
+    return this.answer(eventMetadataReport, scope, event, key, limit);
   }
 }

@@ -6,7 +6,11 @@
  */
 import { sqlInteger, sqlString } from '#domain/sql-literals.ts';
 import { DAY_MS } from '#domain/rows/days.ts';
-import { FILTER_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
+import { FILTER_COLUMNS, isGoalClause, type FilterClause, type GoalClause } from '#domain/reports/filter.ts';
+import { hasWildcard, likePattern } from '#domain/goals/goal.ts';
+import { NotAvailableOnStoreError } from '#domain/errors.ts';
+import type { GoalMatch } from '#ports/goals.ts';
+import type { SiteRef } from '#ports/report-store.ts';
 import { BREAKDOWN_COLUMNS, SCREEN_CLASSES, type BreakdownDim } from '#domain/reports/query.ts';
 
 export interface SqlText {
@@ -22,6 +26,13 @@ export interface SqlText {
   column(name: string): string;
   /** True when `needle` occurs in `haystack` (case-sensitive). */
   contains(haystack: string, needle: string): string;
+  /** True when `haystack` matches the LIKE `pattern` (`%` any run, `_` one character, `\\` escapes). */
+  like(haystack: string, pattern: string): string;
+  /**
+   * True when the row's visitor-day converted on `goal` within `window` (ms, [from, to)): its visitor
+   * hash is one of the site's rows that match. The dialects of later capabilities (DuckDB, ClickHouse).
+   */
+  convertedVisitors?(site: SiteRef, goal: GoalMatch, window: { from: number; to: number }): string;
   /** A constant list of integers that rows index into (`list[i]`, from 1): bucket edges and offsets per day. */
   intList(values: readonly number[]): string;
   /**
@@ -104,13 +115,34 @@ export function bucketAt(bounds: readonly number[], ts: number): number {
 }
 
 /**
+ * The rows a goal or a funnel step matches (domain/goals/goal.ts): canonical pageviews by path
+ * (a LIKE where the match has wildcards) or custom events by name. Canonical and human are the
+ * caller's conditions.
+ */
+export function goalCondition(sql: SqlText, goal: GoalMatch): string {
+  if (goal.type === 'event') return `(${sql.column('kind')} = 'event' AND ${sql.column('event')} = ${sql.value(goal.match)})`;
+  const path = sql.column('path');
+  const test = hasWildcard(goal.match) ? sql.like(path, sql.value(likePattern(goal.match))) : `${path} = ${sql.value(goal.match)}`;
+  return `(${sql.column('kind')} = 'pageview' AND ${test})`;
+}
+
+/** A goal clause's condition: the row's visitor-day converted on the goal within the read's range. */
+function goalFilterSql(sql: SqlText, f: GoalClause): string {
+  if (!f.goal || !f.window) throw new Error('a goal filter reached a store without its goal or range');
+  if (!sql.convertedVisitors) throw new NotAvailableOnStoreError();
+  return ` AND ${sql.convertedVisitors(f.goal, f.goal, f.window)}`;
+}
+
+/**
  * The filter clauses as ` AND …` conditions: a missing label is '' (so
  * `eq ''` matches it and `neq ''` keeps only present labels), `contains` a case-sensitive
- * substring test. Clauses come validated from the domain: no value is refused here.
+ * substring test; a goal clause keeps the rows of converted visitor-days. Clauses come
+ * validated from the domain: no value is refused here.
  */
 export function filterSql(sql: SqlText, filters: readonly FilterClause[]): string {
   return filters
     .map((f) => {
+      if (isGoalClause(f)) return goalFilterSql(sql, f);
       const column = `coalesce(${sql.column(FILTER_COLUMNS[f.dim])}, '')`;
       if (f.op === 'eq') return ` AND ${column} = ${sql.value(f.value)}`;
       if (f.op === 'neq') return ` AND ${column} <> ${sql.value(f.value)}`;
@@ -122,7 +154,7 @@ export function filterSql(sql: SqlText, filters: readonly FilterClause[]): strin
 }
 
 /** The event columns the filters read. */
-export const filterColumns = (filters: readonly FilterClause[]) => filters.map((f) => FILTER_COLUMNS[f.dim]);
+export const filterColumns = (filters: readonly FilterClause[]) => filters.map((f) => (isGoalClause(f) ? 'visitor' : FILTER_COLUMNS[f.dim]));
 
 /** Every breakdown but `events`: a label of canonical pageviews. */
 export type PageviewDim = Exclude<BreakdownDim, 'events'>;

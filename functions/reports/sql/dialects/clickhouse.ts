@@ -13,6 +13,8 @@ import { inRanges, lessListedCopies, previousTsOver, type Listing } from '#domai
 import type { SiteRef } from '#ports/report-store.ts';
 import { canonicalColumns, ReadTimeDialect, type ScanRange } from './read-time.ts';
 import { sqlIdentifier, sqlInteger } from '#domain/sql-literals.ts';
+import type { GoalMatch } from '#ports/goals.ts';
+import { goalCondition } from '../text.ts';
 
 /** The parts of disjoint ascending [from, to) ranges before `at`, and those from it. */
 export function splitRanges(ranges: readonly (readonly [number, number])[], at: number): { before: [number, number][]; after: [number, number][] } {
@@ -70,6 +72,17 @@ export class ClickHouseSql extends ReadTimeDialect {
 
   contains(haystack: string, needle: string): string {
     return `position(${haystack}, ${needle}) > 0`;
+  }
+
+  /** ClickHouse's LIKE escapes with a backslash of its own (no ESCAPE clause). */
+  override like(haystack: string, pattern: string): string {
+    return `like(${haystack}, ${pattern})`;
+  }
+
+  /** The site's matching rows of the range, with a hash, no bot's: a set the rows' visitor is looked up in. */
+  convertedVisitors(site: SiteRef, goal: GoalMatch, window: { from: number; to: number }): string {
+    return `"visitor" IN (SELECT "visitor" FROM ${this.table} WHERE ${this.sites([site])} AND "ts" >= ${sqlInteger(window.from)} AND "ts" < ${sqlInteger(window.to)}
+      AND NOT "bot" AND "visitor" IS NOT NULL AND ${goalCondition(this, goal)})`;
   }
 
   utcDay(ts: string): string {

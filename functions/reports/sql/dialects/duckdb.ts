@@ -11,7 +11,8 @@ import type { FilterClause } from '#domain/reports/filter.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import { FRESH_TABLE, MAIN_TABLE } from '#domain/rows/duckdb-tables.ts';
 import { sqlIdentifier, sqlInteger } from '#domain/sql-literals.ts';
-import { filterSql, sqlNumber, type SqlText } from '../text.ts';
+import { filterSql, goalCondition, sqlNumber, type SqlText } from '../text.ts';
+import type { GoalMatch } from '#ports/goals.ts';
 
 
 /** Canonical human pageviews: non-bot pageviews that are not copies of an earlier row (the writer's `replay`). */
@@ -68,6 +69,16 @@ export class DuckDbSql implements SqlText {
 
   contains(haystack: string, needle: string): string {
     return `contains(${haystack}, ${needle})`;
+  }
+
+  like(haystack: string, pattern: string): string {
+    return `${haystack} LIKE ${pattern} ESCAPE '\\'`;
+  }
+
+  /** A semi-join on the visitor's integer key: the site's matching rows of the range, with a hash, no bot's. */
+  convertedVisitors(site: SiteRef, goal: GoalMatch, window: { from: number; to: number }): string {
+    const where = `${this.sites([site])} AND ts >= ${this.bind(window.from)} AND ts < ${this.bind(window.to)} AND NOT bot AND visitor_key IS NOT NULL AND ${goalCondition(this, goal)}`;
+    return `visitor_key IN (SELECT visitor_key FROM (${this.rows(['visitor_key'], where)}))`;
   }
 
   /** Bound: a list literal in the text is built again for every row that indexes it (a 365-day overview's counts statement measured 22 ms with literals, 12 ms bound). */

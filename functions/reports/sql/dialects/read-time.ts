@@ -49,6 +49,10 @@ export abstract class ReadTimeDialect implements ReadTimeSql {
 
   abstract value(value: string): string;
   abstract contains(haystack: string, needle: string): string;
+
+  like(haystack: string, pattern: string): string {
+    return `${haystack} LIKE ${pattern} ESCAPE '\\'`;
+  }
   abstract scan(range: ScanRange, columns: readonly string[]): string;
 
   int(value: number): string {
