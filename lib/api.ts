@@ -129,7 +129,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     callers: true,
     icons: true,
   },
-  // Reads sites and keys and queries the event store; changes nothing (read-only grants).
+  // Reads sites, keys and a goal filter's goal, and queries the event store; changes nothing (read-only grants).
   // So a management key's last_used_at cannot be written from here: the handler must treat that
   // write as best effort (functions/http/auth.ts), or the first report read with a key fails.
   reports: {
@@ -159,6 +159,13 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     table: [{ keys: [site], actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query'] }, { keys: [sitesOf], actions: ['Query'], index: true }, KEY_LOOKUP_AND_TOUCH],
     callers: true,
     mail: true,
+  },
+  // Goals and funnels under the site; their stats read the event store.
+  goals: {
+    ...NOTHING,
+    table: [{ keys: [site], actions: ['GetItem', 'PutItem', 'DeleteItem', 'Query'] }, { keys: [sitesOf], actions: ['Query'], index: true }, KEY_LOOKUP_AND_TOUCH],
+    eventStore: 'read',
+    callers: true,
   },
   // POST /api/ingest: reads sites (their fields only) and the two kinds of key, notes a key's use, queues rows. No
   // issuer (ID tokens are no ingest credential), no event store, and of a site's partition only what it reads.

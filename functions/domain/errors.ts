@@ -80,6 +80,12 @@ export const ServiceSiteMismatchError = refusal('ServiceSiteMismatchError', 'for
 export const UnknownApiKeyError = refusal('UnknownApiKeyError', 'unauthenticated', 'invalid or revoked API key');
 export const AlertLimitError = refusal('AlertLimitError', 'invalid', 'alert rule limit reached');
 export const UnknownAlertError = refusal('UnknownAlertError', 'not_found', 'unknown alert rule');
+// Goals and funnels (issue 37).
+export const GoalLimitError = refusal('GoalLimitError', 'invalid', 'goal limit reached');
+export const FunnelLimitError = refusal('FunnelLimitError', 'invalid', 'funnel limit reached');
+export const GoalExistsError = refusal('GoalExistsError', 'conflict', 'a goal with this type and match already exists');
+export const UnknownGoalError = refusal('UnknownGoalError', 'not_found', 'unknown goal');
+export const UnknownFunnelError = refusal('UnknownFunnelError', 'not_found', 'unknown funnel');
 /** A deployment with no sender configured (AWS without -c mailFrom): nothing can be mailed. */
 export const MailNotConfiguredError = refusal('MailNotConfiguredError', 'not_implemented', 'mail is not configured on this deployment');
 /** A store that keeps refusing for load (throttling past the SDK's retries): worth asking again shortly. */
@@ -124,6 +130,11 @@ export const FIXED_REFUSALS: readonly FixedRefusal[] = [
   UnknownApiKeyError,
   AlertLimitError,
   UnknownAlertError,
+  GoalLimitError,
+  FunnelLimitError,
+  GoalExistsError,
+  UnknownGoalError,
+  UnknownFunnelError,
   MailNotConfiguredError,
   StoreUnavailableError,
   NotAvailableOnStoreError,

@@ -108,6 +108,15 @@ export async function requireOwnedSite(req: ApiRequest, hostname: string, scope?
   return { principal, site };
 }
 
+/**
+ * Private reads of owner-only data (goals, funnels, event metadata): as requireOwnedSite, but a
+ * missing, invalid or expired token is no access to the site, 404 (spec part 5 rule 9).
+ */
+export async function requireOwnedSiteRead(req: ApiRequest, hostname: string): Promise<{ principal: Principal; site: SiteRecord }> {
+  if ((await caller(req)).kind === 'anonymous') throw new UnknownSiteError();
+  return requireOwnedSite(req, hostname, 'read');
+}
+
 /** Like requireOwnedSite for ID-token-only endpoints. */
 export async function requireOwnedSiteByIdToken(req: ApiRequest, hostname: string): Promise<{ principal: Principal; site: SiteRecord }> {
   const principal = await requireIdToken(req);

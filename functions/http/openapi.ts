@@ -22,11 +22,13 @@ const TAGS: Record<RouteGroup, string> = {
   imports: 'Historical imports from another analytics service',
   alerts: 'Alert rules checked every minute, mailed when they fire and resolve',
   ingest: 'API request metrics from your own API (site API keys or an ingest management key)',
+  goals: 'Goals and ordered funnels over visitor-days, with their stats',
 };
 
 const PATH_PARAMETERS: Record<string, string> = {
   hostname: 'The normalized hostname, as registered',
-  id: 'A management key id',
+  id: 'The id of the record the path names: a management key, a site API key, an alert rule, a goal or a funnel',
+  name: 'An event name, normalized as collected (spec part 6 rule 3)',
   jobId: 'An import job id',
 };
 
@@ -89,6 +91,7 @@ function security(route: RouteDef) {
     case 'id_token':
       return [{ idToken: [] }];
     case 'account':
+    case 'owner':
       return [{ idToken: [] }, { managementKey: [] }];
     case 'api_key':
       return [{ siteApiKey: [] }, { managementKey: [] }];

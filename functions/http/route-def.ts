@@ -24,16 +24,18 @@ import {
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'ANY';
 /** One Lambda function per group in AWS. */
-export type RouteGroup = 'meta' | 'account' | 'sites' | 'collector' | 'reports' | 'imports' | 'ingest' | 'alerts';
+export type RouteGroup = 'meta' | 'account' | 'sites' | 'collector' | 'reports' | 'imports' | 'ingest' | 'alerts' | 'goals';
 export type Scope = 'read' | 'manage' | 'ingest';
 
 /**
  * none: no credential; account: ID token or key with `scope`; id_token: ID
  * token only; site: anonymous for verified public sites, else owner (ID or key
  * with `scope`); api_key: a site API key, or a management key with `scope`
- * (POST /api/ingest).
+ * (POST /api/ingest); owner: the owner only (ID or key with `scope`), also for
+ * public sites, a missing, invalid or expired token reading as no access (404
+ * `unknown site`, spec part 5 rule 9: private reads of owner-only data).
  */
-export type AuthMode = 'none' | 'account' | 'id_token' | 'site' | 'api_key';
+export type AuthMode = 'none' | 'account' | 'id_token' | 'site' | 'api_key' | 'owner';
 
 export interface ResponseDef {
   description: string;

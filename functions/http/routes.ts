@@ -8,6 +8,7 @@ import * as s from './schemas.ts';
 import { createRouteMatcher, matchPath } from './route-match.ts';
 import { refusals, invalidInput, signIn, scoped, idOnly, rateLimited, checksRateLimited, siteReader, reportQuery, type Refusable, type ResponseDef, type RouteDef } from './route-def.ts';
 import { apiAnalyticsRoutes } from './api-routes.ts';
+import { goalRoutes } from './goal-routes.ts';
 import {
   ClaimOvertakenError,
   ClaimRecordMissingError,
@@ -383,7 +384,7 @@ const importRoutes: RouteDef[] = [
   },
 ];
 
-export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes, ...apiAnalyticsRoutes, ...importRoutes];
+export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes, ...apiAnalyticsRoutes, ...goalRoutes, ...importRoutes];
 
 /**
  * The route for a request, preferring literal segments over parameters the way

@@ -8,6 +8,7 @@ import type { Scope } from '#domain/auth.ts';
 import type { SiteCheck } from '#domain/site-verification.ts';
 import type { SiteApiKeys } from './site-api-keys.ts';
 import type { AlertRules } from './alert-rules.ts';
+import type { Goals } from './goals.ts';
 
 export interface SiteRecord {
   hostname: string;
@@ -133,4 +134,4 @@ export interface DailySalts {
 }
 
 /** The whole registry, as the services are given it (functions/platform/services.ts). */
-export interface Registry extends SiteRegistry, SiteClaims, ManagementKeys, DailySalts, SiteApiKeys, AlertRules {}
+export interface Registry extends SiteRegistry, SiteClaims, ManagementKeys, DailySalts, SiteApiKeys, AlertRules, Goals {}

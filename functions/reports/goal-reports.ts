@@ -52,9 +52,16 @@ export async function getFunnelStats(store: ReportStore, q: ReportRequest, funne
   };
 }
 
-/** One event's metadata keys with their events and visitors, or with `key` that key's top values. */
-export async function getEventMetadata(store: ReportStore, q: Omit<ReportRequest, 'now'>, event: string, key: string | null, limit: number) {
+type MetadataRequest = Omit<ReportRequest, 'now'>;
+
+/** One event's metadata keys, with the events and visitors that carry each. */
+export async function getMetadataKeys(store: ReportStore, q: MetadataRequest, event: string, limit: number) {
+  const rows = await store.eventMetadata(scopeOf(q, q.range), event, null, limit);
+  return { event, keys: rows.map((r) => ({ key: r.name, count: r.value, visitors: r.visitors })) };
+}
+
+/** One metadata key's top values for one event, with their events and visitors. */
+export async function getMetadataValues(store: ReportStore, q: MetadataRequest, event: string, key: string, limit: number) {
   const rows = await store.eventMetadata(scopeOf(q, q.range), event, key, limit);
-  if (key === null) return { event, keys: rows.map((r) => ({ key: r.name, count: r.value, visitors: r.visitors })) };
   return { event, key, values: rows.map((r) => ({ value: r.name, count: r.value, visitors: r.visitors })) };
 }

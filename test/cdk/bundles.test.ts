@@ -26,6 +26,7 @@ describe('Lambda bundles', () => {
       'http/imports': HTTP_GROUP_BUDGET,
       'http/ingest': COLLECTOR_BUDGET,
       'http/alerts': HTTP_GROUP_BUDGET,
+      'http/goals': HTTP_GROUP_BUDGET,
     });
   });
 

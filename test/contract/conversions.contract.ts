@@ -11,7 +11,7 @@ import type { FilterClause } from '#domain/reports/filter.ts';
 import { parseFunnelCreate, parseGoalCreate } from '#domain/goals/goal.ts';
 import type { FunnelRecord, GoalRecord } from '#ports/goals.ts';
 import { getBreakdown, getOverview } from '#reports/reports.ts';
-import { getEventMetadata, getFunnelStats, getGoalStats } from '#reports/goal-reports.ts';
+import { getFunnelStats, getGoalStats, getMetadataKeys, getMetadataValues } from '#reports/goal-reports.ts';
 import { REGISTRATION, row } from './report-store.contract.ts';
 import { titleOf, type ReportAdapter, type StoreUnderTest } from './report-stores.ts';
 
@@ -165,15 +165,15 @@ export function conversionsContract(store: StoreUnderTest): void {
         event(m, T0 + D + H, 'Purchase', { visitor: 'v6', metadata: '{"plan":"late"}' }),
       ]);
       const q = request(m, T0, T0 + D);
-      expect(await getEventMetadata(a.reports, q, 'Purchase', null, 10)).toEqual({
+      expect(await getMetadataKeys(a.reports, q, 'Purchase', 10)).toEqual({
         event: 'Purchase',
         keys: [{ key: 'plan', count: 4, visitors: 3 }, { key: 'amount', count: 2, visitors: 2 }, { key: 'coupon', count: 1, visitors: 1 }],
       });
-      expect((await getEventMetadata(a.reports, q, 'Purchase', 'plan', 10)).values).toEqual([{ value: 'pro', count: 3, visitors: 2 }, { value: 'free', count: 1, visitors: 1 }]);
-      expect((await getEventMetadata(a.reports, q, 'Purchase', 'amount', 10)).values.map((v) => v.value)).toEqual(['10', '20']);
-      expect((await getEventMetadata(a.reports, q, 'Purchase', 'coupon', 10)).values).toEqual([{ value: 'true', count: 1, visitors: 1 }]);
-      expect((await getEventMetadata(a.reports, q, 'Purchase', null, 1)).keys.map((k) => k.key)).toEqual(['plan']);
-      expect((await getEventMetadata(a.reports, q, 'Purchase', 'missing', 10)).values).toEqual([]);
+      expect((await getMetadataValues(a.reports, q, 'Purchase', 'plan', 10)).values).toEqual([{ value: 'pro', count: 3, visitors: 2 }, { value: 'free', count: 1, visitors: 1 }]);
+      expect((await getMetadataValues(a.reports, q, 'Purchase', 'amount', 10)).values.map((v) => v.value)).toEqual(['10', '20']);
+      expect((await getMetadataValues(a.reports, q, 'Purchase', 'coupon', 10)).values).toEqual([{ value: 'true', count: 1, visitors: 1 }]);
+      expect((await getMetadataKeys(a.reports, q, 'Purchase', 1)).keys.map((k) => k.key)).toEqual(['plan']);
+      expect((await getMetadataValues(a.reports, q, 'Purchase', 'missing', 10)).values).toEqual([]);
     });
   });
 }

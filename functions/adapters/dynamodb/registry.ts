@@ -12,6 +12,9 @@ import { DynamoDailySalts } from './salts.ts';
 import { DynamoSites } from './sites.ts';
 import { DynamoSiteApiKeys } from './site-api-keys.ts';
 import { DynamoAlertRules } from './alert-rules.ts';
+import { DynamoSiteRecords } from './site-records.ts';
+import { keys } from './table.ts';
+import type { FunnelRecord, GoalRecord, SiteRecords } from '#ports/goals.ts';
 
 /** Sites and their daily salts: what the collector reads, built alone so its bundle leaves claims and keys out. */
 export class DynamoSiteRegistry implements SiteRegistry, DailySalts {
@@ -43,12 +46,14 @@ export class DynamoSiteRegistry implements SiteRegistry, DailySalts {
   readonly deleteSaltsBefore: Registry['deleteSaltsBefore'] = (...a) => this.salts.deleteSaltsBefore(...a);
 }
 
-/** Every record of the registry: the site registry, and claims, management keys and site API keys. */
+/** Every record of the registry: the site registry, and claims, management keys, site API keys, alert rules, goals and funnels. */
 export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
   private readonly claims: DynamoSiteClaims;
   private readonly managementKeys: DynamoManagementKeys;
   private readonly siteApiKeys: DynamoSiteApiKeys;
   private readonly alertRules: DynamoAlertRules;
+  readonly goals: SiteRecords<GoalRecord>;
+  readonly funnels: SiteRecords<FunnelRecord>;
 
   constructor(client: DynamoDBClient, table: string) {
     // One document client for all of them, as the table is one.
@@ -57,6 +62,8 @@ export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
     this.managementKeys = new DynamoManagementKeys(this.items);
     this.siteApiKeys = new DynamoSiteApiKeys(this.items);
     this.alertRules = new DynamoAlertRules(this.items);
+    this.goals = new DynamoSiteRecords<GoalRecord>(this.items, keys.goalPrefix, ['id', 'site', 'name', 'type', 'match', 'created_at']);
+    this.funnels = new DynamoSiteRecords<FunnelRecord>(this.items, keys.funnelPrefix, ['id', 'site', 'name', 'steps', 'created_at']);
   }
 
   readonly startClaim: Registry['startClaim'] = (...a) => this.claims.startClaim(...a);

@@ -28,6 +28,9 @@ export const keys = {
   alertChange: (hostname: string, id: string, at: string) => ({ pk: `SITE#${hostname}`, sk: `ALERTLOG#${id}#${at}` }),
   alertChangesOf: (id: string) => `ALERTLOG#${id}#`,
   enabledAlerts: 'ALERTS_ENABLED',
+  // Goals and funnels (functions/adapters/dynamodb/site-records.ts): under the site, so a delete or a move removes them.
+  goalPrefix: 'GOAL#',
+  funnelPrefix: 'FUNNEL#',
   activeImports: 'IMPORTS_ACTIVE',
   importsBy: (uid: string) => `IMPORTS_BY#${uid}`,
   // Local sign-in (functions/adapters/dynamodb/login-links.ts): one item per unused link, by the code's hash.

@@ -23,6 +23,7 @@ export const GOAL_ERRORS = [
   'type must be page or event',
   `match must be a path starting with / or * (at most ${MAX_PAGE_MATCH.toLocaleString('en-US')} characters, no spaces; * matches any characters)`,
   'match must be an event name with at least one letter or digit',
+  'a new type needs its match',
 ] as const;
 
 export const FUNNEL_ERRORS = [
@@ -68,7 +69,8 @@ function goalFields(body: unknown, current: GoalFields | null): Parsed<GoalField
   if ('name' in body && nameOf(body.name) === null) return { ok: false, error: GOAL_ERRORS[1] };
   const type = 'type' in body ? body.type : current?.type;
   if (!isGoalType(type)) return { ok: false, error: GOAL_ERRORS[2] };
-  // A changed type re-reads the match it keeps, so a page path never stands as an event name.
+  // A page path read as an event name would change silently (`/blog/*` → `blog`).
+  if (current && type !== current.type && !('match' in body)) return { ok: false, error: GOAL_ERRORS[5] };
   const match = matchOf(type, 'match' in body ? body.match : current?.match);
   if (!match.ok) return { ok: false, error: match.why === 'page' ? GOAL_ERRORS[3] : GOAL_ERRORS[4] };
   const goal = { type, match: match.match };

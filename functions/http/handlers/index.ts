@@ -9,5 +9,6 @@ import { handler as reports } from './reports.ts';
 import { handler as imports } from './imports.ts';
 import { handler as ingest } from './ingest.ts';
 import { handler as alerts } from './alerts.ts';
+import { handler as goals } from './goals.ts';
 
-export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports, ingest, alerts };
+export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports, ingest, alerts, goals };

@@ -13,8 +13,11 @@ import { getBreakdown, getOverview, getOverviewSummary, getRetention, getSitesSu
 import { getApiBreakdown, getApiOverview, type ApiReportRequest } from '#reports/api-reports.ts';
 import { parseApiBreakdownDim, parseApiReportQuery } from '#domain/api-reports/query.ts';
 import { createGroupHandler, json, type ApiRequest as AnyApiRequest, type ApiResponse } from '../api.ts';
-import { readableSite, requireOwnedSite, requirePrincipal, requireVerifiedForOwner, type AuthServices } from '../auth.ts';
+import { readableSite, requireOwnedSite, requireOwnedSiteRead, requirePrincipal, requireVerifiedForOwner, type AuthServices } from '../auth.ts';
 import type { Services } from '#platform/services.ts';
+import { normalizeEventName } from '#domain/event-name.ts';
+import { getMetadataKeys, getMetadataValues } from '#reports/goal-reports.ts';
+import { resolveGoalFilters } from '../goal-filters.ts';
 
 /** Callers, the report store and the API-requests series. */
 export type ReportsServices = AuthServices & Pick<Services, 'reports' | 'apiRequests'>;
@@ -40,7 +43,8 @@ async function reportRequest(req: ApiRequest, options: { ignoreTz?: boolean } = 
   const now = nowSeconds(req);
   const parsed = parseReportQuery(req.query, now, options);
   if (!parsed.ok) throw new InvalidInputError(parsed.error);
-  return { q: { site: site.hostname, registration: registrationOf(site), range: parsed.range, tz: parsed.tz, filters: parsed.filters, now }, owner };
+  const filters = await resolveGoalFilters(req.services.registry, site, parsed.filters, owner);
+  return { q: { site: site.hostname, registration: registrationOf(site), range: parsed.range, tz: parsed.tz, filters, now }, owner };
 }
 
 async function overview(req: ApiRequest) {
@@ -64,6 +68,21 @@ async function breakdown(req: ApiRequest) {
 async function retention(req: ApiRequest) {
   const { q } = await reportRequest(req);
   return json(200, await getRetention(req.services.reports, q));
+}
+
+/** One event's metadata keys, or with `key` its top values: the owner only, also for public sites. */
+async function eventMetadata(req: ApiRequest) {
+  const { site } = await requireOwnedSiteRead(req, req.params.hostname ?? '');
+  requireVerifiedForOwner(site);
+  const now = nowSeconds(req);
+  const parsed = parseReportQuery(req.query, now);
+  if (!parsed.ok) throw new InvalidInputError(parsed.error);
+  const filters = await resolveGoalFilters(req.services.registry, site, parsed.filters, true);
+  const q = { site: site.hostname, registration: registrationOf(site), range: parsed.range, tz: parsed.tz, filters };
+  const event = normalizeEventName(req.params.name ?? '');
+  const limit = parseBreakdownLimit(req.query.limit);
+  const key = req.query.key;
+  return json(200, key === undefined ? await getMetadataKeys(req.services.reports, q, event, limit) : await getMetadataValues(req.services.reports, q, event, key, limit));
 }
 
 /**
@@ -107,6 +126,7 @@ export const handler = createGroupHandler<ReportsServices>({
   'GET /api/sites/summary': sitesSummary,
   'GET /api/sites/{hostname}/api/overview': apiOverview,
   'GET /api/sites/{hostname}/api/breakdown': apiBreakdown,
+  'GET /api/sites/{hostname}/events/{name}/metadata': eventMetadata,
 });
 
 /** The group's Lambda handler over what its composition root built (functions/aws/http/reports.ts). */
