@@ -50,6 +50,7 @@ describe('the stack on ClickHouse', () => {
   const eventFunctions = () => ({
     writer: logicalIdOf(stack.writer.function),
     reports: logicalIdOf(stack.api.functions.get('reports') as NodeFunction),
+    goals: logicalIdOf(stack.api.functions.get('goals') as NodeFunction),
     importWorker: logicalIdOf(stack.imports.worker),
     alertChecks: logicalIdOf(stack.schedules.alertChecks),
   });
@@ -81,9 +82,9 @@ describe('the stack on ClickHouse', () => {
   });
 
   it('lets exactly those functions read their own secret, the reports function never the writer’s, and nothing more of Secrets Manager', () => {
-    const { writer, reports, importWorker, alertChecks } = eventFunctions();
-    // The alert checks only read: the reader's secret, as the reports function.
-    const own = new Map<string, string>([[writer, ARN], [importWorker, ARN], [reports, READER_ARN], [alertChecks, READER_ARN]]);
+    const { writer, reports, goals, importWorker, alertChecks } = eventFunctions();
+    // The alert checks and the goals function only read: the reader's secret, as the reports function.
+    const own = new Map<string, string>([[writer, ARN], [importWorker, ARN], [reports, READER_ARN], [goals, READER_ARN], [alertChecks, READER_ARN]]);
     for (const id of Object.keys(resourcesOf(template, 'AWS::Lambda::Function'))) {
       const actions = actionsOfFunction(template, id, 'secretsmanager:');
       if (!own.has(id)) expect(actions, id).toEqual([]);
@@ -108,10 +109,10 @@ describe('the stack on ClickHouse', () => {
   });
 
   it('counts failed ClickHouse requests from the logs of every function that talks to it, into one alarm', () => {
-    const { writer, reports, importWorker, alertChecks } = eventFunctions();
+    const { writer, reports, goals, importWorker, alertChecks } = eventFunctions();
     const fns = resourcesOf(template, 'AWS::Lambda::Function');
     const filters = Object.values(resourcesOf(template, 'AWS::Logs::MetricFilter')).filter((f) => f.Properties.MetricTransformations[0].MetricName === 'ClickHouseErrors');
-    expect(filters.map((f) => f.Properties.LogGroupName).sort(byJson)).toEqual([writer, reports, importWorker, alertChecks].map((id) => fns[id]!.Properties.LoggingConfig.LogGroup).sort(byJson));
+    expect(filters.map((f) => f.Properties.LogGroupName).sort(byJson)).toEqual([writer, reports, goals, importWorker, alertChecks].map((id) => fns[id]!.Properties.LoggingConfig.LogGroup).sort(byJson));
     for (const f of filters) {
       expect(f.Properties.FilterPattern).toBe(`"${CLICKHOUSE_FAILURE_LOG}"`);
       expect(f.Properties.MetricTransformations[0]).toMatchObject({ MetricNamespace: 'tinytrack/Tinytrack', MetricValue: '1' });

@@ -138,8 +138,8 @@ describe('TinytrackStack', () => {
       for (const [id, fn] of Object.entries(functions)) if (id !== fnIdOf.get('ingest')) expect('API_REQUESTS' in fn.Properties.Environment.Variables, id).toBe(false);
     });
 
-    it('gives only the event writer, the import worker, the reports function and the alert checks the event store', () => {
-      const withStore = [logicalIdOf(stack.writer.function), logicalIdOf(stack.imports.worker), fnIdOf.get('reports'), logicalIdOf(stack.schedules.alertChecks)].sort();
+    it('gives only the event writer, the import worker, the reports and goals functions and the alert checks the event store', () => {
+      const withStore = [logicalIdOf(stack.writer.function), logicalIdOf(stack.imports.worker), fnIdOf.get('reports'), fnIdOf.get('goals'), logicalIdOf(stack.schedules.alertChecks)].sort();
       const database = template.findResources('AWS::Timestream::Database');
       const table = template.findResources('AWS::Timestream::Table');
       for (const [id, fn] of Object.entries(functions)) {
@@ -409,9 +409,9 @@ describe('TinytrackStack', () => {
       expect(actionsOfFn(writerId(), 'sqs:')).not.toContain('sqs:SendMessage');
     });
 
-    it('gives Timestream access to the writer, the import worker, the reports function and the alert checks only', () => {
+    it('gives Timestream access to the writer, the import worker, the reports and goals functions and the alert checks only', () => {
       for (const id of Object.keys(functions)) {
-        if (id === writerId() || id === logicalIdOf(stack.imports.worker) || id === fnIdOf.get('reports') || id === logicalIdOf(stack.schedules.alertChecks)) continue;
+        if (id === writerId() || id === logicalIdOf(stack.imports.worker) || id === fnIdOf.get('reports') || id === fnIdOf.get('goals') || id === logicalIdOf(stack.schedules.alertChecks)) continue;
         expect(actionsOfFn(id, 'timestream:'), id).toEqual([]);
       }
     });

@@ -2,11 +2,14 @@
 const integer = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
 const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
 const percent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 0 });
+const rate = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 1 });
 const signedPercent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 0, signDisplay: 'exceptZero' });
 
 export const formatNumber = (n: number) => integer.format(n);
 export const formatCompact = (n: number) => (Math.abs(n) < 10_000 ? integer.format(n) : compact.format(n));
 export const formatShare = (fraction: number) => percent.format(fraction);
+/** A conversion rate: one decimal, as small rates are the ones compared. */
+export const formatRate = (fraction: number) => rate.format(fraction);
 
 /** Seconds as "1m 05s", "45s"; null as an em dash. */
 export function formatDuration(seconds: number | null): string {

@@ -4,7 +4,7 @@
  * those days, and the API's filter string. Pure: the range math is the
  * server's own (domain/reports/time.ts), so the days match its buckets.
  */
-import { formatFilter, parseFilter, type FilterClause, type FilterDim } from '#domain/reports/filter.ts';
+import { formatFilter, parseFilter, type FilterClause } from '#domain/reports/filter.ts';
 import { isValidTimezone, localParts, zonedToUnix, type Range } from '#domain/reports/time.ts';
 
 export const PERIODS = ['today', 'yesterday', '7d', '30d', 'month', '12mo', 'custom'] as const;
@@ -143,11 +143,12 @@ export function withFilter(state: ReportState, clause: FilterClause): ReportStat
   return { ...state, filters: [...state.filters.filter((f) => f.dim !== clause.dim), clause] };
 }
 
-export function withoutFilter(state: ReportState, dim: FilterDim): ReportState {
+export function withoutFilter(state: ReportState, dim: FilterClause['dim']): ReportState {
   return { ...state, filters: state.filters.filter((f) => f.dim !== dim) };
 }
 
-export const FILTER_LABELS: Record<FilterDim, string> = {
+export const FILTER_LABELS: Record<FilterClause['dim'], string> = {
+  goal: 'Converted on goal',
   page: 'Page',
   referrer: 'Referrer',
   source: 'Source',

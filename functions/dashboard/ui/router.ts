@@ -40,7 +40,7 @@ export type Route =
   | { view: 'share'; hostname: string }
   | { view: 'missing' };
 
-export const SITE_TABS = ['overview', 'retention', 'api', 'imports', 'settings'] as const;
+export const SITE_TABS = ['overview', 'goals', 'retention', 'api', 'imports', 'settings'] as const;
 export type SiteTab = (typeof SITE_TABS)[number];
 
 export function routeOf(path: string): Route {

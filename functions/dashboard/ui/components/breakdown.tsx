@@ -12,14 +12,18 @@ export interface BreakdownRow {
   visitors: number;
 }
 
-export function BreakdownList({ rows, filterDim, onFilter, valueLabel = 'Pageviews', emptyName = '(none)' }: {
+/** `onDetails`: a second button per row (`detailsLabel`), for a drill-down of the row's name. */
+export function BreakdownList({ rows, filterDim, onFilter, onDetails, detailsLabel = 'Details', valueLabel = 'Pageviews', emptyName = '(none)', emptyText = 'No data for this range.' }: {
   rows: readonly BreakdownRow[];
   filterDim: FilterDim | null;
   onFilter?: (dim: FilterDim, value: string) => void;
+  onDetails?: (name: string) => void;
+  detailsLabel?: string;
   valueLabel?: string;
   emptyName?: string;
+  emptyText?: string;
 }) {
-  if (rows.length === 0) return <p class="empty">No data for this range.</p>;
+  if (rows.length === 0) return <p class="empty">{emptyText}</p>;
   const top = Math.max(...rows.map((r) => r.value), 1);
   return (
     <table class="breakdown">
@@ -45,6 +49,11 @@ export function BreakdownList({ rows, filterDim, onFilter, valueLabel = 'Pagevie
                 </button>
               ) : (
                 <span>{r.name || emptyName}</span>
+              )}
+              {onDetails && (
+                <button type="button" class="row-details" aria-label={`${detailsLabel}: ${r.name || emptyName}`} onClick={() => onDetails(r.name)}>
+                  {detailsLabel}
+                </button>
               )}
             </th>
             <td class="num">{formatCompact(r.visitors)}</td>

@@ -5,7 +5,8 @@ import { browserTimezone, FILTER_LABELS, MAX_DAYS, PERIOD_LABELS, PERIODS, daysB
 
 const OP_TEXT = { eq: 'is', neq: 'is not', contains: 'contains' } as const;
 
-export function ReportControls({ state, setState }: { state: ReportState; setState: (s: ReportState) => void }) {
+/** `valueNames`: how a filter's value reads where it is an id (a goal's name). */
+export function ReportControls({ state, setState, valueNames = {} }: { state: ReportState; setState: (s: ReportState) => void; valueNames?: Record<string, string> }) {
   const days = stateDays(state, Date.now() / 1000);
   const [custom, setCustom] = useState({ from: days.from, to: days.to });
   const [showCustom, setShowCustom] = useState(state.period === 'custom');
@@ -67,21 +68,21 @@ export function ReportControls({ state, setState }: { state: ReportState; setSta
           <FieldError message={customError} />
         </form>
       )}
-      <FilterChips state={state} setState={setState} />
+      <FilterChips state={state} setState={setState} valueNames={valueNames} />
     </div>
   );
 }
 
-function FilterChips({ state, setState }: { state: ReportState; setState: (s: ReportState) => void }) {
+function FilterChips({ state, setState, valueNames }: { state: ReportState; setState: (s: ReportState) => void; valueNames: Record<string, string> }) {
   if (state.filters.length === 0) return null;
   return (
     <ul class="chips" aria-label="Filters">
       {state.filters.map((f) => (
         <li key={f.dim} class="chip" data-testid={`filter-${f.dim}`}>
           <span>
-            {FILTER_LABELS[f.dim]} {OP_TEXT[f.op]} <strong>{f.value || '(none)'}</strong>
+            {FILTER_LABELS[f.dim]} {OP_TEXT[f.op]} <strong>{valueNames[f.value] ?? (f.value || '(none)')}</strong>
           </span>
-          <button type="button" aria-label={`Remove filter ${FILTER_LABELS[f.dim]} ${OP_TEXT[f.op]} ${f.value}`} onClick={() => setState(withoutFilter(state, f.dim))}>
+          <button type="button" aria-label={`Remove filter ${FILTER_LABELS[f.dim]} ${OP_TEXT[f.op]} ${valueNames[f.value] ?? f.value}`} onClick={() => setState(withoutFilter(state, f.dim))}>
             ×
           </button>
         </li>

@@ -12,6 +12,8 @@ import { TrafficChart, type Forecast, type SeriesPoint } from '../components/tra
 import { ReportControls } from '../components/report-controls.tsx';
 import { formatChange, formatDuration, formatNumber } from '../format.ts';
 import { apiQuery, withFilter, type ReportState } from '../report-state.ts';
+import { EventMetadata } from './event-metadata.tsx';
+import { GoalSummary, useGoalNames } from './goals.tsx';
 
 interface Totals {
   pageviews: number;
@@ -78,13 +80,15 @@ export function Stat({ label, value, change, testId }: { label: string; value: s
   );
 }
 
-function BreakdownPanel({ hostname, query, choices, title, signedIn, onFilter }: {
+function BreakdownPanel({ hostname, query, choices, title, signedIn, onFilter, onDetails }: {
   hostname: string;
   query: string;
   choices: Choice[];
   title: string;
   signedIn: boolean;
   onFilter: (dim: FilterDim, value: string) => void;
+  /** The events panel's drill-down into an event's metadata (owners only). */
+  onDetails?: (name: string) => void;
 }) {
   const [index, setIndex] = useState(0);
   const choice = choices[index] as Choice;
@@ -107,7 +111,17 @@ function BreakdownPanel({ hostname, query, choices, title, signedIn, onFilter }:
     <Panel title={title} actions={actions}>
       <div data-testid={`breakdown-${choice.dim}`}>
         <Load state={state} label={choice.label.toLowerCase()}>
-          {(d) => <BreakdownList rows={d.rows} filterDim={choice.filter} onFilter={onFilter} valueLabel={choice.valueLabel} emptyName={choice.dim === 'pages' || choice.dim === 'referrers' ? '(direct / none)' : '(none)'} />}
+          {(d) => (
+            <BreakdownList
+              rows={d.rows}
+              filterDim={choice.filter}
+              onFilter={onFilter}
+              onDetails={choice.dim === 'events' ? onDetails : undefined}
+              detailsLabel="Properties"
+              valueLabel={choice.valueLabel}
+              emptyName={choice.dim === 'pages' || choice.dim === 'referrers' ? '(direct / none)' : '(none)'}
+            />
+          )}
         </Load>
       </div>
     </Panel>
@@ -118,9 +132,11 @@ export function OverviewView({ hostname, state, setState, signedIn }: { hostname
   const query = apiQuery(state, Date.now() / 1000).toString();
   const overview = useApi<Overview>(`${sitePath(hostname)}/overview?${query}`, signedIn);
   const addFilter = (dim: FilterDim, value: string) => setState(withFilter(state, { dim, op: 'eq', value }));
+  const [event, setEvent] = useState<string | null>(null);
+  const goalNames = useGoalNames(hostname, signedIn);
   return (
     <div class="overview">
-      <ReportControls state={state} setState={setState} />
+      <ReportControls state={state} setState={setState} valueNames={goalNames} />
       <Panel title="Traffic" id="traffic">
         <Load state={overview} label="traffic">
           {(o) => (
@@ -137,11 +153,22 @@ export function OverviewView({ hostname, state, setState, signedIn }: { hostname
           )}
         </Load>
       </Panel>
+      {signedIn && <GoalSummary hostname={hostname} state={state} setState={setState} />}
       <div class="grid">
         {PANELS.map((p) => (
-          <BreakdownPanel key={p.title} title={p.title} choices={p.choices} hostname={hostname} query={query} signedIn={signedIn} onFilter={addFilter} />
+          <BreakdownPanel
+            key={p.title}
+            title={p.title}
+            choices={p.choices}
+            hostname={hostname}
+            query={query}
+            signedIn={signedIn}
+            onFilter={addFilter}
+            onDetails={signedIn ? setEvent : undefined}
+          />
         ))}
       </div>
+      {signedIn && event !== null && <EventMetadata key={event} hostname={hostname} event={event} query={query} onClose={() => setEvent(null)} />}
     </div>
   );
 }

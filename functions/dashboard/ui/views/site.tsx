@@ -7,11 +7,12 @@ import { linkClick, navigate, siteUrl, type SiteTab } from '../router.ts';
 import { ImportsView } from './imports.tsx';
 import { ApiView } from './api.tsx';
 import { OverviewView } from './overview.tsx';
+import { GoalsView } from './goals.tsx';
 import { RetentionView } from './retention.tsx';
 import { SettingsView } from './settings.tsx';
 import { SiteIcon, type SiteInfo } from './sites.tsx';
 
-const TAB_LABELS: Record<SiteTab, string> = { overview: 'Overview', retention: 'Retention', api: 'API', imports: 'Imports', settings: 'Settings' };
+const TAB_LABELS: Record<SiteTab, string> = { overview: 'Overview', goals: 'Goals', retention: 'Retention', api: 'API', imports: 'Imports', settings: 'Settings' };
 /** An API site has no web reports nor imports: its overview is the API view. */
 const API_SITE_TABS: readonly SiteTab[] = ['api', 'settings'];
 
@@ -54,7 +55,7 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
                   {(s.kind === 'api' ? API_SITE_TABS : (Object.keys(TAB_LABELS) as SiteTab[])).map((t) => (
                     <li key={t}>
                       <a
-                        href={siteUrl(hostname, t, t === 'overview' || t === 'retention' || t === 'api' ? query : '')}
+                        href={siteUrl(hostname, t, t === 'overview' || t === 'goals' || t === 'retention' || t === 'api' ? query : '')}
                         onClick={linkClick}
                         aria-current={t === tab || (s.kind === 'api' && t === 'api' && tab === 'overview') ? 'page' : undefined}
                       >
@@ -73,6 +74,8 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
               </p>
             ) : tab === 'overview' ? (
               <OverviewView hostname={hostname} state={state} setState={setState} signedIn />
+            ) : tab === 'goals' ? (
+              <GoalsView hostname={hostname} state={state} setState={setState} />
             ) : tab === 'retention' ? (
               <RetentionView hostname={hostname} state={state} setState={setState} signedIn />
             ) : tab === 'api' ? (
