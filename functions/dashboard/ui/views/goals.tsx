@@ -268,7 +268,7 @@ function FunnelChart({ stats }: { stats: FunnelStats }) {
             <span class="funnel-bar" style={{ width: `${(s.visitors / first) * 100}%` }} aria-hidden="true" />
           </span>
           <span class="funnel-numbers">
-            {formatNumber(s.visitors)} visitors · {formatRate(s.conversion_rate)}
+            {formatNumber(s.visitors)} {s.visitors === 1 ? 'visitor' : 'visitors'} · {formatRate(s.conversion_rate)}
             {i > 0 && ` · ${formatNumber(s.dropoff)} dropped off`}
           </span>
         </li>
@@ -318,10 +318,12 @@ function FunnelForm({ hostname, onSaved }: { hostname: string; onSaved: (id: str
           </li>
         ))}
       </ol>
-      <button type="button" disabled={steps.length >= 6} onClick={() => setSteps([...steps, { type: 'page', match: '' }])}>
-        Add step
-      </button>{' '}
-      <button type="submit">Add funnel</button>
+      <div class="form-actions">
+        <button type="button" disabled={steps.length >= 6} onClick={() => setSteps([...steps, { type: 'page', match: '' }])}>
+          Add step
+        </button>
+        <button type="submit">Add funnel</button>
+      </div>
       <FieldError message={error} />
     </form>
   );
