@@ -18,7 +18,7 @@ import { log } from '#platform/log.ts';
 import { withBareServer } from './collector-bench.ts';
 import { clickHouseEnv, withClickHouse } from './clickhouse-bench.ts';
 import { BENCH_OWNER, load, ownerSession, startServer, type Server } from './service.ts';
-import { envNumber, fmt, type BenchRow } from './stats.ts';
+import { budgetRow, envNumber, fmt, timedGets, type BenchRow } from './stats.ts';
 
 const SITE = 'api-0.example';
 const BATCH = 100;
@@ -79,7 +79,6 @@ function seedSelect(dialect: 'duckdb' | 'clickhouse', total: number): string {
     FROM ${numbers}`;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
 
 async function measure(server: Server, engine: string, total: number): Promise<BenchRow[]> {
   const { auth } = await ownerSession(server);
@@ -98,24 +97,7 @@ async function measure(server: Server, engine: string, total: number): Promise<B
       ['consumers breakdown, filtered (method:POST)', `${base}/breakdown?dim=consumers&${range}&filter=method%3APOST`],
     ];
     for (const [name, url] of cases) {
-      const times: number[] = [];
-      let first = 0;
-      for (let i = 0; i < 12; i++) {
-        const t = performance.now();
-        const r = await fetch(url, { headers: auth });
-        if (r.status !== 200) throw new Error(`${name}: ${r.status} ${await r.text()}`);
-        await r.arrayBuffer();
-        if (i === 0) first = performance.now() - t;
-        else times.push(performance.now() - t);
-      }
-      times.sort((a, b) => a - b);
-      const median = percentile(times, 0.5);
-      rows.push({
-        name: `${engine}: API ${name}, ${days} days of ${fmt(total)} request rows`,
-        value: `median ${median.toFixed(0)} ms, p95 ${percentile(times, 0.95).toFixed(0)} ms (first ${first.toFixed(0)} ms)`,
-        budget: `median < ${REPORT_BUDGET_MS} ms`,
-        ok: median < REPORT_BUDGET_MS,
-      });
+      rows.push(budgetRow(`${engine}: API ${name}, ${days} days of ${fmt(total)} request rows`, await timedGets(url, auth, 12), REPORT_BUDGET_MS));
     }
   }
   return rows;

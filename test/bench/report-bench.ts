@@ -14,7 +14,7 @@ import { registrationKey } from '#domain/registration.ts';
 import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import { clickHouseEnv, withClickHouse } from './clickhouse-bench.ts';
 import { BENCH_OWNER, ownerSession, startServer, type Server } from './service.ts';
-import { fmt, type BenchRow } from './stats.ts';
+import { fmt, timedGets, type BenchRow } from './stats.ts';
 import { dimensionColumns } from './seed-columns.ts';
 import { dashboardRenderBench } from './dashboard-bench.ts';
 import { beaconBody } from './collector-bench.ts';
@@ -51,7 +51,8 @@ function seedShape(hash: (expr: string) => string, text: (expr: string) => strin
       'v' || ${text('i % 200000')} AS visitor, i % 5 = 0 AS "unique", NULL AS page_id, NULL AS session_id,
       '/page/' || ${text('i % 500')} AS path, NULL AS query, NULL AS referrer,${dimensionColumns('i')}
       CASE WHEN i % 10 = 1 THEN i % 120 END AS duration, CASE WHEN i % 10 = 1 THEN i % 101 END AS scrolled,
-      i % 50 = 0 AS bot, NULL AS metadata, true AS https, false AS imported, NULL AS source_id, r, page
+      i % 50 = 0 AS bot,
+      CASE WHEN i % 10 = 0 THEN '{"plan":"p' || ${text('i % 7')} || '","seats":' || ${text('i % 100')} || '}' END AS metadata, true AS https, false AS imported, NULL AS source_id, r, page
     -- An append (i % 10 = 1) belongs to the pageview two rows before it: same site, seconds later.
     FROM (SELECT i, page, ${hash('page')} % 1000000 / 1000000.0 AS r FROM (SELECT i, CASE WHEN i % 10 = 1 THEN i - 2 ELSE i END AS page FROM ${numbers}))`;
   return { rows, registrationCase };
@@ -80,7 +81,7 @@ export async function seedReports(dataDir: string, total: number): Promise<void>
 }
 
 /** The same rows into ClickHouse with one INSERT … SELECT (the store is append-only: nothing to decide per batch but its copies, listed after). */
-async function seedClickHouse(store: ClickHouseEventStore, total: number): Promise<void> {
+export async function seedClickHouse(store: ClickHouseEventStore, total: number): Promise<void> {
   const { rows, registrationCase } = seedShape((e) => `cityHash64(${e})`, (e) => `toString(${e})`);
   await store.executor.command(`
     INSERT INTO ${store.table} (site, registration, ts, kind, id, original_id, event, visitor, "unique", page_id, session_id, path, query, referrer,
@@ -92,10 +93,6 @@ async function seedClickHouse(store: ClickHouseEventStore, total: number): Promi
     FROM (${rows(`(SELECT number AS i FROM numbers(${total}))`)})`);
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
-}
-
 /** Every report of the largest site for 30 and 365 days: median and p95 of the requests after the first. */
 async function measureReports(server: Server, engine: string): Promise<BenchRow[]> {
   const { auth, register } = await ownerSession(server);
@@ -104,24 +101,8 @@ async function measureReports(server: Server, engine: string): Promise<BenchRow[
   const base = `${server.url}/api/sites/site-0.example`;
   const rows: BenchRow[] = [];
   let peak = 0;
-  /** `n` requests of `url` (`before` each): the median and p95 of all but the first (cold: it also builds the rollups its days lack). */
-  const timeRequests = async (name: string, url: string, n: number, before?: () => Promise<void>) => {
-    const times: number[] = [];
-    let first = 0;
-    for (let i = 0; i < n; i++) {
-      await before?.();
-      const t = performance.now();
-      const r = await fetch(url, { headers: auth });
-      if (r.status !== 200) throw new Error(`${name}: ${r.status} ${await r.text()}`);
-      await r.arrayBuffer();
-      if (i > 0) times.push(performance.now() - t);
-      else first = performance.now() - t;
-      peak = Math.max(peak, server.rssMb());
-    }
-    times.sort((a, b) => a - b);
-    const median = percentile(times, 0.5);
-    return { median, summary: `median ${median.toFixed(0)} ms, p95 ${percentile(times, 0.95).toFixed(0)} ms (first ${first.toFixed(0)} ms)` };
-  };
+  const timeRequests = (url: string, n: number, before?: () => Promise<void>) =>
+    timedGets(url, auth, n, { before, after: () => (peak = Math.max(peak, server.rssMb())) });
   for (const days of [30, 365]) {
     const range = `from=${to - days * 86400}&to=${to}`;
     const reports: [string, string, number][] = [
@@ -137,7 +118,7 @@ async function measureReports(server: Server, engine: string): Promise<BenchRow[
       ]),
     ];
     for (const [name, url, n] of reports) {
-      const { median, summary } = await timeRequests(name, url, n);
+      const { median, summary } = await timeRequests(url, n);
       rows.push({ name: `${engine}: ${name}, ${days} days of the largest site`, value: summary, budget: `median < ${REPORT_BUDGET_MS} ms`, ok: median < REPORT_BUDGET_MS });
     }
   }
@@ -148,7 +129,7 @@ async function measureReports(server: Server, engine: string): Promise<BenchRow[
     await new Promise((done) => setTimeout(done, BATCH_SETTLE_MS));
   };
   for (const report of ['overview', 'overview/summary'] as const) {
-    const { summary } = await timeRequests(report, `${base}/${report}?from=${to - 30 * 86400}&to=${to}&tz=Europe/Berlin`, 11, beforeEach);
+    const { summary } = await timeRequests(`${base}/${report}?from=${to - 30 * 86400}&to=${to}&tz=Europe/Berlin`, 11, beforeEach);
     rows.push({ name: `${engine}: ${report.replace('/', ' ')}, 30 days of the largest site, a beacon stored before each request`, value: summary });
   }
   rows.push({ name: `${engine}: server RSS during the report runs (peak)`, value: `${peak.toFixed(0)} MiB` });

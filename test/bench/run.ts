@@ -2,12 +2,12 @@
  * `npm run bench`: the budgets of DESIGN.md §6, measured on this machine and
  * written to docs/benchmarks.md. Servers run in their own processes; load
  * comes from autocannon in this one. A missed budget is reported, not hidden.
- * BENCH_ONLY=tracker,dashboard,bundles,writer,writer-clickhouse,http,ingest,long,phases,imports,imports-clickhouse,reports,reports-clickhouse,api-reports,api-reports-clickhouse runs some parts
+ * BENCH_ONLY=tracker,dashboard,bundles,writer,writer-clickhouse,http,ingest,long,phases,imports,imports-clickhouse,reports,reports-clickhouse,api-reports,api-reports-clickhouse,goals,goals-clickhouse runs some parts (a section of its own after the last full run's table)
  * while iterating (the default runs all); each part's file documents its own
  * settings (collector-bench.ts, collector-phases.ts, writer-bench.ts, BENCH_EVENTS here for the
  * reports' seed).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -22,6 +22,7 @@ import { clickHouseWriterBench, writerBench, writerSettings } from './writer-ben
 import { clickHouseEnv, withClickHouse } from './clickhouse-bench.ts';
 import { importBench } from './import-bench.ts';
 import { apiReportsBench, clickHouseApiReportsBench, ingestBench } from './api-bench.ts';
+import { clickHouseGoalsBench, goalsBench } from './goals-bench.ts';
 import { bundleBench } from './bundle-bench.ts';
 import { dashboardSizeBench } from './dashboard-bench.ts';
 import { envNumber, fmt, RUNS, type BenchRow } from './stats.ts';
@@ -61,7 +62,7 @@ function render(rows: BenchRow[]): string {
   return lines.join('\n');
 }
 
-const PARTS = ['tracker', 'dashboard', 'bundles', 'writer', 'writer-clickhouse', 'http', 'ingest', 'long', 'phases', 'imports', 'imports-clickhouse', 'reports', 'reports-clickhouse', 'api-reports', 'api-reports-clickhouse'];
+const PARTS = ['tracker', 'dashboard', 'bundles', 'writer', 'writer-clickhouse', 'http', 'ingest', 'long', 'phases', 'imports', 'imports-clickhouse', 'reports', 'reports-clickhouse', 'api-reports', 'api-reports-clickhouse', 'goals', 'goals-clickhouse'];
 
 /** What docs/benchmarks.md says above the table: how each part was run. */
 function header(total: number, only: ReadonlySet<string>): string {
@@ -133,11 +134,27 @@ export async function runBenchmarks(): Promise<void> {
     if (only.has('reports-clickhouse')) rows.push(...(await clickHouseReportsBench(pages.template, total)));
     if (only.has('api-reports')) rows.push(...(await apiReportsBench(pages.template)));
     if (only.has('api-reports-clickhouse')) rows.push(...(await clickHouseApiReportsBench(pages.template)));
+    if (only.has('goals')) rows.push(...(await goalsBench(pages.template, total)));
+    if (only.has('goals-clickhouse')) rows.push(...(await clickHouseGoalsBench(pages.template, total)));
   } finally {
     pages.server.close();
   }
   rows.unshift(calibrationRow(before, await calibrate()));
   const table = render(rows);
   console.log(table);
-  writeFileSync('docs/benchmarks.md', `# Benchmarks\n\n${header(total, only)}\n\n${table}\n`);
+  if (process.env.BENCH_ONLY) writePartialRun(process.env.BENCH_ONLY, `${header(total, only)}\n\n${table}`);
+  else writeFileSync(BENCHMARKS, `# Benchmarks\n\n${header(total, only)}\n\n${table}\n`);
+}
+
+const BENCHMARKS = 'docs/benchmarks.md';
+
+/**
+ * A partial run (BENCH_ONLY) keeps the last full run's table and adds its own section after it,
+ * replacing the section of an earlier run of the same parts.
+ */
+function writePartialRun(parts: string, body: string): void {
+  const heading = `## Partial run: BENCH_ONLY=${parts}`;
+  const before = existsSync(BENCHMARKS) ? readFileSync(BENCHMARKS, 'utf8') : '# Benchmarks\n';
+  const sections = before.split(/\n(?=## )/).filter((section) => !section.startsWith(`${heading}\n`));
+  writeFileSync(BENCHMARKS, `${[...sections.map((x) => x.trimEnd()), `${heading}\n\n${body}`].join('\n\n')}\n`);
 }

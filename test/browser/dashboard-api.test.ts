@@ -10,12 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
-import { accessibilityErrors, screenshots } from '../support/dashboard-checks.ts';
+import { accessibilityErrors, ownerPage as signedIn, screenshots, settled } from '../support/dashboard-checks.ts';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Any = any;
-declare const window: Any;
-declare const document: Any;
 
 let svc: TestService;
 let browser: Browser;
@@ -45,13 +41,7 @@ afterAll(async () => {
   await svc?.stop();
 });
 
-async function ownerPage(options: { bypassCSP?: boolean } = {}): Promise<Page> {
-  const context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC', viewport: { width: 1280, height: 900 }, ...options });
-  await context.addInitScript((t: string) => window.sessionStorage.setItem('tt.token', JSON.stringify({ token: t, expiresAt: Date.now() + 3_600_000 })), token);
-  return context.newPage();
-}
-
-const settled = (page: Page) => page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);
+const ownerPage = (options: { bypassCSP?: boolean } = {}) => signedIn(browser, token, options);
 const statText = (page: Page, id: string) => page.getByTestId(id).locator('.stat-value').innerText();
 
 describe('dashboard API view', () => {

@@ -11,12 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
-import { accessibilityErrors, screenshots } from '../support/dashboard-checks.ts';
+import { accessibilityErrors, ownerPage as signedIn, screenshots, settled } from '../support/dashboard-checks.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
-declare const window: Any;
-declare const document: Any;
 
 let svc: TestService;
 let browser: Browser;
@@ -49,14 +47,12 @@ afterAll(async () => {
   await svc?.stop();
 });
 
+/** The owner's page; confirmation dialogs (deletes) are accepted. */
 async function ownerPage(options: { bypassCSP?: boolean } = {}): Promise<Page> {
-  const context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC', viewport: { width: 1280, height: 900 }, ...options });
-  await context.addInitScript((t: string) => window.sessionStorage.setItem('tt.token', JSON.stringify({ token: t, expiresAt: Date.now() + 3_600_000 })), token);
-  context.on('page', (p) => p.on('dialog', (d) => void d.accept()));
-  return context.newPage();
+  const page = await signedIn(browser, token, options);
+  page.on('dialog', (d) => void d.accept());
+  return page;
 }
-
-const settled = (page: Page) => page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);
 
 describe('dashboard goals', () => {
   it('adds goals (a refusal shown beside the form), shows the API’s conversions, and a goal opens its converted visitors', async () => {

@@ -1,7 +1,7 @@
 /** What every dashboard browser test checks of a view: WCAG 2 AA errors (HTML_CodeSniffer) and screenshots at 1280 and 360 px in test/artifacts/. */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -36,3 +36,12 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   await page.setViewportSize({ width: 1280, height: 900 });
 }
 
+/** A page of a new context signed in as the owner of `token` (the dashboard's session storage), en-US in UTC at 1280 × 900. */
+export async function ownerPage(browser: Browser, token: string, options: { bypassCSP?: boolean } = {}): Promise<Page> {
+  const context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC', viewport: { width: 1280, height: 900 }, ...options });
+  await context.addInitScript((t: string) => window.sessionStorage.setItem('tt.token', JSON.stringify({ token: t, expiresAt: Date.now() + 3_600_000 })), token);
+  return context.newPage();
+}
+
+/** Until no panel is loading. */
+export const settled = (page: Page) => page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);

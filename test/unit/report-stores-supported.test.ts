@@ -71,3 +71,16 @@ describe("the first slice's reports", () => {
     for (const report of firstSlice) expect(report.stores).toEqual(expect.arrayContaining(['duckdb', 'timestream', 'clickhouse']));
   });
 });
+
+describe('goals, funnels and event metadata (issue 37)', () => {
+  const goal = { type: 'event' as const, match: 'signup' };
+  it('are refused on Timestream before any statement is sent, the goal filter of a first-slice report too', async () => {
+    const reports = store();
+    await expect(reports.goalStats(scope, [goal])).rejects.toBeInstanceOf(NotAvailableOnStoreError);
+    await expect(reports.funnel(scope, [goal, goal])).rejects.toBeInstanceOf(NotAvailableOnStoreError);
+    await expect(reports.eventMetadata(scope, 'signup', null, 10)).rejects.toBeInstanceOf(NotAvailableOnStoreError);
+    const converted = { ...scope, filters: [{ dim: 'goal' as const, op: 'eq' as const, value: 'g', goal: { ...goal, site: scope.site, registration: scope.registration }, window: { from: 0, to: 1 } }] };
+    await expect(reports.breakdown(converted, 'pages', 10)).rejects.toBeInstanceOf(NotAvailableOnStoreError);
+    expect(timestream.commandCalls(QueryCommand)).toHaveLength(0);
+  });
+});

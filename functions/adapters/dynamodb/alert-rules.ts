@@ -8,7 +8,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AlertRuleRecord, AlertRules, AlertState } from '#ports/alert-rules.ts';
 import { conditionHeld, conditionalWrite, unlessConditionFails } from './conditional-write.ts';
-import { queryIndex, type ItemTable } from './item-table.ts';
+import { queryIndex, querySitePartition, type ItemTable } from './item-table.ts';
 import { keys } from './table.ts';
 
 const FIELDS = [
@@ -52,15 +52,7 @@ export class DynamoAlertRules implements AlertRules {
   }
 
   private async listRules(site: string): Promise<AlertRuleRecord[]> {
-    const page = await this.items.doc.send(
-      new QueryCommand({
-        TableName: this.items.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.site(site).pk, ':prefix': keys.alertRulePrefix },
-        ConsistentRead: true,
-      }),
-    );
-    return (page.Items ?? []).map((i) => toRule(i) as AlertRuleRecord);
+    return (await querySitePartition(this.items, site, keys.alertRulePrefix)).map((i) => toRule(i) as AlertRuleRecord);
   }
 
   async listAlertRules(site: string): Promise<AlertRuleRecord[]> {

@@ -2,7 +2,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from './document-client.ts';
-import { GSI1 } from './table.ts';
+import { GSI1, keys } from './table.ts';
 
 export interface ItemTable {
   doc: DynamoDBDocumentClient;
@@ -22,6 +22,26 @@ export async function queryIndex({ doc, table }: ItemTable, gsi1pk: string): Pro
         IndexName: GSI1,
         KeyConditionExpression: 'gsi1pk = :pk',
         ExpressionAttributeValues: { ':pk': gsi1pk },
+        ExclusiveStartKey: start,
+      }),
+    );
+    out.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/** Every item of a site's partition whose sort key starts with `prefix`, read consistently, page after page. */
+export async function querySitePartition({ doc, table }: ItemTable, site: string, prefix: string): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.site(site).pk, ':prefix': prefix },
+        ConsistentRead: true,
         ExclusiveStartKey: start,
       }),
     );

@@ -4,10 +4,10 @@
  * registration sweeps them with the rest; found by their secret's hash
  * through gsi1 (`SKEY#<sha256>`). A rotation replaces the hash in place.
  */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SiteApiKeyRecord, SiteApiKeys } from '#ports/site-api-keys.ts';
 import { conditionalWrite, unlessConditionFails } from './conditional-write.ts';
-import { queryIndex, type ItemTable } from './item-table.ts';
+import { queryIndex, querySitePartition, type ItemTable } from './item-table.ts';
 import { keys } from './table.ts';
 
 const FIELDS = ['id', 'site', 'registration', 'owner_uid', 'secret_hash', 'label', 'created_at', 'rotated_at', 'last_used_at'] as const;
@@ -39,22 +39,7 @@ export class DynamoSiteApiKeys implements SiteApiKeys {
   }
 
   async listSiteApiKeys(site: string): Promise<SiteApiKeyRecord[]> {
-    const out: SiteApiKeyRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.items.doc.send(
-        new QueryCommand({
-          TableName: this.items.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.site(site).pk, ':prefix': keys.siteApiKeyPrefix },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) out.push(toSiteApiKey(item) as SiteApiKeyRecord);
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return out;
+    return (await querySitePartition(this.items, site, keys.siteApiKeyPrefix)).map((item) => toSiteApiKey(item) as SiteApiKeyRecord);
   }
 
   async rotateSiteApiKey(site: string, id: string, newSecretHash: string, at: string): Promise<{ key: SiteApiKeyRecord; previousHash: string } | null> {

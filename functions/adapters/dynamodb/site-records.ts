@@ -5,10 +5,10 @@
  * atomic with the write (two creations at once may both pass at the limit:
  * a bound on clutter, not a security rule).
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SiteRecords } from '#ports/goals.ts';
 import { conditionalWrite, conditionHeld } from './conditional-write.ts';
-import type { ItemTable } from './item-table.ts';
+import { querySitePartition, type ItemTable } from './item-table.ts';
 import { keys } from './table.ts';
 
 export class DynamoSiteRecords<T extends { id: string; site: string }> implements SiteRecords<T> {
@@ -36,22 +36,7 @@ export class DynamoSiteRecords<T extends { id: string; site: string }> implement
   }
 
   async list(site: string): Promise<T[]> {
-    const out: T[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.items.doc.send(
-        new QueryCommand({
-          TableName: this.items.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.site(site).pk, ':prefix': this.prefix },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      out.push(...(page.Items ?? []).map((i) => this.recordOf(i) as T));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return out;
+    return (await querySitePartition(this.items, site, this.prefix)).map((i) => this.recordOf(i) as T);
   }
 
   async get(site: string, id: string): Promise<T | null> {
