@@ -124,6 +124,13 @@ export function conversionsContract(store: StoreUnderTest): void {
       expect((await getFunnelStats(a.reports, request(s, T0, T0 + D), twice)).steps.map((x) => x.visitors)).toEqual([4, 1]);
     });
 
+    it('does not order two hits of the same millisecond', async () => {
+      const t = site('same-ms');
+      await a.events.saveEvents([row(t, T0 + H, { visitor: 'w1', path: '/' }), row(t, T0 + H, { visitor: 'w1', path: '/pricing' }), row(t, T0 + 2 * H, { visitor: 'w2', path: '/' }), row(t, T0 + 2 * H + 1, { visitor: 'w2', path: '/pricing' })]);
+      const f = funnel(t, [{ type: 'page', match: '/' }, { type: 'page', match: '/pricing' }]);
+      expect((await getFunnelStats(a.reports, request(t, T0, T0 + D), f)).steps.map((x) => x.visitors)).toEqual([2, 1]);
+    });
+
     it('keeps a visitor crossing UTC midnight as two visitor-days that each walk alone', async () => {
       const f = funnel(s, [{ type: 'page', match: '/' }, { type: 'page', match: '/pricing' }]);
       const stats = await getFunnelStats(a.reports, request(s, T0, T0 + 2 * D), f);
@@ -174,6 +181,23 @@ export function conversionsContract(store: StoreUnderTest): void {
       expect((await getMetadataValues(a.reports, q, 'Purchase', 'coupon', 10)).values).toEqual([{ value: 'true', count: 1, visitors: 1 }]);
       expect((await getMetadataKeys(a.reports, q, 'Purchase', 1)).keys.map((k) => k.key)).toEqual(['plan']);
       expect((await getMetadataValues(a.reports, q, 'Purchase', 'missing', 10)).values).toEqual([]);
+    });
+
+    it('reads a key by its own name only, whatever characters it has, and values of any JSON type as written (null as none)', async () => {
+      const m = site('keys');
+      await a.events.saveEvents([event(m, T0 + H, 'E', { visitor: 'v1', metadata: '{"a/b":"slash","~t":"tilde","$x":"dollar","":"empty","n":null,"o":{"z":1},"q\\"k":"quote","f":1.5}' })]);
+      const q = request(m, T0, T0 + D);
+      const value = async (key: string) => (await getMetadataValues(a.reports, q, 'E', key, 10)).values.map((v) => v.value);
+      expect(await value('a/b')).toEqual(['slash']);
+      expect(await value('~t')).toEqual(['tilde']);
+      expect(await value('$x')).toEqual(['dollar']);
+      expect(await value('')).toEqual(['empty']);
+      expect(await value('n')).toEqual([]);
+      expect(await value('o')).toEqual(['{"z":1}']);
+      expect(await value('q"k')).toEqual(['quote']);
+      expect(await value('f')).toEqual(['1.5']);
+      expect(await value('a')).toEqual([]);
+      expect((await getMetadataKeys(a.reports, q, 'E', 20)).keys.map((k) => k.key).sort()).toEqual(['', '$x', 'a/b', 'f', 'n', 'o', 'q"k', '~t']);
     });
   });
 }
