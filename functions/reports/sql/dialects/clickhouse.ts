@@ -99,11 +99,11 @@ export class ClickHouseSql extends ReadTimeDialect {
   }
 
   /** Rows of some kinds and sites from `from` (and before `to`), with `ts` and the named columns. */
-  scan({ kinds, sites, from, to }: ScanRange, columns: readonly string[]): string {
+  scan({ kinds, sites, from, to, also }: ScanRange, columns: readonly string[]): string {
     const wanted = [...new Set(columns)].filter((c) => c !== 'ts').map(sqlIdentifier);
     const until = to === undefined ? '' : ` AND "ts" < ${sqlInteger(to)}`;
     return `(SELECT "ts"${wanted.map((c) => `, ${c}`).join('')} FROM ${this.table}
-      WHERE "kind" IN ${this.bind(kinds, 'Array(String)')} AND ${this.sites(sites)} AND "ts" >= ${sqlInteger(from)}${until})`;
+      WHERE "kind" IN ${this.bind(kinds, 'Array(String)')} AND ${this.sites(sites)} AND "ts" >= ${sqlInteger(from)}${until}${also ? ` AND ${also}` : ''})`;
   }
 
   /**
@@ -111,24 +111,30 @@ export class ClickHouseSql extends ReadTimeDialect {
    * one row of each stored twice (`LIMIT 1 BY`: two deliveries before the table merged them); the
    * parts before it through the copy window.
    */
-  override canonicalIn(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], columns: readonly string[]): string {
-    return this.canonicalOf([kind], sites, ranges, columns);
+  override canonicalIn(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], columns: readonly string[], also?: string): string {
+    return this.canonicalOf([kind], sites, ranges, columns, also);
   }
 
   /**
    * canonicalIn over rows of several kinds at once (name `kind` in `columns` to tell them apart):
    * the rows from `listing.since` in one read, those before through each kind's copy window.
    */
-  canonicalOf(kinds: readonly ScanRange['kinds'][number][], sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], columns: readonly string[]): string {
+  canonicalOf(
+    kinds: readonly ScanRange['kinds'][number][],
+    sites: readonly SiteRef[],
+    ranges: readonly (readonly [number, number])[],
+    columns: readonly string[],
+    also?: string,
+  ): string {
     const windowed = (rs: readonly (readonly [number, number])[]) => {
-      const reads = kinds.map((kind) => super.canonicalIn(kind, sites, rs, columns));
+      const reads = kinds.map((kind) => super.canonicalIn(kind, sites, rs, columns, also));
       return reads.length === 1 ? (reads[0] as string) : `(${reads.map((read, i) => `SELECT * FROM ${read} AS k${i}`).join(' UNION ALL ')})`;
     };
     if (!this.listing || ranges.length === 0) return windowed(ranges);
     const { before, after } = splitRanges(ranges, this.listing.since);
     if (after.length === 0) return windowed(ranges);
     const kindIs = kinds.length === 1 ? `"kind" = ${this.value(kinds[0] as string)}` : `"kind" IN ${this.bind(kinds, 'Array(String)')}`;
-    const listed = lessListedCopies(this.table, this.listing.copies, ['"ts"', ...canonicalColumns(columns)], `${kindIs} AND ${this.sites(sites)} AND (${inRanges('"ts"', after)})`);
+    const listed = lessListedCopies(this.table, this.listing.copies, ['"ts"', ...canonicalColumns(columns)], `${kindIs} AND ${this.sites(sites)} AND (${inRanges('"ts"', after)})`, also ? ` AND ${also}` : '');
     if (before.length === 0) return listed;
     return `(SELECT * FROM ${windowed(before)} AS w UNION ALL SELECT * FROM ${listed} AS l)`;
   }

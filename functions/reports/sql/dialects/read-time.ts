@@ -18,6 +18,11 @@ export interface ScanRange {
   from: number;
   /** Exclusive, Unix ms; none for "since". */
   to?: number;
+  /**
+   * A condition on the stored row the scan keeps besides (ClickHouse; Timestream takes none): one the
+   * rows of an id all meet or all fail (their content), so copies are decided among the kept rows alone.
+   */
+  also?: string;
 }
 
 /**
@@ -35,7 +40,7 @@ export interface ReadTimeSql extends SqlText {
   /** The rows of one kind in [from, to) that are no copies (domain/rows/copies.ts), as a derived table. */
   canonical(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], from: number, to: number, columns: readonly string[]): string;
   /** The same over disjoint ascending [from, to) ranges, read as one derived table. */
-  canonicalIn(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], columns: readonly string[]): string;
+  canonicalIn(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], columns: readonly string[], also?: string): string;
 }
 
 /** The columns after `ts` of canonicalIn's derived table, quoted, in its order: site, id, then the named ones. */
@@ -85,7 +90,7 @@ export abstract class ReadTimeDialect implements ReadTimeSql {
    * derived table: one window over the ranges' rows and one copy window before each (merged
    * where they meet, so no row is read twice), which costs less than a window per range.
    */
-  canonicalIn(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], columns: readonly string[]): string {
+  canonicalIn(kind: ScanRange['kinds'][number], sites: readonly SiteRef[], ranges: readonly (readonly [number, number])[], columns: readonly string[], also?: string): string {
     const wanted = canonicalColumns(columns);
     const read: [number, number][] = [];
     for (const [from, to] of ranges) {
@@ -93,7 +98,7 @@ export abstract class ReadTimeDialect implements ReadTimeSql {
       if (last && from - COPY_WINDOW_MS <= last[1]) last[1] = Math.max(last[1], to);
       else read.push([from - COPY_WINDOW_MS, to]);
     }
-    const scans = read.map(([from, to]) => this.scan({ kinds: [kind], sites, from, to }, ['site', 'id', ...columns]));
+    const scans = read.map(([from, to]) => this.scan({ kinds: [kind], sites, from, to, also }, ['site', 'id', ...columns]));
     const rows = scans.length === 1 ? (scans[0] as string) : `(${scans.map((scan, i) => `SELECT * FROM ${scan} AS s${i}`).join(' UNION ALL ')})`;
     const kept = ranges.map(([from, to]) => `("ts" >= ${sqlInteger(from)} AND "ts" < ${sqlInteger(to)})`).join(' OR ');
     return `(

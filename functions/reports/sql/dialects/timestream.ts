@@ -70,6 +70,7 @@ export class TimestreamSql extends ReadTimeDialect {
    * Timestream prunes before anything else runs.
    */
   scan(range: ScanRange, columns: readonly string[]): string {
+    if (range.also !== undefined) throw new Error('the Timestream dialect scans without extra conditions');
     const wanted = [...new Set(columns)];
     const column = (name: string) => {
       if (!isColumn(name)) throw new RangeError(`unknown column: ${name}`);
