@@ -82,6 +82,8 @@ function header(total: number, only: ReadonlySet<string>): string {
       'Dashboard: the overview of the largest site (default 30 days) loaded in headless Chromium against the DuckDB server of the reports part, with the owner\'s token in the tab, timed from navigation until the totals, the chart and every breakdown panel are filled; median of 5 loads after a first one.',
     (only.has('writer-clickhouse') || only.has('imports-clickhouse')) &&
       'ClickHouse writer and import: the same rows and export as DuckDB\'s, into chDB behind its HTTP stand-in in the bench\'s process (one statement at a time, each run a database of its own); the writer through the local queue in-process, the imports through `npm start` with CLICKHOUSE_URL.',
+    (only.has('goals') || only.has('goals-clickhouse')) &&
+      `Goals (goals-bench.ts): the reports' seed of ${fmt(total)} events, its largest site with five goals (an exact path, two wildcards, two events) and a 4-step funnel whose three page steps are broad wildcards (the hits of any step are over half the site's rows), and event_10's metadata; each asked 12 times over HTTP against \`npm start\`, the first dropped. The seed's 90 days are all inside the 365-day range.`,
     only.has('writer') &&
       `Writer: ${fmt(writer.rows)} rows through the local queue into an empty store and onto a store already holding ${fmt(writer.prefill)} rows of the same UTC day (made with SQL, stored through saveSelected, the store closed and reopened), ${RUNS} alternating rounds, each in a process of its own; the reopen's time and the RSS it adds are listed.`,
   ]

@@ -1,6 +1,6 @@
-/** The registry's table as its adapters reach it: one document client over the table, and reads of the gsi1 index. */
+/** The registry's table as its adapters reach it: one document client over the table, and paged queries of it and of the gsi1 index. */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from './document-client.ts';
 import { GSI1, keys } from './table.ts';
 
@@ -11,42 +11,26 @@ export interface ItemTable {
 
 export const itemTable = (client: DynamoDBClient, table: string): ItemTable => ({ doc: documentClient(client), table });
 
-/** Every item listed under `gsi1pk` (an owner's sites or keys), page after page. */
-export async function queryIndex({ doc, table }: ItemTable, gsi1pk: string): Promise<Record<string, unknown>[]> {
+/** Every item a query finds, page after page. */
+async function queryAll({ doc, table }: ItemTable, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await doc.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: GSI1,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': gsi1pk },
-        ExclusiveStartKey: start,
-      }),
-    );
+    const page = await doc.send(new QueryCommand({ ...input, TableName: table, ExclusiveStartKey: start }));
     out.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
   return out;
 }
 
-/** Every item of a site's partition whose sort key starts with `prefix`, read consistently, page after page. */
-export async function querySitePartition({ doc, table }: ItemTable, site: string, prefix: string): Promise<Record<string, unknown>[]> {
-  const out: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await doc.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.site(site).pk, ':prefix': prefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    out.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
-}
+/** Every item listed under `gsi1pk` (an owner's sites or keys). */
+export const queryIndex = (items: ItemTable, gsi1pk: string): Promise<Record<string, unknown>[]> =>
+  queryAll(items, { IndexName: GSI1, KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': gsi1pk } });
+
+/** Every item of a site's partition whose sort key starts with `prefix`, read consistently. */
+export const querySitePartition = (items: ItemTable, site: string, prefix: string): Promise<Record<string, unknown>[]> =>
+  queryAll(items, {
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.site(site).pk, ':prefix': prefix },
+    ConsistentRead: true,
+  });
