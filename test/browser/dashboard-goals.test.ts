@@ -89,7 +89,7 @@ describe('dashboard goals', () => {
     await page.context().close();
   }, 90_000);
 
-  it('adds a funnel and draws a bar per step; a refused funnel shows the reason', async () => {
+  it('adds a funnel, draws a bar per step and changes it in place; a refused funnel shows the reason', async () => {
     const page = await ownerPage();
     await page.goto(`${svc.url}/sites/${site}/goals`);
     await page.getByRole('heading', { name: 'Funnels' }).waitFor();
@@ -115,6 +115,15 @@ describe('dashboard goals', () => {
       expect.stringMatching(/2\. Visit \/pricing\s+1 visitor · 33\.3% · 2 dropped off/),
       expect.stringMatching(/3\. Event Sign_up\s+1 visitor · 33\.3% · 0 dropped off/),
     ]);
+    // Changed in place: the form takes the funnel, a save keeps its id.
+    await page.getByRole('button', { name: 'Edit', exact: true }).last().click();
+    await form.getByLabel('Funnel name').fill('Pricing first');
+    await form.locator('#step-0-match').fill('/pricing');
+    await form.getByRole('button', { name: 'Remove step 3' }).click();
+    await form.getByRole('button', { name: 'Save funnel' }).click();
+    await expect.poll(() => page.getByLabel('Funnel', { exact: true }).locator('option:checked').innerText()).toBe('Pricing first');
+    const changed = (await svc.req('GET', `/api/sites/${site}/funnels`, { token })).json.funnels;
+    expect(changed.map((f: Any) => [f.id, f.name, f.steps.map((x: Any) => x.match)])).toEqual([[funnel.id, 'Pricing first', ['/pricing', '/pricing']]]);
     await page.context().close();
   }, 90_000);
 

@@ -3,21 +3,18 @@
  * (a click narrows the overview to the visitors who converted), an ordered
  * funnel as a bar per step, and the editors of both with the API's refusals
  * shown beside the field. The overview shows the same goal stats beside its
- * totals, with a goal picker (GoalSummary).
+ * totals, with a goal picker (GoalSummary). Funnels: funnels.tsx.
  */
 import { useState } from 'preact/hooks';
-import { api, ApiError, sitePath, useApi } from '../api.ts';
+import { api, sitePath, useApi } from '../api.ts';
+import { attempt, MATCH_HINT, MatchFields, stepText, type Step } from './goal-fields.tsx';
+import { FunnelsPanel } from './funnels.tsx';
 import { FieldError, Load, Panel } from '../components/panel.tsx';
 import { ReportControls } from '../components/report-controls.tsx';
 import { formatChange, formatNumber, formatRate } from '../format.ts';
 import { apiQuery, withFilter, withoutFilter, writeState, browserTimezone, type ReportState } from '../report-state.ts';
 import { linkClick, navigate, siteUrl } from '../router.ts';
 
-type GoalType = 'page' | 'event';
-interface Step {
-  type: GoalType;
-  match: string;
-}
 export interface Goal extends Step {
   id: string;
   name: string;
@@ -32,33 +29,6 @@ export interface GoalStats {
   previous: GoalCounts[];
   visitors: number;
 }
-interface Funnel {
-  id: string;
-  name: string;
-  steps: Step[];
-}
-interface FunnelStats {
-  visitors: number;
-  steps: (Step & { visitors: number; dropoff: number; conversion_rate: number })[];
-}
-
-const MATCH_HINT: Record<GoalType, string> = {
-  page: 'A path: /pricing, or with * for any characters: /blog/*',
-  event: 'An event name, as sent with tt_event',
-};
-
-const stepText = (s: Step) => (s.type === 'page' ? `Visit ${s.match}` : `Event ${s.match}`);
-
-/** A result or the API's refusal text, for a form to show. */
-async function attempt(call: () => Promise<unknown>): Promise<string | null> {
-  try {
-    await call();
-    return null;
-  } catch (e) {
-    return e instanceof ApiError ? e.message : 'The request failed.';
-  }
-}
-
 /** Names of the site's goals by id: how a goal filter reads in the filter chips. */
 export function useGoalNames(hostname: string, signedIn: boolean): Record<string, string> {
   const goals = useApi<{ goals: Goal[] }>(signedIn ? `${sitePath(hostname)}/goals` : null);
@@ -155,24 +125,6 @@ export function GoalSummary({ hostname, state, setState }: { hostname: string; s
   );
 }
 
-function MatchFields({ step, onChange, idPrefix }: { step: Step; onChange: (s: Step) => void; idPrefix: string }) {
-  return (
-    <>
-      <label class="control">
-        <span>Type</span>
-        <select id={`${idPrefix}-type`} value={step.type} onChange={(e) => onChange({ ...step, type: (e.currentTarget as HTMLSelectElement).value as GoalType })}>
-          <option value="page">Page visit</option>
-          <option value="event">Custom event</option>
-        </select>
-      </label>
-      <label class="control grow">
-        <span>{step.type === 'page' ? 'Path' : 'Event name'}</span>
-        <input id={`${idPrefix}-match`} required value={step.match} placeholder={step.type === 'page' ? '/pricing' : 'signup'} title={MATCH_HINT[step.type]} onInput={(e) => onChange({ ...step, match: (e.currentTarget as HTMLInputElement).value })} />
-      </label>
-    </>
-  );
-}
-
 /** Add a goal, or change one (`editing`). */
 function GoalForm({ hostname, editing, onSaved }: { hostname: string; editing: Goal | null; onSaved: () => void }) {
   const [goal, setGoal] = useState<Step & { name: string }>(editing ? { type: editing.type, match: editing.match, name: editing.name } : { type: 'page', match: '', name: '' });
@@ -248,132 +200,6 @@ function GoalsPanel({ hostname, query, state }: { hostname: string; query: strin
         onSaved={() => {
           setEditing(null);
           stats.reload();
-        }}
-      />
-    </Panel>
-  );
-}
-
-/** A bar per step: its visitors against the first step's, with drop-off and rate. */
-function FunnelChart({ stats }: { stats: FunnelStats }) {
-  const first = Math.max(stats.steps[0]?.visitors ?? 0, 1);
-  return (
-    <ol class="funnel" data-testid="funnel-chart">
-      {stats.steps.map((s, i) => (
-        <li key={i}>
-          <span class="funnel-label">
-            {i + 1}. {stepText(s)}
-          </span>
-          <span class="funnel-track">
-            <span class="funnel-bar" style={{ width: `${(s.visitors / first) * 100}%` }} aria-hidden="true" />
-          </span>
-          <span class="funnel-numbers">
-            {formatNumber(s.visitors)} {s.visitors === 1 ? 'visitor' : 'visitors'} · {formatRate(s.conversion_rate)}
-            {i > 0 && ` · ${formatNumber(s.dropoff)} dropped off`}
-          </span>
-        </li>
-      ))}
-    </ol>
-  );
-}
-
-const NEW_STEPS: Step[] = [
-  { type: 'page', match: '' },
-  { type: 'page', match: '' },
-];
-
-/** Add a funnel of 2 to 6 steps. */
-function FunnelForm({ hostname, onSaved }: { hostname: string; onSaved: (id: string) => void }) {
-  const [name, setName] = useState('');
-  const [steps, setSteps] = useState<Step[]>(NEW_STEPS);
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    let id = '';
-    const failed = await attempt(async () => {
-      id = (await api<{ id: string }>(`${sitePath(hostname)}/funnels`, { method: 'POST', body: { name, steps } })).id;
-    });
-    setError(failed);
-    if (!failed) {
-      setName('');
-      setSteps(NEW_STEPS);
-      onSaved(id);
-    }
-  };
-  return (
-    <form class="funnel-form" onSubmit={submit} data-testid="funnel-form">
-      <label class="control">
-        <span>Funnel name</span>
-        <input required maxLength={100} value={name} onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} />
-      </label>
-      <ol class="funnel-steps">
-        {steps.map((s, i) => (
-          <li key={i}>
-            <MatchFields step={s} idPrefix={`step-${i}`} onChange={(next) => setSteps(steps.map((x, j) => (j === i ? next : x)))} />
-            {steps.length > 2 && (
-              <button type="button" aria-label={`Remove step ${i + 1}`} onClick={() => setSteps(steps.filter((_, j) => j !== i))}>
-                Remove
-              </button>
-            )}
-          </li>
-        ))}
-      </ol>
-      <div class="form-actions">
-        <button type="button" disabled={steps.length >= 6} onClick={() => setSteps([...steps, { type: 'page', match: '' }])}>
-          Add step
-        </button>
-        <button type="submit">Add funnel</button>
-      </div>
-      <FieldError message={error} />
-    </form>
-  );
-}
-
-function FunnelsPanel({ hostname, query }: { hostname: string; query: string }) {
-  const funnels = useApi<{ funnels: Funnel[] }>(`${sitePath(hostname)}/funnels`);
-  const [chosen, setChosen] = useState<string | null>(null);
-  const list = funnels.data?.funnels ?? [];
-  const id = chosen && list.some((f) => f.id === chosen) ? chosen : (list[0]?.id ?? null);
-  const stats = useApi<FunnelStats>(id ? `${sitePath(hostname)}/funnels/${id}/stats?${query}` : null);
-  const [error, setError] = useState<string | null>(null);
-  const remove = async () => {
-    const f = list.find((x) => x.id === id);
-    if (!f || !window.confirm(`Delete the funnel "${f.name}"?`)) return;
-    setError(await attempt(() => api(`${sitePath(hostname)}/funnels/${f.id}`, { method: 'DELETE' })));
-    funnels.reload();
-  };
-  return (
-    <Panel
-      title="Funnels"
-      id="funnels"
-      actions={
-        list.length > 0 ? (
-          <span class="panel-choice">
-            <label for="funnel-choice">Funnel</label>
-            <select id="funnel-choice" value={id ?? ''} onChange={(e) => setChosen((e.currentTarget as HTMLSelectElement).value)}>
-              {list.map((f) => (
-                <option key={f.id} value={f.id}>
-                  {f.name}
-                </option>
-              ))}
-            </select>
-            <button type="button" onClick={remove}>
-              Delete
-            </button>
-          </span>
-        ) : null
-      }
-    >
-      <p class="note">Visitors who took the steps in order on one day; other pages between steps are fine.</p>
-      <Load state={funnels} label="funnels">
-        {(d) => (d.funnels.length === 0 ? <p class="empty">No funnels yet.</p> : <Load state={stats} label="the funnel">{(s) => <FunnelChart stats={s} />}</Load>)}
-      </Load>
-      <FieldError message={error} />
-      <FunnelForm
-        hostname={hostname}
-        onSaved={(newId) => {
-          setChosen(newId);
-          funnels.reload();
         }}
       />
     </Panel>
