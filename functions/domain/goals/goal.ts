@@ -35,7 +35,7 @@ export const FUNNEL_ERRORS = [
   "an event step's match must be an event name with at least one letter or digit",
 ] as const;
 
-type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -17,12 +17,15 @@ import {
   parseGoalCreate,
   parseGoalPatch,
   sameMatch,
+  type FunnelFields,
+  type GoalFields,
+  type Parsed,
 } from '#domain/goals/goal.ts';
-import { FunnelLimitError, GoalExistsError, GoalLimitError, InvalidInputError, UnknownFunnelError, UnknownGoalError } from '#domain/errors.ts';
+import { FunnelLimitError, GoalExistsError, GoalLimitError, InvalidInputError, UnknownFunnelError, UnknownGoalError, type FixedRefusal } from '#domain/errors.ts';
 import { parseReportQuery } from '#domain/reports/query.ts';
 import { registrationOf } from '#domain/registration.ts';
 import type { SiteRecord } from '#ports/registry.ts';
-import type { FunnelRecord, GoalRecord } from '#ports/goals.ts';
+import type { FunnelRecord, GoalRecord, SiteRecords } from '#ports/goals.ts';
 import { getFunnelStats, getGoalStats } from '#reports/goal-reports.ts';
 import type { ReportRequest } from '#reports/reports.ts';
 import type { Services } from '#platform/services.ts';
@@ -39,89 +42,93 @@ const hostnameParam = (req: ApiRequest) => req.params.hostname ?? '';
 const idParam = (req: ApiRequest) => (isUuid(req.params.id) ? (req.params.id as string) : null);
 const nowOf = (req: ApiRequest) => req.services.clock.now();
 
-async function goalOf(req: ApiRequest, site: string): Promise<GoalRecord> {
-  const id = idParam(req);
-  const goal = id ? await req.services.registry.goals.get(site, id) : null;
-  if (!goal) throw new UnknownGoalError();
-  return goal;
+/** One kind of record under the site, as its routes create, list, change and delete it. */
+interface RecordKind<T extends { id: string; site: string; created_at: string }, F> {
+  records: (services: GoalsServices) => SiteRecords<T>;
+  max: number;
+  limit: FixedRefusal;
+  unknown: FixedRefusal;
+  parseCreate(body: unknown): Parsed<F>;
+  parsePatch(body: unknown, current: T): Parsed<Partial<F>>;
+  view(record: T): unknown;
+  /** Refuses a record that may not stand beside the site's others (the goals': one per type and match). */
+  refuse?(record: F & { id: string }, others: readonly T[]): void;
 }
 
-async function funnelOf(req: ApiRequest, site: string): Promise<FunnelRecord> {
-  const id = idParam(req);
-  const funnel = id ? await req.services.registry.funnels.get(site, id) : null;
-  if (!funnel) throw new UnknownFunnelError();
-  return funnel;
+/** The list, create, change and delete handlers of a kind of record. */
+function recordHandlers<T extends { id: string; site: string; created_at: string }, F>(kind: RecordKind<T, F>, listName: string) {
+  const recordOf = async (req: ApiRequest, site: string): Promise<T> => {
+    const id = idParam(req);
+    const record = id ? await kind.records(req.services).get(site, id) : null;
+    if (!record) throw new kind.unknown();
+    return record;
+  };
+  const refuse = async (req: ApiRequest, site: string, record: F & { id: string }) => {
+    if (kind.refuse) kind.refuse(record, await kind.records(req.services).list(site));
+  };
+  return {
+    async list(req: ApiRequest) {
+      const { site } = await requireOwnedSiteRead(req, hostnameParam(req));
+      return json(200, { [listName]: (await kind.records(req.services).list(site.hostname)).sort(byCreation).map(kind.view) });
+    },
+    async create(req: ApiRequest) {
+      const { site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
+      const parsed = kind.parseCreate(jsonBody(req));
+      if (!parsed.ok) throw new InvalidInputError(parsed.error);
+      const record = { id: randomUUID(), site: site.hostname, ...parsed.value, created_at: nowOf(req).toISOString() } as unknown as T;
+      await refuse(req, site.hostname, { ...parsed.value, id: record.id });
+      if (!(await kind.records(req.services).create(record, kind.max))) throw new kind.limit();
+      return json(201, kind.view(record));
+    },
+    async update(req: ApiRequest) {
+      const { site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
+      const current = await recordOf(req, site.hostname);
+      const parsed = kind.parsePatch(jsonBody(req), current);
+      if (!parsed.ok) throw new InvalidInputError(parsed.error);
+      await refuse(req, site.hostname, { ...(current as unknown as F), ...parsed.value, id: current.id });
+      const updated = await kind.records(req.services).update(site.hostname, current.id, parsed.value as Partial<Omit<T, 'id' | 'site' | 'created_at'>>);
+      if (!updated) throw new kind.unknown();
+      return json(200, kind.view(updated));
+    },
+    async remove(req: ApiRequest) {
+      const { site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
+      const id = idParam(req);
+      if (!id || !(await kind.records(req.services).delete(site.hostname, id))) throw new kind.unknown();
+      return json(200, { deleted: id });
+    },
+    of: recordOf,
+  };
 }
 
-async function listGoals(req: ApiRequest) {
-  const { site } = await requireOwnedSiteRead(req, hostnameParam(req));
-  return json(200, { goals: (await req.services.registry.goals.list(site.hostname)).sort(byCreation).map(goalView) });
-}
+const goals = recordHandlers<GoalRecord, GoalFields>(
+  {
+    records: (services) => services.registry.goals,
+    max: MAX_GOALS,
+    limit: GoalLimitError,
+    unknown: UnknownGoalError,
+    parseCreate: parseGoalCreate,
+    parsePatch: parseGoalPatch,
+    view: goalView,
+    // One goal per type and match: a second would count the same rows under another name.
+    refuse: (goal, others) => {
+      if (others.some((g) => g.id !== goal.id && sameMatch(g, goal))) throw new GoalExistsError();
+    },
+  },
+  'goals',
+);
 
-/** One goal per type and match: a second would count the same rows under another name. */
-async function refuseDuplicate(req: ApiRequest, goal: Pick<GoalRecord, 'type' | 'match' | 'id'>) {
-  const goals = await req.services.registry.goals.list(hostnameParam(req));
-  if (goals.some((g) => g.id !== goal.id && sameMatch(g, goal))) throw new GoalExistsError();
-}
-
-async function createGoal(req: ApiRequest) {
-  const { site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
-  const parsed = parseGoalCreate(jsonBody(req));
-  if (!parsed.ok) throw new InvalidInputError(parsed.error);
-  const goal: GoalRecord = { id: randomUUID(), site: site.hostname, ...parsed.value, created_at: nowOf(req).toISOString() };
-  await refuseDuplicate(req, goal);
-  if (!(await req.services.registry.goals.create(goal, MAX_GOALS))) throw new GoalLimitError();
-  return json(201, goalView(goal));
-}
-
-async function updateGoal(req: ApiRequest) {
-  const { site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
-  const current = await goalOf(req, site.hostname);
-  const parsed = parseGoalPatch(jsonBody(req), current);
-  if (!parsed.ok) throw new InvalidInputError(parsed.error);
-  await refuseDuplicate(req, { ...parsed.value, id: current.id });
-  const updated = await req.services.registry.goals.update(site.hostname, current.id, parsed.value);
-  if (!updated) throw new UnknownGoalError();
-  return json(200, goalView(updated));
-}
-
-async function deleteGoal(req: ApiRequest) {
-  const { site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
-  const id = idParam(req);
-  if (!id || !(await req.services.registry.goals.delete(site.hostname, id))) throw new UnknownGoalError();
-  return json(200, { deleted: id });
-}
-
-async function listFunnels(req: ApiRequest) {
-  const { site } = await requireOwnedSiteRead(req, hostnameParam(req));
-  return json(200, { funnels: (await req.services.registry.funnels.list(site.hostname)).sort(byCreation).map(funnelView) });
-}
-
-async function createFunnel(req: ApiRequest) {
-  const { site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
-  const parsed = parseFunnelCreate(jsonBody(req));
-  if (!parsed.ok) throw new InvalidInputError(parsed.error);
-  const funnel: FunnelRecord = { id: randomUUID(), site: site.hostname, ...parsed.value, created_at: nowOf(req).toISOString() };
-  if (!(await req.services.registry.funnels.create(funnel, MAX_FUNNELS))) throw new FunnelLimitError();
-  return json(201, funnelView(funnel));
-}
-
-async function updateFunnel(req: ApiRequest) {
-  const { site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
-  const current = await funnelOf(req, site.hostname);
-  const parsed = parseFunnelPatch(jsonBody(req));
-  if (!parsed.ok) throw new InvalidInputError(parsed.error);
-  const updated = await req.services.registry.funnels.update(site.hostname, current.id, parsed.value);
-  if (!updated) throw new UnknownFunnelError();
-  return json(200, funnelView(updated));
-}
-
-async function deleteFunnel(req: ApiRequest) {
-  const { site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
-  const id = idParam(req);
-  if (!id || !(await req.services.registry.funnels.delete(site.hostname, id))) throw new UnknownFunnelError();
-  return json(200, { deleted: id });
-}
+const funnels = recordHandlers<FunnelRecord, FunnelFields>(
+  {
+    records: (services) => services.registry.funnels,
+    max: MAX_FUNNELS,
+    limit: FunnelLimitError,
+    unknown: UnknownFunnelError,
+    parseCreate: parseFunnelCreate,
+    parsePatch: (body) => parseFunnelPatch(body),
+    view: funnelView,
+  },
+  'funnels',
+);
 
 /** The owner's verified site and the report query, goal clauses resolved: what both stats read. */
 async function statsRequest(req: ApiRequest): Promise<{ site: SiteRecord; q: ReportRequest }> {
@@ -142,20 +149,20 @@ async function goalStats(req: ApiRequest) {
 
 async function funnelStats(req: ApiRequest) {
   const { site, q } = await statsRequest(req);
-  const funnel = await funnelOf(req, site.hostname);
+  const funnel = await funnels.of(req, site.hostname);
   return json(200, await getFunnelStats(req.services.reports, q, funnel));
 }
 
 export const handler = createGroupHandler<GoalsServices>({
-  'GET /api/sites/{hostname}/goals': listGoals,
-  'POST /api/sites/{hostname}/goals': createGoal,
-  'PATCH /api/sites/{hostname}/goals/{id}': updateGoal,
-  'DELETE /api/sites/{hostname}/goals/{id}': deleteGoal,
+  'GET /api/sites/{hostname}/goals': goals.list,
+  'POST /api/sites/{hostname}/goals': goals.create,
+  'PATCH /api/sites/{hostname}/goals/{id}': goals.update,
+  'DELETE /api/sites/{hostname}/goals/{id}': goals.remove,
   'GET /api/sites/{hostname}/goals/stats': goalStats,
-  'GET /api/sites/{hostname}/funnels': listFunnels,
-  'POST /api/sites/{hostname}/funnels': createFunnel,
-  'PATCH /api/sites/{hostname}/funnels/{id}': updateFunnel,
-  'DELETE /api/sites/{hostname}/funnels/{id}': deleteFunnel,
+  'GET /api/sites/{hostname}/funnels': funnels.list,
+  'POST /api/sites/{hostname}/funnels': funnels.create,
+  'PATCH /api/sites/{hostname}/funnels/{id}': funnels.update,
+  'DELETE /api/sites/{hostname}/funnels/{id}': funnels.remove,
   'GET /api/sites/{hostname}/funnels/{id}/stats': funnelStats,
 });
 
