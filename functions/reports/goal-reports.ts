@@ -4,19 +4,11 @@
  * 0..1 rounded to four places, as every share the reports answer.
  */
 import { share } from '#domain/reports/overview.ts';
-import { withGoalWindow } from '#domain/reports/filter.ts';
-import { previousRange, type Range } from '#domain/reports/time.ts';
+import { previousRange } from '#domain/reports/time.ts';
 import type { FunnelRecord, GoalRecord } from '#ports/goals.ts';
-import type { ReportScope, ReportStore } from '#ports/report-store.ts';
-import type { ReportRequest } from './reports.ts';
+import type { ReportStore } from '#ports/report-store.ts';
+import { scopeOf, type ReportRequest } from './reports.ts';
 
-const scopeOf = (q: Pick<ReportRequest, 'site' | 'registration' | 'filters'>, range: Range): ReportScope => ({
-  site: q.site,
-  registration: q.registration,
-  from: range.from * 1000,
-  to: range.to * 1000,
-  filters: withGoalWindow(q.filters, range.from * 1000, range.to * 1000),
-});
 
 /**
  * Per goal its conversions, converted visitor-days and conversion rate (converted ÷ the range's
@@ -24,7 +16,7 @@ const scopeOf = (q: Pick<ReportRequest, 'site' | 'registration' | 'filters'>, ra
  */
 export async function getGoalStats(store: ReportStore, q: ReportRequest, goals: readonly GoalRecord[]) {
   const previous = previousRange(q.range, q.tz);
-  const [now, before] = await Promise.all([store.goalStats(scopeOf(q, q.range), goals), store.goalStats(scopeOf(q, previous), goals)]);
+  const [now, before] = await Promise.all([store.goalStats(scopeOf(q, q.range, q.filters), goals), store.goalStats(scopeOf(q, previous, q.filters), goals)]);
   const rows = (stats: typeof now) =>
     goals.map((g, i) => {
       const counts = stats.goals[i] ?? { conversions: 0, visitors: 0 };
@@ -38,7 +30,7 @@ export async function getGoalStats(store: ReportStore, q: ReportRequest, goals: 
  * (`dropoff`; the first step's is 0) and the share of the first step's that reached it.
  */
 export async function getFunnelStats(store: ReportStore, q: ReportRequest, funnel: FunnelRecord) {
-  const scope = scopeOf(q, q.range);
+  const scope = scopeOf(q, q.range, q.filters);
   const [reached, { visitors }] = await Promise.all([store.funnel(scope, funnel.steps), store.goalStats(scope, [])]);
   const entered = reached[0] ?? 0;
   return {
@@ -56,12 +48,12 @@ type MetadataRequest = Omit<ReportRequest, 'now'>;
 
 /** One event's metadata keys, with the events and visitors that carry each. */
 export async function getMetadataKeys(store: ReportStore, q: MetadataRequest, event: string, limit: number) {
-  const rows = await store.eventMetadata(scopeOf(q, q.range), event, null, limit);
+  const rows = await store.eventMetadata(scopeOf(q, q.range, q.filters), event, null, limit);
   return { event, keys: rows.map((r) => ({ key: r.name, count: r.value, visitors: r.visitors })) };
 }
 
 /** One metadata key's top values for one event, with their events and visitors. */
 export async function getMetadataValues(store: ReportStore, q: MetadataRequest, event: string, key: string, limit: number) {
-  const rows = await store.eventMetadata(scopeOf(q, q.range), event, key, limit);
+  const rows = await store.eventMetadata(scopeOf(q, q.range, q.filters), event, key, limit);
   return { event, key, values: rows.map((r) => ({ value: r.name, count: r.value, visitors: r.visitors })) };
 }

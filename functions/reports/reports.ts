@@ -33,7 +33,7 @@ export interface ReportRequest extends SiteRef {
 }
 
 /** One read's scope: a goal clause counts conversions within the read's own range (the previous period's in its). */
-const scopeOf = ({ site, registration }: SiteRef, range: Range, filters: readonly FilterClause[]): ReportScope => ({
+export const scopeOf = ({ site, registration }: SiteRef, range: Range, filters: readonly FilterClause[]): ReportScope => ({
   site,
   registration,
   from: range.from * 1000,

@@ -148,7 +148,7 @@ export function likePattern(match: string): string {
 /** Whether a page match has wildcards (a LIKE) or is a plain path (an equality). */
 export const hasWildcard = (match: string) => match.includes(WILDCARD);
 
-/** The same test in JS (the property tests' reference and the dashboard's preview). */
+/** The same test in JS: the reference the property and unit tests compare the stores and the LIKE pattern with. */
 export function pathMatches(match: string, path: string): boolean {
   if (!hasWildcard(match)) return match === path;
   const parts = match.split(WILDCARD).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
