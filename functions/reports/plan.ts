@@ -16,6 +16,7 @@
 import { DAY_MS } from '#domain/rows/days.ts';
 import { formatFilter, hasGoalClause, type FilterClause } from '#domain/reports/filter.ts';
 import type { SiteRef } from '#ports/report-store.ts';
+import { createHash } from 'node:crypto';
 import { SLOT_MS } from './sql/sealed-days.ts';
 
 /**
@@ -29,14 +30,36 @@ export type BuildKind = 'labels' | 'pages';
 
 export const buildKindOf = (need: RollupNeed): BuildKind => (need === 'pages' ? 'pages' : 'labels');
 
-/** A read's scope: its sites, its range [from, to) in ms, its filters, and for slots its buckets' boundaries. */
+/**
+ * A read's scope: its sites, its range [from, to) in ms, its filters, and for slots its buckets'
+ * boundaries. `variant` names the rollups of a report's own subject (subjectVariant), which it
+ * counts itself; without it, its filters' variant's labels, slots or pages.
+ */
 export interface RollupRead {
   sites: readonly SiteRef[];
   from: number;
   to: number;
   filters: readonly FilterClause[];
   bounds?: readonly number[];
+  variant?: string;
 }
+
+/**
+ * The variant of a report's own rollups (a goal list, a funnel, an event's metadata key): per
+ * day, its rows (name, value, visitors) over the site's own rows. Every rollup row carries its
+ * variant, so what the subject counts is named by a digest; '#' starts no filter's variant.
+ */
+export const subjectVariant = (kind: string, counted: unknown): string =>
+  `${SUBJECT_PREFIX}${kind}:${createHash('sha256').update(JSON.stringify(counted)).digest('base64url').slice(0, 22)}`;
+
+/** The `dim` of a subject's rows among the stores' rollup labels (their variant names the subject). */
+export const SUBJECT_DIM = 'subject';
+
+/** What starts a subject's variant and no filter's (formatFilter starts with a dimension's name). */
+export const SUBJECT_PREFIX = '#';
+
+/** Whether a variant is a report's own subject's, not a filter's. */
+export const isSubjectVariant = (variant: string): boolean => variant.startsWith(SUBJECT_PREFIX);
 
 /** How a store keeps its rollups: the rules a plan follows. */
 export interface RollupPolicy {
@@ -90,18 +113,20 @@ export function variantOf(filters: readonly FilterClause[]): string {
 /**
  * The plan of a read, or null when its rows answer it alone: several sites (their rollups are
  * per site), labels or slots under filters no variant answers on a store that reads rows for them,
- * or no sealed day in the range.
+ * a report's own subject under any filter (its rollups count the site's own rows), or no sealed
+ * day in the range.
  */
 export function planRollups(read: RollupRead, need: RollupNeed, policy: RollupPolicy, nowMs: number): RollupPlan | null {
   const [site] = read.sites;
   if (!site || read.sites.length > 1 || hasGoalClause(read.filters)) return null;
+  if (read.variant !== undefined && read.filters.length > 0) return null;
   // Pages keep the columns filters compare: the site's own answer every filter.
   const ofVariant = need !== 'pages' && rollupVariant(read.filters) !== null;
   if (need !== 'pages' && !ofVariant && policy.otherFilters === 'rows') return null;
   const days = sealedDays(read.from, read.to, nowMs, policy.openDays[buildKindOf(need)], policy.cutDays(need));
   if (!days) return null;
   const filters = ofVariant ? read.filters : [];
-  return { site, from: read.from, to: read.to, need, filters, variant: variantOf(filters), ...days };
+  return { site, from: read.from, to: read.to, need, filters, variant: read.variant ?? variantOf(filters), ...days };
 }
 
 /** The plan's days without a build among `built`. */
@@ -123,7 +148,7 @@ export const daysToBuildFor = (plan: RollupPlan, built: Iterable<number>): numbe
  */
 export function rolledDays(need: RollupNeed, built: readonly number[], read: Omit<RollupRead, 'sites'>, variant: string): number[] {
   if (need === 'pages') return [...built];
-  if (rollupVariant(read.filters) !== variant) return [];
+  if ((read.variant ?? rollupVariant(read.filters)) !== variant) return [];
   const whole = wholeDays(built, read);
   return need === 'slots' ? trafficDays(whole, read.bounds ?? [read.from, read.to]) : whole;
 }

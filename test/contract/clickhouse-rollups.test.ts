@@ -20,6 +20,8 @@ import { closeChdb, chdbExecutor } from '../support/chdb-executor.ts';
 import { REGISTRATION, row } from './report-store.contract.ts';
 import { DAY, filteredCountsExample, filteredCountsPairs, rolledEqualsRows, summaryExample, T0 } from './rollup-rows.ts';
 import { log } from '#platform/log.ts';
+import { subjectVariant } from '#reports/plan.ts';
+import type { GoalMatch } from '#ports/goals.ts';
 
 let events: ClickHouseEventStore;
 let rolled: ClickHouseReportStore;
@@ -240,6 +242,47 @@ describe('ClickHouse daily rollups', () => {
     expect(await variantDays('')).toEqual([0, 3]);
     expect((await rolled.breakdown(scope(de), 'countries', 10)).map((r) => [r.name, r.value])).toEqual([['DE', 4]]);
     expect(await variantDays('country:DE')).toEqual([0, 1, 2, 3]);
+  });
+
+  it('count goal stats, funnels and metadata in builds of their own subject, made on the first read and read after, marked stale by a batch as the rest, and none under a filter', async () => {
+    const site = newSite();
+    const at = (d: number, hour: number, visitor: string, over: Parameters<typeof row>[2]) => row(site, 0, { ts: T0 + d * DAY + hour * 3_600_000, visitor: `${visitor}-${d}`, ...over });
+    const page = (d: number, hour: number, visitor: string, path: string) => at(d, hour, visitor, { path });
+    const buy = (d: number, hour: number, visitor: string, plan: string) => at(d, hour, visitor, { kind: 'event', event: 'buy', metadata: JSON.stringify({ plan }) });
+    await events.saveEvents([page(0, 1, 'a', '/'), page(0, 2, 'a', '/pricing'), buy(0, 3, 'a', 'pro'), page(1, 1, 'b', '/pricing'), page(2, 1, 'c', '/'), buy(2, 2, 'c', 'free'), page(3, 1, 'd', '/')]);
+    const { store, sent } = recordingStore();
+    const scope = scopeOf(site, T0, T0 + 4 * DAY);
+    const goals: GoalMatch[] = [{ type: 'page', match: '/pricing' }, { type: 'event', match: 'buy' }];
+    const steps: GoalMatch[] = [{ type: 'page', match: '/' }, { type: 'event', match: 'buy' }];
+    const variants = [subjectVariant('goals', [['page', '/pricing'], ['event', 'buy']]), subjectVariant('funnel', [['page', '/'], ['event', 'buy']]), subjectVariant('metadata', ['buy', 'plan'])];
+    const variantDays = async (variant: string) => (await events.rollups.usable(site, REGISTRATION, variant)).map((u) => u.day - T0 / DAY);
+    const answers = async (reports: ClickHouseReportStore, over = scope) => [await reports.goalStats(over, goals), await reports.funnel(over, steps), await reports.eventMetadata(over, 'buy', 'plan', 10)];
+    expect(await answers(store)).toEqual([
+      { visitors: 4, goals: [{ conversions: 2, visitors: 2 }, { conversions: 2, visitors: 2 }] },
+      [3, 2],
+      [{ name: 'free', value: 1, visitors: 1 }, { name: 'pro', value: 1, visitors: 1 }],
+    ]);
+    for (const variant of variants) expect(await variantDays(variant)).toEqual([0, 1, 2, 3]);
+    // Read again, each is summed from its builds alone: no statement reads the events table.
+    sent.length = 0;
+    expect(await answers(store)).toEqual(await answers(rows));
+    const rolledReads = sent.splice(0).filter((text) => text.includes(events.rollups.tables.labels));
+    expect(rolledReads.length).toBeGreaterThan(0);
+    for (const text of rolledReads) expect(text).not.toContain(events.table);
+    // A late buy on day 1 marks days 1 and 2 stale; the next read builds them again and counts it.
+    await events.saveEvents([buy(1, 2, 'b', 'pro')]);
+    expect(await variantDays(variants[0]!)).toEqual([0, 3]);
+    expect(await answers(store)).toEqual(await answers(rows));
+    expect((await store.goalStats(scope, goals)).goals[1]).toEqual({ conversions: 3, visitors: 3 });
+    expect(await variantDays(variants[0]!)).toEqual([0, 1, 2, 3]);
+    // Under a filter the rows answer, and no build of another subject is made.
+    const filtered: ReportScope = { ...scope, filters: [{ dim: 'page', op: 'eq', value: '/' }] };
+    expect(await answers(store, filtered)).toEqual(await answers(rows, filtered));
+    const subjects = await events.executor.query<{ variant: string }>(
+      `SELECT DISTINCT variant FROM ${events.rollups.tables.builds} WHERE site = {site:String} AND startsWith(variant, '#')`,
+      { site },
+    );
+    expect(subjects.map((r) => r.variant).sort()).toEqual([...variants].sort());
   });
 
   it("reads the days a filtered report only cuts into as stored, less the copies the site's own build listed", async () => {

@@ -11,6 +11,7 @@ import { planOverview, RETENTION_DURATIONS, RETENTION_SCROLLS } from '#domain/re
 import type { EventRow } from '#domain/rows/event-row.ts';
 import type { EventStore } from '#ports/event-store.ts';
 import type { ReportScope, ReportStore } from '#ports/report-store.ts';
+import type { GoalMatch } from '#ports/goals.ts';
 import { REGISTRATION, row } from './report-store.contract.ts';
 import { randomUUID } from 'node:crypto';
 
@@ -29,6 +30,7 @@ const arbEvent = fc.record({
   browser: fc.option(fc.constantFrom('Chrome', 'Firefox'), { nil: null }),
   screen: fc.option(fc.constantFrom(360, 800, 1440, 2560), { nil: null }),
   event: fc.constantFrom('signup', 'buy', ''),
+  metadata: fc.option(fc.constantFrom('{"plan":"pro"}', '{"plan":"free","seats":2}', '{"seats":2}', '{"plan":null}', 'not json'), { nil: null }),
   duration: fc.option(fc.integer({ min: 0, max: 12 }), { nil: null }),
   scrolled: fc.option(fc.integer({ min: 0, max: 100 }), { nil: null }),
   bot: fc.boolean(),
@@ -61,6 +63,18 @@ export const arbFilters: fc.Arbitrary<FilterClause[]> = fc.oneof(
   },
 );
 
+/** Goals and a funnel the property compares: an exact and a wildcard page, an event, and steps across kinds. */
+const GOALS: GoalMatch[] = [
+  { type: 'page', match: '/a' },
+  { type: 'page', match: '/*' },
+  { type: 'event', match: 'signup' },
+];
+const FUNNEL: GoalMatch[] = [
+  { type: 'page', match: '/' },
+  { type: 'page', match: '/a' },
+  { type: 'event', match: 'buy' },
+];
+
 /** The breakdowns the filtered property compares: a label of the page, one of the visit, and the events. */
 const FILTERED_BREAKDOWNS = ['pages', 'sources', 'events'] as const;
 
@@ -89,7 +103,7 @@ export function rowsOfSpec(site: string, spec: RollupSpec): { batch: number; row
       row: row(site, 0, {
         ts,
         id, kind: r.kind as 'pageview', unique: r.unique, path: r.path, referrer_host: r.referrer, country: r.country, browser: r.browser,
-        screen_width: r.screen, bot: r.bot, duration: r.duration, scrolled: r.scrolled, event: r.kind === 'event' ? r.event : null, original_id: r.kind === 'append' ? lastPage : null,
+        screen_width: r.screen, bot: r.bot, duration: r.duration, scrolled: r.scrolled, event: r.kind === 'event' ? r.event : null, metadata: r.kind === 'event' ? r.metadata : null, original_id: r.kind === 'append' ? lastPage : null,
         visitor: r.visitor === null ? null : `v${r.visitor}-${Math.floor(ts / DAY)}`,
       }),
     };
@@ -157,7 +171,7 @@ export async function filteredCountsPairs(rolled: ReportStore, rows: ReportStore
  * The rollup property both stores' tests run: random rows for a new site, each batch written and
  * followed by reads over two random ranges, every report `rolled` answers equal to what `rows`
  * (the same store reading only rows) answers: unfiltered, every breakdown, the tech lists, the
- * event totals, the summary lists, retention and the overview's traffic in five zones; with
+ * event totals, the summary lists, goal stats, a funnel, an event's metadata keys and values, retention and the overview's traffic in five zones; with
  * `filtered`, retention, the traffic in five zones and three breakdowns under random filters, and
  * the summary lists (read in one statement) as `plain` (the SQL stores' shared statements, one per
  * list) gives them.
@@ -187,6 +201,9 @@ export function rolledEqualsRows(
             expect(await rolled.breakdowns(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.breakdowns(scope, ['devices', 'browsers', 'os'], 2));
             expect(await rolled.eventTotals(scope)).toEqual(await rows.eventTotals(scope));
             expect(await rolled.summaryLists(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.summaryLists(scope, ['devices', 'browsers', 'os'], 2));
+            expect(await rolled.goalStats(scope, GOALS)).toEqual(await rows.goalStats(scope, GOALS));
+            expect(await rolled.funnel(scope, FUNNEL)).toEqual(await rows.funnel(scope, FUNNEL));
+            for (const key of [null, 'plan', 'seats']) expect([key, await rolled.eventMetadata(scope, 'signup', key, 1)]).toEqual([key, await rows.eventMetadata(scope, 'signup', key, 1)]);
           }
           expect([filters, await rolled.engagement(scope, RETENTION_DURATIONS, RETENTION_SCROLLS)]).toEqual([filters, await rows.engagement(scope, RETENTION_DURATIONS, RETENTION_SCROLLS)]);
           for (const tz of TIME_ZONES) {

@@ -17,7 +17,9 @@ import { REGISTRATION, row } from './report-store.contract.ts';
 import { DAY, filteredCountsExample, filteredCountsPairs, rolledEqualsRows, summaryExample, T0 } from './rollup-rows.ts';
 import { planOverview } from '#domain/reports/overview.ts';
 import { ROLLUP_DAYS } from '#reports/sql/dialects/duckdb-rollups.ts';
-import { MAX_VARIANTS } from '#adapters/duckdb/rollups.ts';
+import { MAX_SUBJECTS, MAX_VARIANTS } from '#adapters/duckdb/rollups.ts';
+import { subjectVariant } from '#reports/plan.ts';
+import type { GoalMatch } from '#ports/goals.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import { log } from '#platform/log.ts';
 
@@ -196,5 +198,54 @@ describe('DuckDB daily rollups', () => {
     expect(await events.builtRollupDays(site, REGISTRATION, first, first + 3, page(1))).toEqual([]);
     expect(await events.builtRollupDays(site, REGISTRATION, first, first + 3, page(2))).toEqual([first, first + 1]);
     expect(await events.builtRollupDays(site, REGISTRATION, first, first + 3, page(MAX_VARIANTS))).toEqual([first, first + 1, first + 2, first + 3]);
+  });
+
+  it('count goal stats, funnels and metadata in rollups of their own subject, built on the first read and read after, forgotten by a batch as the rest, and none under a filter', async () => {
+    const site = `rollup-${randomUUID().slice(0, 8)}.example`;
+    const first = T0 / DAY;
+    const at = (d: number, hour: number, visitor: string, over: Parameters<typeof row>[2]) => row(site, 0, { ts: T0 + d * DAY + hour * 3_600_000, visitor: `${visitor}-${d}`, ...over });
+    const page = (d: number, hour: number, visitor: string, path: string) => at(d, hour, visitor, { path });
+    const buy = (d: number, hour: number, visitor: string, plan: string) => at(d, hour, visitor, { kind: 'event', event: 'buy', metadata: JSON.stringify({ plan }) });
+    await events.saveEvents([page(0, 1, 'a', '/'), page(0, 2, 'a', '/pricing'), buy(0, 3, 'a', 'pro'), page(1, 1, 'b', '/pricing'), page(2, 1, 'c', '/'), buy(2, 2, 'c', 'free'), page(3, 1, 'd', '/')]);
+    const sent: string[] = [];
+    const recording = new DuckDbReportStore({ query: (sql: string, params?: Record<string, unknown>) => (sent.push(sql), events.query(sql, params as never)) } as never, events);
+    const scope: ReportScope = { site, registration: REGISTRATION, from: T0, to: T0 + 4 * DAY, filters: [] };
+    const goals: GoalMatch[] = [{ type: 'page', match: '/pricing' }, { type: 'event', match: 'buy' }];
+    const steps: GoalMatch[] = [{ type: 'page', match: '/' }, { type: 'event', match: 'buy' }];
+    const built = (variant: string) => events.builtRollupDays(site, REGISTRATION, first, first + 3, [], variant);
+    const [goalsVariant, funnelVariant, plansVariant] = [subjectVariant('goals', [['page', '/pricing'], ['event', 'buy']]), subjectVariant('funnel', [['page', '/'], ['event', 'buy']]), subjectVariant('metadata', ['buy', 'plan'])];
+    const answers = async (store: DuckDbReportStore, over = scope) => [await store.goalStats(over, goals), await store.funnel(over, steps), await store.eventMetadata(over, 'buy', 'plan', 10)];
+    expect(await answers(recording)).toEqual([
+      { visitors: 4, goals: [{ conversions: 2, visitors: 2 }, { conversions: 2, visitors: 2 }] },
+      [3, 2],
+      [{ name: 'free', value: 1, visitors: 1 }, { name: 'pro', value: 1, visitors: 1 }],
+    ]);
+    for (const variant of [goalsVariant, funnelVariant, plansVariant]) expect(await built(variant)).toEqual([first, first + 1, first + 2, first + 3]);
+    // Read again, each is summed from its rollups alone: no statement reads the rows.
+    sent.length = 0;
+    expect(await answers(recording)).toEqual(await answers(rows));
+    expect(sent).toHaveLength(3);
+    for (const text of sent) expect(text).not.toMatch(/FROM events_/);
+    // A late buy on day 1 forgets days 0..2 of every subject; the next read builds them again and counts it.
+    await events.saveEvents([buy(1, 2, 'b', 'pro')]);
+    expect(await built(goalsVariant)).toEqual([first + 3]);
+    expect(await answers(recording)).toEqual(await answers(rows));
+    expect((await recording.goalStats(scope, goals)).goals[1]).toEqual({ conversions: 3, visitors: 3 });
+    // Under a filter the rows answer, and no subject of it is built.
+    const filtered: ReportScope = { ...scope, filters: [{ dim: 'page', op: 'eq', value: '/' }] };
+    expect(await answers(recording, filtered)).toEqual(await answers(rows, filtered));
+    const subjects = await events.query<{ variant: string }>(`SELECT DISTINCT variant FROM ${ROLLUP_DAYS} WHERE site = $site AND starts_with(variant, '#')`, { site });
+    expect(subjects.map((r) => r.variant).sort()).toEqual([goalsVariant, funnelVariant, plansVariant].sort());
+  });
+
+  it(`keep a site's last ${MAX_SUBJECTS} subjects built apart from its filters' variants, the least recently built dropped first`, async () => {
+    const site = `rollup-${randomUUID().slice(0, 8)}.example`;
+    await events.saveEvents([0, 1].map((d) => row(site, 0, { ts: T0 + d * DAY + 3_600_000, visitor: `a-${d}`, path: '/0' })));
+    const scope: ReportScope = { site, registration: REGISTRATION, from: T0, to: T0 + 2 * DAY, filters: [] };
+    await rolled.breakdown({ ...scope, filters: [{ dim: 'page', op: 'eq', value: '/0' }] }, 'pages', 10);
+    for (let n = 0; n <= MAX_SUBJECTS; n++) await rolled.goalStats(scope, [{ type: 'page', match: `/${n}` }]);
+    const kept = (await events.query<{ variant: string }>(`SELECT DISTINCT variant FROM ${ROLLUP_DAYS} WHERE site = $site`, { site })).map((r) => r.variant);
+    const goal = (n: number) => subjectVariant('goals', [['page', `/${n}`]]);
+    expect(kept.sort()).toEqual(['page:%2F0', ...Array.from({ length: MAX_SUBJECTS }, (_, i) => goal(i + 1))].sort());
   });
 });

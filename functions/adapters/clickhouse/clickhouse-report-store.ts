@@ -20,7 +20,7 @@ import { staleBuilds, staleMarks, type RolledDays, type RolledPart } from '#repo
 import type { Report } from '#reports/sql/report.ts';
 import { QUIET_LOG, SqlReportStore } from '#reports/sql/store.ts';
 import type { ClickHouseEventStore } from './clickhouse-event-store.ts';
-import { OPEN_DAYS, type RollupKind, type UsableBuild } from './rollups.ts';
+import { OPEN_DAYS, type ClickHouseSubject, type RollupKind, type UsableBuild } from './rollups.ts';
 import { batchOf, groupsWithin, rowsOfBatch, type BatchRow, type Statement } from './statement-batch.ts';
 
 /** LEFT JOINs give NULLs for missing rows, as every dialect's SQL expects (the HTTP executor sets it per session too). */
@@ -212,18 +212,24 @@ export class ClickHouseReportStore extends SqlReportStore {
     if (!plan) return null;
     const { tables } = this.events.rollups;
     const read = (sql: ClickHouseSql, days: RolledDays, part: RolledPart) => form.statement(sql, tables, days, part, ...args);
+    const subject = form.subject?.(...args);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const rows = await this.readPlan(plan, read, form.split);
+      const rows = await this.readPlan(plan, read, form.split, subject);
       if (rows) return form.answer(rows, ...args);
     }
     return null;
   }
 
   /** One attempt at a plan's read: its rows, or null when a batch marked a named build stale before it. */
-  private async readPlan(plan: RollupPlan, read: (sql: ClickHouseSql, days: RolledDays, part: RolledPart) => string | null, split: boolean): Promise<ResultRow[] | null> {
+  private async readPlan(
+    plan: RollupPlan,
+    read: (sql: ClickHouseSql, days: RolledDays, part: RolledPart) => string | null,
+    split: boolean,
+    subject: ClickHouseSubject | undefined,
+  ): Promise<ResultRow[] | null> {
     const kind = buildKindOf(plan.need);
     const scope = plan.site;
-    const builds = await this.builds(plan);
+    const builds = await this.builds(plan, subject);
     // A day's rows read plain less the copies the site's own build listed, as remembered (a variant's read builds none of them).
     const own = plan.variant === UNFILTERED ? builds : (this.known.get(buildsKey(scope, UNFILTERED)) ?? new Map<number, UsableBuild>());
     const days = namedDays(plan, kind, builds, own);
@@ -261,10 +267,11 @@ export class ClickHouseReportStore extends SqlReportStore {
   }
 
   /**
-   * The site's usable builds of the plan's kind and variant: remembered, else looked up, building the
-   * days that lack one (plan.ts daysToBuild: not for a read of only part of a day).
+   * The site's usable builds of the plan's kind and variant (a report's own `subject`'s when it has
+   * one): remembered, else looked up, building the days that lack one (plan.ts daysToBuild: not for
+   * a read of only part of a day).
    */
-  private async builds(plan: RollupPlan): Promise<Map<number, UsableBuild>> {
+  private async builds(plan: RollupPlan, subject: ClickHouseSubject | undefined): Promise<Map<number, UsableBuild>> {
     const kind = buildKindOf(plan.need);
     const { site, registration } = plan.site;
     const key = buildsKey(plan.site, plan.variant);
@@ -277,7 +284,7 @@ export class ClickHouseReportStore extends SqlReportStore {
     const missing = toBuild(builds);
     if (missing.length > 0) {
       try {
-        await rollups.build(site, registration, missing, plan.filters);
+        await rollups.build(site, registration, missing, plan.filters, subject);
       } catch (e) {
         // A build that fails (a timeout, a full disk) costs speed, not the answer: those days are read from rows.
         this.log.warn('clickhouse rollup build failed: its days are read from rows', { days: missing.length, message: (e as Error).message });

@@ -28,7 +28,8 @@
 import { DAY_MS } from '#domain/rows/days.ts';
 import { BREAKDOWN_COLUMNS, BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
-import { UNFILTERED, variantOf } from '#reports/plan.ts';
+import { SUBJECT_DIM, UNFILTERED, variantOf } from '#reports/plan.ts';
+import type { SubjectRows } from '#reports/sql/report.ts';
 import { dayRuns, touchedDays } from '#domain/rows/days.ts';
 import { SLOT_MS } from '#reports/sql/sealed-days.ts';
 import { copiesAmong, type Listing } from '#domain/rows/flags/clickhouse-sql.ts';
@@ -90,6 +91,9 @@ export interface UsableBuild {
   plain: boolean;
 }
 
+/** A report's own subject, whose rows a build stores (report.ts SubjectRows). */
+export type ClickHouseSubject = SubjectRows<ClickHouseSql>;
+
 /** What one build run reads: its site's rows in [from, to) that `filters` keep (none, or a variant's clause), stamped `builtAt` (a literal). */
 interface BuildRun {
   site: string;
@@ -127,6 +131,13 @@ function eventLabels(sql: ClickHouseSql, run: BuildRun): string {
     FROM ${rows} AS e ARRAY JOIN [tuple('events', "event"), tuple('${EVENT_TOTALS}', '')] AS d
     WHERE ${sql.notBot}${filterSql(sql, run.filters)} AND coalesce("event", '') <> ''
     GROUP BY "day", "dim", "name"`;
+}
+
+/** A report's own subject's rows of a run's days, as labels of its variant. */
+function subjectLabels(sql: ClickHouseSql, run: BuildRun, subject: ClickHouseSubject): string {
+  return `
+    SELECT ${sql.value(run.site)}, ${sql.value(run.registration)}, toInt32("day"), ${run.builtAt}, '${SUBJECT_DIM}', toString("name"), toUInt64("value"), toUInt64("visitors"), CAST(NULL AS Nullable(Int64))
+    FROM (${subject.rows(sql, run, [[run.from, run.to]])}) AS s`;
 }
 
 /**
@@ -228,22 +239,24 @@ export class ClickHouseRollups {
     return rows.map((r) => ({ day: Number(r.day), builtAt: Number(r.built_at), pages: Boolean(Number(r.pages)), plain: Boolean(Number(r.plain)) }));
   }
 
-  /** Builds the given days (UTC day numbers, ascending) of the variant of `filters`, a run of consecutive days per statement. */
-  async build(site: string, registration: string, days: readonly number[], filters: readonly FilterClause[] = []): Promise<void> {
-    for (const [first, last] of dayRuns(days, BUILD_DAYS)) await this.buildRun(site, registration, first, last, filters);
+  /** Builds the given days (UTC day numbers, ascending) of the variant of `filters`, or of a report's own `subject`, a run of consecutive days per statement. */
+  async build(site: string, registration: string, days: readonly number[], filters: readonly FilterClause[] = [], subject?: ClickHouseSubject): Promise<void> {
+    for (const [first, last] of dayRuns(days, BUILD_DAYS)) await this.buildRun(site, registration, first, last, filters, subject);
   }
 
-  private async buildRun(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[]): Promise<void> {
-    const variant = variantOf(filters);
+  private async buildRun(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[], subject?: ClickHouseSubject): Promise<void> {
+    const variant = subject?.variant ?? variantOf(filters);
     // The clock is read before the rows: a batch marked after it is one this build may have missed.
     const [clock] = await this.executor.query<{ now: number }>('SELECT toUnixTimestamp64Micro(now64(6)) AS now');
     const builtAt = Number(clock?.now);
     const [from, to] = [first * DAY_MS, (last + 1) * DAY_MS];
-    const inserts: [table: string, columns: string, select: (sql: ClickHouseSql, run: BuildRun) => string][] = [
-      [this.tables.labels, 'dim, name, value, visitors, last_seen', pageviewLabels],
-      [this.tables.labels, 'dim, name, value, visitors, last_seen', eventLabels],
-      [this.tables.slots, 'slot, pageviews, firsts, lasts, unhashed', slotCounts],
-    ];
+    const inserts: [table: string, columns: string, select: (sql: ClickHouseSql, run: BuildRun) => string][] = subject
+      ? [[this.tables.labels, 'dim, name, value, visitors, last_seen', (sql, run) => subjectLabels(sql, run, subject)]]
+      : [
+          [this.tables.labels, 'dim, name, value, visitors, last_seen', pageviewLabels],
+          [this.tables.labels, 'dim, name, value, visitors, last_seen', eventLabels],
+          [this.tables.slots, 'slot, pageviews, firsts, lasts, unhashed', slotCounts],
+        ];
     const listing = await this.listing();
     for (const [table, columns, select] of inserts) {
       const sql = new ClickHouseSql(this.events, listing);

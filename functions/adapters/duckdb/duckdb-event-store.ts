@@ -14,7 +14,7 @@ import { flagRuleStatements, RECOMPUTED_FIRSTS, TARGETS_DEFS, TARGETS_TABLE } fr
 import { duckDbDayLoader } from './flag-index-loader.ts';
 import { migrate, type RegistrationsOf } from './migrations.ts';
 import { compactOn, Compactor, COMPACT_AT_ROWS } from './compactor.ts';
-import { DuckDbRollups } from './rollups.ts';
+import { DuckDbRollups, type DuckDbSubject } from './rollups.ts';
 import { inTransaction } from './transaction.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import { DuckDbReadPool, type QueryParams } from './read-pool.ts';
@@ -266,21 +266,25 @@ export class DuckDbEventStore implements EventStore {
 
   /**
    * Builds the missing daily rollups (rollups.ts) of a site's days first..last (UTC day numbers), of the
-   * variant of `filters` (none, or one `dim:value` clause), between batches: a report reads them once this resolves.
+   * variant of `filters` (none, or one `dim:value` clause) or of a report's own `subject`, between batches: a
+   * report reads them once this resolves.
    */
-  ensureRollups(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[] = []): Promise<void> {
+  ensureRollups(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[] = [], subject?: DuckDbSubject): Promise<void> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
-    return this.writes.run(() => this.rollups.build(site, registration, first, last, filters));
+    return this.writes.run(() => this.rollups.build(site, registration, first, last, filters, subject));
   }
 
-  /** The days of first..last whose rollups (of the variant of `filters`) are built, as the last commit left them (loaded on a site's first look, between batches). */
-  builtRollupDays(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[] = []): Promise<number[]> {
-    const known = this.rollups.known(site, registration, first, last, filters);
+  /**
+   * The days of first..last whose rollups (of the variant of `filters`, or of a subject's `variant`) are built, as
+   * the last commit left them (loaded on a site's first look, between batches).
+   */
+  builtRollupDays(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[] = [], variant?: string): Promise<number[]> {
+    const known = this.rollups.known(site, registration, first, last, filters, variant);
     if (known) return Promise.resolve(known);
     if (this.closed) return Promise.reject(new Error('event store is closed'));
     return this.writes.run(async () => {
       await this.rollups.load(site, registration);
-      return this.rollups.known(site, registration, first, last, filters) as number[];
+      return this.rollups.known(site, registration, first, last, filters, variant) as number[];
     });
   }
 

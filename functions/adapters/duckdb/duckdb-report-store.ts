@@ -14,6 +14,7 @@ import { listValue } from '@duckdb/node-api';
 import { DuckDbSql } from '#reports/sql/dialects/duckdb.ts';
 import { QUIET_LOG, SqlReportStore } from '#reports/sql/store.ts';
 import type { ReadPool } from './read-pool.ts';
+import type { DuckDbSubject } from './rollups.ts';
 
 /** Builds each statement in a fresh context, so its parameters are its own. */
 export class DuckDbQueryRunner implements QueryRunner {
@@ -37,8 +38,8 @@ export class DuckDbQueryRunner implements QueryRunner {
 
 /** What builds the rollups a read needs and knows which are built: the event store, between its batches. `filters` name the variant (plan.ts rollupVariant). */
 export interface RollupBuilder {
-  ensureRollups(site: string, registration: string, first: number, last: number, filters?: readonly FilterClause[]): Promise<void>;
-  builtRollupDays(site: string, registration: string, first: number, last: number, filters?: readonly FilterClause[]): Promise<number[]>;
+  ensureRollups(site: string, registration: string, first: number, last: number, filters?: readonly FilterClause[], subject?: DuckDbSubject): Promise<void>;
+  builtRollupDays(site: string, registration: string, first: number, last: number, filters?: readonly FilterClause[], variant?: string): Promise<number[]>;
 }
 
 /**
@@ -83,22 +84,23 @@ export class DuckDbReportStore extends SqlReportStore {
     const read = form.read(...args);
     const plan = planRollups(read, form.need, DUCKDB_ROLLUPS, this.now());
     if (!plan) return null;
+    const subject = form.subject?.(...args);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const named = rolledDays(plan.need, await this.builtDays(rollups, plan), read, plan.variant);
+      const named = rolledDays(plan.need, await this.builtDays(rollups, plan, subject), read, plan.variant);
       const rows = await this.duckdb.runDuckDb((sql) => form.statement(sql, { first: plan.first, last: plan.last, built: named }, ...args));
       if (Number(rows[0]?.still_built) === named.length) return form.answer(rows, ...args);
     }
     return null;
   }
 
-  /** The plan's days with a rollup, after building the missing ones where the plan asks for it. */
-  private async builtDays(rollups: RollupBuilder, plan: RollupPlan): Promise<number[]> {
+  /** The plan's days with a rollup (of its variant: a report's own `subject`'s when it has one), after building the missing ones where the plan asks for it. */
+  private async builtDays(rollups: RollupBuilder, plan: RollupPlan, subject: DuckDbSubject | undefined): Promise<number[]> {
     const { site, registration } = plan.site;
-    const builtNow = () => rollups.builtRollupDays(site, registration, plan.first, plan.last, plan.filters);
+    const builtNow = () => rollups.builtRollupDays(site, registration, plan.first, plan.last, plan.filters, plan.variant);
     const built = await builtNow();
     if (daysToBuildFor(plan, built).length === 0) return built;
     try {
-      await rollups.ensureRollups(site, registration, plan.first, plan.last, plan.filters);
+      await rollups.ensureRollups(site, registration, plan.first, plan.last, plan.filters, subject);
     } catch (e) {
       // A build that fails costs speed, not the answer: the days it lacks are read from rows.
       this.log.warn('duckdb rollup build failed: its days are read from rows', { message: (e as Error).message });

@@ -31,7 +31,8 @@ import { CANONICAL, CANONICAL_EVENTS, DuckDbSql, VISITORS } from '#reports/sql/d
 import { duckdbEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { entryOnly, filterSql, labelExpression } from '#reports/sql/text.ts';
 import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_SLOTS } from '#reports/sql/dialects/duckdb-rollups.ts';
-import { UNFILTERED, variantOf } from '#reports/plan.ts';
+import { isSubjectVariant, SUBJECT_DIM, SUBJECT_PREFIX, UNFILTERED, variantOf } from '#reports/plan.ts';
+import type { SubjectRows } from '#reports/sql/report.ts';
 import { dayRuns, touchedDays } from '#domain/rows/days.ts';
 import { SLOT_MS } from '#reports/sql/sealed-days.ts';
 import { inTransaction } from './transaction.ts';
@@ -47,6 +48,11 @@ const ROLLED_TABLES = [ROLLUP_DAYS, ROLLUP_LABELS, ROLLUP_SLOTS, ROLLUP_PAGES];
 
 /** Filter variants a site keeps (beyond its own rollups). */
 export const MAX_VARIANTS = 16;
+/** Reports' own subjects a site keeps (goal lists, funnels, metadata keys: plan.ts subjectVariant). */
+export const MAX_SUBJECTS = 64;
+
+/** A report's own subject, whose rows a build stores (report.ts SubjectRows). */
+export type DuckDbSubject = SubjectRows<DuckDbSql>;
 
 /** The statements that make the rollup tables (and drop those of earlier versions). */
 const ROLLUP_TABLES = [
@@ -113,13 +119,28 @@ function pagesSelect(site: string, registration: string, from: number, to: numbe
 /** Days built per transaction, so a first read of a long range holds writes back a little at a time. */
 const BUILD_DAYS = 31;
 
+/** A subject's rows of a build's days, as labels of its variant. */
+function subjectSelect(sql: DuckDbSql, subject: DuckDbSubject, site: string, registration: string, from: number, to: number): string {
+  return `SELECT $site, $registration, day::INTEGER, $variant, '${SUBJECT_DIM}', name, value, visitors, NULL FROM (${subject.rows(sql, { site, registration }, [[from, to]])})`;
+}
+
 /**
  * Builds the missing rollups of `site` for days first..last, of the variant of `filters` (none, or
- * one `dim:value` clause), marked built `at`; a new variant beyond MAX_VARIANTS evicts the least recently built.
+ * one `dim:value` clause) or of a report's own `subject`, marked built `at`; a new variant beyond
+ * MAX_VARIANTS (a subject beyond MAX_SUBJECTS) evicts the least recently built of its kind.
  * Runs on the writer connection, between batches (the caller holds the writes' turn).
  */
-async function buildRollups(writer: DuckDBConnection, site: string, registration: string, first: number, last: number, filters: readonly FilterClause[], at: number): Promise<string[]> {
-  const variant = variantOf(filters);
+async function buildRollups(
+  writer: DuckDBConnection,
+  site: string,
+  registration: string,
+  first: number,
+  last: number,
+  filters: readonly FilterClause[],
+  at: number,
+  subject?: DuckDbSubject,
+): Promise<string[]> {
+  const variant = subject?.variant ?? variantOf(filters);
   const built = await writer.runAndReadAll(
     `SELECT day FROM ${ROLLUP_DAYS} WHERE site = $site AND registration = $registration AND variant = $variant AND day BETWEEN $first AND $last`,
     { site, registration, variant, first, last },
@@ -134,8 +155,14 @@ async function buildRollups(writer: DuckDBConnection, site: string, registration
   for (const [from, to] of dayRuns(missing, BUILD_DAYS)) {
     await inTransaction(writer, async () => {
       const range = { site, registration, variant, from: from * DAY_MS, to: (to + 1) * DAY_MS, ...sql.params };
-      for (const dim of DIMS) await writer.run(`INSERT INTO ${ROLLUP_LABELS} ${rollupSelect(dim, filter)}`, range);
-      await writer.run(`INSERT INTO ${ROLLUP_SLOTS} ${slotsSelect(filter)}`, range);
+      if (subject) {
+        const own = new DuckDbSql(listValue);
+        const text = subjectSelect(own, subject, site, registration, range.from, range.to);
+        await writer.run(`INSERT INTO ${ROLLUP_LABELS} ${text}`, { site, registration, variant, ...own.params });
+      } else {
+        for (const dim of DIMS) await writer.run(`INSERT INTO ${ROLLUP_LABELS} ${rollupSelect(dim, filter)}`, range);
+        await writer.run(`INSERT INTO ${ROLLUP_SLOTS} ${slotsSelect(filter)}`, range);
+      }
       if (variant === UNFILTERED) {
         const pages = pagesSelect(site, registration, range.from, range.to);
         await writer.run(`INSERT INTO ${ROLLUP_PAGES} ${pages.text}`, pages.params as never);
@@ -154,13 +181,16 @@ async function buildRollups(writer: DuckDBConnection, site: string, registration
 }
 
 /**
- * Before a build of `variant`: when the site keeps MAX_VARIANTS others, deletes those built least
- * recently (each variant's newest build time), so the site keeps at most that many. Returns them.
+ * Before a build of `variant`: when the site keeps MAX_VARIANTS others of its kind (filters' or
+ * subjects': MAX_SUBJECTS), deletes those built least recently (each variant's newest build
+ * time), so the site keeps at most that many. Returns them.
  */
 async function evictVariants(writer: DuckDBConnection, site: string, registration: string, variant: string): Promise<string[]> {
-  const key = { site, registration, variant, unfiltered: UNFILTERED, keep: MAX_VARIANTS - 1 };
+  const subject = isSubjectVariant(variant);
+  const key = { site, registration, variant, unfiltered: UNFILTERED, keep: (subject ? MAX_SUBJECTS : MAX_VARIANTS) - 1, subject, prefix: SUBJECT_PREFIX };
   const rows = await writer.runAndReadAll(
     `SELECT variant FROM ${ROLLUP_DAYS} WHERE site = $site AND registration = $registration AND variant NOT IN ($variant, $unfiltered)
+       AND starts_with(variant, $prefix) = $subject
      GROUP BY variant ORDER BY max(built_at) DESC, variant OFFSET $keep`,
     key,
   );
@@ -213,11 +243,11 @@ export class DuckDbRollups {
     return new DuckDbRollups(writer, Number(state?.rolled ?? 0) > 0);
   }
 
-  /** The built days of first..last of the variant of `filters`, when this site's days are loaded; undefined when they must be loaded first. */
-  known(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[] = []): number[] | undefined {
+  /** The built days of first..last of the variant of `filters` (or `variant`), when this site's days are loaded; undefined when they must be loaded first. */
+  known(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[] = [], variant = variantOf(filters)): number[] | undefined {
     const variants = this.built.get(siteKey(site, registration));
     if (!variants) return undefined;
-    const days = variants.get(variantOf(filters));
+    const days = variants.get(variant);
     const out: number[] = [];
     if (days) for (let d = first; d <= last; d++) if (days.has(d)) out.push(d);
     return out;
@@ -231,16 +261,16 @@ export class DuckDbRollups {
     this.built.set(siteKey(site, registration), variants);
   }
 
-  /** Builds the missing rollups of first..last of the variant of `filters` (the caller holds the writes' turn). */
-  async build(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[] = []): Promise<void> {
+  /** Builds the missing rollups of first..last of the variant of `filters`, or of a report's own `subject` (the caller holds the writes' turn). */
+  async build(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[] = [], subject?: DuckDbSubject): Promise<void> {
     this.builtAt = Math.max(Date.now(), this.builtAt + 1);
-    const evicted = await buildRollups(this.writer, site, registration, first, last, filters, this.builtAt);
+    const evicted = await buildRollups(this.writer, site, registration, first, last, filters, this.builtAt, subject);
     this.exist = true;
     // Every day of first..last is built now; a site not yet in memory is read whole.
     const variants = this.built.get(siteKey(site, registration));
     if (!variants) return this.load(site, registration);
     for (const variant of evicted) variants.delete(variant);
-    const days = daysOf(variants, variantOf(filters));
+    const days = daysOf(variants, subject?.variant ?? variantOf(filters));
     for (let d = first; d <= last; d++) days.add(d);
   }
 

@@ -8,7 +8,7 @@
  * adapter learns anything of it, and SqlReportStore answers its port method
  * with `this.answer(report, …)`.
  */
-import type { ReportScope } from '#ports/report-store.ts';
+import type { ReportScope, SiteRef } from '#ports/report-store.ts';
 import type { RollupNeed, RollupRead } from '../plan.ts';
 import type { DialectName, Query, ResultRow } from './dialect.ts';
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
@@ -23,26 +23,38 @@ export interface ReportReader {
   answer<A extends unknown[], R>(report: Report<A, R>, ...args: A): Promise<R>;
 }
 
+/**
+ * What a report counts in rollups of its own (plan.ts subjectVariant): its variant, and its
+ * per-day rows over the site's own rows in some [start, end) ranges, columns `day`, `name`,
+ * `value` and `visitors`. A build stores them for whole days; a read adds those of the rest.
+ */
+export interface SubjectRows<Sql> {
+  readonly variant: string;
+  rows(sql: Sql, site: SiteRef, ranges: readonly (readonly [number, number])[]): string;
+}
+
 /** A report's reading of a store's rollups: what it needs, over which read, its statement and how its rows answer. */
-interface Rolled<A extends unknown[], R, Read> {
+interface Rolled<A extends unknown[], R, Read, Sql> {
   readonly need: RollupNeed;
-  /** The read the plan is made for (plan.ts: the rows answer one of several sites alone). */
+  /** The read the plan is made for (plan.ts: the rows answer one of several sites alone); with a subject, of its variant. */
   read(...args: A): RollupRead;
   readonly statement: Read;
   answer(rows: ResultRow[], ...args: A): R;
+  /** The subject whose rollups the report counts itself, when it does (the store builds them). */
+  subject?(...args: A): SubjectRows<Sql>;
 }
 
 /**
  * DuckDB: one statement over the named days (dialects/duckdb-rollups.ts), each of its rows
  * carrying `still_built`.
  */
-export type DuckDbRolled<A extends unknown[], R> = Rolled<A, R, (sql: DuckDbSql, days: SealedDays, ...args: A) => string>;
+export type DuckDbRolled<A extends unknown[], R> = Rolled<A, R, (sql: DuckDbSql, days: SealedDays, ...args: A) => string, DuckDbSql>;
 
 /**
  * ClickHouse: with `split`, a sealed and an open statement of partial sums (dialects/clickhouse-rollups.ts
  * RolledPart) whose rows `answer` adds up; without, one whole statement. A part with nothing to read is null.
  */
-export type ClickHouseRolled<A extends unknown[], R> = Rolled<A, R, (sql: ClickHouseSql, tables: RolledTables, days: RolledDays, part: RolledPart, ...args: A) => string | null> & {
+export type ClickHouseRolled<A extends unknown[], R> = Rolled<A, R, (sql: ClickHouseSql, tables: RolledTables, days: RolledDays, part: RolledPart, ...args: A) => string | null, ClickHouseSql> & {
   readonly split: boolean;
 };
 

@@ -23,12 +23,13 @@
 import { DAY_MS } from '#domain/rows/days.ts';
 import { BREAKDOWN_COLUMNS, type BreakdownDim } from '#domain/reports/query.ts';
 import type { ReportScope, SiteRef } from '#ports/report-store.ts';
-import { rolledDays } from '../../plan.ts';
+import { rolledDays, SUBJECT_DIM } from '../../plan.ts';
 import { dayRanges, rowRanges, type SealedDays } from '../sealed-days.ts';
-import { filterColumns, filterSql, labelExpression, type PageviewDim } from '../text.ts';
+import { filterColumns, filterSql, labelExpression, sumsByName, type PageviewDim } from '../text.ts';
 import { inRanges } from '#domain/rows/flags/clickhouse-sql.ts';
 import { UNHASHED, type ClickHouseSql } from './clickhouse.ts';
 import { canonicalColumns } from './read-time.ts';
+import type { SubjectRows } from '../report.ts';
 
 /** The rollup tables a read names, quoted (adapters/clickhouse/rollups.ts). */
 export interface RolledTables {
@@ -219,4 +220,26 @@ export function rolledLists(
     SELECT "list", "name", sum("value") AS "value", sum("visitors") AS "visitors", max("last_seen") AS "last_seen"
     FROM (${sources}) AS s
     GROUP BY "list", "name"`;
+}
+
+/**
+ * A report's own subject over the scope (report.ts SubjectRows), one whole statement: per name,
+ * `value` and `visitors` summed over the named builds' rollups of whole days and the rows of the
+ * rest (text.ts sumsByName, cut to `top` when given).
+ */
+export function rolledSubject(
+  sql: ClickHouseSql,
+  tables: RolledTables,
+  scope: SiteRef & { from: number; to: number },
+  days: RolledDays,
+  subject: SubjectRows<ClickHouseSql>,
+  top?: string,
+): string {
+  const named = onlyDays(days, rolledDays('labels', days.built, { ...scope, filters: [], variant: subject.variant }, days.variant));
+  const rest = rowRanges(scope, named);
+  const parts = [
+    ...(named.built.length > 0 ? [`SELECT "name", "value", "visitors" FROM ${tables.labels} WHERE ${ofNamedVariantBuilds(sql, scope, named)} AND "dim" = '${SUBJECT_DIM}'`] : []),
+    ...(rest.length > 0 ? [`SELECT toString("name") AS "name", toUInt64("value") AS "value", toUInt64("visitors") AS "visitors" FROM (${subject.rows(sql, scope, rest)}) AS r`] : []),
+  ];
+  return sumsByName(parts.length > 0 ? parts.join(' UNION ALL ') : `SELECT '' AS "name", toUInt64(0) AS "value", toUInt64(0) AS "visitors" WHERE false`, top);
 }

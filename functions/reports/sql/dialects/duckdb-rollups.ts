@@ -16,10 +16,11 @@
  */
 import { DAY_MS } from '#domain/rows/days.ts';
 import type { ReportScope, SiteRef } from '#ports/report-store.ts';
-import { variantOf } from '../../plan.ts';
+import { SUBJECT_DIM, variantOf } from '../../plan.ts';
 import { rowRanges, type SealedDays } from '../sealed-days.ts';
-import { filterSql } from '../text.ts';
+import { filterSql, sumsByName } from '../text.ts';
 import type { DuckDbSql } from './duckdb.ts';
+import type { SubjectRows } from '../report.ts';
 
 /**
  * Written by the DuckDB store (adapters/duckdb/rollups.ts); the names carry the rules' version.
@@ -67,3 +68,17 @@ export function rolledLabels(sql: DuckDbSql, scope: ReportScope, dim: string, da
 /** How many named days still have their rollup (of the variant) in this statement's snapshot. */
 export const stillBuilt = (sql: DuckDbSql, scope: SiteRef, days: SealedDays, variant: string) =>
   `(SELECT count(*) AS still_built FROM ${ROLLUP_DAYS} WHERE ${ofVariant(sql, scope, variant)} AND ${dayNamed(sql, days)})`;
+
+/**
+ * A report's own subject over the scope (report.ts SubjectRows): per name, `value` and `visitors`
+ * summed over the named days' rollups and the rows of the rest (text.ts sumsByName, cut to `top`
+ * and so ordered when given), each row with `still_built`. Joined on true, so an answer without
+ * sums still carries `still_built` (in a row whose name is NULL).
+ */
+export function rolledSubject(sql: DuckDbSql, scope: SiteRef & { from: number; to: number }, days: SealedDays, subject: SubjectRows<DuckDbSql>, top?: string): string {
+  const rest = rowRanges(scope, days);
+  const raw = rest.length === 0 ? '' : `UNION ALL SELECT name, value, visitors FROM (${subject.rows(sql, scope, rest)})`;
+  const rolled = `SELECT name, value, visitors FROM ${ROLLUP_LABELS} WHERE ${ofVariant(sql, scope, subject.variant)} AND dim = '${SUBJECT_DIM}' AND ${dayNamed(sql, days)} ${raw}`;
+  return `SELECT c.still_built, t.name, t.value, t.visitors FROM ${stillBuilt(sql, scope, days, subject.variant)} AS c LEFT JOIN (${sumsByName(rolled, top)}) AS t ON true
+    ${top === undefined ? '' : 'ORDER BY t.value DESC, t.name ASC'}`;
+}
