@@ -266,18 +266,14 @@ export class DuckDbEventStore implements EventStore {
 
   /**
    * Builds the missing daily rollups (rollups.ts) of a site's days first..last (UTC day numbers), of the
-   * variant of `filters` (none, or one `dim:value` clause) or of a report's own `subject`, between batches: a
-   * report reads them once this resolves.
+   * variant of `filters` (none, or one `dim:value` clause) or a report's `subject`, between batches: a report reads them once this resolves.
    */
   ensureRollups(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[] = [], subject?: DuckDbSubject): Promise<void> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
     return this.writes.run(() => this.rollups.build(site, registration, first, last, filters, subject));
   }
 
-  /**
-   * The days of first..last whose rollups (of the variant of `filters`, or of a subject's `variant`) are built, as
-   * the last commit left them (loaded on a site's first look, between batches).
-   */
+  /** The days of first..last whose rollups (of `filters`' variant, or `variant`) are built, as the last commit left them (loaded on a site's first look, between batches). */
   builtRollupDays(site: string, registration: string, first: number, last: number, filters: readonly FilterClause[] = [], variant?: string): Promise<number[]> {
     const known = this.rollups.known(site, registration, first, last, filters, variant);
     if (known) return Promise.resolve(known);
