@@ -58,6 +58,16 @@ export const SUBJECT_DIM = 'subject';
 /** What starts a subject's variant and no filter's (formatFilter starts with a dimension's name). */
 export const SUBJECT_PREFIX = '#';
 
+/**
+ * What a report counts in rollups of its own (subjectVariant): its variant, and its
+ * per-day rows over the site's own rows in some [start, end) ranges, columns `day`, `name`,
+ * `value` and `visitors`. A build stores them for whole days; a read adds those of the rest.
+ */
+export interface SubjectRows<Sql> {
+  readonly variant: string;
+  rows(sql: Sql, site: SiteRef, ranges: readonly (readonly [number, number])[]): string;
+}
+
 /** Whether a variant is a report's own subject's, not a filter's. */
 export const isSubjectVariant = (variant: string): boolean => variant.startsWith(SUBJECT_PREFIX);
 

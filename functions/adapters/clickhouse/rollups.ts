@@ -29,7 +29,7 @@ import { DAY_MS } from '#domain/rows/days.ts';
 import { BREAKDOWN_COLUMNS, BREAKDOWN_DIMS } from '#domain/reports/query.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
 import { SUBJECT_DIM, UNFILTERED, variantOf } from '#reports/plan.ts';
-import type { SubjectRows } from '#reports/sql/report.ts';
+import type { SubjectRows } from '#reports/plan.ts';
 import { dayRuns, touchedDays } from '#domain/rows/days.ts';
 import { SLOT_MS } from '#reports/sql/sealed-days.ts';
 import { copiesAmong, type Listing } from '#domain/rows/flags/clickhouse-sql.ts';
@@ -91,7 +91,7 @@ export interface UsableBuild {
   plain: boolean;
 }
 
-/** A report's own subject, whose rows a build stores (report.ts SubjectRows). */
+/** A report's own subject, whose rows a build stores (plan.ts SubjectRows). */
 export type ClickHouseSubject = SubjectRows<ClickHouseSql>;
 
 /** What one build run reads: its site's rows in [from, to) that `filters` keep (none, or a variant's clause), stamped `builtAt` (a literal). */

@@ -32,7 +32,7 @@ import { duckdbEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { entryOnly, filterSql, labelExpression } from '#reports/sql/text.ts';
 import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_SLOTS } from '#reports/sql/dialects/duckdb-rollups.ts';
 import { isSubjectVariant, SUBJECT_DIM, SUBJECT_PREFIX, UNFILTERED, variantOf } from '#reports/plan.ts';
-import type { SubjectRows } from '#reports/sql/report.ts';
+import type { SubjectRows } from '#reports/plan.ts';
 import { dayRuns, touchedDays } from '#domain/rows/days.ts';
 import { SLOT_MS } from '#reports/sql/sealed-days.ts';
 import { inTransaction } from './transaction.ts';
@@ -51,7 +51,7 @@ export const MAX_VARIANTS = 16;
 /** Reports' own subjects a site keeps (goal lists, funnels, metadata keys: plan.ts subjectVariant). */
 export const MAX_SUBJECTS = 64;
 
-/** A report's own subject, whose rows a build stores (report.ts SubjectRows). */
+/** A report's own subject, whose rows a build stores (plan.ts SubjectRows). */
 export type DuckDbSubject = SubjectRows<DuckDbSql>;
 
 /** The statements that make the rollup tables (and drop those of earlier versions). */

@@ -29,20 +29,20 @@ import { DAY_MS } from '#domain/rows/days.ts';
 import { inRanges } from '#domain/rows/flags/clickhouse-sql.ts';
 import type { GoalMatch } from '#ports/goals.ts';
 import type { BreakdownRow, ReportScope, SiteRef } from '#ports/report-store.ts';
-import { subjectVariant } from '../plan.ts';
+import { subjectVariant, type SubjectRows } from '../plan.ts';
 import { WITHOUT_DUCKDB, type Query, type ResultRow } from './dialect.ts';
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
 import { rolledSubject as clickhouseRolledSubject } from './dialects/clickhouse-rollups.ts';
 import type { DuckDbSql } from './dialects/duckdb.ts';
 import { rolledSubject as duckdbRolledSubject } from './dialects/duckdb-rollups.ts';
-import { MAINTAINED_STORES, readOf, type Report, type SubjectRows } from './report.ts';
+import { MAINTAINED_STORES, readOf, type Report } from './report.ts';
 import { filterColumns, filterSql, goalCondition, label, num, sumsByName } from './text.ts';
 
 type Ranges = readonly (readonly [number, number])[];
 /** Whose rows per-day rows count: a site's, under the scope's filters (a rollup build's: none). */
 type RowsScope = SiteRef & { filters?: readonly FilterClause[] };
 
-/** A subject's per-day rows (report.ts SubjectRows) in each dialect, over the report's arguments after its scope. */
+/** A subject's per-day rows (plan.ts SubjectRows) in each dialect, over the report's arguments after its scope. */
 interface PerDay<A extends unknown[]> {
   duckdb: (sql: DuckDbSql, scope: RowsScope, ranges: Ranges, ...args: A) => string;
   clickhouse: (sql: ClickHouseSql, scope: RowsScope, ranges: Ranges, ...args: A) => string;

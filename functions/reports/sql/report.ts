@@ -8,8 +8,8 @@
  * adapter learns anything of it, and SqlReportStore answers its port method
  * with `this.answer(report, …)`.
  */
-import type { ReportScope, SiteRef } from '#ports/report-store.ts';
-import type { RollupNeed, RollupRead } from '../plan.ts';
+import type { ReportScope } from '#ports/report-store.ts';
+import type { RollupNeed, RollupRead, SubjectRows } from '../plan.ts';
 import type { DialectName, Query, ResultRow } from './dialect.ts';
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
 import type { RolledDays, RolledPart, RolledTables } from './dialects/clickhouse-rollups.ts';
@@ -21,16 +21,6 @@ export interface ReportReader {
   readonly dialect: DialectName;
   run<A extends unknown[]>(query: Query<A, never>, ...args: A): Promise<ResultRow[]>;
   answer<A extends unknown[], R>(report: Report<A, R>, ...args: A): Promise<R>;
-}
-
-/**
- * What a report counts in rollups of its own (plan.ts subjectVariant): its variant, and its
- * per-day rows over the site's own rows in some [start, end) ranges, columns `day`, `name`,
- * `value` and `visitors`. A build stores them for whole days; a read adds those of the rest.
- */
-export interface SubjectRows<Sql> {
-  readonly variant: string;
-  rows(sql: Sql, site: SiteRef, ranges: readonly (readonly [number, number])[]): string;
 }
 
 /** A report's reading of a store's rollups: what it needs, over which read, its statement and how its rows answer. */

@@ -187,7 +187,7 @@ export const label = (v: unknown): string => (v === null || v === undefined ? ''
 
 /**
  * Per name, the sums of per-day rows (`name`, `value`, `visitors`: a report's own subject's,
- * report.ts SubjectRows); with `top` (a bound limit), ordered by value then name and cut.
+ * plan.ts SubjectRows); with `top` (a bound limit), ordered by value then name and cut.
  */
 export const sumsByName = (rows: string, top?: string) =>
   `SELECT name, sum(value) AS value, sum(visitors) AS visitors FROM (${rows}) AS d GROUP BY name${top === undefined ? '' : ` ORDER BY value DESC, name ASC LIMIT ${top}`}`;

@@ -29,7 +29,7 @@ import { filterColumns, filterSql, labelExpression, sumsByName, type PageviewDim
 import { inRanges } from '#domain/rows/flags/clickhouse-sql.ts';
 import { UNHASHED, type ClickHouseSql } from './clickhouse.ts';
 import { canonicalColumns } from './read-time.ts';
-import type { SubjectRows } from '../report.ts';
+import type { SubjectRows } from '../../plan.ts';
 
 /** The rollup tables a read names, quoted (adapters/clickhouse/rollups.ts). */
 export interface RolledTables {
@@ -223,7 +223,7 @@ export function rolledLists(
 }
 
 /**
- * A report's own subject over the scope (report.ts SubjectRows), one whole statement: per name,
+ * A report's own subject over the scope (plan.ts SubjectRows), one whole statement: per name,
  * `value` and `visitors` summed over the named builds' rollups of whole days and the rows of the
  * rest (text.ts sumsByName, cut to `top` when given).
  */

@@ -20,7 +20,7 @@ import { SUBJECT_DIM, variantOf } from '../../plan.ts';
 import { rowRanges, type SealedDays } from '../sealed-days.ts';
 import { filterSql, sumsByName } from '../text.ts';
 import type { DuckDbSql } from './duckdb.ts';
-import type { SubjectRows } from '../report.ts';
+import type { SubjectRows } from '../../plan.ts';
 
 /**
  * Written by the DuckDB store (adapters/duckdb/rollups.ts); the names carry the rules' version.
@@ -70,7 +70,7 @@ export const stillBuilt = (sql: DuckDbSql, scope: SiteRef, days: SealedDays, var
   `(SELECT count(*) AS still_built FROM ${ROLLUP_DAYS} WHERE ${ofVariant(sql, scope, variant)} AND ${dayNamed(sql, days)})`;
 
 /**
- * A report's own subject over the scope (report.ts SubjectRows): per name, `value` and `visitors`
+ * A report's own subject over the scope (plan.ts SubjectRows): per name, `value` and `visitors`
  * summed over the named days' rollups and the rows of the rest (text.ts sumsByName, cut to `top`
  * and so ordered when given), each row with `still_built`. Joined on true, so an answer without
  * sums still carries `still_built` (in a row whose name is NULL).
