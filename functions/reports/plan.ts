@@ -123,13 +123,13 @@ export function variantOf(filters: readonly FilterClause[]): string {
 /**
  * The plan of a read, or null when its rows answer it alone: several sites (their rollups are
  * per site), labels or slots under filters no variant answers on a store that reads rows for them,
- * a report's own subject under any filter (its rollups count the site's own rows), or no sealed
- * day in the range.
+ * a report's own subject under filters no variant answers (its rollups count the site's own rows,
+ * or those of one `dim:value` clause), or no sealed day in the range.
  */
 export function planRollups(read: RollupRead, need: RollupNeed, policy: RollupPolicy, nowMs: number): RollupPlan | null {
   const [site] = read.sites;
   if (!site || read.sites.length > 1 || hasGoalClause(read.filters)) return null;
-  if (read.variant !== undefined && read.filters.length > 0) return null;
+  if (read.variant !== undefined && rollupVariant(read.filters) === null) return null;
   // Pages keep the columns filters compare: the site's own answer every filter.
   const ofVariant = need !== 'pages' && rollupVariant(read.filters) !== null;
   if (need !== 'pages' && !ofVariant && policy.otherFilters === 'rows') return null;

@@ -244,7 +244,7 @@ describe('ClickHouse daily rollups', () => {
     expect(await variantDays('country:DE')).toEqual([0, 1, 2, 3]);
   });
 
-  it('count goal stats, funnels and metadata in builds of their own subject, made on the first read and read after, marked stale by a batch as the rest, and none under a filter', async () => {
+  it('count goal stats, funnels and metadata in builds of their own subject, made on the first read and read after, marked stale by a batch as the rest, one per `dim:value` clause, and none under other filters', async () => {
     const site = newSite();
     const at = (d: number, hour: number, visitor: string, over: Parameters<typeof row>[2]) => row(site, 0, { ts: T0 + d * DAY + hour * 3_600_000, visitor: `${visitor}-${d}`, ...over });
     const page = (d: number, hour: number, visitor: string, path: string) => at(d, hour, visitor, { path });
@@ -254,7 +254,8 @@ describe('ClickHouse daily rollups', () => {
     const scope = scopeOf(site, T0, T0 + 4 * DAY);
     const goals: GoalMatch[] = [{ type: 'page', match: '/pricing' }, { type: 'event', match: 'buy' }];
     const steps: GoalMatch[] = [{ type: 'page', match: '/' }, { type: 'event', match: 'buy' }];
-    const variants = [subjectVariant('goals', [['page', '/pricing'], ['event', 'buy']]), subjectVariant('funnel', [['page', '/'], ['event', 'buy']]), subjectVariant('metadata', ['buy', 'plan'])];
+    const subjects = (clause: string) => [subjectVariant('goals', [[['page', '/pricing'], ['event', 'buy']], clause]), subjectVariant('funnel', [[['page', '/'], ['event', 'buy']], clause]), subjectVariant('metadata', [['buy', 'plan'], clause])];
+    const variants = subjects('');
     const variantDays = async (variant: string) => (await events.rollups.usable(site, REGISTRATION, variant)).map((u) => u.day - T0 / DAY);
     const answers = async (reports: ClickHouseReportStore, over = scope) => [await reports.goalStats(over, goals), await reports.funnel(over, steps), await reports.eventMetadata(over, 'buy', 'plan', 10)];
     expect(await answers(store)).toEqual([
@@ -275,14 +276,17 @@ describe('ClickHouse daily rollups', () => {
     expect(await answers(store)).toEqual(await answers(rows));
     expect((await store.goalStats(scope, goals)).goals[1]).toEqual({ conversions: 3, visitors: 3 });
     expect(await variantDays(variants[0]!)).toEqual([0, 1, 2, 3]);
-    // Under a filter the rows answer, and no build of another subject is made.
-    const filtered: ReportScope = { ...scope, filters: [{ dim: 'page', op: 'eq', value: '/' }] };
+    // Under a filter no variant answers the rows answer, and no build of another subject is made.
+    const filtered: ReportScope = { ...scope, filters: [{ dim: 'page', op: 'neq', value: '/' }] };
     expect(await answers(store, filtered)).toEqual(await answers(rows, filtered));
-    const subjects = await events.executor.query<{ variant: string }>(
+    // One dim:value clause has subjects of its own.
+    const one: ReportScope = { ...scope, filters: [{ dim: 'page', op: 'eq', value: '/' }] };
+    expect(await answers(store, one)).toEqual(await answers(rows, one));
+    const built = await events.executor.query<{ variant: string }>(
       `SELECT DISTINCT variant FROM ${events.rollups.tables.builds} WHERE site = {site:String} AND startsWith(variant, '#')`,
       { site },
     );
-    expect(subjects.map((r) => r.variant).sort()).toEqual([...variants].sort());
+    expect(built.map((r) => r.variant).sort()).toEqual([...variants, ...subjects('page:%2F')].sort());
   });
 
   it("reads the days a filtered report only cuts into as stored, less the copies the site's own build listed", async () => {

@@ -172,7 +172,8 @@ export async function filteredCountsPairs(rolled: ReportStore, rows: ReportStore
  * followed by reads over two random ranges, every report `rolled` answers equal to what `rows`
  * (the same store reading only rows) answers: unfiltered, every breakdown, the tech lists, the
  * event totals, the summary lists, goal stats, a funnel, an event's metadata keys and values, retention and the overview's traffic in five zones; with
- * `filtered`, retention, the traffic in five zones and three breakdowns under random filters, and
+ * `filtered`, retention, the traffic in five zones, three breakdowns, goal stats, the funnel and
+ * a key's metadata values under random filters, and
  * the summary lists (read in one statement) as `plain` (the SQL stores' shared statements, one per
  * list) gives them.
  */
@@ -196,6 +197,9 @@ export function rolledEqualsRows(
           if (filtered) {
             expect([filters, await rolled.summaryLists(scope, ['devices', 'browsers', 'os'], 2)]).toEqual([filters, await filtered.plain.summaryLists(scope, ['devices', 'browsers', 'os'], 2)]);
             for (const dim of FILTERED_BREAKDOWNS) expect([dim, filters, await rolled.breakdown(scope, dim, 1000)]).toEqual([dim, filters, await rows.breakdown(scope, dim, 1000)]);
+            expect([filters, await rolled.goalStats(scope, GOALS)]).toEqual([filters, await rows.goalStats(scope, GOALS)]);
+            expect([filters, await rolled.funnel(scope, FUNNEL)]).toEqual([filters, await rows.funnel(scope, FUNNEL)]);
+            expect([filters, await rolled.eventMetadata(scope, 'signup', 'plan', 1)]).toEqual([filters, await rows.eventMetadata(scope, 'signup', 'plan', 1)]);
           } else {
             for (const dim of BREAKDOWN_DIMS) expect([dim, await rolled.breakdown(scope, dim, 1000)]).toEqual([dim, await rows.breakdown(scope, dim, 1000)]);
             expect(await rolled.breakdowns(scope, ['devices', 'browsers', 'os'], 2)).toEqual(await rows.breakdowns(scope, ['devices', 'browsers', 'os'], 2));

@@ -29,7 +29,7 @@ import { DAY_MS } from '#domain/rows/days.ts';
 import { inRanges } from '#domain/rows/flags/clickhouse-sql.ts';
 import type { GoalMatch } from '#ports/goals.ts';
 import type { BreakdownRow, ReportScope, SiteRef } from '#ports/report-store.ts';
-import { subjectVariant, type SubjectRows } from '../plan.ts';
+import { rollupVariant, subjectVariant, type SubjectRows } from '../plan.ts';
 import { WITHOUT_DUCKDB, type Query, type ResultRow } from './dialect.ts';
 import type { ClickHouseSql } from './dialects/clickhouse.ts';
 import { rolledSubject as clickhouseRolledSubject } from './dialects/clickhouse-rollups.ts';
@@ -59,16 +59,18 @@ interface SubjectReport<A extends unknown[], R> {
 
 /**
  * A report counted as per-day rows: from the rows, their sums over the whole range; from the
- * rollups (DuckDB and ClickHouse, no filter), the sums of the subject's rollups of whole sealed
- * days and of the rest's rows.
+ * rollups (DuckDB and ClickHouse; no filter, or one `dim:value` clause), the sums of the subject's
+ * rollups of whole sealed days and of the rest's rows.
  */
 function subjectReport<A extends unknown[], R>(made: SubjectReport<A, R>): Report<[ReportScope, ...A], R> {
   const answer = (rows: readonly ResultRow[], args: A) => made.answer(new Map(rows.filter((r) => r.name !== null && r.name !== undefined).map((r) => [String(r.name), r])), ...args);
-  const subject = <S>(rows: (sql: S, scope: RowsScope, ranges: Ranges, ...args: A) => string, args: A): SubjectRows<S> => ({
-    variant: subjectVariant(made.kind, made.counted(...args)),
-    rows: (sql, site, ranges) => rows(sql, site, ranges, ...args),
+  // A subject's rollups count the site's rows, or those of the scope's one `dim:value` clause (plan.ts rollupVariant).
+  const variant = (scope: ReportScope, args: A) => subjectVariant(made.kind, [made.counted(...args), rollupVariant(scope.filters)]);
+  const subject = <S>(rows: (sql: S, scope: RowsScope, ranges: Ranges, ...args: A) => string, scope: ReportScope, args: A): SubjectRows<S> => ({
+    variant: variant(scope, args),
+    rows: (sql, site, ranges) => rows(sql, { site: site.site, registration: site.registration, filters: scope.filters }, ranges, ...args),
   });
-  const read = (scope: ReportScope, ...args: A) => ({ ...readOf(scope), variant: subjectVariant(made.kind, made.counted(...args)) });
+  const read = (scope: ReportScope, ...args: A) => ({ ...readOf(scope), variant: variant(scope, args) });
   const top = (sql: DuckDbSql | ClickHouseSql, args: A) => (made.top ? sql.limit(made.top(...args)) : undefined);
   const whole: Query<[ReportScope, ...A]> = {
     duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : (sql, scope, ...args) => sumsByName(made.perDay.duckdb(sql, scope, [[scope.from, scope.to]], ...(args as A)), top(sql, args as A)),
@@ -81,16 +83,16 @@ function subjectReport<A extends unknown[], R>(made: SubjectReport<A, R>): Repor
       duckdb: process.env.TT_LAMBDA_BUNDLE === '1' ? WITHOUT_DUCKDB : {
         need: 'labels',
         read,
-        subject: (_scope, ...args) => subject(made.perDay.duckdb, args),
-        statement: (sql, days, scope, ...args) => duckdbRolledSubject(sql, scope, days, subject(made.perDay.duckdb, args), top(sql, args)),
+        subject: (scope, ...args) => subject(made.perDay.duckdb, scope, args),
+        statement: (sql, days, scope, ...args) => duckdbRolledSubject(sql, scope, days, subject(made.perDay.duckdb, scope, args), top(sql, args)),
         answer: (rows, _scope, ...args) => answer(rows, args),
       },
       clickhouse: {
         need: 'labels',
         read,
         split: false,
-        subject: (_scope, ...args) => subject(made.perDay.clickhouse, args),
-        statement: (sql, tables, days, _part, scope, ...args) => clickhouseRolledSubject(sql, tables, scope, days, subject(made.perDay.clickhouse, args), top(sql, args)),
+        subject: (scope, ...args) => subject(made.perDay.clickhouse, scope, args),
+        statement: (sql, tables, days, _part, scope, ...args) => clickhouseRolledSubject(sql, tables, scope, days, subject(made.perDay.clickhouse, scope, args), top(sql, args)),
         answer: (rows, _scope, ...args) => answer(rows, args),
       },
     },
