@@ -88,7 +88,7 @@ const NOTHING: GroupAccess = {
   timeoutSeconds: 10,
 };
 
-const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysOf, siteApiKeyHash } = KEY_PATTERNS;
+const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysOf, siteApiKeyHash, unsubscribeSecret } = KEY_PATTERNS;
 
 /** A site API key's use: last_used_at on its item under the site's partition, nothing else of it. */
 const SITE_KEY_TOUCH = [...KEY_ATTRIBUTES, 'last_used_at'] as const;
@@ -114,12 +114,13 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     ],
     callers: true,
   },
-  // A site delete removes its import jobs, lock and sealed credentials with the partition: table only.
+  // A site delete removes its import jobs, lock, sealed credentials, goals and e-mail reports with the partition: table only.
   sites: {
     ...NOTHING,
     table: [
       { keys: [site], actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchWriteItem'] },
-      { keys: [account], actions: ['UpdateItem'] },
+      // The site count on the account item; a deleted site leaves the account's workspace digest.
+      { keys: [account], actions: ['GetItem', 'PutItem', 'UpdateItem'] },
       { keys: [sitesOf], actions: ['Query'], index: true },
       KEY_LOOKUP_AND_TOUCH,
     ],
@@ -166,6 +167,22 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     table: [{ keys: [site], actions: ['GetItem', 'PutItem', 'DeleteItem', 'Query'] }, { keys: [sitesOf], actions: ['Query'], index: true }, KEY_LOOKUP_AND_TOUCH],
     eventStore: 'read',
     callers: true,
+  },
+  // E-mail reports under the site, the account's defaults and workspace digest, the unsubscribe links' secret (made on
+  // first use); digests read the event store (previews, test sends) and test sends mail. Public origin: PUBLIC_URL (links).
+  digests: {
+    ...NOTHING,
+    table: [
+      { keys: [site], actions: ['GetItem', 'PutItem', 'DeleteItem', 'Query'] },
+      { keys: [account], actions: ['GetItem', 'PutItem'] },
+      { keys: [unsubscribeSecret], actions: ['GetItem', 'PutItem'] },
+      { keys: [sitesOf], actions: ['Query'], index: true },
+      KEY_LOOKUP_AND_TOUCH,
+    ],
+    eventStore: 'read',
+    callers: true,
+    mail: true,
+    timeoutSeconds: 28,
   },
   // POST /api/ingest: reads sites (their fields only) and the two kinds of key, notes a key's use, queues rows. No
   // issuer (ID tokens are no ingest credential), no event store, and of a site's partition only what it reads.

@@ -8,7 +8,7 @@ import type { RouteGroup } from '#http/routes.ts';
 import { GROUP_ACCESS, HTTP_SOURCE_MAPS, groupDefines, httpEntry } from './api.ts';
 import { EVENT_WRITER_ENTRY } from './event-writer.ts';
 import { IMPORT_WORKER_ENTRY } from './imports.ts';
-import { ALERT_CHECKS_ENTRY, ROTATE_SALTS_ENTRY } from './schedules.ts';
+import { ALERT_CHECKS_ENTRY, DIGEST_SENDS_ENTRY, ROTATE_SALTS_ENTRY } from './schedules.ts';
 
 const KiB = 1024;
 
@@ -43,5 +43,6 @@ export function lambdaBundles(texts: { trackerScript: string; apiDocument: strin
     { name: 'worker/import-worker', entry: IMPORT_WORKER_ENTRY, define: {}, budget: null, sourceMaps: true },
     { name: 'schedule/rotate-salts', entry: ROTATE_SALTS_ENTRY, define: {}, budget: null, sourceMaps: true },
     { name: 'schedule/alert-checks', entry: ALERT_CHECKS_ENTRY, define: {}, budget: null, sourceMaps: true },
+    { name: 'schedule/digest-sends', entry: DIGEST_SENDS_ENTRY, define: {}, budget: null, sourceMaps: true },
   ];
 }

@@ -4,7 +4,7 @@
  * and alarms. Salt rotation: shortly after each UTC midnight, the previous
  * days' visitor salts are deleted so yesterday's hashes can never be
  * recomputed (spec: the salt is deleted when the day ends). Alert checks:
- * every minute (issue 36).
+ * every minute (issue 36). E-mail digests: every quarter hour (issue 38).
  */
 import { Duration } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -35,6 +35,9 @@ export interface SchedulesProps {
 
 /** The alert checks' Lambda entry: the registry, the event store's readers, SES. */
 export const ALERT_CHECKS_ENTRY = 'functions/aws/workers/alert-checks.ts';
+
+/** The e-mail digest sends' Lambda entry: the registry, the event store's readers, SES. */
+export const DIGEST_SENDS_ENTRY = 'functions/aws/workers/digest-sends.ts';
 
 interface ScheduledWorkerProps {
   fn: NodeFunction;
@@ -70,6 +73,9 @@ export class Schedules extends Construct {
   readonly alertChecks: NodeFunction;
   readonly alertChecksRule: events.Rule;
   readonly alertChecksDeadLetterQueue: sqs.Queue;
+  readonly digestSends: NodeFunction;
+  readonly digestSendsRule: events.Rule;
+  readonly digestSendsDeadLetterQueue: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: SchedulesProps) {
     super(scope, id);
@@ -123,5 +129,39 @@ export class Schedules extends Construct {
     });
     this.alertChecksRule = checks.rule;
     this.alertChecksDeadLetterQueue = checks.deadLetterQueue;
+
+    this.digestSends = new NodeFunction(this, 'DigestSendsFunction', {
+      entry: DIGEST_SENDS_ENTRY,
+      description: 'tinytrack worker: send the e-mail digests due at 07:00 in their time zones',
+      timeout: Duration.minutes(5),
+      environment: { TABLE_NAME: props.table.tableName, ...props.eventStore.environment('read'), ...mailEnvironment(props.mail) },
+    });
+    // Reads sites, goals and reports under the site, lists an account's sites, reads workspace digests under the account,
+    // claims and moves digests (UpdateItem), lists the due ones on gsi1, reads (or first makes) the unsubscribe secret.
+    grantTableRules(props.table, this.digestSends, [
+      { keys: [KEY_PATTERNS.site, KEY_PATTERNS.account], actions: ['GetItem', 'Query', 'UpdateItem'] },
+      { keys: [KEY_PATTERNS.unsubscribeSecret], actions: ['GetItem', 'PutItem'] },
+      { keys: [KEY_PATTERNS.digestsDue, KEY_PATTERNS.sitesOf], actions: ['Query'], index: true },
+    ]);
+    props.eventStore.grant(this.digestSends, 'read');
+    grantSendMail(this.digestSends, props.mail, this);
+    // Every quarter hour, so 07:00 comes on time in zones a half or quarter hour off UTC; a failed send waits for the next run.
+    const digests = scheduledWorker(this, 'DigestSends', {
+      fn: this.digestSends,
+      description: 'tinytrack: send due e-mail digests every 15 minutes',
+      schedule: events.Schedule.cron({ minute: '0/15' }),
+      retryAttempts: 2,
+      maxEventAge: Duration.minutes(30),
+      undelivered: 'tinytrack: e-mail digest sends were not delivered (EventBridge gave up): the next run sends what is due',
+      failed: 'tinytrack: e-mail digest sends failed: read the digest-sends function logs (each digest records its last_error)',
+      errorPeriod: Duration.minutes(15),
+    });
+    this.digestSendsRule = digests.rule;
+    this.digestSendsDeadLetterQueue = digests.deadLetterQueue;
+  }
+
+  /** Where digests link to (the dashboard, the unsubscribe route): known once the stack has its public origin. */
+  linkTo(origin: string): void {
+    this.digestSends.addEnvironment('PUBLIC_URL', origin);
   }
 }

@@ -40,6 +40,10 @@ export const KEY_PATTERNS = {
   managementKeysOf: keys.managementKeysOf('*'),
   /** gsi1 */
   activeImports: keys.activeImports,
+  /** gsi1: enabled e-mail digests by their next send time */
+  digestsDue: keys.digestsDue,
+  /** The unsubscribe links' signing secret */
+  unsubscribeSecret: keys.unsubscribeSecret.pk,
 } as const;
 
 export type DynamoAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'BatchWriteItem';

@@ -95,7 +95,7 @@ export class TinytrackStack extends Stack {
     if (this.eventStore instanceof ClickHouse) {
       // Every function that talks to ClickHouse feeds its failures into one alarm.
       const readers = [...this.api.functions].filter(([group]) => GROUP_ACCESS[group].eventStore !== 'none').map(([, fn]) => fn);
-      for (const fn of [this.writer.function, this.imports.worker, this.schedules.alertChecks, ...readers]) this.eventStore.watch(fn);
+      for (const fn of [this.writer.function, this.imports.worker, this.schedules.alertChecks, this.schedules.digestSends, ...readers]) this.eventStore.watch(fn);
     }
     if (dashboard) {
       this.dashboard = new Dashboard(this, 'Dashboard', {
@@ -107,6 +107,10 @@ export class TinytrackStack extends Stack {
     } else {
       this.dashboardElsewhere(dashboardOrigin);
     }
+    // E-mail digests link to the dashboard, and unsubscribe under its /api (proxied to the API); to the API without one.
+    const linkOrigin = this.dashboard?.origin ?? dashboardOrigin ?? this.api.httpApi.apiEndpoint;
+    this.schedules.linkTo(linkOrigin);
+    this.api.functions.get('digests')?.addEnvironment('PUBLIC_URL', linkOrigin);
 
     const collectorUrl = this.api.functionUrls.get('collector');
     if (!collectorUrl) throw new Error('the collector route group has no Function URL (lib/api.ts GROUP_ACCESS)');

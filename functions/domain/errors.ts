@@ -86,6 +86,9 @@ export const FunnelLimitError = refusal('FunnelLimitError', 'invalid', 'funnel l
 export const GoalExistsError = refusal('GoalExistsError', 'conflict', 'a goal with this type and match already exists');
 export const UnknownGoalError = refusal('UnknownGoalError', 'not_found', 'unknown goal');
 export const UnknownFunnelError = refusal('UnknownFunnelError', 'not_found', 'unknown funnel');
+// E-mail digests (issue 38).
+export const EmailReportLimitError = refusal('EmailReportLimitError', 'invalid', 'e-mail report limit reached');
+export const UnknownEmailReportError = refusal('UnknownEmailReportError', 'not_found', 'unknown e-mail report');
 /** A deployment with no sender configured (AWS without -c mailFrom): nothing can be mailed. */
 export const MailNotConfiguredError = refusal('MailNotConfiguredError', 'not_implemented', 'mail is not configured on this deployment');
 /** A store that keeps refusing for load (throttling past the SDK's retries): worth asking again shortly. */
@@ -135,6 +138,8 @@ export const FIXED_REFUSALS: readonly FixedRefusal[] = [
   GoalExistsError,
   UnknownGoalError,
   UnknownFunnelError,
+  EmailReportLimitError,
+  UnknownEmailReportError,
   MailNotConfiguredError,
   StoreUnavailableError,
   NotAvailableOnStoreError,

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import * as s from './goal-schemas.ts';
-import { invalidInput, rateLimited, refusals, reportQuery, scoped, siteReader, type Refusable, type RouteDef } from './route-def.ts';
+import { invalidInput, rateLimited, refusals, reportQuery, scoped, siteReader, type Refusable, type RouteDef, type RouteGroup } from './route-def.ts';
 import { FUNNEL_ERRORS, GOAL_ERRORS } from '#domain/goals/goal.ts';
 import {
   FunnelLimitError,
@@ -21,8 +21,9 @@ import { REPORT_QUERY_ERRORS } from '#domain/reports/query.ts';
 
 const OWNER_ONLY = 'Owner only (ID token or a management key), also for public sites; a read without a valid credential is 404 unknown site.';
 
-/** A list, create, change and delete of one kind of record under the site. */
-function crudRoutes(o: {
+/** A list, create, change and delete of one kind of record under the site, served by `group` (the goals'). */
+export function crudRoutes(o: {
+  group?: RouteGroup;
   path: string;
   noun: string;
   list: z.ZodType;
@@ -35,7 +36,7 @@ function crudRoutes(o: {
   unknown: Refusable;
   summary: { list: string; create: string; update: string };
 }): RouteDef[] {
-  const base = { group: 'goals', auth: 'account' } as const;
+  const base = { group: o.group ?? 'goals', auth: 'account' } as const;
   const one = `${o.path}/{id}`;
   return [
     { ...base, auth: 'owner', method: 'GET', path: o.path, scope: 'read', summary: `${o.summary.list} ${OWNER_ONLY}`, responses: { 200: { description: o.noun, schema: o.list }, ...refusals(...siteReader) } },

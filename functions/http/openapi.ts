@@ -23,11 +23,12 @@ const TAGS: Record<RouteGroup, string> = {
   alerts: 'Alert rules checked every minute, mailed when they fire and resolve',
   ingest: 'API request metrics from your own API (site API keys or an ingest management key)',
   goals: 'Goals and ordered funnels over visitor-days, with their stats',
+  digests: 'E-mail reports of a site, report defaults and the workspace digest, mailed at 07:00 local',
 };
 
 const PATH_PARAMETERS: Record<string, string> = {
   hostname: 'The normalized hostname, as registered',
-  id: 'The id of the record the path names: a management key, a site API key, an alert rule, a goal or a funnel',
+  id: 'The id of the record the path names: a management key, a site API key, an alert rule, a goal, a funnel or an e-mail report',
   name: 'An event name, normalized as collected (spec part 6 rule 3)',
   jobId: 'An import job id',
 };

@@ -9,6 +9,7 @@ import { createRouteMatcher, matchPath } from './route-match.ts';
 import { refusals, invalidInput, signIn, scoped, idOnly, rateLimited, checksRateLimited, siteReader, reportQuery, type Refusable, type ResponseDef, type RouteDef } from './route-def.ts';
 import { apiAnalyticsRoutes } from './api-routes.ts';
 import { goalRoutes } from './goal-routes.ts';
+import { digestRoutes } from './digest-routes.ts';
 import {
   ClaimOvertakenError,
   ClaimRecordMissingError,
@@ -384,7 +385,7 @@ const importRoutes: RouteDef[] = [
   },
 ];
 
-export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes, ...apiAnalyticsRoutes, ...goalRoutes, ...importRoutes];
+export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes, ...apiAnalyticsRoutes, ...goalRoutes, ...digestRoutes, ...importRoutes];
 
 /**
  * The route for a request, preferring literal segments over parameters the way

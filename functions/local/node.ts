@@ -9,6 +9,8 @@ import { assertDataDirFree } from './startup.ts';
 import { siteRead } from '#domain/site-lookup.ts';
 import { scheduleSaltRotation } from '#workers/rotate-salts.ts';
 import { createAlertChecker } from '#workers/alert-checks.ts';
+import { createDigestSender } from '#workers/digest-sends.ts';
+import { digestMails } from '#reports/digest-reports.ts';
 import { log } from '#platform/log.ts';
 import { TimerScheduler } from './scheduler.ts';
 import { buildDashboard, type BuiltDashboard } from '#dashboard/build.ts';
@@ -37,7 +39,7 @@ export interface LocalNode {
   url: string;
   services: Services;
   runtime: LocalRuntime;
-  /** The scheduled jobs of this node (the alert checks every minute). */
+  /** The scheduled jobs of this node (the alert checks every minute, the e-mail digests every quarter hour). */
   scheduler: TimerScheduler;
   stop(): Promise<void>;
 }
@@ -57,6 +59,9 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
   // Node's timers, not the salt rotation's (tests fire those by hand); the service clock still times each run.
   const scheduler = new TimerScheduler(services.clock, log);
   scheduler.add({ name: 'alert-checks', everyMinutes: 1, run: createAlertChecker({ ...services, log }) });
+  // Links point at this server, whose address is known once it listens.
+  const digestServices = { ...services, origin: () => services.publicOrigins[0] ?? null };
+  scheduler.add({ name: 'digest-sends', everyMinutes: 15, run: createDigestSender({ ...services, log, mails: (target, at) => digestMails(digestServices, target, at) }) });
   const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies, services, dashboard: localDashboard(config, runtime, built) });
   try {
     await new Promise<void>((ok, fail) => {

@@ -9,6 +9,7 @@ import type { SiteCheck } from '#domain/site-verification.ts';
 import type { SiteApiKeys } from './site-api-keys.ts';
 import type { AlertRules } from './alert-rules.ts';
 import type { Goals } from './goals.ts';
+import type { EmailReports } from './email-reports.ts';
 
 export interface SiteRecord {
   hostname: string;
@@ -134,4 +135,7 @@ export interface DailySalts {
 }
 
 /** The whole registry, as the services are given it (functions/platform/services.ts). */
-export interface Registry extends SiteRegistry, SiteClaims, ManagementKeys, DailySalts, SiteApiKeys, AlertRules, Goals {}
+export interface Registry extends SiteRegistry, SiteClaims, ManagementKeys, DailySalts, SiteApiKeys, AlertRules, Goals {
+  /** E-mail digests: site reports, account defaults, workspace digests (issue 38). */
+  readonly digests: EmailReports;
+}

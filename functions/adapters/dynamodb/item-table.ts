@@ -34,3 +34,7 @@ export const querySitePartition = (items: ItemTable, site: string, prefix: strin
     ExpressionAttributeValues: { ':pk': keys.site(site).pk, ':prefix': prefix },
     ConsistentRead: true,
   });
+
+/** Every item listed under `gsi1pk` whose gsi1 sort key is at most `bound` (digests due by a time). */
+export const queryIndexUpTo = (items: ItemTable, gsi1pk: string, bound: string): Promise<Record<string, unknown>[]> =>
+  queryAll(items, { IndexName: GSI1, KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk <= :bound', ExpressionAttributeValues: { ':pk': gsi1pk, ':bound': bound } });

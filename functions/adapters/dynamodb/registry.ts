@@ -12,6 +12,8 @@ import { DynamoDailySalts } from './salts.ts';
 import { DynamoSites } from './sites.ts';
 import { DynamoSiteApiKeys } from './site-api-keys.ts';
 import { DynamoAlertRules } from './alert-rules.ts';
+import { DynamoEmailReports } from './email-reports.ts';
+import type { EmailReports } from '#ports/email-reports.ts';
 import { DynamoSiteRecords } from './site-records.ts';
 import { keys } from './table.ts';
 import type { FunnelRecord, GoalRecord, SiteRecords } from '#ports/goals.ts';
@@ -46,7 +48,7 @@ export class DynamoSiteRegistry implements SiteRegistry, DailySalts {
   readonly deleteSaltsBefore: Registry['deleteSaltsBefore'] = (...a) => this.salts.deleteSaltsBefore(...a);
 }
 
-/** Every record of the registry: the site registry, and claims, management keys, site API keys, alert rules, goals and funnels. */
+/** Every record of the registry: the site registry, and claims, management keys, site API keys, alert rules, goals and funnels, e-mail digests. */
 export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
   private readonly claims: DynamoSiteClaims;
   private readonly managementKeys: DynamoManagementKeys;
@@ -54,6 +56,7 @@ export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
   private readonly alertRules: DynamoAlertRules;
   readonly goals: SiteRecords<GoalRecord>;
   readonly funnels: SiteRecords<FunnelRecord>;
+  readonly digests: EmailReports;
 
   constructor(client: DynamoDBClient, table: string) {
     // One document client for all of them, as the table is one.
@@ -64,6 +67,7 @@ export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
     this.alertRules = new DynamoAlertRules(this.items);
     this.goals = new DynamoSiteRecords<GoalRecord>(this.items, keys.goalPrefix, ['id', 'site', 'name', 'type', 'match', 'created_at']);
     this.funnels = new DynamoSiteRecords<FunnelRecord>(this.items, keys.funnelPrefix, ['id', 'site', 'name', 'steps', 'created_at']);
+    this.digests = new DynamoEmailReports(this.items);
   }
 
   readonly startClaim: Registry['startClaim'] = (...a) => this.claims.startClaim(...a);

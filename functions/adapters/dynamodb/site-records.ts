@@ -1,7 +1,7 @@
 /**
  * One kind of record under a site's partition (`<prefix><id>`), so a site
  * delete or the move that ends a registration sweeps it: goals and funnels
- * (issue 37). Creation counts the site's records first; the count is not
+ * (issue 37), e-mail reports (issue 38). Creation counts the site's records first; the count is not
  * atomic with the write (two creations at once may both pass at the limit:
  * a bound on clutter, not a security rule).
  */
@@ -12,12 +12,21 @@ import { querySitePartition, type ItemTable } from './item-table.ts';
 import { keys } from './table.ts';
 
 export class DynamoSiteRecords<T extends { id: string; site: string }> implements SiteRecords<T> {
-  /** `fields`: the attributes a record has (anything else on the item is the table's). */
+  /**
+   * `fields`: the attributes a record has (anything else on the item is the table's); `index`: the
+   * gsi1 keys an item carries, from its record (none: it is not listed there).
+   */
   constructor(
     private readonly items: ItemTable,
     private readonly prefix: string,
     private readonly fields: readonly (keyof T & string)[],
+    private readonly index: (record: T) => { gsi1pk: string; gsi1sk: string } | null = () => null,
   ) {}
+
+  /** A record's item: its key, its gsi1 keys when it has them, its fields. */
+  private itemOf(record: T) {
+    return { ...this.key(record.site, record.id), ...this.index(record), ...record };
+  }
 
   private key(site: string, id: string) {
     return { pk: keys.site(site).pk, sk: `${this.prefix}${id}` };
@@ -30,7 +39,7 @@ export class DynamoSiteRecords<T extends { id: string; site: string }> implement
   async create(record: T, maxPerSite: number): Promise<boolean> {
     if ((await this.list(record.site)).length >= maxPerSite) return false;
     await this.items.doc.send(
-      new PutCommand({ TableName: this.items.table, Item: { ...this.key(record.site, record.id), ...record }, ConditionExpression: 'attribute_not_exists(pk)' }),
+      new PutCommand({ TableName: this.items.table, Item: this.itemOf(record), ConditionExpression: 'attribute_not_exists(pk)' }),
     );
     return true;
   }
@@ -52,7 +61,7 @@ export class DynamoSiteRecords<T extends { id: string; site: string }> implement
     return conditionalWrite(
       async () => {
         await this.items.doc.send(
-          new PutCommand({ TableName: this.items.table, Item: { ...this.key(site, id), ...changed }, ConditionExpression: 'attribute_exists(pk)' }),
+          new PutCommand({ TableName: this.items.table, Item: this.itemOf(changed), ConditionExpression: 'attribute_exists(pk)' }),
         );
         return changed;
       },

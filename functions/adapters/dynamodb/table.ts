@@ -31,6 +31,13 @@ export const keys = {
   // Goals and funnels (functions/adapters/dynamodb/site-records.ts): under the site, so a delete or a move removes them.
   goalPrefix: 'GOAL#',
   funnelPrefix: 'FUNNEL#',
+  // E-mail digests (functions/adapters/dynamodb/email-reports.ts): a site's reports under the site, an account's defaults and
+  // workspace digest under the account; every enabled one listed on gsi1 by its next send time; the unsubscribe links' secret.
+  emailReportPrefix: 'REPORT#',
+  reportDefaults: (uid: string) => ({ pk: `ACCOUNT#${uid}`, sk: 'REPORT_DEFAULTS' }),
+  workspaceDigest: (uid: string) => ({ pk: `ACCOUNT#${uid}`, sk: 'WORKSPACE_DIGEST' }),
+  digestsDue: 'DIGESTS_DUE',
+  unsubscribeSecret: { pk: 'SECRET#unsubscribe', sk: 'SECRET' },
   activeImports: 'IMPORTS_ACTIVE',
   importsBy: (uid: string) => `IMPORTS_BY#${uid}`,
   // Local sign-in (functions/adapters/dynamodb/login-links.ts): one item per unused link, by the code's hash.

@@ -8,11 +8,11 @@
  * latency (no requests) leaves the state as it is.
  */
 import type { AlertComparator, AlertMetric, AlertRuleRecord, AlertState } from '#ports/alert-rules.ts';
+import { parseRecipients, RECIPIENTS_ERROR } from '../mail/recipients.ts';
 
 export const ALERT_METRICS: readonly AlertMetric[] = ['error_rate', 'p95_ms', 'requests', 'pageviews', 'visitors'];
 export const API_METRICS: ReadonlySet<AlertMetric> = new Set(['error_rate', 'p95_ms', 'requests']);
 export const MAX_ALERT_RULES = 20;
-export const MAX_RECIPIENTS = 10;
 export const MIN_WINDOW = 5;
 export const MAX_WINDOW = 1440;
 export const MAX_ALERT_NAME = 100;
@@ -27,13 +27,10 @@ export const ALERT_ERRORS = [
   'error_rate threshold must be from 0 to 1',
   `window_minutes must be an integer from ${MIN_WINDOW} to ${MAX_WINDOW}`,
   `route must be 1 to ${MAX_ALERT_ROUTE} characters, for error_rate, p95_ms or requests only`,
-  `recipients must be 1 to ${MAX_RECIPIENTS} e-mail addresses`,
+  RECIPIENTS_ERROR,
   'recipients are required with a management key',
   'enabled must be true or false',
 ] as const;
-
-/** A plausible single address: no spaces, one @, a dot in the domain; the relay judges the rest. */
-const EMAIL = /^[^\s@<>()",;]+@[^\s@<>()",;]+\.[^\s@<>()",;]+$/;
 
 /** The fields a request may set. */
 export type AlertFields = Pick<AlertRuleRecord, 'name' | 'metric' | 'comparator' | 'threshold' | 'window_minutes' | 'route' | 'recipients' | 'enabled'>;
@@ -73,11 +70,9 @@ function fieldsOf(body: Record<string, unknown>): Parsed<Partial<AlertFields>> {
     out.route = route as string | null;
   }
   if ('recipients' in body) {
-    const r = body.recipients;
-    if (!Array.isArray(r) || r.length === 0 || r.length > MAX_RECIPIENTS || !r.every((x) => typeof x === 'string' && EMAIL.test(x.trim()))) {
-      return { ok: false, error: ALERT_ERRORS[8] };
-    }
-    out.recipients = [...new Set(r.map((x: string) => x.trim()))];
+    const recipients = parseRecipients(body.recipients);
+    if (!recipients) return { ok: false, error: ALERT_ERRORS[8] };
+    out.recipients = recipients;
   }
   if ('enabled' in body) {
     if (typeof body.enabled !== 'boolean') return { ok: false, error: ALERT_ERRORS[10] };

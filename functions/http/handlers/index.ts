@@ -10,5 +10,6 @@ import { handler as imports } from './imports.ts';
 import { handler as ingest } from './ingest.ts';
 import { handler as alerts } from './alerts.ts';
 import { handler as goals } from './goals.ts';
+import { handler as digests } from './digests.ts';
 
-export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports, ingest, alerts, goals };
+export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports, ingest, alerts, goals, digests };

@@ -85,6 +85,8 @@ async function deleteSite(req: ApiRequest) {
   const deleted = await req.services.registry.deleteSite(site.hostname, principal.uid);
   siteChanged(req.services, site.hostname, null);
   if (!deleted) throw new UnknownSiteError();
+  // Its e-mail reports went with its partition; a workspace digest that names it stops naming it.
+  await req.services.registry.digests.dropWorkspaceSite(principal.uid, site.hostname);
   // The site is gone: a failure to remove its icon is logged, not answered (a retry would find no site to delete).
   await req.services.icons.delete(site.hostname).catch((e: unknown) => {
     req.services.log.warn('removing the site icon failed', { hostname: site.hostname, message: (e as Error).message });
