@@ -4,10 +4,13 @@
  * scheduler calls, handed the minutes chosen here; mail lands in the outbox
  * (DATA_DIR/outbox/), whose files are read back.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/local-node.ts';
+import { readOutbox, subjectOf } from '../support/outbox.ts';
+
+const outbox = () => readOutbox(svc.dataDir);
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
 import { registrationKey } from '#domain/registration.ts';
 import { createAlertChecker } from '#workers/alert-checks.ts';
@@ -18,33 +21,6 @@ let owner: string;
 let site: string;
 
 const rule = (extra: Record<string, unknown> = {}) => ({ name: 'errors', metric: 'error_rate', comparator: '>', threshold: 0.5, window_minutes: 5, ...extra });
-
-/** The outbox's messages, oldest first, quoted-printable undone so bodies read as written. */
-function outbox(): string[] {
-  const dir = join(svc.dataDir, 'outbox');
-  let names: string[] = [];
-  try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.eml')).sort();
-  } catch {
-    return [];
-  }
-  return names.map((n) => {
-    const raw = readFileSync(join(dir, n), 'utf8');
-    const end = raw.indexOf('\n\n');
-    const body = raw.slice(end).replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-    return raw.slice(0, end) + body;
-  });
-}
-
-/** A message's Subject, its folded encoded words (RFC 2047, Q encoding) decoded. */
-function subjectOf(mail: string): string {
-  const folded = /^Subject: (.*(?:\n .*)*)/m.exec(mail)?.[1] ?? '';
-  return folded
-    // Whitespace between encoded words is not text (RFC 2047 §6.2).
-    .replace(/\?=\s+=\?/g, '?==?')
-    .replace(/\n /g, ' ')
-    .replace(/=\?UTF-8\?Q\?([^?]*)\?=/g, (_, q: string) => q.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/g, (__, hex: string) => String.fromCharCode(parseInt(hex, 16))));
-}
 
 beforeAll(async () => {
   svc = await startTestService();

@@ -80,7 +80,7 @@ export function formatChange(now: number | null, before: number | null): string 
   return change === 0 ? '±0 %' : change > 0 ? `+${change} %` : `−${-change} %`;
 }
 
-/** The period in words, in its time zone: `Mon 23 Nov 2026`, `16 Nov – 22 Nov 2026`, `November 2026`. */
+/** The period in words, in its time zone: `Mon, 23 Nov 2026`, `16 Nov – 22 Nov 2026`, `November 2026`. */
 export function periodLabel(frequency: DigestFrequency, tz: string, period: { from: number; to: number }): string {
   const day = (ms: number, year: boolean) =>
     new Intl.DateTimeFormat('en-GB', { timeZone: tz, weekday: frequency === 'daily' ? 'short' : undefined, day: 'numeric', month: 'short', year: year ? 'numeric' : undefined }).format(ms);
