@@ -120,7 +120,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     table: [
       { keys: [site], actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchWriteItem'] },
       // The site count on the account item; a deleted site leaves the account's workspace digest.
-      { keys: [account], actions: ['GetItem', 'PutItem', 'UpdateItem'] },
+      { keys: [account], actions: ['GetItem', 'UpdateItem'] },
       { keys: [sitesOf], actions: ['Query'], index: true },
       KEY_LOOKUP_AND_TOUCH,
     ],

@@ -36,9 +36,14 @@ describe('alert checks and mail on AWS', () => {
     expect(JSON.stringify(template.toJSON())).not.toMatch(/MAIL_FROM/);
   });
 
-  it('with it, the checks and the alerts group may send as that address of that identity only', () => {
+  it('with it, the checks, the digest sends and the alerts and digests groups may send as that address of that identity only', () => {
     const { stack, template } = synth({ mailFrom: 'alerts@example.com', sesIdentity: 'example.com' });
-    const senders = [logicalIdOf(stack.schedules.alertChecks), logicalIdOf(stack.api.functions.get('alerts') as NodeFunction)];
+    const senders = [
+      logicalIdOf(stack.schedules.alertChecks),
+      logicalIdOf(stack.schedules.digestSends),
+      logicalIdOf(stack.api.functions.get('alerts') as NodeFunction),
+      logicalIdOf(stack.api.functions.get('digests') as NodeFunction),
+    ];
     const fns = resourcesOf(template, 'AWS::Lambda::Function');
     for (const id of Object.keys(fns)) {
       const ses = sesStatements(template, id);

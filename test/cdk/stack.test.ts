@@ -85,11 +85,10 @@ describe('TinytrackStack', () => {
   });
 
   describe('functions', () => {
-    it('creates exactly one function per route group, plus the event writer, the import worker, the salt rotation and the alert checks', () => {
+    it('creates exactly one function per route group, plus the event writer, the import worker, the salt rotation, the alert checks and the digest sends', () => {
       expect(Object.values(functions).map(groupOf).filter(Boolean).sort()).toEqual([...groups].sort());
-      expect(Object.keys(functions).sort()).toEqual(
-        [...fnIdOf.values(), logicalIdOf(stack.writer.function), logicalIdOf(stack.imports.worker), logicalIdOf(stack.schedules.rotateSalts), logicalIdOf(stack.schedules.alertChecks)].sort(),
-      );
+      const workers = [stack.writer.function, stack.imports.worker, stack.schedules.rotateSalts, stack.schedules.alertChecks, stack.schedules.digestSends];
+      expect(Object.keys(functions).sort()).toEqual([...fnIdOf.values(), ...workers.map(logicalIdOf)].sort());
     });
 
     it('runs every function on Node 22 and ARM from index.handler', () => {
@@ -100,11 +99,11 @@ describe('TinytrackStack', () => {
       }
     });
 
-    it('gives the HTTP functions 512 MB and 10 s, imports 28 s (its 20 s credential test) under API Gateway’s 30 s', () => {
+    it('gives the HTTP functions 512 MB and 10 s, imports (its 20 s credential test) and digests (a workspace preview reads every site) 28 s under API Gateway’s 30 s', () => {
       for (const [group, id] of fnIdOf) {
         const fn = functions[id] as Resource;
         expect(fn.Properties.MemorySize, group).toBe(512);
-        expect(fn.Properties.Timeout, group).toBe(group === 'imports' ? 28 : 10);
+        expect(fn.Properties.Timeout, group).toBe(group === 'imports' || group === 'digests' ? 28 : 10);
         expect(fn.Properties.Timeout, group).toBe(GROUP_ACCESS[group as RouteGroup].timeoutSeconds);
         expect(fn.Properties.Timeout, group).toBeLessThan(30);
       }
@@ -138,8 +137,16 @@ describe('TinytrackStack', () => {
       for (const [id, fn] of Object.entries(functions)) if (id !== fnIdOf.get('ingest')) expect('API_REQUESTS' in fn.Properties.Environment.Variables, id).toBe(false);
     });
 
-    it('gives only the event writer, the import worker, the reports and goals functions and the alert checks the event store', () => {
-      const withStore = [logicalIdOf(stack.writer.function), logicalIdOf(stack.imports.worker), fnIdOf.get('reports'), fnIdOf.get('goals'), logicalIdOf(stack.schedules.alertChecks)].sort();
+    it('gives only the event writer, the import worker, the reports, goals and digests functions, the alert checks and the digest sends the event store', () => {
+      const withStore = [
+        logicalIdOf(stack.writer.function),
+        logicalIdOf(stack.imports.worker),
+        fnIdOf.get('reports'),
+        fnIdOf.get('goals'),
+        fnIdOf.get('digests'),
+        logicalIdOf(stack.schedules.alertChecks),
+        logicalIdOf(stack.schedules.digestSends),
+      ].sort();
       const database = template.findResources('AWS::Timestream::Database');
       const table = template.findResources('AWS::Timestream::Table');
       for (const [id, fn] of Object.entries(functions)) {
@@ -240,7 +247,16 @@ describe('TinytrackStack', () => {
       // Its own URL would be a dependency cycle (Template.fromStack refuses those); the collector counts the domain a beacon arrived on.
       expect(publicUrl('collector')).toBe(`\${${api}.ApiEndpoint}`);
       for (const [group, id] of fnIdOf) {
+        if (group === 'digests') continue;
         expect('PUBLIC_URL' in (functions[id] as Resource).Properties.Environment.Variables, group).toBe(GROUP_ACCESS[group as RouteGroup].verifiesSites);
+      }
+    });
+
+    it('gives the digests function and the digest sends the dashboard’s origin as PUBLIC_URL: where their links point', () => {
+      const origin = renderValue(stack.resolve((stack.dashboard as NonNullable<typeof stack.dashboard>).origin));
+      expect(origin).toMatch(/^https:\/\/\$\{\w+\.DomainName\}$/);
+      for (const id of [fnIdOf.get('digests') as string, logicalIdOf(stack.schedules.digestSends)]) {
+        expect(renderValue((functions[id] as Resource).Properties.Environment.Variables.PUBLIC_URL), id).toBe(origin);
       }
     });
   });
@@ -327,7 +343,7 @@ describe('TinytrackStack', () => {
   describe('schedules', () => {
     it('rotates salts daily at 00:00 UTC with the salt rotation worker', () => {
       const rules = Object.values(template.findResources('AWS::Events::Rule') as Record<string, Resource>);
-      expect(rules).toHaveLength(2);
+      expect(rules).toHaveLength(3);
       const rule = rules.find((r) => refTarget(r.Properties.Targets[0].Arn) === logicalIdOf(stack.schedules.rotateSalts)) as Resource;
       expect(rule.Properties.ScheduleExpression).toBe('cron(0 0 * * ? *)');
       expect(rule.Properties.State).toBe('ENABLED');
@@ -338,6 +354,13 @@ describe('TinytrackStack', () => {
         Principal: 'events.amazonaws.com',
         FunctionName: { 'Fn::GetAtt': [logicalIdOf(stack.schedules.rotateSalts), 'Arn'] },
       });
+    });
+
+    it('sends due e-mail digests every quarter hour (07:00 comes on time in zones a half or quarter hour off UTC)', () => {
+      const rules = Object.values(template.findResources('AWS::Events::Rule') as Record<string, Resource>);
+      const rule = rules.find((r) => refTarget(r.Properties.Targets[0].Arn) === logicalIdOf(stack.schedules.digestSends)) as Resource;
+      expect(rule.Properties.ScheduleExpression).toBe('cron(0/15 * * * ? *)');
+      expect(rule.Properties.Targets[0].DeadLetterConfig).toBeDefined();
     });
   });
 
@@ -409,9 +432,10 @@ describe('TinytrackStack', () => {
       expect(actionsOfFn(writerId(), 'sqs:')).not.toContain('sqs:SendMessage');
     });
 
-    it('gives Timestream access to the writer, the import worker, the reports and goals functions and the alert checks only', () => {
+    it('gives Timestream access to the writer, the import worker, the reports, goals and digests functions, the alert checks and the digest sends only', () => {
+      const readers = [writerId(), logicalIdOf(stack.imports.worker), fnIdOf.get('reports'), fnIdOf.get('goals'), fnIdOf.get('digests'), logicalIdOf(stack.schedules.alertChecks), logicalIdOf(stack.schedules.digestSends)];
       for (const id of Object.keys(functions)) {
-        if (id === writerId() || id === logicalIdOf(stack.imports.worker) || id === fnIdOf.get('reports') || id === fnIdOf.get('goals') || id === logicalIdOf(stack.schedules.alertChecks)) continue;
+        if (readers.includes(id)) continue;
         expect(actionsOfFn(id, 'timestream:'), id).toEqual([]);
       }
     });
@@ -468,8 +492,9 @@ describe('TinytrackStack with an external issuer', () => {
 
   it('adds the context publicUrls to PUBLIC_URL of the verifying functions, and refuses a bad one', () => {
     const template = synth({ publicUrls: 'https://t.example.com, https://cdn.example.com/tt' });
+    // The digests' PUBLIC_URL is the dashboard's origin (their links), not where latest.js is served.
     const withPublicUrl = Object.values(template.findResources('AWS::Lambda::Function') as Record<string, Resource>).filter(
-      (fn) => 'PUBLIC_URL' in fn.Properties.Environment.Variables,
+      (fn) => 'PUBLIC_URL' in fn.Properties.Environment.Variables && !/digest/i.test(JSON.stringify(fn.Properties.Description)),
     );
     expect(withPublicUrl.length).toBe(2);
     for (const fn of withPublicUrl) expect(renderValue(fn.Properties.Environment.Variables.PUBLIC_URL)).toMatch(/,https:\/\/t\.example\.com,https:\/\/cdn\.example\.com\/tt$/);

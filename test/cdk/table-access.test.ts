@@ -166,6 +166,7 @@ describe('TinytrackStack registry table access', () => {
     expect(grants(groupFn('sites'))).toEqual([
       'BatchWriteItem SITE#*',
       'DeleteItem SITE#*',
+      'GetItem ACCOUNT#*',
       'GetItem MKEY#*',
       'GetItem SITE#*',
       'PutItem SITE#*',
@@ -176,6 +177,37 @@ describe('TinytrackStack registry table access', () => {
       'UpdateItem SITE#*',
     ]);
     expect(allowsItem(dynamoStatements(groupFn('sites')), 'dynamodb:PutItem', arns.table, 'MKEY#0123abcd')).toBe(false);
+  });
+
+  it('lets the digests function keep e-mail reports under the site, the account’s defaults and workspace digest, and the unsubscribe secret', () => {
+    expect(grants(groupFn('digests'))).toEqual([
+      'DeleteItem SITE#*',
+      'GetItem ACCOUNT#*',
+      'GetItem MKEY#*',
+      'GetItem SECRET#unsubscribe',
+      'GetItem SITE#*',
+      'PutItem ACCOUNT#*',
+      'PutItem SECRET#unsubscribe',
+      'PutItem SITE#*',
+      'Query SITE#*',
+      'Query gsi1 SITES#*',
+      'UpdateItem MKEY#*',
+    ]);
+  });
+
+  it('lets the digest sends read sites, goals and digests, claim and move digests, list the due ones, and read the unsubscribe secret', () => {
+    expect(grants(logicalIdOf(stack.schedules.digestSends))).toEqual([
+      'GetItem ACCOUNT#*',
+      'GetItem SECRET#unsubscribe',
+      'GetItem SITE#*',
+      'PutItem SECRET#unsubscribe',
+      'Query ACCOUNT#*',
+      'Query SITE#*',
+      'Query gsi1 DIGESTS_DUE',
+      'Query gsi1 SITES#*',
+      'UpdateItem ACCOUNT#*',
+      'UpdateItem SITE#*',
+    ]);
   });
 
   it('lets the imports function keep jobs, locks and credentials under the site and the owner’s daily slots', () => {

@@ -66,7 +66,18 @@ export class DynamoEmailReports implements EmailReports {
   async dropWorkspaceSite(ownerUid: string, hostname: string): Promise<void> {
     const digest = await this.getWorkspaceDigest(ownerUid);
     if (!digest || digest.sites === 'all' || !digest.sites.includes(hostname)) return;
-    await this.putWorkspaceDigest({ ...digest, sites: digest.sites.filter((h) => h !== hostname) });
+    // Only if its list is still the one read: a change in between keeps what it set (the site is left out when sent anyway).
+    await unlessConditionFails(() =>
+      this.items.doc.send(
+        new UpdateCommand({
+          TableName: this.items.table,
+          Key: keys.workspaceDigest(ownerUid),
+          UpdateExpression: 'SET sites = :left',
+          ConditionExpression: 'sites = :read',
+          ExpressionAttributeValues: { ':left': (digest.sites as string[]).filter((h) => h !== hostname), ':read': digest.sites },
+        }),
+      ),
+    );
   }
 
   async dueDigests(now: string): Promise<DigestTarget[]> {
