@@ -21,7 +21,10 @@ export interface DashboardConfig {
  * OIDC token endpoint may sit on another origin. Images may be `blob:` URLs:
  * site icons are fetched with the owner's token and shown through
  * URL.createObjectURL (an `<img>` request carries no Authorization header),
- * and only the page's own script can make such a URL.
+ * and only the page's own script can make such a URL. Style attributes (not
+ * style elements) are allowed: the e-mail digest's preview is the mail as
+ * sent, styled inline as mail clients need, in a frame that runs no script
+ * (a srcdoc frame keeps this policy).
  */
 export function dashboardCsp(signIn: SignIn): string {
   const connect = signIn.type === 'oidc' ? "'self' https:" : "'self'";
@@ -29,6 +32,7 @@ export function dashboardCsp(signIn: SignIn): string {
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
+    "style-src-attr 'unsafe-inline'",
     "img-src 'self' data: blob:",
     `connect-src ${connect}`,
     "base-uri 'none'",

@@ -39,7 +39,10 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 /** A page of a new context signed in as the owner of `token` (the dashboard's session storage), en-US in UTC at 1280 × 900. */
 export async function ownerPage(browser: Browser, token: string, options: { bypassCSP?: boolean } = {}): Promise<Page> {
   const context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC', viewport: { width: 1280, height: 900 }, ...options });
-  await context.addInitScript((t: string) => window.sessionStorage.setItem('tt.token', JSON.stringify({ token: t, expiresAt: Date.now() + 3_600_000 })), token);
+  // Frames of the page run it too: a sandboxed one (the digest preview) has no storage to set.
+  await context.addInitScript((t: string) => {
+    if (window.top === window) window.sessionStorage.setItem('tt.token', JSON.stringify({ token: t, expiresAt: Date.now() + 3_600_000 }));
+  }, token);
   return context.newPage();
 }
 

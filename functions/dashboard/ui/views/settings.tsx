@@ -5,6 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError, sitePath, useApi } from '../api.ts';
+import { EmailReports } from './email-reports.tsx';
 import { FieldError, Load, Outcome, Panel } from '../components/panel.tsx';
 import { formatTimestamp } from '../format.ts';
 import { navigate } from '../router.ts';
@@ -254,6 +255,7 @@ export function SettingsView({ site, onSaved }: { site: SiteInfo; onSaved: () =>
           <Install hostname={site.hostname} />
         </Panel>
       )}
+      <EmailReports hostname={site.hostname} />
       <Panel title="Management keys" id="keys">
         <Keys />
       </Panel>

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { currentToken } from '../auth.ts';
 import { api, ApiError, sitePath, useApi } from '../api.ts';
 import { FieldError, Load, Panel } from '../components/panel.tsx';
+import { DigestPanel } from './digest.tsx';
 import { Sparkline } from '../components/sparkline.tsx';
 import { formatCompact, formatNumber } from '../format.ts';
 import { linkClick, navigate, siteUrl } from '../router.ts';
@@ -169,6 +170,7 @@ export function SitesView() {
           }}
         />
       </Panel>
+      {sites.data && <DigestPanel hostnames={sites.data.sites.map((s) => s.hostname)} />}
     </main>
   );
 }
