@@ -17,7 +17,7 @@ import { NodeFunction } from './node-function.ts';
 import { deadLetterQueue as deadLetterQueue_, messagesWaitingAlarm } from './queues.ts';
 import type { EventStoreResource } from './event-store.ts';
 import { grantSendMail, mailEnvironment, type MailSettings } from './mail.ts';
-import { KEY_PATTERNS, grantTableRules } from './table-access.ts';
+import { KEY_PATTERNS, grantTableRules, type TableRule } from './table-access.ts';
 
 /** EventBridge's attempts to invoke the rotation after the first (Lambda then retries a failed run twice itself). */
 export const ROTATION_RETRY_ATTEMPTS = 4;
@@ -65,6 +65,25 @@ function scheduledWorker(scope: Construct, id: string, p: ScheduledWorkerProps):
   return { rule, deadLetterQueue };
 }
 
+/** A scheduled function that reads the registry (`table`) and the event store and mails: the alert checks, the digest sends. */
+function mailingReader(
+  scope: Construct,
+  id: string,
+  props: SchedulesProps,
+  o: { entry: string; description: string; timeout: Duration; table: readonly TableRule[] },
+): NodeFunction {
+  const fn = new NodeFunction(scope, id, {
+    entry: o.entry,
+    description: o.description,
+    timeout: o.timeout,
+    environment: { TABLE_NAME: props.table.tableName, ...props.eventStore.environment('read'), ...mailEnvironment(props.mail) },
+  });
+  grantTableRules(props.table, fn, o.table);
+  props.eventStore.grant(fn, 'read');
+  grantSendMail(fn, props.mail, scope);
+  return fn;
+}
+
 export class Schedules extends Construct {
   readonly rotateSalts: NodeFunction;
   readonly rotateSaltsRule: events.Rule;
@@ -103,19 +122,16 @@ export class Schedules extends Construct {
     this.rotateSaltsRule = rotation.rule;
     this.rotateSaltsDeadLetterQueue = rotation.deadLetterQueue;
 
-    this.alertChecks = new NodeFunction(this, 'AlertChecksFunction', {
+    // Reads sites and rules, moves a rule's state and notes its changes under the site; lists enabled rules on gsi1.
+    this.alertChecks = mailingReader(this, 'AlertChecksFunction', props, {
       entry: ALERT_CHECKS_ENTRY,
       description: 'tinytrack worker: check alert rules every minute and mail when one fires or resolves',
       timeout: Duration.seconds(50),
-      environment: { TABLE_NAME: props.table.tableName, ...props.eventStore.environment('read'), ...mailEnvironment(props.mail) },
+      table: [
+        { keys: [KEY_PATTERNS.site], actions: ['GetItem', 'Query', 'UpdateItem', 'PutItem'] },
+        { keys: [KEY_PATTERNS.enabledAlerts], actions: ['Query'], index: true },
+      ],
     });
-    // Reads sites and rules, moves a rule's state and notes its changes under the site; lists enabled rules on gsi1.
-    grantTableRules(props.table, this.alertChecks, [
-      { keys: [KEY_PATTERNS.site], actions: ['GetItem', 'Query', 'UpdateItem', 'PutItem'] },
-      { keys: [KEY_PATTERNS.enabledAlerts], actions: ['Query'], index: true },
-    ]);
-    props.eventStore.grant(this.alertChecks, 'read');
-    grantSendMail(this.alertChecks, props.mail, this);
     // A late check is still worth running (its window moves with it), but not one from long ago.
     const checks = scheduledWorker(this, 'AlertChecks', {
       fn: this.alertChecks,
@@ -130,21 +146,18 @@ export class Schedules extends Construct {
     this.alertChecksRule = checks.rule;
     this.alertChecksDeadLetterQueue = checks.deadLetterQueue;
 
-    this.digestSends = new NodeFunction(this, 'DigestSendsFunction', {
+    // Reads sites, goals and reports under the site, lists an account's sites, reads workspace digests under the account,
+    // claims and moves digests (UpdateItem), lists the due ones on gsi1, reads (or first makes) the unsubscribe secret.
+    this.digestSends = mailingReader(this, 'DigestSendsFunction', props, {
       entry: DIGEST_SENDS_ENTRY,
       description: 'tinytrack worker: send the e-mail digests due at 07:00 in their time zones',
       timeout: Duration.minutes(5),
-      environment: { TABLE_NAME: props.table.tableName, ...props.eventStore.environment('read'), ...mailEnvironment(props.mail) },
+      table: [
+        { keys: [KEY_PATTERNS.site, KEY_PATTERNS.account], actions: ['GetItem', 'Query', 'UpdateItem'] },
+        { keys: [KEY_PATTERNS.unsubscribeSecret], actions: ['GetItem', 'PutItem'] },
+        { keys: [KEY_PATTERNS.digestsDue, KEY_PATTERNS.sitesOf], actions: ['Query'], index: true },
+      ],
     });
-    // Reads sites, goals and reports under the site, lists an account's sites, reads workspace digests under the account,
-    // claims and moves digests (UpdateItem), lists the due ones on gsi1, reads (or first makes) the unsubscribe secret.
-    grantTableRules(props.table, this.digestSends, [
-      { keys: [KEY_PATTERNS.site, KEY_PATTERNS.account], actions: ['GetItem', 'Query', 'UpdateItem'] },
-      { keys: [KEY_PATTERNS.unsubscribeSecret], actions: ['GetItem', 'PutItem'] },
-      { keys: [KEY_PATTERNS.digestsDue, KEY_PATTERNS.sitesOf], actions: ['Query'], index: true },
-    ]);
-    props.eventStore.grant(this.digestSends, 'read');
-    grantSendMail(this.digestSends, props.mail, this);
     // Every quarter hour, so 07:00 comes on time in zones a half or quarter hour off UTC; a failed send waits for the next run.
     const digests = scheduledWorker(this, 'DigestSends', {
       fn: this.digestSends,

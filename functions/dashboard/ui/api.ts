@@ -77,3 +77,22 @@ export function useApi<T>(path: string | null, signedIn = true): Loaded<T> {
 }
 
 export const sitePath = (hostname: string) => `/api/sites/${encodeURIComponent(hostname)}`;
+
+/**
+ * Calls that change records a view lists (pause, test, delete): each reloads the list after it,
+ * and `outcome` says how it went (`done`, or the API's refusal).
+ */
+export function useChanges(reload: () => void) {
+  const [outcome, setOutcome] = useState<string | null>(null);
+  const call = async (path: string, method: string, body?: unknown, done?: string) => {
+    setOutcome(null);
+    try {
+      await api(path, { method, body });
+      if (done) setOutcome(done);
+      reload();
+    } catch (e) {
+      setOutcome(e instanceof ApiError ? e.message : 'The request failed.');
+    }
+  };
+  return { call, outcome };
+}

@@ -1,6 +1,6 @@
 /** A site's alert rules in the API view: their state and last changes, add, pause, test, delete. */
 import { useState } from 'preact/hooks';
-import { api, ApiError, sitePath, useApi } from '../api.ts';
+import { api, ApiError, sitePath, useApi, useChanges } from '../api.ts';
 import { FieldError, Load, Panel } from '../components/panel.tsx';
 import { formatTimestamp } from '../format.ts';
 
@@ -93,17 +93,7 @@ function RuleForm({ hostname, onSaved }: { hostname: string; onSaved: () => void
 
 export function AlertRules({ hostname }: { hostname: string }) {
   const rules = useApi<{ alerts: Rule[] }>(`${sitePath(hostname)}/alerts`);
-  const [outcome, setOutcome] = useState<string | null>(null);
-  const call = async (path: string, method: string, body?: unknown, done?: string) => {
-    setOutcome(null);
-    try {
-      await api(path, { method, body });
-      if (done) setOutcome(done);
-      rules.reload();
-    } catch (e) {
-      setOutcome(e instanceof ApiError ? e.message : 'The request failed.');
-    }
-  };
+  const { call, outcome } = useChanges(rules.reload);
   return (
     <Panel title="Alert rules" id="alert-rules">
       <p class="note">Checked every minute; a mail goes out when a rule fires and when it resolves.</p>

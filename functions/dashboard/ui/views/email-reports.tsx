@@ -1,6 +1,6 @@
 /** A site's e-mail reports in its settings: when each goes next, what failed, add, pause, test, delete. */
 import { useState } from 'preact/hooks';
-import { api, ApiError, sitePath, useApi } from '../api.ts';
+import { api, ApiError, sitePath, useApi, useChanges } from '../api.ts';
 import { FieldError, Load, Panel } from '../components/panel.tsx';
 import { formatTimestamp } from '../format.ts';
 import { DigestFieldInputs, FREQUENCIES, recipientList, type DigestFields } from './digest-fields.tsx';
@@ -48,17 +48,7 @@ function ReportForm({ hostname, onSaved }: { hostname: string; onSaved: () => vo
 
 export function EmailReports({ hostname }: { hostname: string }) {
   const reports = useApi<{ reports: EmailReport[] }>(`${sitePath(hostname)}/reports`);
-  const [outcome, setOutcome] = useState<string | null>(null);
-  const call = async (path: string, method: string, body?: unknown, done?: string) => {
-    setOutcome(null);
-    try {
-      await api(path, { method, body });
-      if (done) setOutcome(done);
-      reports.reload();
-    } catch (e) {
-      setOutcome(e instanceof ApiError ? e.message : 'The request failed.');
-    }
-  };
+  const { call, outcome } = useChanges(reports.reload);
   return (
     <Panel title="E-mail reports" id="email-reports">
       <p class="note">Mailed at 07:00 in the report’s time zone, each for the period before. Fields left empty follow your account’s report defaults (on the sites page).</p>
