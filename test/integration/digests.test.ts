@@ -191,6 +191,33 @@ describe('test sends and unsubscribe links', () => {
   });
 });
 
+describe('digest content', () => {
+  it('adds goal conversions where the site has goals, and requests, error rate and p95 for an API site', async () => {
+    const web = await svc.site(owner, { prefix: 'digest-goals' });
+    await seedYesterday(web, ['/', '/pricing', '/pricing']);
+    await svc.req('POST', `/api/sites/${web}/goals`, { token: owner, body: { type: 'page', match: '/pricing', name: 'Saw <pricing>' } });
+    const report = (await svc.req('POST', reports(web), { token: owner, body: { frequency: 'daily', recipients: ['goals@example.com'] } })).json;
+    await svc.req('POST', `${reports(web)}/${report.id}/test`, { token: owner });
+    const goals = mailsTo('goals@example.com')[0] as string;
+    expect(goals).toContain('Goal conversions:\n  Saw <pricing> (66.67 %): 2');
+    expect(goals).toContain('Saw &lt;pricing&gt; (66.67 %)');
+    expect(goals).not.toContain('API requests');
+
+    const api = await svc.site(owner, { prefix: 'digest-api', kind: 'api', verify: false });
+    const yesterday = (Math.floor(Date.now() / 86_400_000) - 1) * 86_400_000 + 3_600_000;
+    const registration = registrationKey(OWNER, api);
+    await svc.node.runtime.adapters.apiRequests.saveApiRequests(
+      [200, 200, 200, 503].map((status, i) => ({ site: api, registration, ts: yesterday + i, id: `r${i}`, method: 'GET', route: '/x', status, duration_ms: 100 * (i + 1), bytes_in: null, bytes_out: null, consumer: null })),
+    );
+    const apiReport = (await svc.req('POST', reports(api), { token: owner, body: { frequency: 'daily', recipients: ['api@example.com'] } })).json;
+    await svc.req('POST', `${reports(api)}/${apiReport.id}/test`, { token: owner });
+    const mail = mailsTo('api@example.com')[0] as string;
+    expect(mail).toContain('API requests: 4 (new)');
+    expect(mail).toContain('API error rate: 25.00 %');
+    expect(mail).toContain('API p95 latency: 388 ms');
+  });
+});
+
 describe('the workspace digest', () => {
   it('is off until enabled with recipients, lists only the account’s sites, previews its last complete period, sends a test, and loses a deleted site', async () => {
     const [a, b] = [await svc.site(owner, { prefix: 'digest-ws-a' }), await svc.site(owner, { prefix: 'digest-ws-b' })];

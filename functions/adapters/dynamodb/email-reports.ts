@@ -65,16 +65,17 @@ export class DynamoEmailReports implements EmailReports {
 
   async dropWorkspaceSite(ownerUid: string, hostname: string): Promise<void> {
     const digest = await this.getWorkspaceDigest(ownerUid);
-    if (!digest || digest.sites === 'all' || !digest.sites.includes(hostname)) return;
-    // Only if its list is still the one read: a change in between keeps what it set (the site is left out when sent anyway).
+    const at = digest && digest.sites !== 'all' ? digest.sites.indexOf(hostname) : -1;
+    if (at < 0) return;
+    // That one element, on condition it is still there: a change in between keeps what it set (and the site is left out when sent anyway).
     await unlessConditionFails(() =>
       this.items.doc.send(
         new UpdateCommand({
           TableName: this.items.table,
           Key: keys.workspaceDigest(ownerUid),
-          UpdateExpression: 'SET sites = :left',
-          ConditionExpression: 'sites = :read',
-          ExpressionAttributeValues: { ':left': (digest.sites as string[]).filter((h) => h !== hostname), ':read': digest.sites },
+          UpdateExpression: `REMOVE sites[${at}]`,
+          ConditionExpression: `sites[${at}] = :site`,
+          ExpressionAttributeValues: { ':site': hostname },
         }),
       ),
     );

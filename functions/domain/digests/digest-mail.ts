@@ -131,7 +131,7 @@ function figures(site: SiteDigest): [string, string, string][] {
     rows.push(
       ['API requests', number(api.requests), formatChange(api.requests, api.previous.requests)],
       ['API error rate', api.error_rate === null ? '—' : percent(api.error_rate), formatChange(api.error_rate, api.previous.error_rate)],
-      ['API p95 latency', api.p95_ms === null ? '—' : `${number(api.p95_ms)} ms`, formatChange(api.p95_ms, api.previous.p95_ms)],
+      ['API p95 latency', api.p95_ms === null ? '—' : `${number(Math.round(api.p95_ms))} ms`, formatChange(api.p95_ms, api.previous.p95_ms)],
     );
   }
   return rows;

@@ -72,18 +72,18 @@ function WorkspaceForm({ workspace, hostnames, onSaved }: { workspace: Workspace
   const toggle = (h: string) => setSites(chosen.includes(h) ? chosen.filter((x) => x !== h) : [...chosen, h]);
   return (
     <form class="rule-form" onSubmit={submit} data-testid="workspace-digest">
-      <label class="control">
-        <input type="checkbox" checked={enabled} onChange={(e) => setEnabled((e.currentTarget as HTMLInputElement).checked)} /> <span>Send the workspace digest</span>
+      <label class="check grow">
+        <input type="checkbox" checked={enabled} onChange={(e) => setEnabled((e.currentTarget as HTMLInputElement).checked)} /> Send the workspace digest
       </label>
       <DigestFieldInputs f={f} set={setF} />
       <fieldset class="control grow">
         <legend>Sites</legend>
-        <label>
+        <label class="check">
           <input type="checkbox" checked={sites === 'all'} onChange={(e) => setSites((e.currentTarget as HTMLInputElement).checked ? 'all' : [...hostnames])} /> All sites, also those added later
         </label>
         {sites !== 'all' &&
           hostnames.map((h) => (
-            <label key={h}>
+            <label key={h} class="check">
               <input type="checkbox" checked={chosen.includes(h)} onChange={() => toggle(h)} /> {h}
             </label>
           ))}
