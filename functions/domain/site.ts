@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { SiteKind } from './hostname.ts';
 import type { SitePatch, SiteRecord } from '#ports/registry.ts';
+import { MAX_REDIRECT_HOSTS, parseRedirectHosts } from './ingest/outbound.ts';
 
 export const SITE_CACHE_TTL_VERIFIED_MS = 30_000;
 export const SITE_CACHE_TTL_PENDING_MS = 15_000;
@@ -21,6 +22,7 @@ export function newSiteRecord(hostname: string, kind: SiteKind, ownerUid: string
     pinned_at: null,
     last_seen_at: null,
     last_check: null,
+    redirect_hosts: [],
   };
 }
 
@@ -75,8 +77,15 @@ export type SettingsResult = { ok: true; settings: SiteSettings } | { ok: false;
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The texts parseSiteSettings answers with, in the order it checks. */
-export const SETTINGS_ERRORS = ['invalid settings', 'invalid display name', 'invalid sharing setting', 'invalid reports mode', 'invalid pin setting'] as const;
-const [INVALID_SETTINGS, INVALID_DISPLAY_NAME, INVALID_SHARING, INVALID_REPORTS_MODE, INVALID_PIN] = SETTINGS_ERRORS;
+export const SETTINGS_ERRORS = [
+  'invalid settings',
+  'invalid display name',
+  'invalid sharing setting',
+  'invalid reports mode',
+  'invalid pin setting',
+  `redirect_hosts must be a list of at most ${MAX_REDIRECT_HOSTS} hostnames`,
+] as const;
+const [INVALID_SETTINGS, INVALID_DISPLAY_NAME, INVALID_SHARING, INVALID_REPORTS_MODE, INVALID_PIN, INVALID_REDIRECT_HOSTS] = SETTINGS_ERRORS;
 
 /** Field checks run in a fixed order; the first failure names its field. Unknown fields are ignored. */
 export function parseSiteSettings(body: unknown): SettingsResult {
@@ -98,6 +107,11 @@ export function parseSiteSettings(body: unknown): SettingsResult {
   if ('pinned' in body) {
     if (typeof body.pinned !== 'boolean') return { ok: false, error: INVALID_PIN };
     settings.pinned = body.pinned;
+  }
+  if ('redirect_hosts' in body) {
+    const hosts = parseRedirectHosts(body.redirect_hosts);
+    if (!hosts) return { ok: false, error: INVALID_REDIRECT_HOSTS };
+    settings.redirect_hosts = hosts;
   }
   return { ok: true, settings };
 }

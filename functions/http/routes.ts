@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import * as s from './schemas.ts';
+import { outboundRoute } from './outbound-route.ts';
 import { createRouteMatcher, matchPath } from './route-match.ts';
 import { refusals, invalidInput, signIn, scoped, idOnly, rateLimited, checksRateLimited, siteReader, reportQuery, type Refusable, type ResponseDef, type RouteDef } from './route-def.ts';
 import { apiAnalyticsRoutes } from './api-routes.ts';
@@ -226,6 +227,7 @@ const imageResponses = {
 };
 
 const collectorRoutes: RouteDef[] = [
+  outboundRoute(collectorText),
   {
     method: 'ANY',
     path: '/latest.js',

@@ -43,6 +43,7 @@ export const UpdateSiteRequest = z
     is_public: z.boolean().optional(),
     reports_mode: z.literal('inherit').optional(),
     pinned: z.boolean().optional().describe('true pins the site now, false unpins it'),
+    redirect_hosts: z.array(z.string()).max(20).optional().describe('Hosts GET /r may redirect to besides the site and its subdomains, normalized as registration normalizes hostnames'),
   })
   .meta({ id: 'UpdateSiteRequest' });
 
@@ -118,6 +119,7 @@ export const SiteSetup = z
       .describe(
         'Beacons of the last day that stored nothing, counted by this instance, for the hostname, its www./apex twin and their forms with a port; null where the collector runs in other instances (AWS)',
       ),
+    redirect_hosts: z.array(z.string()).describe('Hosts GET /r may redirect to besides the site and its subdomains (set by the settings PATCH)'),
     local_drops: z
       .array(SetupDrop)
       .nullable()

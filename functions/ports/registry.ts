@@ -25,6 +25,8 @@ export interface SiteRecord {
   last_seen_at: string | null;
   /** The last verification attempt (POST …/verify or the collector's), for the setup view. */
   last_check: SiteCheck | null;
+  /** Hosts `/r` may redirect to besides the site's own and its subdomains (none: null, on records made before them). */
+  redirect_hosts: string[] | null;
 }
 
 export interface SitePatch {
@@ -32,6 +34,7 @@ export interface SitePatch {
   is_public?: boolean;
   reports_mode?: 'inherit';
   pinned_at?: string | null;
+  redirect_hosts?: string[];
 }
 
 export type CreateSiteResult =

@@ -334,6 +334,7 @@ describe('verification', () => {
       local_snippet: `<script async src="${svc.url}/latest.js" data-hostname="${h}"></script>`,
       recent_drops: [],
       local_drops: [],
+      redirect_hosts: [],
     });
     expect((await svc.req('GET', `/api/sites/${h}/setup`, { token: bob })).json).toEqual({ error: 'unknown site' });
   });

@@ -113,6 +113,32 @@ const validateImage: Step<ImageBeaconRequest, Incoming> = {
   },
 };
 
+/** An outbound click the redirect `/r` follows: its site (normalized) and the target's host. */
+export interface OutboundClickRequest extends BeaconRequest {
+  hostname: string;
+  target: string;
+}
+
+/**
+ * `/r`'s row: an `outbound` event naming the target's host in its metadata, on the page in Referer
+ * when there is one (its path and https), skipped under DNT.
+ */
+const decodeOutbound: Step<OutboundClickRequest, Incoming> = {
+  name: 'validate',
+  run(request) {
+    if (doNotTrack(request.headers)) return drop('dnt');
+    const params: Record<string, string> = { hostname: request.hostname, type: 'event', event: 'outbound', metadata: JSON.stringify({ host: request.target }) };
+    // The page the link was on, when Referer names one of this site's own (another site's page is no page of it).
+    const page = withRefererPage({}, request.headers.referer);
+    if (page.hostname === request.hostname && page.path !== undefined) Object.assign(params, { path: page.path, https: page.https });
+    const parsed = parseQueryPayload(params);
+    return parsed.ok ? incoming(parsed.payload, request) : invalidInput(parsed.error);
+  },
+};
+
+/** The outbound redirect's steps: its row, then the shared ones. */
+export const OUTBOUND_CLICK = Steps.from<OutboundClickRequest>().then(decodeOutbound).concat(COLLECT_STEPS);
+
 /** The JSON routes' decode steps. */
 export const JSON_BEACON_DECODE = Steps.from<JsonBeaconRequest>().then(parseJson).then(jsonDnt).then(validateJson);
 /** The image routes' decode steps (all a HEAD request runs: it is no beacon). */

@@ -1,11 +1,14 @@
 /**
  * Route group `collector` (spec part 4 "Collector and health"): the tracker
- * script and the beacon routes. Answers are plain text or a GIF, never JSON,
+ * script, the beacon routes and the outbound redirect `/r`. Answers are plain text or a GIF, never JSON,
  * and never a 5xx for anything a client sends.
  */
 import { isDrop } from '#domain/ingest/drop.ts';
 import { StoreUnavailableError } from '#domain/errors.ts';
-import { IMAGE_BEACON, IMAGE_BEACON_DECODE, JSON_BEACON } from '#domain/ingest/beacon.ts';
+import { IMAGE_BEACON, IMAGE_BEACON_DECODE, JSON_BEACON, OUTBOUND_CLICK } from '#domain/ingest/beacon.ts';
+import { redirectTarget, REDIRECT_ERRORS } from '#domain/ingest/outbound.ts';
+import { findSite } from '#domain/site-lookup.ts';
+import { isVerified } from '#domain/site.ts';
 import { runPipeline, uncounted } from '#domain/ingest/pipeline.ts';
 import type { CollectServices } from '#domain/ingest/services.ts';
 import type { IngestMetrics } from '#ports/ingest-metrics.ts';
@@ -106,8 +109,32 @@ function imageBeacon(fromReferer: boolean) {
   };
 }
 
+/**
+ * `GET /r?hostname=H&u=URL` (issue 39): a 302 to the target only when its host is H's own, a
+ * subdomain of it, or one of a verified site's redirect_hosts (else 400, never an open
+ * redirect); for a verified site, an `outbound` event naming the target's host goes through the
+ * collector's steps first (DNT, bots and the rest as for any beacon). An unknown or unverified
+ * site redirects to its own host only and records nothing.
+ */
+async function outboundRedirect(req: ApiRequest): Promise<ApiResponse> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return plain(400, 'method not allowed');
+  const named = req.services.collectorCaches.hostnames(req.query.hostname ?? '');
+  if (!named.ok) return plain(400, REDIRECT_ERRORS[0]);
+  const site = await findSite(req.services, named.hostname).catch(() => null);
+  const verified = site !== null && isVerified(site);
+  const target = redirectTarget(req.query.u, named.hostname, verified ? (site.redirect_hosts ?? []) : []);
+  if (!target.ok) return plain(400, target.error);
+  if (verified && req.method === 'GET') {
+    const request = { headers: req.headers, ip: req.sourceIp, servedOrigin: req.servedOrigin, append: false, hostname: named.hostname, target: target.host };
+    const outcome = await runPipeline(request, OUTBOUND_CLICK, req.services.collectorDrops, req.services);
+    if (isDrop(outcome) && (outcome.drop === 'queue_full' || outcome.drop === 'enqueue_failed')) req.services.log.warn('outbound click not recorded', { drop: outcome.drop });
+  }
+  return { statusCode: 302, headers: { Location: target.url, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer-when-downgrade' }, body: '' };
+}
+
 export const handler = createGroupHandler<CollectorServices>(
   {
+    'ANY /r': outboundRedirect,
     'ANY /latest.js': latestJs,
     'ANY /simple.gif': imageBeacon(false),
     'ANY /noscript.gif': imageBeacon(true),

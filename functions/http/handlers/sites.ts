@@ -135,6 +135,7 @@ async function siteSetup(req: ApiRequest) {
     local_snippet: origin ? trackerSnippet(origin, site.hostname) : null,
     recent_drops: drops?.recent_drops ?? null,
     local_drops: drops?.local_drops ?? null,
+    redirect_hosts: site.redirect_hosts ?? [],
   });
 }
 
