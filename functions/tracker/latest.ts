@@ -1,7 +1,8 @@
 /**
  * latest.js, the browser tracker (spec part 4 rule 8 and part 6, DESIGN.md §4
  * "Collector"). Beacons go to the origin of the script's own src. No cookies,
- * no storage, no automatic link, download or form tracking. Built by build.ts
+ * no storage, no automatic download or form tracking; clicks on links to other
+ * hosts only with data-outbound="true". Built by build.ts
  * (esbuild, ES2017, IIFE); keep it short: the budget is 2,048 bytes gzip.
  */
 // The tracker is compiled without the DOM lib (tsconfig lib is ES2023), so browser objects are untyped here.
@@ -222,6 +223,25 @@ declare const document: Any;
     w.addEventListener('popstate', navigated);
     pageview(loc.pathname);
   }
+
+  // Outbound links: a left or middle click on a link to another host sends an `outbound` event, by sendBeacon (the navigation never waits).
+  if (attr('outbound') == 'true')
+    ['click', 'auxclick'].forEach((k) =>
+      d.addEventListener(
+        k,
+        (e: Any) => {
+          const a = e.button < 2 && e.target.closest && e.target.closest('a[href]');
+          try {
+            const u = new URL(a.href);
+            if (/^https?:$/.test(u.protocol) && u.host != loc.host)
+              post('/events', common({ type: 'event', event: 'outbound', hostname, path: loc.pathname, id: rid(), metadata: { host: u.hostname } }));
+          } catch {
+            // no link, or an href no URL parses
+          }
+        },
+        true,
+      ),
+    );
 
   // Take over the event global only when it is missing or a queue stub; replay the queue in order.
   const eventGlobal = attr('event-global') || attr('sa-global') || global('event');

@@ -714,3 +714,40 @@ describe('privacy', () => {
     expect((await beforeMarker()).map((b) => b.route)).toEqual(['/events']);
   });
 });
+
+describe('outbound links', () => {
+  const links = '<a id="out" href="https://elsewhere.example/pricing">out</a> <a id="own" href="/next">own</a> <a id="mail" href="mailto:a@example.com">mail</a>';
+  const outbound = (b: Beacon[]) => posts(b, '/events').filter((o) => o.event === 'outbound');
+
+  it('with data-outbound="true", sends an outbound event by sendBeacon for a left click on a link to another host; a same-host or mailto link sends nothing', async () => {
+    await page.route('https://elsewhere.example/**', (route) => route.fulfill({ body: 'elsewhere', contentType: 'text/html' }));
+    await open('/links', srv.scriptTag({ outbound: 'true' }), links);
+    await srv.settle(1);
+    await page.evaluate(() => document.getElementById('mail').addEventListener('click', (e: Any) => e.preventDefault()));
+    await page.click('#mail');
+    await page.click('#own');
+    await page.waitForURL(/\/next$/);
+    await page.goBack();
+    await srv.settle(3);
+    await page.click('#out');
+    await page.waitForURL('https://elsewhere.example/pricing');
+    const all = await srv.settle(4);
+    expect(outbound(all)).toStrictEqual([
+      { type: 'event', event: 'outbound', hostname: 'localhost', path: '/links', id: expect.stringMatching(HEX), metadata: { host: 'elsewhere.example' }, ua: env.ua, timezone: TZ },
+    ]);
+  });
+
+  it('sends one for a middle click (a new tab), none for a right click, and none without data-outbound', async () => {
+    await open('/links', srv.scriptTag({ outbound: 'true' }), links);
+    await srv.settle(1);
+    await page.evaluate(() => document.getElementById('out').addEventListener('auxclick', (e: Any) => e.preventDefault()));
+    await page.click('#out', { button: 'middle' });
+    await page.click('#out', { button: 'right' });
+    expect(outbound(await beforeMarker())).toHaveLength(1);
+
+    await open('/plain', srv.scriptTag(), links);
+    await page.evaluate(() => document.getElementById('out').addEventListener('click', (e: Any) => e.preventDefault()));
+    await page.click('#out');
+    expect(outbound(await beforeMarker()).filter((o) => o.path === '/plain')).toEqual([]);
+  });
+});
