@@ -1,4 +1,4 @@
-/** An event's metadata, drilled into from the events table: its keys, then one key's top values. Owner only. */
+/** An event's metadata, drilled into from the events table: its keys, then one key's top values; and the outbound links. Owner only. */
 import { useState } from 'preact/hooks';
 import { sitePath, useApi } from '../api.ts';
 import { BreakdownList } from '../components/breakdown.tsx';
@@ -48,6 +48,27 @@ export function EventMetadata({ hostname, event, query, onClose }: { hostname: s
             </Load>
           </>
         )}
+      </div>
+    </Panel>
+  );
+}
+
+/** Outbound links (the `outbound` event by target host: tracked clicks and followed `/r` redirects) in the range. Owner only. */
+export function OutboundLinks({ hostname, query }: { hostname: string; query: string }) {
+  const hosts = useApi<{ values: (Counted & { value: string })[] }>(`${sitePath(hostname)}/events/outbound/metadata?key=host&limit=10&${query}`);
+  return (
+    <Panel title="Outbound links" id="outbound">
+      <div data-testid="outbound-links">
+        <Load state={hosts} label="outbound links">
+          {(d) => (
+            <BreakdownList
+              rows={d.values.map((v) => ({ name: v.value, value: v.count, visitors: v.visitors }))}
+              filterDim={null}
+              valueLabel="Clicks"
+              emptyText="No clicks on links to other sites in this range (script attribute data-outbound, or links through /r)."
+            />
+          )}
+        </Load>
       </div>
     </Panel>
   );

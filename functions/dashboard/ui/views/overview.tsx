@@ -12,7 +12,7 @@ import { TrafficChart, type Forecast, type SeriesPoint } from '../components/tra
 import { ReportControls } from '../components/report-controls.tsx';
 import { formatChange, formatDuration, formatNumber } from '../format.ts';
 import { apiQuery, withFilter, type ReportState } from '../report-state.ts';
-import { EventMetadata } from './event-metadata.tsx';
+import { EventMetadata, OutboundLinks } from './event-metadata.tsx';
 import { GoalSummary, useGoalNames } from './goals.tsx';
 
 interface Totals {
@@ -169,6 +169,7 @@ export function OverviewView({ hostname, state, setState, signedIn }: { hostname
         ))}
       </div>
       {signedIn && event !== null && <EventMetadata key={event} hostname={hostname} event={event} query={query} onClose={() => setEvent(null)} />}
+      {signedIn && <OutboundLinks hostname={hostname} query={query} />}
     </div>
   );
 }

@@ -40,14 +40,17 @@ const message = (e: unknown, fallback: string) => (e instanceof ApiError ? e.mes
 function SiteSettings({ site, onSaved }: { site: SiteInfo; onSaved: () => void }) {
   const [name, setName] = useState(site.display_name);
   const [status, setStatus] = useState<{ error: boolean; text: string } | null>(null);
+  /** Saves settings: whether they were taken. */
   const patch = async (body: Record<string, unknown>, done: string) => {
     setStatus(null);
     try {
       await api(sitePath(site.hostname), { method: 'PATCH', body });
       setStatus({ error: false, text: done });
       onSaved();
+      return true;
     } catch (e) {
       setStatus({ error: true, text: message(e, 'Could not save.') });
+      return false;
     }
   };
   return (
@@ -75,8 +78,36 @@ function SiteSettings({ site, onSaved }: { site: SiteInfo; onSaved: () => void }
         <input type="checkbox" checked={Boolean(site.pinned_at)} onChange={(e) => void patch({ pinned: (e.currentTarget as HTMLInputElement).checked }, 'Pin saved.')} />
         <span>Pinned to the top of the sites list</span>
       </label>
+      <RedirectHosts hostname={site.hostname} save={(hosts) => patch({ redirect_hosts: hosts }, 'Redirect hosts saved.')} />
       <Outcome outcome={status} />
     </div>
+  );
+}
+
+/** The hosts `/r` may redirect to besides the site and its subdomains (shown in the setup read). */
+function RedirectHosts({ hostname, save }: { hostname: string; save: (hosts: string[]) => Promise<boolean> }) {
+  const setup = useApi<{ redirect_hosts: string[] }>(`${sitePath(hostname)}/setup`);
+  const [hosts, setHosts] = useState<string | null>(null);
+  const shown = hosts ?? setup.data?.redirect_hosts.join(', ') ?? '';
+  return (
+    <form
+      class="control-row"
+      onSubmit={(e) => {
+        e.preventDefault();
+        // Saved, the field shows the hosts as stored (normalized); refused, what was typed stays.
+        void save(shown.split(',').map((h) => h.trim()).filter(Boolean)).then((saved) => {
+          if (!saved) return;
+          setHosts(null);
+          setup.reload();
+        });
+      }}
+    >
+      <label class="control grow">
+        <span>Outbound redirects (/r) may also go to (comma-separated hosts)</span>
+        <input value={shown} onInput={(e) => setHosts((e.currentTarget as HTMLInputElement).value)} placeholder="pay.example.com" data-testid="redirect-hosts" />
+      </label>
+      <button type="submit">Save hosts</button>
+    </form>
   );
 }
 
