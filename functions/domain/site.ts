@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { SiteKind } from './hostname.ts';
 import type { SitePatch, SiteRecord } from '#ports/registry.ts';
-import { MAX_REDIRECT_HOSTS, parseRedirectHosts } from './ingest/outbound.ts';
+import { parseRedirectHosts } from './ingest/outbound.ts';
 
 export const SITE_CACHE_TTL_VERIFIED_MS = 30_000;
 export const SITE_CACHE_TTL_PENDING_MS = 15_000;
@@ -83,7 +83,8 @@ export const SETTINGS_ERRORS = [
   'invalid sharing setting',
   'invalid reports mode',
   'invalid pin setting',
-  `redirect_hosts must be a list of at most ${MAX_REDIRECT_HOSTS} hostnames`,
+  // MAX_REDIRECT_HOSTS (20): written out, as every error text is once.
+  'redirect_hosts must be a list of at most 20 hostnames',
 ] as const;
 const [INVALID_SETTINGS, INVALID_DISPLAY_NAME, INVALID_SHARING, INVALID_REPORTS_MODE, INVALID_PIN, INVALID_REDIRECT_HOSTS] = SETTINGS_ERRORS;
 

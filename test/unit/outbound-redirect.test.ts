@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MAX_REDIRECT_HOSTS, parseRedirectHosts, redirectTarget } from '#domain/ingest/outbound.ts';
+import { SETTINGS_ERRORS } from '#domain/site.ts';
 
 const SITE = 'shop.example';
 const LISTED = ['pay.example'];
@@ -85,5 +86,7 @@ describe('redirect_hosts', () => {
     expect(parseRedirectHosts([])).toEqual([]);
     expect(parseRedirectHosts(Array.from({ length: MAX_REDIRECT_HOSTS + 1 }, (_, i) => `h${i}.example`))).toBeNull();
     for (const bad of ['pay.example', ['not a host'], [1], ['a@b.example']]) expect(parseRedirectHosts(bad)).toBeNull();
+    // The settings' refusal names the limit this parser holds.
+    expect(SETTINGS_ERRORS).toContain(`redirect_hosts must be a list of at most ${MAX_REDIRECT_HOSTS} hostnames`);
   });
 });
