@@ -10,6 +10,19 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { startServerProcess, startTestService, type ServerProcess } from '../support/local-node.ts';
+import { assertDataDirFree } from '#local/startup.ts';
+
+/** Until no process holds DATA_DIR (at most 10 s). */
+async function dataDirReleased(dataDir: string): Promise<void> {
+  for (const deadline = Date.now() + 10_000; ; ) {
+    try {
+      return await assertDataDirFree(dataDir);
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
 
 let child: ServerProcess | null = null;
 let dataDir = '';
@@ -54,6 +67,8 @@ describe('kill -9 under load', () => {
     await Promise.all(workers);
     await started.exited;
     child = null;
+    // The group's other processes (the server under its launcher) are reaped on their own time: until then they hold DATA_DIR's lock.
+    await dataDirReleased(dataDir);
 
     // The restart writes what the journal held; a clean stop drains it.
     const restarted = await startTestService({ DATA_DIR: dataDir });
