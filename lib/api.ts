@@ -71,6 +71,12 @@ export interface GroupAccess {
   ingestsApiRequests?: boolean;
   /** Sends mail (alert test sends): MAIL_FROM and ses:SendEmail on the configured identity (lib/mail.ts). */
   mail?: boolean;
+  /**
+   * Streams its answers (the live stream): its routes are served only on its own Function URL in
+   * RESPONSE_STREAM mode (functions/aws/streaming.ts), not on the HTTP API, which buffers every
+   * answer; the dashboard's CloudFront routes its paths there (lib/dashboard.ts).
+   */
+  streaming?: boolean;
 }
 
 const NOTHING: GroupAccess = {
@@ -88,7 +94,7 @@ const NOTHING: GroupAccess = {
   timeoutSeconds: 10,
 };
 
-const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysOf, siteApiKeyHash, unsubscribeSecret } = KEY_PATTERNS;
+const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysOf, siteApiKeyHash, unsubscribeSecret, liveTicket, liveSlots } = KEY_PATTERNS;
 
 /** A site API key's use: last_used_at on its item under the site's partition, nothing else of it. */
 const SITE_KEY_TOUCH = [...KEY_ATTRIBUTES, 'last_used_at'] as const;
@@ -196,6 +202,21 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     ],
     eventQueue: true,
     ingestsApiRequests: true,
+  },
+  // The live stream: reads sites (a ticket names its site) and the event store; puts tickets and takes them by a
+  // conditional delete; holds, renews and frees the account's stream slots. No management keys (no credential here).
+  // Its streams run up to 14.5 minutes, under Lambda's 15.
+  live: {
+    ...NOTHING,
+    table: [
+      { keys: [site], actions: ['GetItem'] },
+      { keys: [liveTicket], actions: ['PutItem', 'DeleteItem'] },
+      { keys: [liveSlots], actions: ['PutItem', 'UpdateItem', 'DeleteItem'] },
+    ],
+    eventStore: 'read',
+    callers: true,
+    streaming: true,
+    timeoutSeconds: 900,
   },
   // Jobs, locks and sealed credentials under the site, the owner's daily slots; seals API keys
   // (create, retry with a new key) and queues chunks. It never opens a sealed key nor touches the
@@ -331,7 +352,7 @@ export const httpEntry = (group: RouteGroup) => `functions/aws/http/${group}.ts`
 export class Api extends Construct {
   readonly httpApi: HttpApi;
   readonly functions: ReadonlyMap<RouteGroup, NodeFunction>;
-  /** Function URLs of the groups with `functionUrl` (the collector). */
+  /** Function URLs of the groups with `functionUrl` (the collector) or `streaming` (the live stream). */
   readonly functionUrls: ReadonlyMap<RouteGroup, lambda.FunctionUrl>;
 
   constructor(scope: Construct, id: string, props: ApiProps) {
@@ -386,7 +407,9 @@ export class Api extends Construct {
         urlErrorAlarms(this, group, fn);
       }
       functions.set(group, fn);
-      integrations.set(group, new HttpLambdaIntegration(`${pascal(group)}Integration`, fn));
+      // Authenticated by the handler (ID tokens, tickets); no CORS: the dashboard reaches it on its own origin.
+      if (access.streaming) functionUrls.set(group, fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE, invokeMode: lambda.InvokeMode.RESPONSE_STREAM }));
+      else integrations.set(group, new HttpLambdaIntegration(`${pascal(group)}Integration`, fn));
     }
     this.functions = functions;
     this.functionUrls = functionUrls;
@@ -401,6 +424,7 @@ export class Api extends Construct {
     // Default route settings: every route is held to these, far below the account's 10,000/5,000.
     this.httpApi.addStage('DefaultStage', { stageName: '$default', autoDeploy: true, throttle: props.throttle });
     for (const route of props.routes) {
+      if (GROUP_ACCESS[route.group].streaming) continue;
       this.httpApi.addRoutes({
         path: route.path,
         methods: [API_METHODS[route.method]],
@@ -421,7 +445,7 @@ export class Api extends Construct {
     // the domain a request arrived on instead (ApiRequest.servedOrigin).
     for (const [group, fn] of functions) {
       if (!GROUP_ACCESS[group].verifiesSites) continue;
-      const urls = [...functionUrls].filter(([owner]) => owner !== group).map(([, url]) => url.url);
+      const urls = [...functionUrls].filter(([owner]) => owner !== group && GROUP_ACCESS[owner].functionUrl).map(([, url]) => url.url);
       fn.addEnvironment('PUBLIC_URL', Fn.join(',', [this.httpApi.apiEndpoint, ...urls, ...props.publicUrls]));
     }
   }

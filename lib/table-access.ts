@@ -44,6 +44,10 @@ export const KEY_PATTERNS = {
   digestsDue: keys.digestsDue,
   /** The unsubscribe links' signing secret */
   unsubscribeSecret: keys.unsubscribeSecret.pk,
+  /** The live stream's tickets, by their hash */
+  liveTicket: keys.liveTicket('*').pk,
+  /** An account's live stream slots */
+  liveSlots: keys.liveSlot('*', 0).pk,
 } as const;
 
 export type DynamoAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'BatchWriteItem';

@@ -101,6 +101,7 @@ export class TinytrackStack extends Stack {
       this.dashboard = new Dashboard(this, 'Dashboard', {
         assetsDir: props.dashboardDir,
         api: this.api.httpApi,
+        liveUrl: this.liveUrl().url,
         signIn: (origin) => dashboardSignIn(this.auth, origin),
       });
       new CfnOutput(this, 'DashboardUrl', { value: this.dashboard.origin, description: 'The dashboard, and the API on the same origin under /api' });
@@ -119,6 +120,10 @@ export class TinytrackStack extends Stack {
     new CfnOutput(this, 'CollectorUrl', {
       value: collectorUrl.url,
       description: 'Lambda Function URL of the collector (latest.js and the beacon routes); ends with a slash',
+    });
+    new CfnOutput(this, 'LiveUrl', {
+      value: this.liveUrl().url,
+      description: 'Lambda Function URL of the live stream (/api/live/...); the dashboard serves it under its own /api/live/',
     });
     new CfnOutput(this, 'TableName', { value: this.storage.table.tableName });
     new CfnOutput(this, 'EventQueueUrl', { value: this.events.queue.queueUrl });
@@ -145,11 +150,17 @@ export class TinytrackStack extends Stack {
    * serves the built files, `/api/*` proxied to ApiUrl) Cognito calls back to that origin's /login,
    * and DashboardConfig is the `/dashboard/config.json` to serve there (README "Deploy to AWS").
    */
+  private liveUrl() {
+    const url = this.api.functionUrls.get('live');
+    if (!url) throw new Error('the live route group has no Function URL (lib/api.ts GROUP_ACCESS)');
+    return url;
+  }
+
   private dashboardElsewhere(origin: string | undefined): void {
     const external = !this.auth.userPool;
     if (origin === undefined && !external) return;
     const config: DashboardConfig = { signIn: dashboardSignIn(this.auth, origin ?? '') };
-    if (origin !== undefined) new CfnOutput(this, 'DashboardUrl', { value: origin, description: 'Where you serve the dashboard (context dashboardOrigin), /api/* proxied to ApiUrl' });
+    if (origin !== undefined) new CfnOutput(this, 'DashboardUrl', { value: origin, description: 'Where you serve the dashboard (context dashboardOrigin), /api/live/* proxied to LiveUrl and the rest of /api/* to ApiUrl' });
     new CfnOutput(this, 'DashboardConfig', { value: this.toJsonString(config), description: 'Serve this as /dashboard/config.json beside the dashboard files' });
   }
 }

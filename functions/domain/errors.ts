@@ -89,6 +89,8 @@ export const UnknownFunnelError = refusal('UnknownFunnelError', 'not_found', 'un
 // E-mail digests (issue 38).
 export const EmailReportLimitError = refusal('EmailReportLimitError', 'invalid', 'e-mail report limit reached');
 export const UnknownEmailReportError = refusal('UnknownEmailReportError', 'not_found', 'unknown e-mail report');
+// The live stream (issue 39).
+export const LiveStreamLimitError = refusal('LiveStreamLimitError', 'rate_limited', 'live stream limit reached: at most 5 open streams per account; close one first');
 /** A deployment with no sender configured (AWS without -c mailFrom): nothing can be mailed. */
 export const MailNotConfiguredError = refusal('MailNotConfiguredError', 'not_implemented', 'mail is not configured on this deployment');
 /** A store that keeps refusing for load (throttling past the SDK's retries): worth asking again shortly. */
@@ -138,6 +140,7 @@ export const FIXED_REFUSALS: readonly FixedRefusal[] = [
   GoalExistsError,
   UnknownGoalError,
   UnknownFunnelError,
+  LiveStreamLimitError,
   EmailReportLimitError,
   UnknownEmailReportError,
   MailNotConfiguredError,

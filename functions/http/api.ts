@@ -14,7 +14,22 @@ import { log, logEnabled, type LogLevel } from '#platform/log.ts';
 import { createRouteMatcher, parseRouteKey } from './route-match.ts';
 import { parseQueryString } from './query-string.ts';
 
-export type ApiResponse = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
+/** Where a streamed answer writes; `closed` is aborted when the client goes away (or the platform ends the response). */
+export interface StreamSink {
+  write(chunk: string): void;
+  readonly closed: AbortSignal;
+}
+
+export type ApiResponse = APIGatewayProxyStructuredResultV2 & {
+  statusCode: number;
+  headers: Record<string, string>;
+  /**
+   * A streamed body (the live stream's Server-Sent Events), written after the status and headers
+   * until the promise settles: by the local server, and on AWS by a response-streaming function
+   * (functions/aws/streaming.ts). API Gateway never carries one.
+   */
+  stream?: (sink: StreamSink) => Promise<void>;
+};
 
 /** A request with the services of the group answering it (`S`: what that group's routes read). */
 export interface ApiRequest<S = Services> {

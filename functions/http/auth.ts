@@ -100,6 +100,17 @@ export async function requireIdToken(req: ApiRequest): Promise<Principal & { kin
   return c;
 }
 
+/**
+ * An ID token's user where a management key is no credential at all (`/api/live/...`, spec part 4):
+ * a key, like no token or a bad one, is 401 `sign in required`; the key is not even looked up.
+ */
+export async function requireUserToken(req: ApiRequest): Promise<string> {
+  const credential = parseAuthorization(req.headers.authorization);
+  const claims = credential.kind === 'bearer' ? await req.services.tokens.verifyIdToken(credential.token) : null;
+  if (!claims) throw new SignInRequiredError();
+  return claims.sub;
+}
+
 /** The caller's own site: owner ID token or key with `scope`; other accounts and unknown sites get 404. */
 export async function requireOwnedSite(req: ApiRequest, hostname: string, scope?: Scope): Promise<{ principal: Principal; site: SiteRecord }> {
   const principal = await requirePrincipal(req, scope);

@@ -24,6 +24,7 @@ const TAGS: Record<RouteGroup, string> = {
   ingest: 'API request metrics from your own API (site API keys or an ingest management key)',
   goals: 'Goals and ordered funnels over visitor-days, with their stats',
   digests: 'E-mail reports of a site, report defaults and the workspace digest, mailed at 07:00 local',
+  live: 'The live visitor stream (Server-Sent Events; ID token only)',
 };
 
 const PATH_PARAMETERS: Record<string, string> = {
@@ -90,6 +91,7 @@ function security(route: RouteDef) {
     case 'site':
       return [{}, { idToken: [] }, { managementKey: [] }];
     case 'id_token':
+    case 'user':
       return [{ idToken: [] }];
     case 'account':
     case 'owner':

@@ -24,7 +24,7 @@ import {
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'ANY';
 /** One Lambda function per group in AWS. */
-export type RouteGroup = 'meta' | 'account' | 'sites' | 'collector' | 'reports' | 'imports' | 'ingest' | 'alerts' | 'goals' | 'digests';
+export type RouteGroup = 'meta' | 'account' | 'sites' | 'collector' | 'reports' | 'imports' | 'ingest' | 'alerts' | 'goals' | 'digests' | 'live';
 export type Scope = 'read' | 'manage' | 'ingest';
 
 /**
@@ -33,9 +33,10 @@ export type Scope = 'read' | 'manage' | 'ingest';
  * with `scope`); api_key: a site API key, or a management key with `scope`
  * (POST /api/ingest); owner: the owner only (ID or key with `scope`), also for
  * public sites, a missing, invalid or expired token reading as no access (404
- * `unknown site`, spec part 5 rule 9: private reads of owner-only data).
+ * `unknown site`, spec part 5 rule 9: private reads of owner-only data); user: an ID token
+ * only, a management key being no credential at all (401 `sign in required`, `/api/live/...`).
  */
-export type AuthMode = 'none' | 'account' | 'id_token' | 'site' | 'api_key' | 'owner';
+export type AuthMode = 'none' | 'account' | 'id_token' | 'site' | 'api_key' | 'owner' | 'user';
 
 export interface ResponseDef {
   description: string;

@@ -11,6 +11,7 @@ import { refusals, invalidInput, signIn, scoped, idOnly, rateLimited, checksRate
 import { apiAnalyticsRoutes } from './api-routes.ts';
 import { goalRoutes } from './goal-routes.ts';
 import { digestRoutes } from './digest-routes.ts';
+import { liveRoutes } from './live-routes.ts';
 import {
   ClaimOvertakenError,
   ClaimRecordMissingError,
@@ -387,7 +388,7 @@ const importRoutes: RouteDef[] = [
   },
 ];
 
-export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes, ...apiAnalyticsRoutes, ...goalRoutes, ...digestRoutes, ...importRoutes];
+export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes, ...apiAnalyticsRoutes, ...goalRoutes, ...digestRoutes, ...liveRoutes, ...importRoutes];
 
 /**
  * The route for a request, preferring literal segments over parameters the way

@@ -37,7 +37,7 @@ import type { ImportChunkMessage } from '#ports/import-jobs.ts';
 import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
 import { LocalSecretBox } from '#adapters/local-secret-box/local-secret-box.ts';
 import { createImportWorker, type ImportWorker } from '#workers/import-worker.ts';
-import type { Timers } from '#workers/rotate-salts.ts';
+import { systemTimers, type Timers } from '#workers/rotate-salts.ts';
 import { IconFiles } from '#adapters/icon-files/icon-files.ts';
 import { ReceiptJournal } from '#adapters/receipt-journal/receipt-journal.ts';
 import { eventRowCodec } from '#adapters/receipt-journal/event-row-codec.ts';
@@ -179,6 +179,8 @@ export interface LocalRuntimeOptions {
   clock?: Clock;
   /** The timers of scheduled work (the salt rotation); tests fire them by hand. Default Node's. */
   timers?: Timers;
+  /** The timers of live streams (Services.timers); tests record them. Default Node's. */
+  streamTimers?: Timers;
 }
 
 /** Imports on one machine: credentials sealed under a key file in DATA_DIR; chunks through an in-process queue to the worker. */
@@ -234,7 +236,7 @@ async function localApiRequests(config: Readonly<Config>, dataDir: string, store
 }
 
 /** Everything one machine needs: registry, event store, queue with its writer, tracker, identity. */
-export async function startLocalRuntime(config: Readonly<Config>, { background = true, clock = systemClock }: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
+export async function startLocalRuntime(config: Readonly<Config>, { background = true, clock = systemClock, streamTimers = systemTimers }: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const dataDir = ownDataDir(config.dataDir);
   const store = await startLocalStore(config);
   const registry = new DynamoRegistry(store.client, config.tableName);
@@ -268,6 +270,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     mailer: localMailer(config, dataDir),
     alertsUrl: alertsUrlOf(config.publicUrls?.[0]),
     icons: new IconFiles(dataDir),
+    timers: streamTimers,
     ...imports,
     importQueue,
   };

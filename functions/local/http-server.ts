@@ -119,7 +119,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   });
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, options: LocalServerOptions, table: EdgeTable): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, options: LocalServerOptions & { openStreams: Set<AbortController> }, table: EdgeTable): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
   const { path, search } = splitTarget(req.url ?? '/', table.literalPaths);
   const match = table.find(method, path);
@@ -138,6 +138,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
     result = handler.tooLarge();
     result.headers.connection = 'close';
   }
+  if (result.stream) return streamAnswer(res, result, result.stream, options.openStreams);
   // A text body goes out as a string: node then sends headers and body in one write.
   const payload = result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : (result.body ?? '');
   // The answer is this request's own object: no copy of its headers needed.
@@ -146,10 +147,33 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
   res.end(method === 'HEAD' ? undefined : payload);
 }
 
-export function createLocalServer(options: LocalServerOptions): Server {
+/**
+ * A streamed answer: status and headers at once, then what the stream writes until it settles.
+ * The stream is told when the client goes away, or when the server stops (`open`).
+ */
+async function streamAnswer(res: ServerResponse, result: ApiResponse, stream: NonNullable<ApiResponse['stream']>, open: Set<AbortController>): Promise<void> {
+  // Not kept alive after it ends: a stopping server then has nothing left to wait for.
+  res.writeHead(result.statusCode, { ...result.headers, connection: 'close' });
+  res.flushHeaders();
+  const closed = new AbortController();
+  const abort = () => closed.abort();
+  res.once('close', abort);
+  open.add(closed);
+  try {
+    await stream({ write: (chunk) => void res.write(chunk), closed: closed.signal });
+  } finally {
+    open.delete(closed);
+    res.off('close', abort);
+    res.end();
+  }
+}
+
+/** The local edge: node:http over the group handlers. `endStreams` ends every open stream (on stop, which would otherwise wait for them). */
+export function createLocalServer(options: LocalServerOptions): Server & { endStreams(): void } {
   const table = edgeTable(options.routes ?? routes);
-  return createServer((req, res) => {
-    handle(req, res, options, table).catch((e: unknown) => {
+  const openStreams = new Set<AbortController>();
+  const server = createServer((req, res) => {
+    handle(req, res, { ...options, openStreams }, table).catch((e: unknown) => {
       if (e instanceof ClientGone) {
         console.debug(JSON.stringify({ level: 'debug', msg: 'client disconnected mid-request', method: req.method, message: e.message }));
         return;
@@ -158,5 +182,10 @@ export function createLocalServer(options: LocalServerOptions): Server {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
       res.end(JSON.stringify({ error: InternalError.text }));
     });
+  });
+  return Object.assign(server, {
+    endStreams: () => {
+      for (const stream of openStreams) stream.abort();
+    },
   });
 }

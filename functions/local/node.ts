@@ -88,6 +88,7 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
       // Stop taking requests, let those in flight finish, then drain and close the stores.
       const rotationStopped = stopRotation();
       const closed = new Promise<void>((ok) => server.close(() => ok()));
+      server.endStreams();
       server.closeIdleConnections();
       await closed;
       await rotationStopped;

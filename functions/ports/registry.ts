@@ -9,6 +9,7 @@ import type { SiteCheck } from '#domain/site-verification.ts';
 import type { SiteApiKeys } from './site-api-keys.ts';
 import type { AlertRules } from './alert-rules.ts';
 import type { Goals } from './goals.ts';
+import type { LiveStreams } from './live-streams.ts';
 import type { EmailReports } from './email-reports.ts';
 
 export interface SiteRecord {
@@ -141,4 +142,6 @@ export interface DailySalts {
 export interface Registry extends SiteRegistry, SiteClaims, ManagementKeys, DailySalts, SiteApiKeys, AlertRules, Goals {
   /** E-mail digests: site reports, account defaults, workspace digests (issue 38). */
   readonly digests: EmailReports;
+  /** The live stream's tickets and per-account stream slots (issue 39). */
+  readonly live: LiveStreams;
 }

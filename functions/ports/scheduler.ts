@@ -18,3 +18,9 @@ export interface Scheduler {
   /** Stops every timer and waits for runs in progress. */
   stop(): Promise<void>;
 }
+
+/** One-shot timers: Node's (functions/workers/rotate-salts.ts systemTimers), or a test's own. */
+export interface Timers {
+  set(run: () => void, ms: number): unknown;
+  clear(timer: unknown): void;
+}

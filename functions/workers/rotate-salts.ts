@@ -3,6 +3,7 @@
  * day before today, so yesterday's hashes can never be recomputed. The store's
  * TTL is only a backstop: DynamoDB may take days to expire an item.
  */
+import type { Timers } from '#ports/scheduler.ts';
 import { utcDay } from '#domain/rows/days.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { Registry } from '#ports/registry.ts';
@@ -27,21 +28,19 @@ export function msToNextUtcDay(now: Date): number {
   return next - now.getTime();
 }
 
+export type { Timers };
+
+/** Node's timers, unref'd: a pending rotation (or a live stream's next update) never keeps the process alive. */
+export const systemTimers: Timers = {
+  set: (run, ms) => setTimeout(run, ms).unref(),
+  clear: (timer) => clearTimeout(timer as NodeJS.Timeout),
+};
+
 /**
  * Local runtime: the same job at start, at every UTC day boundary (a timer to
  * the next midnight, by the service clock) and hourly as a backstop. The stop
  * function waits for a rotation in progress, so the store is not closed under it.
  */
-export interface Timers {
-  set(run: () => void, ms: number): unknown;
-  clear(timer: unknown): void;
-}
-
-/** Node's timers, unref'd: a pending rotation never keeps the process alive. */
-export const systemTimers: Timers = {
-  set: (run, ms) => setTimeout(run, ms).unref(),
-  clear: (timer) => clearTimeout(timer as NodeJS.Timeout),
-};
 
 export function scheduleSaltRotation(registry: Registry, now: () => Date, timers: Timers = systemTimers): () => Promise<void> {
   let timer: unknown = null;

@@ -14,6 +14,8 @@ import { DynamoSiteApiKeys } from './site-api-keys.ts';
 import { DynamoAlertRules } from './alert-rules.ts';
 import { DynamoEmailReports } from './email-reports.ts';
 import type { EmailReports } from '#ports/email-reports.ts';
+import type { LiveStreams } from '#ports/live-streams.ts';
+import { DynamoLiveStreams } from './live-streams.ts';
 import { DynamoSiteRecords } from './site-records.ts';
 import { keys } from './table.ts';
 import type { FunnelRecord, GoalRecord, SiteRecords } from '#ports/goals.ts';
@@ -48,7 +50,7 @@ export class DynamoSiteRegistry implements SiteRegistry, DailySalts {
   readonly deleteSaltsBefore: Registry['deleteSaltsBefore'] = (...a) => this.salts.deleteSaltsBefore(...a);
 }
 
-/** Every record of the registry: the site registry, and claims, management keys, site API keys, alert rules, goals and funnels, e-mail digests. */
+/** Every record of the registry: the site registry, and claims, management keys, site API keys, alert rules, goals and funnels, e-mail digests, the live stream's tickets and slots. */
 export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
   private readonly claims: DynamoSiteClaims;
   private readonly managementKeys: DynamoManagementKeys;
@@ -57,6 +59,7 @@ export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
   readonly goals: SiteRecords<GoalRecord>;
   readonly funnels: SiteRecords<FunnelRecord>;
   readonly digests: EmailReports;
+  readonly live: LiveStreams;
 
   constructor(client: DynamoDBClient, table: string) {
     // One document client for all of them, as the table is one.
@@ -68,6 +71,7 @@ export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
     this.goals = new DynamoSiteRecords<GoalRecord>(this.items, keys.goalPrefix, ['id', 'site', 'name', 'type', 'match', 'created_at']);
     this.funnels = new DynamoSiteRecords<FunnelRecord>(this.items, keys.funnelPrefix, ['id', 'site', 'name', 'steps', 'created_at']);
     this.digests = new DynamoEmailReports(this.items);
+    this.live = new DynamoLiveStreams(this.items);
   }
 
   readonly startClaim: Registry['startClaim'] = (...a) => this.claims.startClaim(...a);

@@ -11,5 +11,6 @@ import { handler as ingest } from './ingest.ts';
 import { handler as alerts } from './alerts.ts';
 import { handler as goals } from './goals.ts';
 import { handler as digests } from './digests.ts';
+import { handler as live } from './live.ts';
 
-export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports, ingest, alerts, goals, digests };
+export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports, ingest, alerts, goals, digests, live };

@@ -1,0 +1,178 @@
+/**
+ * The live stream's reads and its run (issue 39): the per-minute history a
+ * stream opens with, the update it sends every few seconds, and the loop
+ * that sends them on injected timers until the client goes away, the stream
+ * reaches its time limit, or its slot is lost. When it ends, every timer is
+ * cleared, no further read starts, and its slot is given back.
+ */
+import {
+  LIVE_HEARTBEAT_MS,
+  LIVE_HISTORY_MINUTES,
+  LIVE_LIST_LIMIT,
+  LIVE_PAGES_WINDOW_SECONDS,
+  LIVE_SLOT_LEASE_SECONDS,
+  LIVE_STREAM_MAX_MS,
+  LIVE_UPDATE_MS,
+  LIVE_WINDOW_SECONDS,
+  minuteBoundaries,
+  perMinute,
+  SSE_HEARTBEAT,
+  SSE_RETRY,
+  sseEvent,
+  type LiveMinute,
+  type LiveUpdate,
+} from '#domain/live/live-stream.ts';
+import type { Clock } from '#ports/clock.ts';
+import type { LiveStreams } from '#ports/live-streams.ts';
+import type { Logger } from '#ports/logger.ts';
+import type { ReportStore, SiteRef } from '#ports/report-store.ts';
+import type { Timers } from '#ports/scheduler.ts';
+
+async function minutes(store: ReportStore, site: SiteRef, nowMs: number, count: number): Promise<LiveMinute[]> {
+  const boundaries = minuteBoundaries(nowMs, count);
+  return perMinute(boundaries, await store.traffic({ sites: [site], boundaries, filters: [] }));
+}
+
+/** The last 15 minutes, per minute, the current one last. */
+export const liveHistory = (store: ReportStore, site: SiteRef, nowMs: number): Promise<LiveMinute[]> => minutes(store, site, nowMs, LIVE_HISTORY_MINUTES);
+
+const byVisitors = (rows: readonly { name: string; visitors: number }[]) =>
+  rows
+    .map(({ name, visitors }) => ({ name, visitors }))
+    .sort((a, b) => b.visitors - a.visitors || a.name.localeCompare(b.name))
+    .slice(0, LIVE_LIST_LIMIT);
+
+/** Visitors of the last 5 minutes; pages, sources and countries of the last 30 by distinct visitors; the last two minutes. */
+export async function liveUpdate(store: ReportStore, site: SiteRef, nowMs: number): Promise<LiveUpdate> {
+  const since = nowMs - LIVE_PAGES_WINDOW_SECONDS * 1000;
+  const scope = { ...site, from: since, to: nowMs + 1, filters: [] };
+  const [visitors, pages, lists, recent] = await Promise.all([
+    store.liveVisitors([site], nowMs - LIVE_WINDOW_SECONDS * 1000),
+    store.livePages({ ...site, filters: [], since }, LIVE_LIST_LIMIT),
+    // Lists ranked by pageviews: more rows than shown, then ranked by visitors.
+    store.breakdowns(scope, ['sources', 'countries'] as const, LIVE_LIST_LIMIT * 5),
+    minutes(store, site, nowMs, 2),
+  ]);
+  return {
+    t: Math.floor(nowMs / 1000),
+    visitors_5m: visitors.get(site.site) ?? 0,
+    pages: byVisitors(pages),
+    sources: byVisitors(lists.sources),
+    countries: byVisitors(lists.countries),
+    minutes: recent,
+  };
+}
+
+/** Where a stream writes; `closed` is aborted when the client goes away. */
+export interface EventSink {
+  write(chunk: string): void;
+  readonly closed: AbortSignal;
+}
+
+/** The account's slot a stream holds (LiveStreams.claimSlot). */
+export interface SlotHold {
+  uid: string;
+  slot: number;
+  stream: string;
+}
+
+export interface LiveFeedDeps {
+  reports: ReportStore;
+  live: LiveStreams;
+  clock: Clock;
+  timers: Timers;
+  log: Logger;
+}
+
+export interface LiveCadence {
+  updateMs: number;
+  heartbeatMs: number;
+  maxMs: number;
+}
+
+export const LIVE_CADENCE: LiveCadence = { updateMs: LIVE_UPDATE_MS, heartbeatMs: LIVE_HEARTBEAT_MS, maxMs: LIVE_STREAM_MAX_MS };
+
+/** What a stream opens with, read before it is answered (so a failed read is an HTTP error, not a stream that ends at once). */
+export interface LiveOpening {
+  history: LiveMinute[];
+  update: LiveUpdate;
+}
+
+export async function liveOpening(store: ReportStore, site: SiteRef, nowMs: number): Promise<LiveOpening> {
+  const [history, update] = await Promise.all([liveHistory(store, site, nowMs), liveUpdate(store, site, nowMs)]);
+  return { history, update };
+}
+
+/**
+ * Sends the opening (history, then the first update), then an update every
+ * `updateMs` after the previous one was sent, and a heartbeat every
+ * `heartbeatMs` (which also renews the slot). Resolves once the stream has
+ * ended and its slot is free.
+ */
+export function runLiveStream(
+  deps: LiveFeedDeps,
+  hold: SlotHold,
+  site: SiteRef,
+  opening: LiveOpening,
+  sink: EventSink,
+  cadence: LiveCadence = LIVE_CADENCE,
+): Promise<void> {
+  const pending = new Set<unknown>();
+  const nowMs = () => deps.clock.now().getTime();
+  let ended = false;
+  let finished!: () => void;
+  const done = new Promise<void>((resolve) => (finished = resolve));
+
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    for (const timer of pending) deps.timers.clear(timer);
+    pending.clear();
+    sink.closed.removeEventListener('abort', end);
+    deps.live
+      .releaseSlot(hold.uid, hold.slot, hold.stream)
+      .catch((e: unknown) => deps.log.warn('live stream slot not released (its lease runs out)', { message: (e as Error).message }))
+      .finally(finished);
+  };
+  const fail = (e: unknown) => {
+    deps.log.warn('live stream ended by a failed read', { message: (e as Error).message });
+    end();
+  };
+  const send = (chunk: string) => {
+    if (!ended) sink.write(chunk);
+  };
+  const later = (run: () => Promise<void>, ms: number) => {
+    if (ended) return;
+    const timer = deps.timers.set(() => {
+      pending.delete(timer);
+      run().catch(fail);
+    }, ms);
+    pending.add(timer);
+  };
+  const update = async () => {
+    const body = await liveUpdate(deps.reports, site, nowMs());
+    send(sseEvent('update', body));
+    later(update, cadence.updateMs);
+  };
+  const heartbeat = async () => {
+    send(SSE_HEARTBEAT);
+    const until = Math.floor(nowMs() / 1000) + LIVE_SLOT_LEASE_SECONDS;
+    if (!ended && !(await deps.live.renewSlot(hold.uid, hold.slot, hold.stream, until))) return end();
+    later(heartbeat, cadence.heartbeatMs);
+  };
+  const timeUp = async () => {
+    send(sseEvent('end', { reason: 'time limit', reconnect: true }));
+    end();
+  };
+
+  sink.closed.addEventListener('abort', end);
+  if (sink.closed.aborted) {
+    end();
+    return done;
+  }
+  send(SSE_RETRY + sseEvent('history', opening.history) + sseEvent('update', opening.update));
+  later(update, cadence.updateMs);
+  later(heartbeat, cadence.heartbeatMs);
+  later(timeUp, cadence.maxMs);
+  return done;
+}
