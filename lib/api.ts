@@ -74,7 +74,8 @@ export interface GroupAccess {
   /**
    * Streams its answers (the live stream): its routes are served only on its own Function URL in
    * RESPONSE_STREAM mode (functions/aws/streaming.ts), not on the HTTP API, which buffers every
-   * answer; the dashboard's CloudFront routes its paths there (lib/dashboard.ts).
+   * answer. The stack adds that URL (Api.addStreamingUrl) once it knows the dashboard's origin,
+   * the one origin its CORS lets in.
    */
   streaming?: boolean;
 }
@@ -352,7 +353,7 @@ export const httpEntry = (group: RouteGroup) => `functions/aws/http/${group}.ts`
 export class Api extends Construct {
   readonly httpApi: HttpApi;
   readonly functions: ReadonlyMap<RouteGroup, NodeFunction>;
-  /** Function URLs of the groups with `functionUrl` (the collector) or `streaming` (the live stream). */
+  /** Function URLs of the groups with `functionUrl` (the collector). */
   readonly functionUrls: ReadonlyMap<RouteGroup, lambda.FunctionUrl>;
 
   constructor(scope: Construct, id: string, props: ApiProps) {
@@ -407,9 +408,7 @@ export class Api extends Construct {
         urlErrorAlarms(this, group, fn);
       }
       functions.set(group, fn);
-      // Authenticated by the handler (ID tokens, tickets); no CORS: the dashboard reaches it on its own origin.
-      if (access.streaming) functionUrls.set(group, fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE, invokeMode: lambda.InvokeMode.RESPONSE_STREAM }));
-      else integrations.set(group, new HttpLambdaIntegration(`${pascal(group)}Integration`, fn));
+      if (!access.streaming) integrations.set(group, new HttpLambdaIntegration(`${pascal(group)}Integration`, fn));
     }
     this.functions = functions;
     this.functionUrls = functionUrls;
@@ -445,8 +444,26 @@ export class Api extends Construct {
     // the domain a request arrived on instead (ApiRequest.servedOrigin).
     for (const [group, fn] of functions) {
       if (!GROUP_ACCESS[group].verifiesSites) continue;
-      const urls = [...functionUrls].filter(([owner]) => owner !== group && GROUP_ACCESS[owner].functionUrl).map(([, url]) => url.url);
+      const urls = [...functionUrls].filter(([owner]) => owner !== group).map(([, url]) => url.url);
       fn.addEnvironment('PUBLIC_URL', Fn.join(',', [this.httpApi.apiEndpoint, ...urls, ...props.publicUrls]));
     }
+  }
+
+  /**
+   * The Function URL of a `streaming` group, in RESPONSE_STREAM mode, authenticated by its handler
+   * (ID tokens, tickets). CORS lets in `origins` only (the dashboard's; none without one): the
+   * dashboard's CloudFront cannot route to it, as the URL's function reads the sign-in client the
+   * distribution's own address configures (a cycle), so the page calls the URL directly.
+   */
+  addStreamingUrl(group: RouteGroup, origins: readonly string[]): lambda.FunctionUrl {
+    const fn = this.functions.get(group);
+    if (!fn || !GROUP_ACCESS[group].streaming) throw new Error(`route group "${group}" does not stream (lib/api.ts GROUP_ACCESS)`);
+    return fn.addFunctionUrl({
+      authType: lambda.FunctionUrlAuthType.NONE,
+      invokeMode: lambda.InvokeMode.RESPONSE_STREAM,
+      ...(origins.length
+        ? { cors: { allowedOrigins: [...origins], allowedMethods: [lambda.HttpMethod.GET, lambda.HttpMethod.POST], allowedHeaders: ['authorization'], maxAge: Duration.days(1) } }
+        : {}),
+    });
   }
 }

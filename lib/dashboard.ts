@@ -13,7 +13,7 @@
  * verified for CloudFront fail any deploy that creates a distribution); the
  * README says how to serve the same files elsewhere.
  */
-import { Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
@@ -27,8 +27,8 @@ export interface DashboardProps {
   /** The built files (functions/dashboard/build.ts writeDashboard). */
   assetsDir: string;
   api: HttpApi;
-  /** The live stream's Function URL (lib/api.ts, group `live`): `/api/live/*` goes there, streamed. */
-  liveUrl?: string;
+  /** The live stream's Function URL (lib/api.ts addStreamingUrl), made for the dashboard's origin: the page calls it there. */
+  liveUrl: (origin: string) => string;
   /** How owners sign in: filled once the distribution's domain is known (Cognito's callback URL). */
   signIn: (origin: string) => DashboardConfig['signIn'];
 }
@@ -39,21 +39,6 @@ export const PAGE_REWRITE = `function handler(event) {
   if (uri === '/' || uri === '/login' || /^\\/sites\\/[^/]+(\\/[a-z]+)?$/.test(uri) || /^\\/share\\/[^/]+$/.test(uri)) event.request.uri = '/index.html';
   return event.request;
 }`;
-
-/**
- * The live stream on the dashboard's origin: its Function URL as it is (no cache, every header and
- * the query through). CloudFront passes a streamed answer on as it comes; the stream's heartbeat
- * every 15 s stays inside the origin's 30 s read timeout.
- */
-function liveBehavior(liveUrl: string): cloudfront.BehaviorOptions {
-  return {
-    origin: new origins.HttpOrigin(Fn.select(2, Fn.split('/', liveUrl)), { protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY }),
-    viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
-    allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
-    cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
-    originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-  };
-}
 
 export class Dashboard extends Construct {
   readonly bucket: s3.Bucket;
@@ -108,13 +93,12 @@ export class Dashboard extends Construct {
           cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
           originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
         },
-        ...(props.liveUrl ? { '/api/live/*': liveBehavior(props.liveUrl) } : {}),
       },
       minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
     });
     this.origin = `https://${this.distribution.distributionDomainName}`;
-    const config: DashboardConfig = { signIn: props.signIn(this.origin) };
+    const config: DashboardConfig = { signIn: props.signIn(this.origin), liveUrl: props.liveUrl(this.origin) };
     // Two uploads: hashed assets are cached for good, the page and its configuration are revalidated.
     // Neither prunes (each would delete the other's files); old hashed assets stay, a few KiB each.
     new deploy.BucketDeployment(this, 'Assets', {

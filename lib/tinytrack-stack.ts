@@ -9,6 +9,7 @@
  * against a flood read from context (lib/context.ts).
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { DashboardConfig } from '#dashboard/config.ts';
 import type { Construct } from 'constructs';
 import { routes } from '#http/routes.ts';
@@ -47,6 +48,8 @@ export class TinytrackStack extends Stack {
   readonly alarms: Alarms;
   /** Unset with `-c dashboard=false`. */
   readonly dashboard?: Dashboard;
+  /** The live stream's Function URL (made once the dashboard's origin is known). */
+  private liveUrl?: lambda.FunctionUrl;
 
   constructor(scope: Construct, id: string, props: TinytrackStackProps) {
     super(scope, id, props);
@@ -101,7 +104,7 @@ export class TinytrackStack extends Stack {
       this.dashboard = new Dashboard(this, 'Dashboard', {
         assetsDir: props.dashboardDir,
         api: this.api.httpApi,
-        liveUrl: this.liveUrl().url,
+        liveUrl: (origin) => this.addLiveUrl([origin]),
         signIn: (origin) => dashboardSignIn(this.auth, origin),
       });
       new CfnOutput(this, 'DashboardUrl', { value: this.dashboard.origin, description: 'The dashboard, and the API on the same origin under /api' });
@@ -122,7 +125,7 @@ export class TinytrackStack extends Stack {
       description: 'Lambda Function URL of the collector (latest.js and the beacon routes); ends with a slash',
     });
     new CfnOutput(this, 'LiveUrl', {
-      value: this.liveUrl().url,
+      value: this.liveUrl?.url ?? this.addLiveUrl([]),
       description: 'Lambda Function URL of the live stream (/api/live/...); the dashboard serves it under its own /api/live/',
     });
     new CfnOutput(this, 'TableName', { value: this.storage.table.tableName });
@@ -145,22 +148,22 @@ export class TinytrackStack extends Stack {
     }
   }
 
+  /** The live stream's Function URL, its CORS open to the dashboard's origin (none without a dashboard). */
+  private addLiveUrl(origins: readonly string[]): string {
+    this.liveUrl = this.api.addStreamingUrl('live', origins);
+    return this.liveUrl.url;
+  }
+
   /**
    * `-c dashboard=false`: no CloudFront. With `-c dashboardOrigin=https://…` (where the operator
    * serves the built files, `/api/*` proxied to ApiUrl) Cognito calls back to that origin's /login,
    * and DashboardConfig is the `/dashboard/config.json` to serve there (README "Deploy to AWS").
    */
-  private liveUrl() {
-    const url = this.api.functionUrls.get('live');
-    if (!url) throw new Error('the live route group has no Function URL (lib/api.ts GROUP_ACCESS)');
-    return url;
-  }
-
   private dashboardElsewhere(origin: string | undefined): void {
     const external = !this.auth.userPool;
     if (origin === undefined && !external) return;
-    const config: DashboardConfig = { signIn: dashboardSignIn(this.auth, origin ?? '') };
-    if (origin !== undefined) new CfnOutput(this, 'DashboardUrl', { value: origin, description: 'Where you serve the dashboard (context dashboardOrigin), /api/live/* proxied to LiveUrl and the rest of /api/* to ApiUrl' });
+    const config: DashboardConfig = { signIn: dashboardSignIn(this.auth, origin ?? ''), liveUrl: this.addLiveUrl(origin === undefined ? [] : [origin]) };
+    if (origin !== undefined) new CfnOutput(this, 'DashboardUrl', { value: origin, description: 'Where you serve the dashboard (context dashboardOrigin), /api/* proxied to ApiUrl' });
     new CfnOutput(this, 'DashboardConfig', { value: this.toJsonString(config), description: 'Serve this as /dashboard/config.json beside the dashboard files' });
   }
 }

@@ -14,6 +14,11 @@ export type SignIn =
 
 export interface DashboardConfig {
   signIn: SignIn;
+  /**
+   * Where the live stream is served when not on the page's own origin (AWS: its Function URL,
+   * whose CORS lets this origin in); absent locally, where `/api/live/...` is on the same server.
+   */
+  liveUrl?: string;
 }
 
 /**

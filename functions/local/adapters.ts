@@ -249,7 +249,6 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   if (restored > 0) log.info('journal recovered', { rows: restored });
   const held = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'held'), { codec: eventRowCodec, log });
   const { apiRequestQueue, apiJournal } = await localApiRequests(config, dataDir, local.apiRequests);
-  const tokens = localTokens(config);
   const { imports, importWorker, importQueue } = localImports(config, dataDir, store, local, clock);
   const trackerScript = (await buildTracker()).code;
   let apiDocument: string | null = null;
@@ -257,7 +256,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     config,
     clock,
     registry,
-    tokens,
+    tokens: localTokens(config),
     pageChecker: pageCheckerFor(config, trackerScript),
     publicOrigins: config.publicUrls ?? [],
     eventQueue,

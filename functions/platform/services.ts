@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import type { IconStore } from '#ports/icon-store.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { Timers } from '#ports/scheduler.ts';
+import type { LiveCadence } from '#domain/live/live-stream.ts';
 import type { Registry } from '#ports/registry.ts';
 import type { TokenVerifier } from '#ports/token-verifier.ts';
 import type { PageChecker } from '#ports/page-checker.ts';
@@ -64,6 +65,8 @@ export interface Adapters {
   icons: IconStore;
   /** Timers of work a request leaves running (the live stream's updates): Node's; tests record or drive them. */
   timers: Timers;
+  /** The live stream's cadence, when not LIVE_CADENCE (tests make it faster). */
+  liveCadence?: LiveCadence | undefined;
   /** Rows waiting for their site's running check (the collector's steps); absent on Lambda. */
   heldRows?: HeldRows | undefined;
 }

@@ -6,19 +6,18 @@
  * cleared, no further read starts, and its slot is given back.
  */
 import {
-  LIVE_HEARTBEAT_MS,
+  LIVE_CADENCE,
   LIVE_HISTORY_MINUTES,
   LIVE_LIST_LIMIT,
   LIVE_PAGES_WINDOW_SECONDS,
   LIVE_SLOT_LEASE_SECONDS,
-  LIVE_STREAM_MAX_MS,
-  LIVE_UPDATE_MS,
   LIVE_WINDOW_SECONDS,
   minuteBoundaries,
   perMinute,
   SSE_HEARTBEAT,
   SSE_RETRY,
   sseEvent,
+  type LiveCadence,
   type LiveMinute,
   type LiveUpdate,
 } from '#domain/live/live-stream.ts';
@@ -83,14 +82,6 @@ export interface LiveFeedDeps {
   timers: Timers;
   log: Logger;
 }
-
-export interface LiveCadence {
-  updateMs: number;
-  heartbeatMs: number;
-  maxMs: number;
-}
-
-export const LIVE_CADENCE: LiveCadence = { updateMs: LIVE_UPDATE_MS, heartbeatMs: LIVE_HEARTBEAT_MS, maxMs: LIVE_STREAM_MAX_MS };
 
 /** What a stream opens with, read before it is answered (so a failed read is an HTTP error, not a stream that ends at once). */
 export interface LiveOpening {

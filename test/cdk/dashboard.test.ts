@@ -164,9 +164,24 @@ describe('the stack without its dashboard (-c dashboard=false)', () => {
     expect(config.signIn.authorizeUrl).toMatch(new RegExp(`^https://\\$\\{${domain}\\}\\.auth\\.\\$\\{AWS::Region\\}\\.amazoncognito\\.com/oauth2/authorize$`));
   });
 
+  it('with dashboardOrigin: DashboardConfig names the live stream’s URL, whose CORS lets that origin in', () => {
+    const { stack, template } = synth({ dashboard: 'false', dashboardOrigin: 'https://analytics.example.com' });
+    const urls = Object.entries(template.findResources('AWS::Lambda::Url')).filter(([, u]) => u.Properties.InvokeMode === 'RESPONSE_STREAM');
+    expect(urls).toHaveLength(1);
+    const [id, url] = urls[0] as [string, { Properties: { Cors: { AllowOrigins: string[] }; TargetFunctionArn: unknown } }];
+    expect(url.Properties.Cors.AllowOrigins).toEqual(['https://analytics.example.com']);
+    expect(JSON.stringify(url.Properties.TargetFunctionArn)).toContain(logicalIdOf(stack.api.functions.get('live')!));
+    const config = JSON.parse(renderValue(outputs(template).DashboardConfig?.Value)) as { liveUrl: string };
+    expect(config.liveUrl).toBe(`\${${id}.FunctionUrl}`);
+  });
+
   it('with another OIDC issuer: DashboardConfig names it, no origin needed', () => {
     const { template } = synth({ dashboard: 'false', authIssuer: 'https://id.example.com/realm', authAudience: 'dashboard-client' });
-    expect(JSON.parse(renderValue(outputs(template).DashboardConfig?.Value))).toEqual({ signIn: { type: 'oidc', issuer: 'https://id.example.com/realm', clientId: 'dashboard-client' } });
+    const liveUrl = Object.keys(template.findResources('AWS::Lambda::Url')).find((id) => id.startsWith('ApiLive'));
+    expect(JSON.parse(renderValue(outputs(template).DashboardConfig?.Value))).toEqual({
+      signIn: { type: 'oidc', issuer: 'https://id.example.com/realm', clientId: 'dashboard-client' },
+      liveUrl: `\${${liveUrl}.FunctionUrl}`,
+    });
   });
 
   it('refuses dashboardOrigin beside the stack’s own dashboard, an origin that is not https, and a dashboard that is not true or false', () => {

@@ -16,6 +16,7 @@ import { routes, routeKey } from '#http/routes.ts';
 import type { RouteGroup } from '#http/routes.ts';
 import { buildTracker } from '#tracker/build.ts';
 import { GROUP_ACCESS } from '../../lib/api.ts';
+import { LIVE_CADENCE } from '#domain/live/live-stream.ts';
 import { EVENT_WRITER_ENTRY } from '../../lib/event-writer.ts';
 import { TIMESTREAM_WRITER } from '../../lib/timestream.ts';
 import { DEFINE_ARGUMENT_MAX, LAZY_MODULES, PROJECT_ROOT } from '../../lib/node-function.ts';
@@ -35,6 +36,15 @@ describe('TinytrackStack', () => {
   let functions: Record<string, Resource>;
   /** Function logical id by route group. */
   const fnIdOf = new Map<string, string>();
+  /** The logical id of a route group's Function URL. */
+  const functionUrlIdOf = (group: RouteGroup) => {
+    const ids = Object.entries(template.findResources('AWS::Lambda::Url') as Record<string, Resource>)
+      .filter(([, url]) => refTarget(url.Properties.TargetFunctionArn) === fnIdOf.get(group))
+      .map(([id]) => id);
+    expect(ids, group).toHaveLength(1);
+    return ids[0] as string;
+  };
+  const functionUrlOf = (group: RouteGroup) => template.findResources('AWS::Lambda::Url')[functionUrlIdOf(group)] as Resource;
 
   beforeAll(async () => {
     app = new App({ context: { eventStore: 'timestream' } });
@@ -65,13 +75,14 @@ describe('TinytrackStack', () => {
 
     it('creates one API route per table entry plus the preflight and default routes', () => {
       const keys = [...targets().keys()].sort();
-      const expected = [...routes.map(routeKey), 'OPTIONS /{proxy+}', '$default'].sort();
+      // The live stream's routes are on its own streaming Function URL only (API Gateway buffers answers).
+      const expected = [...routes.filter((r) => !GROUP_ACCESS[r.group].streaming).map(routeKey), 'OPTIONS /{proxy+}', '$default'].sort();
       expect(keys).toEqual(expected);
     });
 
     it('sends each route to its group’s function and the rest to meta', () => {
       const byKey = targets();
-      for (const route of routes) expect(byKey.get(routeKey(route)), routeKey(route)).toBe(fnIdOf.get(route.group));
+      for (const route of routes) expect(byKey.get(routeKey(route)), routeKey(route)).toBe(GROUP_ACCESS[route.group].streaming ? undefined : fnIdOf.get(route.group));
       expect(byKey.get('OPTIONS /{proxy+}')).toBe(fnIdOf.get('meta'));
       expect(byKey.get('$default')).toBe(fnIdOf.get('meta'));
     });
@@ -99,12 +110,18 @@ describe('TinytrackStack', () => {
       }
     });
 
-    it('gives the HTTP functions 512 MB and 10 s, imports (its 20 s credential test) and digests (a workspace preview reads every site) 28 s under API Gateway’s 30 s', () => {
+    it('gives the HTTP functions 512 MB and 10 s, imports (its 20 s credential test) and digests (a workspace preview reads every site) 28 s under API Gateway’s 30 s, the live stream 15 minutes', () => {
       for (const [group, id] of fnIdOf) {
         const fn = functions[id] as Resource;
         expect(fn.Properties.MemorySize, group).toBe(512);
-        expect(fn.Properties.Timeout, group).toBe(group === 'imports' || group === 'digests' ? 28 : 10);
         expect(fn.Properties.Timeout, group).toBe(GROUP_ACCESS[group as RouteGroup].timeoutSeconds);
+        if (group === 'live') {
+          // Lambda's maximum; a stream ends itself 30 s before (LIVE_STREAM_MAX_MS).
+          expect(fn.Properties.Timeout).toBe(900);
+          expect(LIVE_CADENCE.maxMs).toBeLessThan(900_000);
+          continue;
+        }
+        expect(fn.Properties.Timeout, group).toBe(group === 'imports' || group === 'digests' ? 28 : 10);
         expect(fn.Properties.Timeout, group).toBeLessThan(30);
       }
     });
@@ -137,13 +154,14 @@ describe('TinytrackStack', () => {
       for (const [id, fn] of Object.entries(functions)) if (id !== fnIdOf.get('ingest')) expect('API_REQUESTS' in fn.Properties.Environment.Variables, id).toBe(false);
     });
 
-    it('gives only the event writer, the import worker, the reports, goals and digests functions, the alert checks and the digest sends the event store', () => {
+    it('gives only the event writer, the import worker, the reports, goals, digests and live functions, the alert checks and the digest sends the event store', () => {
       const withStore = [
         logicalIdOf(stack.writer.function),
         logicalIdOf(stack.imports.worker),
         fnIdOf.get('reports'),
         fnIdOf.get('goals'),
         fnIdOf.get('digests'),
+        fnIdOf.get('live'),
         logicalIdOf(stack.schedules.alertChecks),
         logicalIdOf(stack.schedules.digestSends),
       ].sort();
@@ -199,12 +217,43 @@ describe('TinytrackStack', () => {
     expect([answer.statusCode, answer.body]).toEqual([200, document]);
   });
 
+  describe('live stream Function URL', () => {
+    it('is the only other Function URL: streamed, without IAM auth (the handler takes ID tokens and tickets), CORS for the dashboard alone', () => {
+      expect(Object.keys(template.findResources('AWS::Lambda::Url'))).toHaveLength(2);
+      const url = functionUrlOf('live');
+      expect([url.Properties.AuthType, url.Properties.InvokeMode]).toEqual(['NONE', 'RESPONSE_STREAM']);
+      const origin = renderValue(stack.resolve((stack.dashboard as NonNullable<typeof stack.dashboard>).origin));
+      expect({ ...url.Properties.Cors, AllowOrigins: url.Properties.Cors.AllowOrigins.map(renderValue) }).toEqual({
+        AllowOrigins: [origin],
+        AllowMethods: ['GET', 'POST'],
+        AllowHeaders: ['authorization'],
+        MaxAge: 86400,
+      });
+    });
+
+    it('is a stack output, and the dashboard’s config.json names it', () => {
+      const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+      expect(outputs.LiveUrl?.Value).toEqual({ 'Fn::GetAtt': [functionUrlIdOf('live'), 'FunctionUrl'] });
+      expect(JSON.stringify(template.findResources('Custom::CDKBucketDeployment'))).toContain(functionUrlIdOf('live'));
+    });
+
+    it('reads sites and the event store, and of the registry otherwise only tickets and its account’s slots', () => {
+      const statements = statementsOfFunction(template, fnIdOf.get('live') as string).filter((st) => JSON.stringify(st.Action).includes('dynamodb:'));
+      const byKeys = statements.map((st) => [st.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'], st.Action].map((v) => JSON.stringify(v)).join(' '));
+      expect(byKeys.sort()).toEqual(
+        [
+          '["LIVE#*"] ["dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem"]',
+          '["LIVETICKET#*"] ["dynamodb:PutItem","dynamodb:DeleteItem"]',
+          '["SITE#*"] "dynamodb:GetItem"',
+        ].sort(),
+      );
+    });
+  });
+
   describe('collector Function URL', () => {
     it('serves the collector function without auth, with CORS for any origin', () => {
-      const urls = Object.values(template.findResources('AWS::Lambda::Url') as Record<string, Resource>);
-      expect(urls).toHaveLength(1);
-      const url = urls[0] as Resource;
-      expect(refTarget(url.Properties.TargetFunctionArn)).toBe(fnIdOf.get('collector'));
+      const url = functionUrlOf('collector');
+      expect(url.Properties.InvokeMode).toBeUndefined();
       expect(url.Properties.AuthType).toBe('NONE');
       expect(url.Properties.Cors).toEqual({
         AllowOrigins: ['*'],
@@ -221,7 +270,7 @@ describe('TinytrackStack', () => {
       );
       expect(permissions.length).toBeGreaterThan(0);
       for (const p of permissions) {
-        expect(refTarget(p.Properties.FunctionName)).toBe(fnIdOf.get('collector'));
+        expect([fnIdOf.get('collector'), fnIdOf.get('live')]).toContain(refTarget(p.Properties.FunctionName));
         const viaUrl = p.Properties.FunctionUrlAuthType === 'NONE' || p.Properties.InvokedViaFunctionUrl === true;
         expect(viaUrl, JSON.stringify(p.Properties)).toBe(true);
       }
@@ -230,8 +279,7 @@ describe('TinytrackStack', () => {
 
     it('is a stack output', () => {
       const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
-      const url = Object.keys(template.findResources('AWS::Lambda::Url'))[0];
-      expect(outputs.CollectorUrl?.Value).toEqual({ 'Fn::GetAtt': [url, 'FunctionUrl'] });
+      expect(outputs.CollectorUrl?.Value).toEqual({ 'Fn::GetAtt': [functionUrlIdOf('collector'), 'FunctionUrl'] });
     });
 
     it('keeps the collector routes on the HTTP API as well (one origin with the product API)', () => {
@@ -240,7 +288,7 @@ describe('TinytrackStack', () => {
     });
 
     it('gives the verifying functions PUBLIC_URL: the API, the Function URL (not its own) and nothing else', () => {
-      const url = Object.keys(template.findResources('AWS::Lambda::Url'))[0];
+      const url = functionUrlIdOf('collector');
       const api = Object.keys(template.findResources('AWS::ApiGatewayV2::Api'))[0] as string;
       const publicUrl = (group: string) => renderValue((functions[fnIdOf.get(group) as string] as Resource).Properties.Environment.Variables.PUBLIC_URL);
       expect(publicUrl('sites')).toBe(`\${${api}.ApiEndpoint},\${${url}.FunctionUrl}`);
@@ -432,8 +480,8 @@ describe('TinytrackStack', () => {
       expect(actionsOfFn(writerId(), 'sqs:')).not.toContain('sqs:SendMessage');
     });
 
-    it('gives Timestream access to the writer, the import worker, the reports, goals and digests functions, the alert checks and the digest sends only', () => {
-      const readers = [writerId(), logicalIdOf(stack.imports.worker), fnIdOf.get('reports'), fnIdOf.get('goals'), fnIdOf.get('digests'), logicalIdOf(stack.schedules.alertChecks), logicalIdOf(stack.schedules.digestSends)];
+    it('gives Timestream access to the writer, the import worker, the reports, goals, digests and live functions, the alert checks and the digest sends only', () => {
+      const readers = [writerId(), logicalIdOf(stack.imports.worker), fnIdOf.get('reports'), fnIdOf.get('goals'), fnIdOf.get('digests'), fnIdOf.get('live'), logicalIdOf(stack.schedules.alertChecks), logicalIdOf(stack.schedules.digestSends)];
       for (const id of Object.keys(functions)) {
         if (readers.includes(id)) continue;
         expect(actionsOfFn(id, 'timestream:'), id).toEqual([]);

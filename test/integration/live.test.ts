@@ -11,9 +11,8 @@ import { openSse, type SseStream } from '../support/sse.ts';
 import { systemTimers } from '#workers/rotate-salts.ts';
 import type { Timers } from '#ports/scheduler.ts';
 import type { ReportStore } from '#ports/report-store.ts';
-import { LIVE_CADENCE } from '#reports/live-feed.ts';
 import { LiveStreamLimitError } from '#domain/errors.ts';
-import { MAX_LIVE_STREAMS } from '#domain/live/live-stream.ts';
+import { LIVE_CADENCE, MAX_LIVE_STREAMS } from '#domain/live/live-stream.ts';
 
 /** Node's timers, with the ones still pending listed. */
 function recordedTimers(): Timers & { pending: Set<unknown> } {

@@ -29,6 +29,15 @@ export const LIVE_TICKET_TTL_SECONDS = 60;
  * slot within a minute.
  */
 export const LIVE_SLOT_LEASE_SECONDS = 60;
+/** How often a stream sends what, and how long it lasts. */
+export interface LiveCadence {
+  updateMs: number;
+  heartbeatMs: number;
+  maxMs: number;
+}
+
+export const LIVE_CADENCE: LiveCadence = { updateMs: LIVE_UPDATE_MS, heartbeatMs: LIVE_HEARTBEAT_MS, maxMs: LIVE_STREAM_MAX_MS };
+
 /** Rows in each live list. */
 export const LIVE_LIST_LIMIT = 10;
 /** How long EventSource waits before it reconnects by itself after a dropped connection. */

@@ -13,15 +13,14 @@ import { LiveStreamLimitError, SignInRequiredError, UnknownSiteError } from '#do
 import { findSiteFor } from '#domain/site-lookup.ts';
 import { registrationOf } from '#domain/registration.ts';
 import type { SiteRecord } from '#ports/registry.ts';
-import type { Timers } from '#ports/scheduler.ts';
-import { liveOpening, runLiveStream, type LiveCadence } from '#reports/live-feed.ts';
+import { liveOpening, runLiveStream } from '#reports/live-feed.ts';
 import type { Services } from '#platform/services.ts';
 import { log } from '#platform/log.ts';
 import { createGroupHandler, json, type ApiRequest as AnyApiRequest, type ApiResponse } from '../api.ts';
 import { requireUserToken, requireVerifiedForOwner, type AuthServices } from '../auth.ts';
 
 /** Callers, the report store the stream reads, the timers it runs on, and (tests) a faster cadence. */
-export type LiveServices = AuthServices & Pick<Services, 'reports'> & { timers: Timers; liveCadence?: LiveCadence };
+export type LiveServices = AuthServices & Pick<Services, 'reports' | 'timers' | 'liveCadence'>;
 type ApiRequest = AnyApiRequest<LiveServices>;
 
 const nowSeconds = (req: ApiRequest) => Math.floor(req.services.clock.now().getTime() / 1000);
