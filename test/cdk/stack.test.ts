@@ -24,7 +24,7 @@ import { buildOpenApi } from '#http/openapi.ts';
 import { pathToFileURL } from 'node:url';
 import { httpApiEvent } from '../support/lambda-events.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
-import { BUCKET_DEPLOYMENT_HELPER, DASHBOARD_FIXTURE, actionsOf, actionsOfFunction, logicalIdOf, refTarget, renderValue, statementsByRole, statementsOfFunction, type Resource } from './template-helpers.ts';
+import { BUCKET_DEPLOYMENT_HELPER, DASHBOARD_FIXTURE, actionsOf, actionsOfFunction, logicalIdOf, refTarget, renderValue, statementsByRole, statementsOfFunction, type ConditionedStatement, type Resource } from './template-helpers.ts';
 
 const groups = [...new Set<RouteGroup>(['meta', ...routes.map((r) => r.group)])];
 const groupOf = (fn: Resource) => /^tinytrack HTTP routes: (\w+)$/.exec(fn.Properties.Description ?? '')?.[1];
@@ -238,8 +238,8 @@ describe('TinytrackStack', () => {
     });
 
     it('reads sites and the event store, and of the registry otherwise only tickets and its account’s slots', () => {
-      const statements = statementsOfFunction(template, fnIdOf.get('live') as string).filter((st) => JSON.stringify(st.Action).includes('dynamodb:'));
-      const byKeys = statements.map((st) => [st.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'], st.Action].map((v) => JSON.stringify(v)).join(' '));
+      const statements = (statementsOfFunction(template, fnIdOf.get('live') as string) as ConditionedStatement[]).filter((st) => JSON.stringify(st.Action).includes('dynamodb:'));
+      const byKeys = statements.map((st) => [st.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'], st.Action].map((v) => JSON.stringify(v)).join(' '));
       expect(byKeys.sort()).toEqual(
         [
           '["LIVE#*"] ["dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem"]',
