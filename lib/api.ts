@@ -212,7 +212,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     table: [
       { keys: [site], actions: ['GetItem'] },
       { keys: [liveTicket], actions: ['PutItem', 'DeleteItem'] },
-      { keys: [liveSlots], actions: ['PutItem', 'UpdateItem', 'DeleteItem'] },
+      { keys: [liveSlots], actions: ['PutItem', 'UpdateItem', 'DeleteItem', 'Query'] },
     ],
     eventStore: 'read',
     callers: true,

@@ -28,8 +28,10 @@ export const liveRoutes: readonly RouteDef[] = [
     path: '/api/live/{hostname}/ticket',
     group: 'live',
     auth: 'user',
-    summary: 'A single-use ticket for one live stream of the site, good for 60 seconds: for EventSource, which cannot send an Authorization header.',
-    responses: { 201: { description: 'ticket', schema: LiveTicket }, ...refusals(...owner) },
+    summary:
+      'A single-use ticket for one live stream of the site, good for 60 seconds: for EventSource, which cannot send an Authorization header. ' +
+      'Refused (429) while the account holds its 5 open streams.',
+    responses: { 201: { description: 'ticket', schema: LiveTicket }, ...refusals(...owner, LiveStreamLimitError) },
   },
   {
     method: 'GET',

@@ -17,6 +17,8 @@ export interface LiveStreams {
   putTicket(hash: string, ticket: LiveTicket, expiresAt: number): Promise<void>;
   /** The ticket, removed in the same step, when it is stored and unexpired; null otherwise (used, expired, never issued). */
   takeTicket(hash: string, now: number): Promise<LiveTicket | null>;
+  /** How many of the account's slots are held at `now` (a ticket is refused when none is free). */
+  heldSlots(uid: string, now: number): Promise<number>;
   /** Takes a free (or expired) one of the account's `slots` slots for `stream` until `until`: its number, or null when all are held. */
   claimSlot(uid: string, stream: string, slots: number, now: number, until: number): Promise<number | null>;
   /** Extends the hold on a slot; false when the slot is no longer this stream's. */

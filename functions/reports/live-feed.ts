@@ -96,7 +96,7 @@ export async function liveOpening(store: ReportStore, site: SiteRef, nowMs: numb
 
 /**
  * Sends the opening (history, then the first update), then an update every
- * `updateMs` after the previous one was sent, and a heartbeat every
+ * `updateMs`, and a heartbeat every
  * `heartbeatMs` (which also renews the slot). Resolves once the stream has
  * ended and its slot is free.
  */
@@ -140,10 +140,12 @@ export function runLiveStream(
     }, ms);
     pending.add(timer);
   };
+  // Every `updateMs` from the start of the previous read (not its end), so a slow read does not delay what follows.
   const update = async () => {
-    const body = await liveUpdate(deps.reports, site, nowMs());
+    const started = nowMs();
+    const body = await liveUpdate(deps.reports, site, started);
     send(sseEvent('update', body));
-    later(update, cadence.updateMs);
+    later(update, Math.max(0, cadence.updateMs - (nowMs() - started)));
   };
   const heartbeat = async () => {
     send(SSE_HEARTBEAT);

@@ -55,6 +55,7 @@ describe('slots', () => {
     for (const stream of ['s1', 's2', 's3']) held.push(await live.claimSlot(u, stream, 3, NOW, NOW + 60));
     expect(held).toEqual([0, 1, 2]);
     expect(await live.claimSlot(u, 's4', 3, NOW, NOW + 60)).toBeNull();
+    expect([await live.heldSlots(u, NOW), await live.heldSlots(u, NOW + 60)]).toEqual([3, 0]);
     // Another account has slots of its own.
     expect(await live.claimSlot(uid(), 's5', 3, NOW, NOW + 60)).toBe(0);
     await live.releaseSlot(u, 1, 's2');

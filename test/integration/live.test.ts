@@ -199,6 +199,9 @@ describe('limits and cleanup', () => {
     }
     const sixth = await open(site, bearer(owner));
     expect([sixth.status, sixth.json]).toEqual([429, { error: LiveStreamLimitError.text }]);
+    // No ticket either, so a client without access to the stream's status (EventSource) learns why.
+    const ticket = await ticketFor(site);
+    expect([ticket.status, ticket.json]).toEqual([429, { error: LiveStreamLimitError.text }]);
     expect(LiveStreamLimitError.text).toContain(`at most ${MAX_LIVE_STREAMS} open streams`);
     // Another account has its own slots.
     const stranger = await svc.token('live-neighbour');

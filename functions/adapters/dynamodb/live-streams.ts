@@ -5,7 +5,7 @@
  * expired. `expires_at` is the table's TTL attribute: what nobody cleared
  * goes away by itself.
  */
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LiveStreams, LiveTicket } from '#ports/live-streams.ts';
 import { conditionHeld, conditionalWrite, unlessConditionFails } from './conditional-write.ts';
 import type { ItemTable } from './item-table.ts';
@@ -40,6 +40,20 @@ export class DynamoLiveStreams implements LiveStreams {
       },
       () => null,
     );
+  }
+
+  async heldSlots(uid: string, now: number): Promise<number> {
+    const { doc, table } = this.items;
+    const r = await doc.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk',
+        FilterExpression: 'expires_at > :now',
+        ExpressionAttributeValues: { ':pk': keys.liveSlot(uid, 0).pk, ':now': now },
+        ConsistentRead: true,
+      }),
+    );
+    return r.Count ?? 0;
   }
 
   async claimSlot(uid: string, stream: string, slots: number, now: number, until: number): Promise<number | null> {

@@ -33,12 +33,17 @@ async function ownedSite(req: ApiRequest, uid: string): Promise<SiteRecord> {
   return site;
 }
 
-/** A ticket for one stream of the site, good for a minute. */
+/**
+ * A ticket for one stream of the site, good for a minute; refused while the account holds all its
+ * streams, so a client (EventSource learns no status) is told why before it connects.
+ */
 async function issueTicket(req: ApiRequest) {
   const uid = await requireUserToken(req);
   const site = await ownedSite(req, uid);
+  const now = nowSeconds(req);
+  if ((await req.services.registry.live.heldSlots(uid, now)) >= MAX_LIVE_STREAMS) throw new LiveStreamLimitError();
   const ticket = newLiveTicket();
-  const expiresAt = nowSeconds(req) + LIVE_TICKET_TTL_SECONDS;
+  const expiresAt = now + LIVE_TICKET_TTL_SECONDS;
   await req.services.registry.live.putTicket(ticketHash(ticket), { uid, hostname: site.hostname }, expiresAt);
   return json(201, { ticket, expires_at: new Date(expiresAt * 1000).toISOString() });
 }

@@ -1,7 +1,8 @@
 /**
  * A site's traffic for the URL's period, timezone and filters: totals against
  * the previous period, the chart, and the breakdown panels, each row a filter.
- * Signed-in owners and the public share page (signedIn false) see the same.
+ * Signed-in owners and the public share page (signedIn false) see the same;
+ * owners also see the live panel, goals and outbound links.
  */
 import { useState } from 'preact/hooks';
 import type { FilterDim } from '#domain/reports/filter.ts';
@@ -14,6 +15,7 @@ import { formatChange, formatDuration, formatNumber } from '../format.ts';
 import { apiQuery, withFilter, type ReportState } from '../report-state.ts';
 import { EventMetadata, OutboundLinks } from './event-metadata.tsx';
 import { GoalSummary, useGoalNames } from './goals.tsx';
+import { LivePanel } from './live.tsx';
 
 interface Totals {
   pageviews: number;
@@ -153,6 +155,7 @@ export function OverviewView({ hostname, state, setState, signedIn }: { hostname
           )}
         </Load>
       </Panel>
+      {signedIn && <LivePanel hostname={hostname} />}
       {signedIn && <GoalSummary hostname={hostname} state={state} setState={setState} />}
       <div class="grid">
         {PANELS.map((p) => (

@@ -1,0 +1,170 @@
+/**
+ * The live panel of a site (owners only): visitors of the last 5 minutes, a
+ * 15-minute sparkline, and the pages and sources of the last 30 minutes,
+ * from the live stream (GET /api/live/{hostname}) through EventSource. Each
+ * connection takes a new single-use ticket (EventSource sends no
+ * Authorization header); when a stream ends (its time limit) or drops, the
+ * panel gets a new ticket and connects again, waiting longer after each
+ * failure. Leaving the view closes the stream.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError } from '../api.ts';
+import { loadConfig } from '../auth.ts';
+import { Panel } from '../components/panel.tsx';
+import { Sparkline } from '../components/sparkline.tsx';
+import { formatCompact, formatNumber } from '../format.ts';
+
+interface LiveMinute {
+  t: number;
+  visitors: number;
+  pageviews: number;
+}
+
+interface LiveCount {
+  name: string;
+  visitors: number;
+}
+
+interface LiveUpdate {
+  visitors_5m: number;
+  pages: LiveCount[];
+  sources: LiveCount[];
+  minutes: LiveMinute[];
+}
+
+type Status = 'connecting' | 'live' | 'reconnecting';
+
+interface LiveState {
+  status: Status;
+  history: LiveMinute[];
+  update: LiveUpdate | null;
+  /** A refusal that reconnecting will not change (the limit of open streams, an unverified site). */
+  refusal: string | null;
+}
+
+const HISTORY_MINUTES = 15;
+const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 60_000;
+
+/** The history with the update's minutes put in (replacing those it already has), the last 15 kept. */
+function merged(history: readonly LiveMinute[], minutes: readonly LiveMinute[]): LiveMinute[] {
+  const byMinute = new Map(history.map((m) => [m.t, m]));
+  for (const m of minutes) byMinute.set(m.t, m);
+  return [...byMinute.values()].sort((a, b) => a.t - b.t).slice(-HISTORY_MINUTES);
+}
+
+/** The stream's state, connected while the view is shown. */
+function useLiveStream(hostname: string): LiveState {
+  const [state, setState] = useState<LiveState>({ status: 'connecting', history: [], update: null, refusal: null });
+  useEffect(() => {
+    let source: EventSource | null = null;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    let wait = FIRST_RETRY_MS;
+    let stopped = false;
+    const again = (ms: number) => {
+      source?.close();
+      if (stopped) return;
+      setState((s) => ({ ...s, status: 'reconnecting' }));
+      retry = setTimeout(() => void connect(), ms);
+    };
+    const connect = async () => {
+      try {
+        const base = ((await loadConfig()).liveUrl ?? '').replace(/\/$/, '');
+        const path = `${base}/api/live/${encodeURIComponent(hostname)}`;
+        const { ticket } = await api<{ ticket: string }>(`${path}/ticket`, { method: 'POST' });
+        if (stopped) return;
+        source = new EventSource(`${path}?ticket=${encodeURIComponent(ticket)}`);
+        source.addEventListener('history', (e) => setState((s) => ({ ...s, history: JSON.parse((e as MessageEvent<string>).data) as LiveMinute[] })));
+        source.addEventListener('update', (e) => {
+          const update = JSON.parse((e as MessageEvent<string>).data) as LiveUpdate;
+          wait = FIRST_RETRY_MS;
+          setState((s) => ({ status: 'live', history: merged(s.history, update.minutes), update, refusal: null }));
+        });
+        // The stream's time limit: a new one at once.
+        source.addEventListener('end', () => again(0));
+        source.onerror = () => {
+          again(wait);
+          wait = Math.min(wait * 2, MAX_RETRY_MS);
+        };
+      } catch (e) {
+        if (e instanceof ApiError && e.status !== 401 && e.status < 500) setState((s) => ({ ...s, refusal: e.message }));
+        again(wait);
+        wait = Math.min(wait * 2, MAX_RETRY_MS);
+      }
+    };
+    void connect();
+    return () => {
+      stopped = true;
+      clearTimeout(retry);
+      source?.close();
+    };
+  }, [hostname]);
+  return state;
+}
+
+function LiveList({ title, rows, testId }: { title: string; rows: readonly LiveCount[]; testId: string }) {
+  return (
+    <div data-testid={testId}>
+      <h3>{title}</h3>
+      {rows.length === 0 ? (
+        <p class="empty">Nobody in the last 30 minutes.</p>
+      ) : (
+        <table class="breakdown">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col" class="num">
+                Visitors
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.name}>
+                <th scope="row" class="name">
+                  <span>{r.name || '(direct / none)'}</span>
+                </th>
+                <td class="num">{formatCompact(r.visitors)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+const STATUS_TEXT: Record<Status, string> = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…' };
+
+export function LivePanel({ hostname }: { hostname: string }) {
+  const { status, history, update, refusal } = useLiveStream(hostname);
+  const status_ = (
+    <span class={`live-status ${status}`} role="status" data-testid="live-status">
+      {refusal ?? STATUS_TEXT[status]}
+    </span>
+  );
+  return (
+    <Panel title="Live" id="live" actions={status_}>
+      <div class="live">
+        <dl class="stats">
+          <div class="stat" data-testid="live-visitors">
+            <dt>Visitors, last 5 minutes</dt>
+            <dd>
+              <span class="stat-value">{update ? formatNumber(update.visitors_5m) : '—'}</span>
+            </dd>
+          </div>
+          <div class="stat" data-testid="live-sparkline">
+            <dt>Visitors per minute, last 15 minutes</dt>
+            <dd>
+              <Sparkline values={history.map((m) => m.visitors)} label={`Visitors per minute: ${history.map((m) => m.visitors).join(', ')}`} />
+            </dd>
+          </div>
+        </dl>
+        <div class="grid">
+          <LiveList title="Pages, last 30 minutes" rows={update?.pages ?? []} testId="live-pages" />
+          <LiveList title="Sources, last 30 minutes" rows={update?.sources ?? []} testId="live-sources" />
+        </div>
+      </div>
+    </Panel>
+  );
+}
