@@ -8,23 +8,25 @@ import { formatCompact } from '../format.ts';
 
 export interface BreakdownRow {
   name: string;
-  value: number;
   visitors: number;
+  /** Absent in lists of visitors alone (the live panel's). */
+  value?: number;
 }
 
-/** `onDetails`: a second button per row (`detailsLabel`), for a drill-down of the row's name. */
+/** `onDetails`: a second button per row (`detailsLabel`), for a drill-down of the row's name. `valueLabel` null: visitors only. */
 export function BreakdownList({ rows, filterDim, onFilter, onDetails, detailsLabel = 'Details', valueLabel = 'Pageviews', emptyName = '(none)', emptyText = 'No data for this range.' }: {
   rows: readonly BreakdownRow[];
   filterDim: FilterDim | null;
   onFilter?: (dim: FilterDim, value: string) => void;
   onDetails?: (name: string) => void;
   detailsLabel?: string;
-  valueLabel?: string;
+  valueLabel?: string | null;
   emptyName?: string;
   emptyText?: string;
 }) {
   if (rows.length === 0) return <p class="empty">{emptyText}</p>;
-  const top = Math.max(...rows.map((r) => r.value), 1);
+  const barOf = (r: BreakdownRow) => (valueLabel === null ? r.visitors : (r.value ?? 0));
+  const top = Math.max(...rows.map(barOf), 1);
   return (
     <table class="breakdown">
       <thead>
@@ -33,16 +35,18 @@ export function BreakdownList({ rows, filterDim, onFilter, onDetails, detailsLab
           <th scope="col" class="num">
             Visitors
           </th>
-          <th scope="col" class="num">
-            {valueLabel}
-          </th>
+          {valueLabel !== null && (
+            <th scope="col" class="num">
+              {valueLabel}
+            </th>
+          )}
         </tr>
       </thead>
       <tbody>
         {rows.map((r) => (
           <tr key={r.name}>
             <th scope="row" class="name">
-              <span class="bar" style={{ width: `${(r.value / top) * 100}%` }} aria-hidden="true" />
+              <span class="bar" style={{ width: `${(barOf(r) / top) * 100}%` }} aria-hidden="true" />
               {filterDim && onFilter ? (
                 <button type="button" class="row-filter" title={`Filter by ${r.name || emptyName}`} onClick={() => onFilter(filterDim, r.name)}>
                   {r.name || emptyName}
@@ -57,7 +61,7 @@ export function BreakdownList({ rows, filterDim, onFilter, onDetails, detailsLab
               )}
             </th>
             <td class="num">{formatCompact(r.visitors)}</td>
-            <td class="num">{formatCompact(r.value)}</td>
+            {valueLabel !== null && <td class="num">{formatCompact(r.value ?? 0)}</td>}
           </tr>
         ))}
       </tbody>

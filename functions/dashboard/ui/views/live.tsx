@@ -12,7 +12,8 @@ import { api, ApiError } from '../api.ts';
 import { loadConfig } from '../auth.ts';
 import { Panel } from '../components/panel.tsx';
 import { Sparkline } from '../components/sparkline.tsx';
-import { formatCompact, formatNumber } from '../format.ts';
+import { formatNumber } from '../format.ts';
+import { BreakdownList } from '../components/breakdown.tsx';
 
 interface LiveMinute {
   t: number;
@@ -106,30 +107,7 @@ function LiveList({ title, rows, testId }: { title: string; rows: readonly LiveC
   return (
     <div data-testid={testId}>
       <h3>{title}</h3>
-      {rows.length === 0 ? (
-        <p class="empty">Nobody in the last 30 minutes.</p>
-      ) : (
-        <table class="breakdown">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col" class="num">
-                Visitors
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.name}>
-                <th scope="row" class="name">
-                  <span>{r.name || '(direct / none)'}</span>
-                </th>
-                <td class="num">{formatCompact(r.visitors)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <BreakdownList rows={rows} filterDim={null} valueLabel={null} emptyName="(direct / none)" emptyText="Nobody in the last 30 minutes." />
     </div>
   );
 }
