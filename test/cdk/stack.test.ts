@@ -242,7 +242,7 @@ describe('TinytrackStack', () => {
       const byKeys = statements.map((st) => [st.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'], st.Action].map((v) => JSON.stringify(v)).join(' '));
       expect(byKeys.sort()).toEqual(
         [
-          '["LIVE#*"] ["dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem"]',
+          '["LIVE#*"] ["dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem","dynamodb:Query"]',
           '["LIVETICKET#*"] ["dynamodb:PutItem","dynamodb:DeleteItem"]',
           '["SITE#*"] "dynamodb:GetItem"',
         ].sort(),

@@ -45,6 +45,7 @@ export interface TestService {
   /** How many requests the page server has had for the site's pages (its home page, icons, scripts). */
   pageFetches(hostname: string): number;
   token(sub: string, ttlSeconds?: number): Promise<string>;
+  /** A streamed answer (text/event-stream) is closed once its headers arrive: its text is empty. */
   req(method: string, path: string, options?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Response>;
   /** Registers (asserting 201) and, unless verify is false, verifies through POST …/verify (as the operator once that is rate limited). */
   site(token: string, options?: { prefix?: string; kind?: 'web' | 'api'; verify?: boolean }): Promise<string>;
@@ -119,8 +120,12 @@ export async function startTestService(env: Record<string, string> = {}, options
         payload = JSON.stringify(body);
         h['content-type'] ??= 'application/json';
       }
-      const r = await fetch(node.url + path, { method, headers: h, body: payload });
-      const text = await r.text();
+      const abort = new AbortController();
+      const r = await fetch(node.url + path, { method, headers: h, body: payload, signal: abort.signal });
+      // A stream (the live stream) has no end to wait for: its status and headers are the answer.
+      const streamed = r.headers.get('content-type')?.startsWith('text/event-stream');
+      if (streamed) abort.abort();
+      const text = streamed ? '' : await r.text();
       let json: unknown;
       try {
         json = JSON.parse(text);
