@@ -57,6 +57,7 @@ const PROPERTY_TIMEOUT_MS = 300_000;
 export function describeReportProperties(stores: readonly StoreUnderTest[]): void {
   for (const store of stores) {
     const skip = store.skip ?? store.skipProperties;
+    const runs = (n: number) => Math.ceil(n * (store.propertyShare ?? 1));
     describe.skipIf(skip !== null)(titleOf('report properties', store, skip), () => {
       let adapter: ReportAdapter;
       let events: EventStore;
@@ -91,7 +92,7 @@ export function describeReportProperties(stores: readonly StoreUnderTest[]): voi
             const countries = await getBreakdown(reports, q, 'countries', 1000);
             expect(countries.rows.reduce((n, r) => n + r.value, 0)).toBeLessThanOrEqual(o.totals.pageviews);
           }),
-          { numRuns: 60, seed: 4242 },
+          { numRuns: runs(60), seed: 4242 },
         );
       }, PROPERTY_TIMEOUT_MS);
 
@@ -136,7 +137,7 @@ export function describeReportProperties(stores: readonly StoreUnderTest[]): voi
             const [plain, filtered] = await Promise.all([getOverview(reports, q), getOverview(reports, { ...q, filters: everything })]);
             expect(plain).toEqual(filtered);
           }),
-          { numRuns: 80, seed: 7 },
+          { numRuns: runs(80), seed: 7 },
         );
       }, PROPERTY_TIMEOUT_MS);
 
@@ -165,7 +166,7 @@ export function describeReportProperties(stores: readonly StoreUnderTest[]): voi
             expect((await getOverview(reports, q)).totals.pageviews).toBe(counted('pageview'));
             expect((await getOverviewSummary(reports, q, 5)).events.totals.count).toBe(counted('event'));
           }),
-          { numRuns: 40, seed: 11 },
+          { numRuns: runs(40), seed: 11 },
         );
       }, PROPERTY_TIMEOUT_MS);
     });

@@ -34,6 +34,12 @@ export interface StoreUnderTest {
   skipProperties: string | null;
   /** A test's time limit for this store. */
   testTimeout?: number;
+  /**
+   * The share of each property's seeded cases this store runs (default all). ClickHouse runs the
+   * first half: the same seeds' cases, its SQL checked against the same rules, at twice DuckDB's
+   * cost per case (in-process chDB), which kept CI over its 15 minutes.
+   */
+  propertyShare?: number;
   open(): Promise<ReportAdapter>;
 }
 
@@ -68,6 +74,7 @@ const clickhouseStore = (name: string, rollups: boolean): StoreUnderTest => ({
   name,
   skip: null,
   skipProperties: null,
+  propertyShare: 0.5,
   async open() {
     const events = await ClickHouseEventStore.open(chdbExecutor(), `reports_${randomUUID().replaceAll('-', '')}`, log);
     return { events, reports: new ClickHouseReportStore(events, { rollups }), close: () => events.close() };
