@@ -1,14 +1,12 @@
 /**
  * Local dashboard sign-in links (DESIGN.md §1): `npm run admin -- login-link
  * <user>` prints `{origin}/login#code=…`; the dashboard trades the code once,
- * within LOGIN_LINK_TTL_SECONDS, for an ID token of the local issuer. The code
+ * within LOGIN_LINK_TTL_SECONDS, for a session (functions/domain/dashboard-session.ts). The code
  * travels in the fragment, so it never reaches a server log or a Referer.
  */
 import { createHash, randomBytes } from 'node:crypto';
 
 export const LOGIN_LINK_TTL_SECONDS = 600;
-/** How long the ID token a link gives lasts; the dashboard goes back to sign-in after it. */
-export const LOGIN_TOKEN_TTL_SECONDS = 3600;
 export const INVALID_LOGIN_LINK = 'invalid login link';
 
 /** 256 random bits, base64url (43 characters). */

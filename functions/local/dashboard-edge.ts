@@ -7,22 +7,35 @@
  */
 import type { ApiResponse } from '#http/api.ts';
 import { errorResponse, json, jsonBody } from '#http/api.ts';
-import { NotFoundError } from '#domain/errors.ts';
+import { SignInRequiredError } from '#domain/errors.ts';
 import type { BuiltDashboard, DashboardFile } from '#dashboard/build.ts';
 import { dashboardCsp, type DashboardConfig } from '#dashboard/config.ts';
-import { INVALID_LOGIN_LINK, LOGIN_TOKEN_TTL_SECONDS, loginCodeHash, parseLoginCode } from '#domain/login-link.ts';
+import { INVALID_LOGIN_LINK, loginCodeHash, parseLoginCode } from '#domain/login-link.ts';
+import { newSessionId, SESSION_REQUEST_HEADER, SESSION_TOKEN_TTL_SECONDS, sessionCookie, sessionHash, sessionIdOf } from '#domain/dashboard-session.ts';
 import type { LoginLinks } from '#ports/login-links.ts';
+import type { DashboardSessions } from '#ports/dashboard-sessions.ts';
 import type { Clock } from '#ports/clock.ts';
+
+/** Local sign-in: the links, the sessions they start, and the issuer that signs the tokens sessions give. */
+export interface LocalSignIn {
+  links: LoginLinks;
+  sessions: DashboardSessions;
+  mint: (sub: string, ttlSeconds: number) => Promise<string>;
+  /** DASHBOARD_SESSION_DAYS. */
+  sessionDays: number;
+  /** The session cookie is Secure: the dashboard is served over HTTPS (PUBLIC_URL). */
+  secureCookie: boolean;
+}
 
 export interface DashboardEdgeOptions {
   built: BuiltDashboard;
   config: DashboardConfig;
-  /** Local sign-in: the links and the issuer that signs the tokens they give. Null with AUTH_ISSUER. */
-  localSignIn: { links: LoginLinks; mint: (sub: string, ttlSeconds: number) => Promise<string> } | null;
+  /** Null with AUTH_ISSUER: owners sign in with that issuer. */
+  localSignIn: LocalSignIn | null;
   clock: Clock;
 }
 
-export type DashboardEdge = (method: string, path: string, body: Buffer) => Promise<ApiResponse | null>;
+export type DashboardEdge = (method: string, path: string, body: Buffer, headers: Record<string, string | undefined>) => Promise<ApiResponse | null>;
 
 /** Paths the page answers itself: `/`, `/login`, `/sites/{hostname}[/{view}]`, `/share/{hostname}`. */
 const PAGE_PATH = /^\/(?:login|sites\/[^/]+(?:\/[a-z]+)?|share\/[^/]+)?$/;
@@ -41,21 +54,57 @@ export function dashboardEdge({ built, config, localSignIn, clock }: DashboardEd
   });
   const configJson = JSON.stringify(config);
 
-  async function login(body: Buffer): Promise<ApiResponse> {
-    if (!localSignIn) return errorResponse(new NotFoundError());
-    const code = parseLoginCode(jsonBody({ body }) ?? null);
-    const sub = code === null ? null : await localSignIn.links.consume(loginCodeHash(code), Math.floor(clock.now().getTime() / 1000));
-    if (sub === null) return json(400, { error: INVALID_LOGIN_LINK });
-    return json(200, { id_token: await localSignIn.mint(sub, LOGIN_TOKEN_TTL_SECONDS), expires_in: LOGIN_TOKEN_TTL_SECONDS });
-  }
+  const sessionRoutes = localSignIn ? sessionRoutesOf(localSignIn, clock) : null;
 
-  return async (method, path, body) => {
-    if (method === 'POST' && path === '/dashboard/login') return login(body);
+  return async (method, path, body, headers) => {
+    if (method === 'POST' && path.startsWith('/dashboard/') && sessionRoutes) {
+      const route = sessionRoutes[path];
+      if (route) return headers[SESSION_REQUEST_HEADER] === '1' ? route(body, headers) : errorResponse(new SignInRequiredError());
+    }
     if (method !== 'GET' && method !== 'HEAD') return null;
     if (path === '/dashboard/config.json') return { statusCode: 200, headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...securityHeaders }, body: configJson };
     const asset = path.startsWith('/dashboard/') ? built.files.get(path) : undefined;
     if (asset) return file(asset);
     if (PAGE_PATH.test(path)) return file(built.index);
     return null;
+  };
+}
+
+type SessionRoute = (body: Buffer, headers: Record<string, string | undefined>) => Promise<ApiResponse>;
+
+/**
+ * The local sign-in's routes, POST only and with the page's session header:
+ *   /dashboard/login: a login link's code starts a session (its cookie) and gives a first token;
+ *   /dashboard/session: the session's cookie gives a new short-lived token (each tab, as it needs one);
+ *   /dashboard/logout: ends the session (every tab's next trade fails) and clears the cookie.
+ */
+function sessionRoutesOf(signIn: LocalSignIn, clock: Clock): Record<string, SessionRoute> {
+  const now = () => Math.floor(clock.now().getTime() / 1000);
+  const token = async (sub: string, headers: Record<string, string> = {}) =>
+    json(200, { id_token: await signIn.mint(sub, SESSION_TOKEN_TTL_SECONDS), expires_in: SESSION_TOKEN_TTL_SECONDS }, headers);
+  const cleared = { 'Set-Cookie': sessionCookie('', 0, signIn.secureCookie) };
+  return {
+    '/dashboard/login': async (body) => {
+      const code = parseLoginCode(jsonBody({ body }) ?? null);
+      const sub = code === null ? null : await signIn.links.consume(loginCodeHash(code), now());
+      if (sub === null) return json(400, { error: INVALID_LOGIN_LINK });
+      const id = newSessionId();
+      const lifetime = signIn.sessionDays * 86_400;
+      await signIn.sessions.create(sessionHash(id), sub, now() + lifetime);
+      return token(sub, { 'Set-Cookie': sessionCookie(id, lifetime, signIn.secureCookie) });
+    },
+    '/dashboard/session': async (_, headers) => {
+      const id = sessionIdOf(headers.cookie);
+      const sub = id === null ? null : await signIn.sessions.find(sessionHash(id), now());
+      if (sub !== null) return token(sub);
+      const refused = errorResponse(new SignInRequiredError());
+      Object.assign(refused.headers, cleared);
+      return refused;
+    },
+    '/dashboard/logout': async (_, headers) => {
+      const id = sessionIdOf(headers.cookie);
+      if (id !== null) await signIn.sessions.delete(sessionHash(id));
+      return { statusCode: 204, headers: { 'Cache-Control': 'no-store', ...cleared }, body: '' };
+    },
   };
 }

@@ -128,7 +128,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: LocalS
   const body = await readBody(req, MAX_BODY_BYTES);
   const handler = options.groups[group];
   let result: ApiResponse;
-  const page = body && !match.route && options.dashboard ? await options.dashboard(method, path, body) : null;
+  const page = body && !match.route && options.dashboard ? await options.dashboard(method, path, body, req.headers as Record<string, string | undefined>) : null;
   if (page) {
     result = page;
   } else if (body) {

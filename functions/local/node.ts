@@ -15,7 +15,7 @@ import { log } from '#platform/log.ts';
 import { TimerScheduler } from './scheduler.ts';
 import { buildDashboard, type BuiltDashboard } from '#dashboard/build.ts';
 import type { DashboardConfig } from '#dashboard/config.ts';
-import { DynamoLoginLinks } from '#adapters/dynamodb/login-links.ts';
+import { DynamoDashboardSessions, DynamoLoginLinks } from '#adapters/dynamodb/login-links.ts';
 import { dashboardEdge, type DashboardEdge } from './dashboard-edge.ts';
 import { loadIssuerKey, mintIdToken } from './local-issuer.ts';
 
@@ -30,7 +30,15 @@ function localDashboard(config: Readonly<Config>, runtime: LocalRuntime, built: 
   return dashboardEdge({
     built,
     config: dashboardConfig,
-    localSignIn: key ? { links: new DynamoLoginLinks(runtime.store, config.tableName), mint: (sub, ttlSeconds) => mintIdToken(key, sub, { ttlSeconds }) } : null,
+    localSignIn: key
+      ? {
+          links: new DynamoLoginLinks(runtime.store, config.tableName),
+          sessions: new DynamoDashboardSessions(runtime.store, config.tableName),
+          mint: (sub, ttlSeconds) => mintIdToken(key, sub, { ttlSeconds }),
+          sessionDays: config.dashboardSessionDays,
+          secureCookie: config.publicUrls?.[0]?.startsWith('https:') ?? false,
+        }
+      : null,
     clock: runtime.adapters.clock,
   });
 }

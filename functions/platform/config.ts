@@ -32,6 +32,8 @@ const Env = z.object({
   IMPORT_KMS_KEY_ID: z.optional(z.string()),
   IMPORT_CREDENTIAL_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.minimum(1)), 20_000),
   IMPORT_RETRY_BASE_MS: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 1_000),
+  // The local dashboard's sign-in: how long a session lasts until sign-out.
+  DASHBOARD_SESSION_DAYS: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(365)), 30),
   // AWS: the event store (Timestream), set on the functions that read or write it.
   TIMESTREAM_DATABASE: z.optional(z.string()),
   TIMESTREAM_TABLE: z.optional(z.string()),
@@ -86,6 +88,8 @@ export interface Config {
   importCredentialTimeoutMs: number;
   /** First backoff of import export retries (429, 5xx), doubling up to 30 s. */
   importRetryBaseMs: number;
+  /** How long a local dashboard session lasts (DASHBOARD_SESSION_DAYS, 1 to 365). */
+  dashboardSessionDays: number;
   /** AWS: the Timestream database and table of the event store. */
   timestream: { database: string; table: string } | null;
   /** CLICKHOUSE_URL and its credentials and database: events and reports on that server; null, on the embedded DuckDB. */
@@ -192,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     iconBucket: e.ICON_BUCKET ?? null,
     importCredentialTimeoutMs: e.IMPORT_CREDENTIAL_TIMEOUT_MS,
     importRetryBaseMs: e.IMPORT_RETRY_BASE_MS,
+    dashboardSessionDays: e.DASHBOARD_SESSION_DAYS,
     timestream: e.TIMESTREAM_DATABASE && e.TIMESTREAM_TABLE ? { database: e.TIMESTREAM_DATABASE, table: e.TIMESTREAM_TABLE } : null,
     clickhouseSecretArn: e.CLICKHOUSE_SECRET_ARN ?? null,
     clickhouse: e.CLICKHOUSE_URL ? { url: e.CLICKHOUSE_URL, user: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE } : null,

@@ -159,6 +159,38 @@ describe('signing in', () => {
   }, 60_000);
 });
 
+describe('sessions', () => {
+  it('last across tabs and a browser restart; signing out in one tab signs the others out, and the session is gone', async () => {
+    const context = await browser.newContext();
+    const first = await context.newPage();
+    await first.goto(await loginLink(OWNER));
+    await first.getByRole('heading', { name: 'Sites', exact: true }).waitFor();
+    // The session is a cookie no script reads; the tab holds only its short-lived token.
+    const cookies = await context.cookies();
+    expect(cookies.map((c) => [c.name, c.path, c.httpOnly, c.sameSite])).toEqual([['tt_session', '/dashboard', true, 'Strict']]);
+    expect(await first.evaluate(() => document.cookie)).toBe('');
+    const site = await svc.site(token, { prefix: 'session' });
+    const second = await context.newPage();
+    await second.goto(`${svc.url}/sites/${site}/settings`);
+    await second.getByRole('heading', { name: 'Management keys' }).waitFor();
+    expect(new URL(second.url()).pathname).toBe(`/sites/${site}/settings`);
+
+    const restarted = await browser.newContext({ storageState: await context.storageState() });
+    const later = await restarted.newPage();
+    await later.goto(`${svc.url}/`);
+    await later.getByRole('heading', { name: 'Sites', exact: true }).waitFor();
+
+    await first.getByRole('button', { name: 'Sign out' }).click();
+    await first.waitForURL((url) => url.pathname === '/login');
+    await second.waitForURL((url) => url.pathname === '/login');
+    const afterwards = await restarted.newPage();
+    await afterwards.goto(`${svc.url}/`);
+    await afterwards.waitForURL((url) => url.pathname === '/login');
+    await restarted.close();
+    await context.close();
+  }, 60_000);
+});
+
 describe('signing out', () => {
   it('forgets the token: the next page asks for sign-in again', async () => {
     const context = await browser.newContext();

@@ -4,7 +4,8 @@
  * a login link for an ID token (real dynalite behind the links).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoLoginLinks } from '#adapters/dynamodb/login-links.ts';
+import { DynamoDashboardSessions, DynamoLoginLinks } from '#adapters/dynamodb/login-links.ts';
+import { sessionHash } from '#domain/dashboard-session.ts';
 import { INVALID_LOGIN_LINK, LOGIN_LINK_TTL_SECONDS, loginCodeHash, newLoginCode } from '#domain/login-link.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
 
@@ -26,7 +27,12 @@ async function link(sub: string, ttl = LOGIN_LINK_TTL_SECONDS): Promise<string> 
   return code;
 }
 
-const trade = (code: unknown) => svc.req('POST', '/dashboard/login', { body: { code } });
+const SESSION = { 'x-tinytrack-session': '1' };
+const trade = (code: unknown) => svc.req('POST', '/dashboard/login', { body: { code }, headers: SESSION });
+/** The session cookie a sign-in set: its value and its attributes. */
+const cookieOf = (r: { headers: Headers }) => r.headers.get('set-cookie') ?? '';
+const sessionOf = (r: { headers: Headers }) => /tt_session=([^;]*)/.exec(cookieOf(r))?.[1] ?? '';
+const renew = (session: string, headers: Record<string, string> = SESSION) => svc.req('POST', '/dashboard/session', { headers: { ...headers, cookie: `tt_session=${session}` } });
 
 describe('dashboard pages and assets', () => {
   it('answers the page at the paths it routes, with a strict CSP and no caching', async () => {
@@ -68,11 +74,12 @@ describe('dashboard pages and assets', () => {
 });
 
 describe('login links', () => {
-  it('trades a link once for an ID token of its user', async () => {
+  it('trades a link once for a session cookie and a short-lived ID token of its user', async () => {
     const code = await link('link-user');
     const first = await trade(code);
     expect(first.status).toBe(200);
-    expect(first.json.expires_in).toBe(3600);
+    expect(first.json.expires_in).toBe(900);
+    expect(cookieOf(first)).toMatch(/^tt_session=[A-Za-z0-9_-]{43}; Path=\/dashboard; Max-Age=2592000; HttpOnly; SameSite=Strict$/);
     const me = await svc.req('GET', '/api/me', { token: first.json.id_token });
     expect([me.status, me.json.uid, me.json.auth]).toEqual([200, 'link-user', 'id_token']);
     const second = await trade(code);
@@ -85,8 +92,13 @@ describe('login links', () => {
       const r = await trade(code);
       expect([r.status, r.json]).toEqual([400, { error: INVALID_LOGIN_LINK }]);
     }
-    const raw = await svc.req('POST', '/dashboard/login', { raw: '{not json' });
+    const raw = await svc.req('POST', '/dashboard/login', { raw: '{not json', headers: SESSION });
     expect(raw.status).toBe(400);
+    // Without the page's header (a form or link of another site): no trade, the link kept.
+    const code = await link('header-user');
+    const bare = await svc.req('POST', '/dashboard/login', { body: { code } });
+    expect([bare.status, bare.json]).toEqual([401, { error: 'sign in required' }]);
+    expect((await trade(code)).status).toBe(200);
   });
 
   it('two trades of one link at once give one token', async () => {
@@ -96,12 +108,58 @@ describe('login links', () => {
   });
 });
 
+describe('dashboard sessions', () => {
+  it('give any tab a new ID token of the session’s user until sign-out, which ends them everywhere', async () => {
+    const session = sessionOf(await trade(await link('session-user')));
+    const tokens = await Promise.all([renew(session), renew(session)]);
+    for (const t of tokens) {
+      expect([t.status, t.json.expires_in]).toEqual([200, 900]);
+      expect((await svc.req('GET', '/api/me', { token: t.json.id_token })).json.uid).toBe('session-user');
+    }
+    const out = await svc.req('POST', '/dashboard/logout', { headers: { ...SESSION, cookie: `tt_session=${session}` } });
+    expect([out.status, cookieOf(out)]).toEqual([204, 'tt_session=; Path=/dashboard; Max-Age=0; HttpOnly; SameSite=Strict']);
+    const after = await renew(session);
+    expect([after.status, after.json, cookieOf(after)]).toEqual([401, { error: 'sign in required' }, 'tt_session=; Path=/dashboard; Max-Age=0; HttpOnly; SameSite=Strict']);
+  });
+
+  it('refuse a trade without the page’s header, an unknown or malformed cookie, and an expired session', async () => {
+    const session = sessionOf(await trade(await link('careful-user')));
+    expect((await renew(session, {})).status).toBe(401);
+    for (const cookie of ['', 'x', 'A'.repeat(43)]) expect((await renew(cookie)).status).toBe(401);
+    expect((await renew(session)).status).toBe(200);
+    const short = await startTestService({ DASHBOARD_SESSION_DAYS: '1' });
+    try {
+      const shortLinks = new DynamoLoginLinks(short.node.runtime.store, short.node.services.config.tableName);
+      const code = newLoginCode();
+      await shortLinks.create(loginCodeHash(code), 'daily-user', nowSeconds() + 60);
+      const signedIn = await short.req('POST', '/dashboard/login', { body: { code }, headers: SESSION });
+      expect(cookieOf(signedIn)).toContain('Max-Age=86400');
+      const expired = new DynamoDashboardSessions(short.node.runtime.store, short.node.services.config.tableName);
+      await expired.create(sessionHash('B'.repeat(43)), 'old-user', nowSeconds() - 1);
+      expect((await short.req('POST', '/dashboard/session', { headers: { ...SESSION, cookie: `tt_session=${'B'.repeat(43)}` } })).status).toBe(401);
+    } finally {
+      await short.stop();
+    }
+  });
+
+  it('mark the cookie Secure when the dashboard is served over HTTPS', async () => {
+    const https = await startTestService({ PUBLIC_URL: 'https://analytics.example.com' });
+    try {
+      const code = newLoginCode();
+      await new DynamoLoginLinks(https.node.runtime.store, https.node.services.config.tableName).create(loginCodeHash(code), 'tls-user', nowSeconds() + 60);
+      expect(cookieOf(await https.req('POST', '/dashboard/login', { body: { code }, headers: SESSION }))).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
+    } finally {
+      await https.stop();
+    }
+  });
+});
+
 describe('with another OIDC issuer (AUTH_ISSUER)', () => {
   it('points the page at that issuer and has no login-link trade', async () => {
     const oidc = await startTestService({ AUTH_ISSUER: 'https://id.example.com/pool', AUTH_AUDIENCE: 'client-123' });
     try {
       expect((await oidc.req('GET', '/dashboard/config.json')).json).toEqual({ signIn: { type: 'oidc', issuer: 'https://id.example.com/pool', clientId: 'client-123' } });
-      expect((await oidc.req('POST', '/dashboard/login', { body: { code: newLoginCode() } })).status).toBe(404);
+      expect((await oidc.req('POST', '/dashboard/login', { body: { code: newLoginCode() }, headers: SESSION })).status).toBe(404);
       expect((await oidc.req('GET', '/')).headers.get('content-security-policy')).toContain("connect-src 'self' https:");
     } finally {
       await oidc.stop();

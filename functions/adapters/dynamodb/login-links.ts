@@ -1,7 +1,11 @@
-/** LoginLinks on the registry's table: a conditional delete makes each link usable once. */
+/**
+ * The local sign-in on the registry's table: LoginLinks, each usable once by a conditional
+ * delete, and the DashboardSessions a link starts. `expires_at` is the table's TTL attribute.
+ */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { LoginLinks } from '#ports/login-links.ts';
+import type { DashboardSessions } from '#ports/dashboard-sessions.ts';
 import { conditionalWrite } from './conditional-write.ts';
 import { documentClient } from './document-client.ts';
 import { keys } from './table.ts';
@@ -37,5 +41,29 @@ export class DynamoLoginLinks implements LoginLinks {
       },
       () => null,
     );
+  }
+}
+
+export class DynamoDashboardSessions implements DashboardSessions {
+  private readonly doc;
+
+  constructor(
+    client: DynamoDBClient,
+    private readonly table: string,
+  ) {
+    this.doc = documentClient(client);
+  }
+
+  async create(idHash: string, sub: string, expiresAt: number): Promise<void> {
+    await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.dashboardSession(idHash), sub, expires_at: expiresAt }, ConditionExpression: 'attribute_not_exists(pk)' }));
+  }
+
+  async find(idHash: string, now: number): Promise<string | null> {
+    const r = await this.doc.send(new GetCommand({ TableName: this.table, Key: keys.dashboardSession(idHash), ConsistentRead: true }));
+    return typeof r.Item?.sub === 'string' && Number(r.Item.expires_at) > now ? r.Item.sub : null;
+  }
+
+  async delete(idHash: string): Promise<void> {
+    await this.doc.send(new DeleteCommand({ TableName: this.table, Key: keys.dashboardSession(idHash) }));
   }
 }

@@ -42,6 +42,8 @@ export const keys = {
   importsBy: (uid: string) => `IMPORTS_BY#${uid}`,
   // Local sign-in (functions/adapters/dynamodb/login-links.ts): one item per unused link, by the code's hash.
   loginLink: (codeHash: string) => ({ pk: `LOGIN#${codeHash}`, sk: 'LOGIN' }),
+  // Local dashboard sessions (functions/adapters/dynamodb/login-links.ts): one item per session, by its id's hash.
+  dashboardSession: (idHash: string) => ({ pk: `SESSION#${idHash}`, sk: 'SESSION' }),
   // The live stream (functions/adapters/dynamodb/live-streams.ts): tickets by their hash, an account's stream slots.
   liveTicket: (ticketHash: string) => ({ pk: `LIVETICKET#${ticketHash}`, sk: 'LIVETICKET' }),
   liveSlot: (uid: string, slot: number) => ({ pk: `LIVE#${uid}`, sk: `SLOT#${slot}` }),

@@ -5,7 +5,7 @@
  * sign-in; other refusals carry the API's error text to the panel.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { currentToken, requireSignIn } from './auth.ts';
+import { requireSignIn, tokenOrRenewed } from './auth.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -27,7 +27,7 @@ export interface CallOptions {
 export async function api<T>(path: string, { method = 'GET', body, signedIn = true, signal }: CallOptions = {}): Promise<T> {
   const headers: Record<string, string> = {};
   if (signedIn) {
-    const token = currentToken();
+    const token = await tokenOrRenewed();
     if (!token) {
       requireSignIn();
       throw new ApiError(401, 'signing in');

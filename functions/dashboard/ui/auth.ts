@@ -1,16 +1,24 @@
 /**
  * Signing owners in. The ID token lives in sessionStorage (this tab only,
  * never a cookie another site could ride) with its expiry; when it is missing
- * or expired, or the API answers 401, the page goes to /login and remembers
- * where the owner was, and comes back there after sign-in.
+ * or expired, the tab asks the session for a new one, and only when that
+ * fails (or the API answers 401) the page goes to /login, remembering where
+ * the owner was, and comes back there after sign-in.
  *   local: the link from `npm run admin -- login-link <user>` carries a
- *     one-time code in its fragment, traded at POST /dashboard/login.
+ *     one-time code in its fragment, traded at POST /dashboard/login for a
+ *     session: an HttpOnly cookie no script reads, which gives each tab
+ *     short-lived tokens (POST /dashboard/session) until sign-out ends it for
+ *     every tab (POST /dashboard/logout, and a message to the other tabs).
  *   oidc: authorization code with PKCE against the issuer (Cognito's hosted
  *     sign-in on AWS); the verifier and state wait in sessionStorage.
  */
 import type { DashboardConfig, SignIn } from '../config.ts';
 
 const TOKEN = 'tt.token';
+/** The header the session routes want (a form or link of another site cannot send it). */
+const SESSION_HEADERS = { 'X-Tinytrack-Session': '1' };
+/** Tells the other tabs of this origin that the owner signed out. */
+const signedOutChannel = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('tt.auth');
 const RETURN_TO = 'tt.returnTo';
 const PKCE = 'tt.pkce';
 
@@ -51,6 +59,31 @@ export function currentToken(): string | null {
 function keepToken(token: string) {
   sessionStorage.setItem(TOKEN, JSON.stringify({ token, expiresAt: expiryOf(token) } satisfies StoredToken));
 }
+
+/**
+ * A new token from the local session (new tabs, a token running out), kept for this tab; null
+ * when there is no session (never signed in, signed out, expired) or sign-in is an OIDC issuer's.
+ */
+export async function renewToken(): Promise<string | null> {
+  if ((await loadConfig()).signIn.type !== 'local') return null;
+  const r = await fetch('/dashboard/session', { method: 'POST', headers: SESSION_HEADERS, cache: 'no-store' }).catch(() => null);
+  if (!r?.ok) return null;
+  const { id_token } = (await r.json()) as { id_token: string };
+  keepToken(id_token);
+  return id_token;
+}
+
+/** This tab's token, renewed from the session when it is missing or running out. */
+export async function tokenOrRenewed(): Promise<string | null> {
+  return currentToken() ?? (await renewToken());
+}
+
+// Another tab signed out: this one is signed out too.
+signedOutChannel?.addEventListener('message', (e: MessageEvent) => {
+  if (e.data !== 'signed-out') return;
+  sessionStorage.removeItem(TOKEN);
+  location.assign('/login');
+});
 
 /**
  * Set once the page is leaving for /login: the panels' other calls refused meanwhile must not
@@ -118,7 +151,7 @@ export async function finishSignIn(signIn: SignIn): Promise<boolean> {
     if (!code) return false;
     // The code is spent either way: it must not stay in the address bar or history.
     history.replaceState(null, '', '/login');
-    const r = await fetch('/dashboard/login', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code }) });
+    const r = await fetch('/dashboard/login', { method: 'POST', headers: { 'Content-Type': 'application/json', ...SESSION_HEADERS }, body: JSON.stringify({ code }) });
     if (!r.ok) throw new Error('This sign-in link is not valid: it was used already or is older than 10 minutes. Ask for a new one.');
     keepToken(((await r.json()) as { id_token: string }).id_token);
     return true;
@@ -141,10 +174,15 @@ export async function finishSignIn(signIn: SignIn): Promise<boolean> {
   return true;
 }
 
-/** Forgets the token; with an OIDC issuer that has a logout endpoint, ends its session too. */
+/**
+ * Forgets the token and tells the other tabs; ends the local session (for every tab), or with an
+ * OIDC issuer that has a logout endpoint, the issuer's session.
+ */
 export async function signOut(): Promise<void> {
   sessionStorage.removeItem(TOKEN);
+  signedOutChannel?.postMessage('signed-out');
   const signIn = (await loadConfig()).signIn;
+  if (signIn.type === 'local') await fetch('/dashboard/logout', { method: 'POST', headers: SESSION_HEADERS }).catch(() => undefined);
   if (signIn.type === 'oidc') {
     const { logout } = await oidcEndpoints(signIn);
     if (logout) {

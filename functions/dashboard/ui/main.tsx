@@ -2,7 +2,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import './styles.css';
-import { currentToken, finishSignIn, loadConfig, requireSignIn, signOut, startOidcSignIn, takeReturnPath } from './auth.ts';
+import { currentToken, finishSignIn, loadConfig, renewToken, requireSignIn, signOut, startOidcSignIn, takeReturnPath } from './auth.ts';
 import type { DashboardConfig } from '../config.ts';
 import { linkClick, navigate, routeOf, useLocation } from './router.ts';
 import { SitesView } from './views/sites.tsx';
@@ -17,7 +17,8 @@ function LoginView() {
       loadConfig()
         .then(async (c) => {
           setConfig(c);
-          if (await finishSignIn(c.signIn)) navigate(takeReturnPath(), { replace: true });
+          // A link in the address bar signs in anew; without one, a running session is enough.
+          if ((await finishSignIn(c.signIn)) || (await renewToken())) navigate(takeReturnPath(), { replace: true });
         })
         .catch((e: Error) => setError(e.message));
     void finish();
@@ -63,9 +64,11 @@ function App() {
   const { path, search } = useLocation();
   const route = routeOf(path);
   const needsToken = route.view === 'sites' || route.view === 'site';
+  const [, setRenewed] = useState(0);
   const token = currentToken();
   useEffect(() => {
-    if (needsToken && !token) requireSignIn();
+    // A new tab, or a token that ran out: the session gives a new one, or it is back to sign-in.
+    if (needsToken && !token) void renewToken().then((t) => (t ? setRenewed((n) => n + 1) : requireSignIn()));
   }, [needsToken, token]);
   if (needsToken && !token) return null;
   return (
