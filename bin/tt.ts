@@ -9,7 +9,9 @@
  */
 import '#local/quiet-aws-sdk.ts';
 import { ConfigError, loadConfig } from '#platform/config.ts';
-import { DEAD_LETTER_REPLAY_MS, openLocalStore, startLocalRuntime } from '#local/adapters.ts';
+import { resolve } from 'node:path';
+import { DEAD_LETTER_REPLAY_MS, openLocalStore, openRunningStore, startLocalRuntime } from '#local/adapters.ts';
+import { readServerUrl } from '#local/data-dir.ts';
 import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
 import { DynamoLoginLinks } from '#adapters/dynamodb/login-links.ts';
@@ -80,17 +82,24 @@ async function verifySite([hostname]: string[]) {
 
 /**
  * Prints `{origin}/login#code=…`: it signs `user` in to the dashboard once,
- * within 10 minutes. The origin is the first PUBLIC_URL, else HOST and PORT.
+ * within 10 minutes. The origin is the running server's (its first PUBLIC_URL,
+ * else where it listens); with no server running on DATA_DIR, it refuses.
  */
 async function loginLink([user]: string[]) {
   if (!user) usage(ADMIN_USAGE);
   const config = loadConfig();
   if (config.auth) usage('AUTH_ISSUER is set: owners sign in with that issuer, not with login links');
-  const store = await openLocalStore(config);
+  // A link is for a running server's dashboard: its store keeps the link, its address is the link's.
+  const store = await openRunningStore(config);
+  const origin = readServerUrl(config.dataDir);
+  if (!store || !origin) {
+    await store?.close();
+    usage(`no tinytrack server is running on DATA_DIR ${resolve(config.dataDir)}: start it with npm start, or run this with the server's DATA_DIR`);
+  }
   try {
     const code = newLoginCode();
     await new DynamoLoginLinks(store.client, config.tableName).create(loginCodeHash(code), user, Math.floor(Date.now() / 1000) + LOGIN_LINK_TTL_SECONDS);
-    console.log(loginLinkUrl(config.publicUrls?.[0] ?? `http://${config.host}:${config.port}`, code));
+    console.log(loginLinkUrl(origin, code));
   } finally {
     await store.close();
   }

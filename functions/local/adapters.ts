@@ -75,26 +75,30 @@ export async function startLocalStore(config: Readonly<Config>): Promise<LocalSt
   return { client, close, siteChanged: async () => {}, onSiteChanged: door.onSiteChanged };
 }
 
+/** The store of a server running on DATA_DIR (its door answers), or null when none runs there. */
+export async function openRunningStore(config: Readonly<Config>): Promise<LocalStore | null> {
+  const address = readStoreAddress(resolve(config.dataDir));
+  if (!address) return null;
+  const client = storeClient(address);
+  try {
+    await ensureTable(client, config.tableName);
+    return {
+      client,
+      close: async () => client.destroy(),
+      siteChanged: (hostname) => notifySiteChanged(address, hostname),
+      onSiteChanged: () => {
+        throw new Error('another process owns this store');
+      },
+    };
+  } catch {
+    client.destroy();
+    return null;
+  }
+}
+
 /** The store of a server already running on DATA_DIR, or a private one when none runs. */
 export async function openLocalStore(config: Readonly<Config>): Promise<LocalStore> {
-  const address = readStoreAddress(resolve(config.dataDir));
-  if (address) {
-    const client = storeClient(address);
-    try {
-      await ensureTable(client, config.tableName);
-      return {
-        client,
-        close: async () => client.destroy(),
-        siteChanged: (hostname) => notifySiteChanged(address, hostname),
-        onSiteChanged: () => {
-          throw new Error('another process owns this store');
-        },
-      };
-    } catch {
-      client.destroy();
-    }
-  }
-  return startLocalStore(config);
+  return (await openRunningStore(config)) ?? startLocalStore(config);
 }
 
 /** Most collected rows per event-store write: what arrives in one EVENT_BATCH_WAIT_MS at the writer's budget of 100,000 rows/s (DESIGN.md §6). */

@@ -2,8 +2,8 @@
  * DATA_DIR holds keys, the registry, events and the store's secret: owner-only
  * (directories 0700, files 0600), whatever the user's umask.
  */
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 export const OWNER_DIR = 0o700;
 export const OWNER_FILE = 0o600;
@@ -23,4 +23,23 @@ export function ownDataDir(dataDir: string): string {
   mkdirSync(dir, { recursive: true, mode: OWNER_DIR });
   if ((statSync(dir).mode & 0o777) !== OWNER_DIR) chmodSync(dir, OWNER_DIR);
   return dir;
+}
+
+/** Where a running server says the dashboard is (its first public origin), for `npm run admin -- login-link`. */
+const serverUrlFile = (dataDir: string) => join(resolve(dataDir), 'server-url');
+
+export function writeServerUrl(dataDir: string, url: string): void {
+  writeFileSync(serverUrlFile(dataDir), url, { mode: OWNER_FILE });
+}
+
+export function readServerUrl(dataDir: string): string | null {
+  try {
+    return readFileSync(serverUrlFile(dataDir), 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+export function removeServerUrl(dataDir: string): void {
+  rmSync(serverUrlFile(dataDir), { force: true });
 }

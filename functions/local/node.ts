@@ -6,6 +6,7 @@ import { withInstanceState, type Services } from '#platform/services.ts';
 import { groupHandlers } from '#http/handlers/index.ts';
 import { createLocalServer } from './http-server.ts';
 import { assertDataDirFree } from './startup.ts';
+import { removeServerUrl, writeServerUrl } from './data-dir.ts';
 import { siteRead } from '#domain/site-lookup.ts';
 import { scheduleSaltRotation } from '#workers/rotate-salts.ts';
 import { createAlertChecker } from '#workers/alert-checks.ts';
@@ -87,6 +88,8 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
   const url = `http://${config.host}:${port}`;
   // PUBLIC_URL's default names this server, whose port (PORT=0) is known only now.
   if (config.publicUrls === null) services.publicOrigins = [url];
+  // Where `npm run admin -- login-link` sends owners: this server's dashboard.
+  writeServerUrl(config.dataDir, services.publicOrigins[0] ?? url);
   return {
     url,
     services,
@@ -94,6 +97,7 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
     scheduler,
     stop: async () => {
       // Stop taking requests, let those in flight finish, then drain and close the stores.
+      removeServerUrl(config.dataDir);
       const rotationStopped = stopRotation();
       const closed = new Promise<void>((ok) => server.close(() => ok()));
       server.endStreams();

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import type { Config } from '#platform/config.ts';
+import { DEFAULT_DATA_DIR, type Config } from '#platform/config.ts';
 import type { LogLevel } from '#platform/log.ts';
 
 /** A start-up failure whose message is the whole story: printed as one line. */
@@ -58,9 +58,11 @@ export function nextSteps(url: string, config: Pick<Config, 'dataDir' | 'auth'>,
       ]
     : [
         '  identity:      local issuer (AUTH_ISSUER unset; its key is in the data directory)',
+        `  dashboard:     ${url}/  (sign in with a link: ${resolve(config.dataDir) === resolve(DEFAULT_DATA_DIR) ? '' : `DATA_DIR=${resolve(config.dataDir)} `}npm run admin -- login-link <user id>)`,
         '  get a token:   npm run --silent token -- <user id>',
       ];
   return [
+    ...(config.auth ? [`  dashboard:     ${url}/  (sign in with that issuer)`] : []),
     ...identity,
     `  API document:  ${url}/api/openapi.json`,
     `  tracker:       ${url}/latest.js`,

@@ -4,10 +4,12 @@ import * as z from 'zod/mini';
 
 const flag = () => z._default(z.enum(['0', '1', '']), '0');
 
+/** Where the local server keeps everything unless DATA_DIR says otherwise. */
+export const DEFAULT_DATA_DIR = './.data';
 const Env = z.object({
   HOST: z._default(z.string(), '127.0.0.1'),
   PORT: z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(65535)), 8787),
-  DATA_DIR: z._default(z.string(), './.data'),
+  DATA_DIR: z._default(z.string(), DEFAULT_DATA_DIR),
   TABLE_NAME: z._default(z.string(), 'tinytrack'),
   AUTH_ISSUER: z.optional(z.url()),
   AUTH_AUDIENCE: z.optional(z.string()),

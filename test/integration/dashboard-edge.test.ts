@@ -3,12 +3,18 @@
  * its assets and headers, what stays the API's 404, and the one-time trade of
  * a login link for an ID token (real dynalite behind the links).
  */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDashboardSessions, DynamoLoginLinks } from '#adapters/dynamodb/login-links.ts';
 import { sessionHash } from '#domain/dashboard-session.ts';
 import { INVALID_LOGIN_LINK, LOGIN_LINK_TTL_SECONDS, loginCodeHash, newLoginCode } from '#domain/login-link.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
 
+const ROOT = join(import.meta.dirname, '..', '..');
 let svc: TestService;
 let links: DynamoLoginLinks;
 beforeAll(async () => {
@@ -105,6 +111,31 @@ describe('login links', () => {
     const code = await link('race-user');
     const results = await Promise.all([trade(code), trade(code), trade(code)]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400]);
+  });
+});
+
+describe('npm run admin -- login-link', () => {
+  const admin = (dataDir: string) =>
+    promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/tt.ts', 'admin', 'login-link', 'cli-user'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, PORT: '1' } });
+
+  it('prints a link to the running server found through DATA_DIR, whatever PORT says', async () => {
+    const { stdout } = await admin(svc.dataDir);
+    expect(stdout.trim()).toMatch(new RegExp(`^${svc.url}/login#code=[A-Za-z0-9_-]{43}$`));
+    const code = /code=(.*)$/.exec(stdout.trim())?.[1];
+    expect((await trade(code)).status).toBe(200);
+  });
+
+  it('refuses with one line naming the DATA_DIR it looked in when no server runs there, and creates nothing', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'tt-no-server-'));
+    try {
+      const failed = await admin(join(empty, 'data')).catch((e: { code: number; stdout: string; stderr: string }) => e);
+      expect('code' in failed && failed.code).toBe(2);
+      const lines = (failed as { stderr: string }).stderr.trim().split('\n');
+      expect(lines).toEqual([`no tinytrack server is running on DATA_DIR ${join(empty, 'data')}: start it with npm start, or run this with the server's DATA_DIR`]);
+      expect(readdirSync(empty)).toEqual([]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });
 

@@ -82,8 +82,9 @@ describe('npm start', () => {
   it('prints the next steps after listening: token command, API document, data directory, identity mode', () => {
     const lines = server.stdout().split('\n');
     const at = lines.findIndex((l) => l.startsWith('tinytrack listening on '));
-    const after = lines.slice(at + 1, at + 7).join('\n');
+    const after = lines.slice(at + 1, at + 8).join('\n');
     expect(after).toContain('identity:      local issuer (AUTH_ISSUER unset');
+    expect(after).toContain(`dashboard:     ${url}/  (sign in with a link: DATA_DIR=${dataDir} npm run admin -- login-link <user id>)`);
     expect(after).toContain('npm run --silent token -- <user id>');
     expect(after).toContain(`API document:  ${url}/api/openapi.json`);
     expect(after).toContain(`data:          ${dataDir}`);
