@@ -40,7 +40,7 @@ import { KEY_REQUEST_ERRORS } from '#domain/auth.ts';
 import { HOSTNAME_ERRORS } from '#domain/hostname.ts';
 import { IMPORT_REQUEST_ERRORS, RETRY_CREDENTIAL_ERRORS } from '#domain/imports/create-request.ts';
 import { SOURCE_ERROR_FORMS } from '#domain/imports/source.ts';
-import { INVALID_TIMEZONE, REPORT_QUERY_ERRORS } from '#domain/reports/query.ts';
+import { INVALID_INTERVAL, INVALID_TIMEZONE, REPORT_QUERY_ERRORS } from '#domain/reports/query.ts';
 import { SETTINGS_ERRORS } from '#domain/site.ts';
 
 export { matchPath };
@@ -298,7 +298,14 @@ const stats = (path: string, summary: string, schema: z.ZodType, { query = {}, e
 });
 
 const reportRoutes: RouteDef[] = [
-  stats('/api/sites/{hostname}/overview', 'Totals, previous period, zero-filled series, forecast and live count.', s.Overview),
+  stats('/api/sites/{hostname}/overview', 'Totals, previous period, zero-filled series, forecast and live count.', s.Overview, {
+    query: {
+      interval:
+        'The series buckets: day, week (local Mondays) or month (the local 1st), each bucket’s visitors distinct within it. ' +
+        'Default: hours for ranges up to 48 hours, else days',
+    },
+    errors: [invalidInput([INVALID_INTERVAL])],
+  }),
   stats('/api/sites/{hostname}/overview/summary', 'Event totals and top events, devices, browsers, OS, and live top pages.', s.OverviewSummary, {
     query: { limit: 'List length: default 5, clamped to 1..20, fractions round down; zero or non-numeric give 5' },
   }),

@@ -258,7 +258,7 @@ export const Overview = z
       .object({ bucket: z.number().int(), pageviews: z.number().int(), visitors: z.number().int(), basis: z.literal('elapsed'), elapsed: z.number() })
       .nullable(),
     live: z.number().int(),
-    granularity: z.enum(['hour', 'day']),
+    granularity: z.enum(['hour', 'day', 'week', 'month']),
     previous_range: z.object({ from: z.number().int(), to: z.number().int() }),
   })
   .meta({ id: 'Overview' });

@@ -18,7 +18,7 @@ import {
 } from '#domain/reports/overview.ts';
 import { withGoalWindow, type FilterClause } from '#domain/reports/filter.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
-import { previousRange, type Range } from '#domain/reports/time.ts';
+import { previousRange, type Interval, type Range } from '#domain/reports/time.ts';
 import type { ReportScope, ReportStore, SiteRef } from '#ports/report-store.ts';
 import type { ApiDay, ApiRequestStore } from '#ports/api-request-store.ts';
 import { NotAvailableOnStoreError } from '#domain/errors.ts';
@@ -48,8 +48,9 @@ const trafficOf = (sites: readonly SiteRef[], boundaries: readonly number[], fil
   filters: withGoalWindow(filters, boundaries[0] as number, boundaries[boundaries.length - 1] as number),
 });
 
-export async function getOverview(store: ReportStore, q: ReportRequest) {
-  const plan = planOverview(q.range, q.tz);
+/** `interval`: the buckets asked for (week, month…), or null for the range's own (hours up to 48 h, else days). */
+export async function getOverview(store: ReportStore, q: ReportRequest, interval: Interval | null = null) {
+  const plan = planOverview(q.range, q.tz, interval);
   const sites = [{ site: q.site, registration: q.registration }];
   const [current, previous, live] = await Promise.all([
     store.traffic(trafficOf(sites, plan.boundaries, q.filters)),

@@ -17,6 +17,8 @@ import {
   zonedToUnix,
 } from '#domain/reports/time.ts';
 import type { Granularity, Range } from '#domain/reports/time.ts';
+import { planOverview } from '#domain/reports/overview.ts';
+import { parseInterval } from '#domain/reports/query.ts';
 
 /** Unix seconds of an ISO timestamp (all expectations below are written by hand in UTC). */
 const u = (iso: string): number => Date.parse(iso) / 1000;
@@ -542,5 +544,51 @@ describe('properties', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('week and month buckets (the overview’s interval)', () => {
+  const iso = (t: number, tz: string) => new Intl.DateTimeFormat('sv-SE', { timeZone: tz, dateStyle: 'short', timeStyle: 'short' }).format(t * 1000);
+
+  it('start weeks on local Mondays and months on the local 1st, the first bucket partial', () => {
+    const tz = 'Europe/Berlin';
+    // Wednesday 2026-03-18 12:00 to Wednesday 2026-04-08 12:00, local.
+    const range = { from: zonedToUnix(tz, 2026, 3, 18, 12), to: zonedToUnix(tz, 2026, 4, 8, 12) };
+    expect(bucketStarts(range, tz, 'week').map((t) => iso(t, tz))).toEqual(['2026-03-16 00:00', '2026-03-23 00:00', '2026-03-30 00:00', '2026-04-06 00:00']);
+    expect(bucketStarts(range, tz, 'month').map((t) => iso(t, tz))).toEqual(['2026-03-01 00:00', '2026-04-01 00:00']);
+  });
+
+  it('follow the local calendar across a DST change: a week of 167 hours, a month of 743', () => {
+    const tz = 'Europe/Berlin';
+    const monday = zonedToUnix(tz, 2026, 3, 23);
+    expect(bucketEnd(monday, tz, 'week') - monday).toBe(7 * 86_400 - 3_600);
+    const march = zonedToUnix(tz, 2026, 3, 1);
+    expect(bucketEnd(march, tz, 'month') - march).toBe(31 * 86_400 - 3_600);
+    // A Sunday evening belongs to the week of the Monday before.
+    expect(iso(bucketOf(zonedToUnix(tz, 2026, 3, 29, 23, 30), tz, 'week'), tz)).toBe('2026-03-23 00:00');
+  });
+
+  it('cross the year: ISO week 1 of 2027 starts on Monday 2027-01-04, and December’s month ends at the next year', () => {
+    expect(iso(bucketOf(zonedToUnix('UTC', 2027, 1, 3, 10), 'UTC', 'week'), 'UTC')).toBe('2026-12-28 00:00');
+    expect(iso(bucketEnd(zonedToUnix('UTC', 2026, 12, 1), 'UTC', 'month'), 'UTC')).toBe('2027-01-01 00:00');
+  });
+
+  it('are what the overview plans when asked for, clipped to the range so the series sums to the totals', () => {
+    const range = { from: zonedToUnix('UTC', 2026, 1, 7), to: zonedToUnix('UTC', 2026, 3, 10) };
+    const plan = planOverview(range, 'UTC', 'month');
+    expect([plan.granularity, plan.starts.length]).toEqual(['month', 3]);
+    expect([plan.boundaries[0], plan.boundaries.at(-1)]).toEqual([range.from * 1000, range.to * 1000]);
+    expect(planOverview(range, 'UTC').granularity).toBe('day');
+  });
+});
+
+describe('the overview’s interval parameter', () => {
+  it('takes day, week or month, and refuses anything else with its text', () => {
+    expect([parseInterval(undefined), parseInterval('week'), parseInterval('month')]).toEqual([
+      { ok: true, interval: null },
+      { ok: true, interval: 'week' },
+      { ok: true, interval: 'month' },
+    ]);
+    for (const bad of ['', 'hour', 'Week', 'year']) expect(parseInterval(bad)).toEqual({ ok: false, error: 'interval must be day, week or month' });
   });
 });

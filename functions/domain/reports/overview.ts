@@ -2,7 +2,7 @@
  * Assembles report responses from primitive aggregates: bucket plans in,
  * zero-filled series, totals, previous period and forecast out. Pure.
  */
-import { bucketEnd, bucketStarts, forecastFor, granularity, localParts, previousRange, type Forecast, type Granularity, type Range } from './time.ts';
+import { bucketEnd, bucketStarts, forecastFor, granularity, localParts, previousRange, type Forecast, type Granularity, type Interval, type Range } from './time.ts';
 import type { TrafficRow } from '#ports/report-store.ts';
 
 export const LIVE_WINDOW_SECONDS = 5 * 60;
@@ -36,8 +36,9 @@ export interface OverviewPlan {
   boundaries: number[];
 }
 
-export function planOverview(range: Range, tz: string): OverviewPlan {
-  const g = granularity(range);
+/** The overview's buckets: `interval` when asked for, else hours up to 48 h and days beyond. */
+export function planOverview(range: Range, tz: string, interval: Interval | null = null): OverviewPlan {
+  const g = interval ?? granularity(range);
   const starts = bucketStarts(range, tz, g);
   const boundaries = [range.from, ...starts.slice(1), range.to].map((s) => s * 1000);
   return { range, previous: previousRange(range, tz), granularity: g, starts, boundaries };

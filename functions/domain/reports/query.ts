@@ -4,8 +4,8 @@
  */
 import { parseFilter } from './filter.ts';
 import type { FilterClause } from './filter.ts';
-import { parseNumber, parseRange, parseTimezone } from './time.ts';
-import type { Range } from './time.ts';
+import { INTERVALS, parseNumber, parseRange, parseTimezone } from './time.ts';
+import type { Interval, Range } from './time.ts';
 
 export const BREAKDOWN_DIMS = [
   'pages',
@@ -127,4 +127,12 @@ export function parseReportQuery(query: Readonly<Record<string, string | undefin
   const filters = parseFilter(query.filter);
   if (filters === null) return { ok: false, error: INVALID_FILTER };
   return { ok: true, range, tz, filters };
+}
+
+export const INVALID_INTERVAL = 'interval must be day, week or month';
+
+/** The overview's `interval`: null when absent (the range decides), or INVALID_INTERVAL. */
+export function parseInterval(raw: string | undefined): { ok: true; interval: Interval | null } | { ok: false; error: typeof INVALID_INTERVAL } {
+  if (raw === undefined) return { ok: true, interval: null };
+  return (INTERVALS as readonly string[]).includes(raw) ? { ok: true, interval: raw as Interval } : { ok: false, error: INVALID_INTERVAL };
 }

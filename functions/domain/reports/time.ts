@@ -9,7 +9,10 @@
  */
 
 export type Range = { from: number; to: number };
-export type Granularity = 'hour' | 'day';
+export type Granularity = 'hour' | 'day' | 'week' | 'month';
+/** The buckets an owner may ask the overview for (`interval`); without one, hours up to 48 h, else days. */
+export const INTERVALS = ['day', 'week', 'month'] as const;
+export type Interval = (typeof INTERVALS)[number];
 
 export interface LocalParts {
   year: number;
@@ -284,21 +287,27 @@ export function granularity(range: Range): Granularity {
   return range.to - range.from <= HOURLY_MAX_SECONDS ? 'hour' : 'day';
 }
 
+/** Days since the Monday of a calendar date's ISO week (1970-01-01, day 0, was a Thursday). */
+const daysSinceMonday = (y: number, m: number, d: number): number => (((dayNumber(y, m, d) + 3) % 7) + 7) % 7;
+
 /**
- * Start of the bucket containing `ts`: the local clock hour (hour) or the
- * local calendar day (day) in `tz`.
+ * Start of the bucket containing `ts` in `tz`: the local clock hour, the local
+ * calendar day, the local Monday of its ISO week, or the local 1st of its month.
  */
 export function bucketOf(ts: number, tz: string, g: Granularity): number {
   const t = Math.floor(ts);
   if (g === 'hour') return hourStart(tz, t);
   const p = localParts(tz, t);
-  return dayStart(tz, p.year, p.month, p.day);
+  if (g === 'week') return dayStart(tz, p.year, p.month, p.day - daysSinceMonday(p.year, p.month, p.day));
+  return dayStart(tz, p.year, p.month, g === 'month' ? 1 : p.day);
 }
 
 /** End (exclusive) of the bucket containing `start`: the next bucket's start. */
 export function bucketEnd(start: number, tz: string, g: Granularity): number {
   const t = Math.floor(start);
   const p = localParts(tz, t);
+  if (g === 'week') return dayStart(tz, p.year, p.month, p.day + 7);
+  if (g === 'month') return dayStart(tz, p.year, p.month + 1, 1);
   const offset = wallSeconds(p.year, p.month, p.day, p.hour, p.minute, p.second) - t;
   if (g === 'day') {
     // From a local midnight, the next one is a day later when the offset is the same then (at

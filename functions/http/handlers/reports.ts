@@ -6,7 +6,7 @@
 import { InvalidInputError, UnknownDimensionError } from '#domain/errors.ts';
 import { compareSites, isVerified } from '#domain/site.ts';
 import { registrationOf } from '#domain/registration.ts';
-import { INVALID_TIMEZONE, parseBreakdownDim, parseBreakdownLimit, parseReportQuery, parseSummaryLimit } from '#domain/reports/query.ts';
+import { INVALID_TIMEZONE, parseBreakdownDim, parseInterval, parseBreakdownLimit, parseReportQuery, parseSummaryLimit } from '#domain/reports/query.ts';
 import { parseTimezone } from '#domain/reports/time.ts';
 import type { SiteRecord } from '#ports/registry.ts';
 import { getBreakdown, getOverview, getOverviewSummary, getRetention, getSitesSummary, type ReportRequest } from '#reports/reports.ts';
@@ -49,7 +49,9 @@ async function reportRequest(req: ApiRequest, options: { ignoreTz?: boolean } = 
 
 async function overview(req: ApiRequest) {
   const { q, owner } = await reportRequest(req);
-  return statsResponse(await getOverview(req.services.reports, q), owner);
+  const interval = parseInterval(req.query.interval);
+  if (!interval.ok) throw new InvalidInputError(interval.error);
+  return statsResponse(await getOverview(req.services.reports, q, interval.interval), owner);
 }
 
 async function overviewSummary(req: ApiRequest) {
