@@ -3,15 +3,15 @@
  * stack creates API Gateway routes from it, the local server dispatches from
  * it, and the OpenAPI document is generated from it.
  */
-import type { z } from 'zod';
 import * as s from './schemas.ts';
 import { outboundRoute } from './outbound-route.ts';
 import { createRouteMatcher, matchPath } from './route-match.ts';
-import { refusals, invalidInput, signIn, scoped, idOnly, rateLimited, checksRateLimited, siteReader, reportQuery, type Refusable, type ResponseDef, type RouteDef } from './route-def.ts';
+import { refusals, invalidInput, signIn, scoped, idOnly, rateLimited, checksRateLimited, siteReader, type Refusable, type ResponseDef, type RouteDef } from './route-def.ts';
 import { apiAnalyticsRoutes } from './api-routes.ts';
 import { goalRoutes } from './goal-routes.ts';
 import { digestRoutes } from './digest-routes.ts';
 import { liveRoutes } from './live-routes.ts';
+import { reportRoutes } from './report-routes.ts';
 import {
   ClaimOvertakenError,
   ClaimRecordMissingError,
@@ -21,7 +21,6 @@ import {
   InvalidKindError,
   KeyLimitError,
   KeysForbiddenError,
-  NotAvailableOnStoreError,
   NotCancellableError,
   NoActiveClaimError,
   NotRetryableError,
@@ -29,7 +28,6 @@ import {
   PublicNeedsVerificationError,
   SelfRevokeOnlyError,
   SiteLimitError,
-  UnknownDimensionError,
   UnknownImportError,
   UnknownKeyError,
   UnknownSiteError,
@@ -40,7 +38,6 @@ import { KEY_REQUEST_ERRORS } from '#domain/auth.ts';
 import { HOSTNAME_ERRORS } from '#domain/hostname.ts';
 import { IMPORT_REQUEST_ERRORS, RETRY_CREDENTIAL_ERRORS } from '#domain/imports/create-request.ts';
 import { SOURCE_ERROR_FORMS } from '#domain/imports/source.ts';
-import { INVALID_INTERVAL, INVALID_TIMEZONE, REPORT_QUERY_ERRORS } from '#domain/reports/query.ts';
 import { SETTINGS_ERRORS } from '#domain/site.ts';
 
 export { matchPath };
@@ -275,60 +272,6 @@ const collectorRoutes: RouteDef[] = [
   },
 ];
 
-interface StatsOptions {
-  query?: Record<string, string>;
-  /** Owners' and non-owners' reads alike are no-store when false. */
-  edgeCached?: boolean;
-  /** Refusals beyond the common query errors. */
-  errors?: readonly Refusable[];
-}
-const stats = (path: string, summary: string, schema: z.ZodType, { query = {}, edgeCached = true, errors = [] }: StatsOptions = {}): RouteDef => ({
-  method: 'GET',
-  path,
-  group: 'reports',
-  auth: 'site',
-  scope: 'read',
-  summary: `${summary} Public for verified public sites${edgeCached ? ' (Cache-Control: public, max-age=60 for non-owners)' : ''}.`,
-  query: { ...reportQuery, ...query },
-  responses: {
-    200: { description: 'report', schema },
-    // A report the deployment's event store does not answer (a Timestream deployment, README): 501.
-    ...refusals(invalidInput(REPORT_QUERY_ERRORS), ...errors, ...siteReader, UnverifiedOwnerError, NotAvailableOnStoreError),
-  },
-});
-
-const reportRoutes: RouteDef[] = [
-  stats('/api/sites/{hostname}/overview', 'Totals, previous period, zero-filled series, forecast and live count.', s.Overview, {
-    query: {
-      interval:
-        'The series buckets: day, week (local Mondays) or month (the local 1st), each bucket’s visitors distinct within it. ' +
-        'Default: hours for ranges up to 48 hours, else days',
-    },
-    errors: [invalidInput([INVALID_INTERVAL])],
-  }),
-  stats('/api/sites/{hostname}/overview/summary', 'Event totals and top events, devices, browsers, OS, and live top pages.', s.OverviewSummary, {
-    query: { limit: 'List length: default 5, clamped to 1..20, fractions round down; zero or non-numeric give 5' },
-  }),
-  stats('/api/sites/{hostname}/breakdown', 'Rows for one dimension, by value descending then name.', s.Breakdown, {
-    query: {
-      dim: 'Required: pages, entry_pages, referrers, sources, utm_sources, utm_mediums, utm_campaigns, utm_terms, utm_contents, countries, devices, browsers, os, languages, screens, events',
-      limit: 'Default 10, clamped to 1..1000',
-      tz: 'Ignored',
-    },
-    errors: [UnknownDimensionError],
-  }),
-  stats('/api/sites/{hostname}/retention', 'Engagement retention: share of pageviews lasting or scrolling at least each threshold.', s.Retention, { edgeCached: false }),
-  {
-    method: 'GET',
-    path: '/api/sites/summary',
-    group: 'reports',
-    auth: 'account',
-    scope: 'read',
-    summary: 'Every verified website and API site of the caller with sparse daily rollups from a rolling 31-day cutoff and a live count.',
-    query: { tz: 'IANA timezone of the days; default UTC' },
-    responses: { 200: { description: 'summary', schema: s.SitesSummary }, ...refusals(invalidInput([INVALID_TIMEZONE]), ...scoped('read'), NotAvailableOnStoreError) },
-  },
-];
 
 const importJobErrors: readonly Refusable[] = [...idOnly, UnknownSiteError, UnknownImportError];
 
