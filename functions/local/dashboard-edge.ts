@@ -75,7 +75,8 @@ type SessionRoute = (body: Buffer, headers: Record<string, string | undefined>) 
 /**
  * The local sign-in's routes, POST only and with the page's session header:
  *   /dashboard/login: a login link's code starts a session (its cookie) and gives a first token;
- *   /dashboard/session: the session's cookie gives a new short-lived token (each tab, as it needs one);
+ *   /dashboard/session: the session's cookie gives a new short-lived token (each tab, as it needs one),
+ *     or 204 without one when there is no session;
  *   /dashboard/logout: ends the session (every tab's next trade fails) and clears the cookie.
  */
 function sessionRoutesOf(signIn: LocalSignIn, clock: Clock): Record<string, SessionRoute> {
@@ -96,10 +97,8 @@ function sessionRoutesOf(signIn: LocalSignIn, clock: Clock): Record<string, Sess
     '/dashboard/session': async (_, headers) => {
       const id = sessionIdOf(headers.cookie);
       const sub = id === null ? null : await signIn.sessions.find(sessionHash(id), now());
-      if (sub !== null) return token(sub);
-      const refused = errorResponse(new SignInRequiredError());
-      Object.assign(refused.headers, cleared);
-      return refused;
+      // No session is an ordinary answer (a tab that never signed in asks first): 204, not an error.
+      return sub !== null ? token(sub) : { statusCode: 204, headers: { 'Cache-Control': 'no-store', ...cleared }, body: '' };
     },
     '/dashboard/logout': async (_, headers) => {
       const id = sessionIdOf(headers.cookie);

@@ -276,6 +276,46 @@ describe('a site with traffic from latest.js', () => {
     await screenshots(owner, 'overview');
   }, 60_000);
 
+  it('charts what was observed: nothing after now, the running bucket as observed with its forecast apart, a year by months, the previous period beside', async () => {
+    const rowsOf = () =>
+      owner
+        .getByTestId('series')
+        .locator('tbody tr')
+        .evaluateAll((rows: Any[]) => rows.map((r) => [Number(r.dataset.t), ...[...r.querySelectorAll('td')].map((td: Any) => Number(td.dataset.value))]));
+    const asked: string[] = [];
+    owner.on('request', (r) => {
+      if (r.url().includes(`/api/sites/${site}/overview?`)) asked.push(r.url());
+    });
+    await owner.goto(`${svc.url}/sites/${site}?period=today`);
+    await owner.getByTestId('pageviews').waitFor();
+    await owner.waitForFunction(() => document.querySelector('[data-testid="pageviews"] .stat-value')?.textContent === '3');
+    const today = new URL(asked.at(0) as string).searchParams;
+    const api_ = await api(`/api/sites/${site}/overview?from=${today.get('from')}&to=${today.get('to')}&tz=UTC`);
+    const now = Date.now() / 1000;
+    const begun = api_.series.filter((p: Any) => p.t <= now).map((p: Any) => [p.t, p.pageviews, p.visitors]);
+    expect(begun.length).toBeLessThan(api_.series.length + (new Date().getUTCHours() === 23 ? 1 : 0));
+    expect(await rowsOf()).toEqual(begun);
+    // The last point is the running hour as observed, not its forecast.
+    expect((await rowsOf()).at(-1)).toEqual(begun.at(-1));
+    // The previous period is asked for too (its own range, the same buckets).
+    await owner.waitForFunction(() => document.querySelector('.forecast')?.textContent?.includes('previous period'));
+    expect(asked.some((u) => new URL(u).searchParams.get('from') === String(api_.previous_range.from))).toBe(true);
+
+    asked.length = 0;
+    await owner.goto(`${svc.url}/sites/${site}?period=12mo`);
+    await owner.getByTestId('pageviews').waitFor();
+    await owner.waitForFunction(() => document.querySelector('[data-testid="series"] caption')?.textContent === 'Pageviews and visitors per month');
+    expect(new URL(asked[0] as string).searchParams.get('interval')).toBe('month');
+    const months = await rowsOf();
+    expect(months.length).toBeGreaterThanOrEqual(12);
+    expect(months.length).toBeLessThanOrEqual(13);
+    expect(months.at(-1)?.[1]).toBe(3);
+    await owner.getByLabel('Chart by').selectOption('week');
+    await owner.waitForURL((url) => url.searchParams.get('interval') === 'week');
+    await owner.waitForFunction(() => document.querySelector('[data-testid="series"] caption')?.textContent === 'Pageviews and visitors per week');
+    await screenshots(owner, 'chart-weeks');
+  }, 60_000);
+
   it('a click on a page row filters the view: the filter is in the URL and the numbers are the filtered ones', async () => {
     await owner.goto(`${svc.url}/sites/${site}`);
     await owner.getByTestId('breakdown-pages').getByRole('button', { name: '/pricing' }).click();

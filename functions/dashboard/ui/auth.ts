@@ -67,7 +67,7 @@ function keepToken(token: string) {
 export async function renewToken(): Promise<string | null> {
   if ((await loadConfig()).signIn.type !== 'local') return null;
   const r = await fetch('/dashboard/session', { method: 'POST', headers: SESSION_HEADERS, cache: 'no-store' }).catch(() => null);
-  if (!r?.ok) return null;
+  if (r?.status !== 200) return null;
   const { id_token } = (await r.json()) as { id_token: string };
   keepToken(id_token);
   return id_token;

@@ -30,7 +30,11 @@ export function formatChange(current: number | null, previous: number | null): s
 /** A bucket start (Unix seconds) as the chart's axis and tooltips show it, in `tz`. */
 export function formatBucket(t: number, tz: string, granularity: string): string {
   const options: Intl.DateTimeFormatOptions =
-    granularity === 'hour' ? { timeZone: tz, hour: '2-digit', minute: '2-digit', day: 'numeric', month: 'short' } : { timeZone: tz, day: 'numeric', month: 'short', year: 'numeric' };
+    granularity === 'hour'
+      ? { timeZone: tz, hour: '2-digit', minute: '2-digit', day: 'numeric', month: 'short' }
+      : granularity === 'month'
+        ? { timeZone: tz, month: 'short', year: 'numeric' }
+        : { timeZone: tz, day: 'numeric', month: 'short', year: 'numeric' };
   return new Intl.DateTimeFormat(undefined, options).format(t * 1000);
 }
 

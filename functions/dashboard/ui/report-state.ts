@@ -5,7 +5,7 @@
  * server's own (domain/reports/time.ts), so the days match its buckets.
  */
 import { formatFilter, parseFilter, type FilterClause } from '#domain/reports/filter.ts';
-import { isValidTimezone, localParts, zonedToUnix, type Range } from '#domain/reports/time.ts';
+import { INTERVALS, isValidTimezone, localParts, zonedToUnix, type Interval, type Range } from '#domain/reports/time.ts';
 
 export const PERIODS = ['today', 'yesterday', '7d', '30d', 'month', '12mo', 'custom'] as const;
 export type Period = (typeof PERIODS)[number];
@@ -31,6 +31,8 @@ export interface ReportState {
   to: Day | null;
   tz: string;
   filters: FilterClause[];
+  /** The chart's buckets when chosen; otherwise the period decides (chartInterval). */
+  interval?: Interval | null;
 }
 
 const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -114,7 +116,8 @@ export function readState(search: URLSearchParams, defaultTz: string): ReportSta
   const to = search.get('to');
   const customOk = parseDay(from) !== null && parseDay(to) !== null && (from as Day) <= (to as Day) && daysBetween(from as Day, to as Day) <= MAX_DAYS;
   if (period === 'custom' && !customOk) period = DEFAULT_PERIOD;
-  return { period, from: period === 'custom' ? from : null, to: period === 'custom' ? to : null, tz, filters };
+  const interval = (INTERVALS as readonly string[]).includes(search.get('interval') ?? '') ? (search.get('interval') as Interval) : null;
+  return { period, from: period === 'custom' ? from : null, to: period === 'custom' ? to : null, tz, filters, interval };
 }
 
 /** The query string of a state (without `?`): only what differs from the defaults. */
@@ -127,8 +130,22 @@ export function writeState(state: ReportState, defaultTz: string): string {
   }
   if (state.tz !== defaultTz) q.set('tz', state.tz);
   if (state.filters.length > 0) q.set('filter', formatFilter(state.filters));
+  if (state.interval) q.set('interval', state.interval);
   return q.toString();
 }
+
+/**
+ * The chart's buckets: the chosen interval, else weeks past 31 days and months past 92 (a year
+ * reads as 12 months, not 365 points), else the API's own (hours up to 48 h, days).
+ */
+export function chartInterval(state: ReportState, nowSeconds: number): Interval | null {
+  if (state.interval) return state.interval;
+  const { from, to } = stateDays(state, nowSeconds);
+  const days = daysBetween(from, to);
+  return days > 92 ? 'month' : days > 31 ? 'week' : null;
+}
+
+export const INTERVAL_LABELS: Record<Interval, string> = { day: 'Days', week: 'Weeks', month: 'Months' };
 
 /** The report query of the API for a state: from, to, tz and filter. */
 export function apiQuery(state: ReportState, nowSeconds: number): URLSearchParams {

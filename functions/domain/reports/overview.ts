@@ -61,10 +61,11 @@ export function zeroFilledSeries(plan: OverviewPlan, rows: readonly TrafficRow[]
   });
 }
 
+/** The running bucket's forecast: the bucket holding now (the last one, or an earlier one of a range reaching past now, as "today"). */
 export function forecastOf(plan: OverviewPlan, series: readonly SeriesItem[], tz: string, nowSeconds: number): Forecast | null {
-  const last = series[series.length - 1];
-  if (!last) return null;
-  return forecastFor(last.t, bucketEnd(last.t, tz, plan.granularity), nowSeconds, last);
+  const running = series.findLast((p) => p.t <= nowSeconds);
+  if (!running) return null;
+  return forecastFor(running.t, bucketEnd(running.t, tz, plan.granularity), nowSeconds, running);
 }
 
 /** YYYY-MM-DD of a Unix second in tz. */

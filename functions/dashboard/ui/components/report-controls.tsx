@@ -1,7 +1,8 @@
-/** Period (presets or custom days), timezone, and the filters as removable chips. */
+/** Period (presets or custom days), the chart's buckets, timezone, and the filters as removable chips. */
 import { useState } from 'preact/hooks';
 import { FieldError } from './panel.tsx';
-import { browserTimezone, FILTER_LABELS, MAX_DAYS, PERIOD_LABELS, PERIODS, daysBetween, stateDays, withoutFilter, type Period, type ReportState } from '../report-state.ts';
+import { browserTimezone, FILTER_LABELS, INTERVAL_LABELS, MAX_DAYS, PERIOD_LABELS, PERIODS, daysBetween, stateDays, withoutFilter, type Period, type ReportState } from '../report-state.ts';
+import { INTERVALS, type Interval } from '#domain/reports/time.ts';
 
 const OP_TEXT = { eq: 'is', neq: 'is not', contains: 'contains' } as const;
 
@@ -31,6 +32,17 @@ export function ReportControls({ state, setState, valueNames = {} }: { state: Re
             {PERIODS.map((p) => (
               <option key={p} value={p}>
                 {PERIOD_LABELS[p]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="control">
+          <span>Chart by</span>
+          <select value={state.interval ?? ''} onChange={(e) => setState({ ...state, interval: ((e.currentTarget as HTMLSelectElement).value || null) as Interval | null })}>
+            <option value="">Automatic</option>
+            {INTERVALS.map((i) => (
+              <option key={i} value={i}>
+                {INTERVAL_LABELS[i]}
               </option>
             ))}
           </select>

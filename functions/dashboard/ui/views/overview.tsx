@@ -12,7 +12,7 @@ import { BreakdownList, type BreakdownRow } from '../components/breakdown.tsx';
 import { TrafficChart, type Forecast, type SeriesPoint } from '../components/traffic-chart.tsx';
 import { ReportControls } from '../components/report-controls.tsx';
 import { formatChange, formatDuration, formatNumber } from '../format.ts';
-import { apiQuery, withFilter, type ReportState } from '../report-state.ts';
+import { apiQuery, chartInterval, withFilter, type ReportState } from '../report-state.ts';
 import { EventMetadata, OutboundLinks } from './event-metadata.tsx';
 import { GoalSummary, useGoalNames } from './goals.tsx';
 import { LivePanel } from './live.tsx';
@@ -31,6 +31,7 @@ interface Overview {
   forecast: Forecast | null;
   live: number;
   granularity: string;
+  previous_range: { from: number; to: number };
 }
 
 /** A panel's choices: the breakdown dimension, its label, and the filter a row sets (none for screens). */
@@ -130,9 +131,25 @@ function BreakdownPanel({ hostname, query, choices, title, signedIn, onFilter, o
   );
 }
 
+/** The overview's query: the report's, with the chart's buckets. */
+function overviewQuery(state: ReportState, nowSeconds: number, range?: { from: number; to: number }): string {
+  const q = apiQuery(state, nowSeconds);
+  if (range) {
+    q.set('from', String(range.from));
+    q.set('to', String(range.to));
+  }
+  const interval = chartInterval(state, nowSeconds);
+  if (interval) q.set('interval', interval);
+  return q.toString();
+}
+
 export function OverviewView({ hostname, state, setState, signedIn }: { hostname: string; state: ReportState; setState: (s: ReportState) => void; signedIn: boolean }) {
-  const query = apiQuery(state, Date.now() / 1000).toString();
-  const overview = useApi<Overview>(`${sitePath(hostname)}/overview?${query}`, signedIn);
+  const now = Date.now() / 1000;
+  const query = apiQuery(state, now).toString();
+  const overview = useApi<Overview>(`${sitePath(hostname)}/overview?${overviewQuery(state, now)}`, signedIn);
+  // The previous period's series, bucket for bucket, for the chart's comparison lines.
+  const previousRange = overview.data?.previous_range;
+  const previous = useApi<Overview>(previousRange ? `${sitePath(hostname)}/overview?${overviewQuery(state, now, previousRange)}` : null, signedIn);
   const addFilter = (dim: FilterDim, value: string) => setState(withFilter(state, { dim, op: 'eq', value }));
   const [event, setEvent] = useState<string | null>(null);
   const goalNames = useGoalNames(hostname, signedIn);
@@ -150,7 +167,7 @@ export function OverviewView({ hostname, state, setState, signedIn }: { hostname
                 <Stat testId="scroll" label="Scroll depth" value={o.totals.avg_scroll === null ? '—' : `${o.totals.avg_scroll}%`} />
                 <Stat testId="live" label="Live now" value={formatNumber(o.live)} />
               </dl>
-              <TrafficChart series={o.series} forecast={o.forecast} tz={state.tz} granularity={o.granularity} />
+              <TrafficChart series={o.series} forecast={o.forecast} tz={state.tz} granularity={o.granularity} previous={previous.data?.series ?? []} />
             </>
           )}
         </Load>
