@@ -46,6 +46,30 @@ export function chartData(series: readonly SeriesPoint[], forecast: Forecast | n
 const shown = (v: number | null) => (v === null ? '' : formatNumber(Math.round(v)));
 const ghostPoints = { show: true, size: 8, width: 2, fill: '#ffffff' };
 
+/** uPlot's options: the observed pair, the forecast's ghost points, the previous period faint; the legend's values only while hovering. */
+function chartOptions(el: HTMLDivElement, tz: string, granularity: string): uPlot.Options {
+  return {
+    width: el.clientWidth || 600,
+    height: 240,
+    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), tz),
+    cursor: { points: { size: 6 } },
+    legend: { show: true, live: true },
+    scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(4, max * 1.1)] } },
+    axes: [{ stroke: '#374151' }, { stroke: '#374151', size: 56, values: (_u, ticks) => ticks.map((v) => formatNumber(v)) }],
+    series: [
+      { value: (_u, v) => (v === null ? '' : formatBucket(v, tz, granularity)) },
+      { label: 'Pageviews', stroke: PAGEVIEWS, width: 2, fill: 'rgba(29, 78, 216, 0.08)', value: (_u, v) => shown(v) },
+      { label: 'Visitors', stroke: VISITORS, width: 2, value: (_u, v) => shown(v) },
+      { label: 'Pageviews forecast', stroke: PAGEVIEWS, width: 0, points: ghostPoints, paths: () => null, value: (_u, v) => shown(v) },
+      { label: 'Visitors forecast', stroke: VISITORS, width: 0, points: ghostPoints, paths: () => null, value: (_u, v) => shown(v) },
+      { label: 'Pageviews before', stroke: 'rgba(29, 78, 216, 0.35)', width: 1, dash: [4, 4], points: { show: false }, value: (_u, v) => shown(v) },
+      { label: 'Visitors before', stroke: 'rgba(4, 120, 87, 0.35)', width: 1, dash: [4, 4], points: { show: false }, value: (_u, v) => shown(v) },
+    ],
+    // The legend's values only while the pointer is on a bucket.
+    hooks: { setCursor: [(u) => el.classList.toggle('hovering', u.cursor.idx !== null && u.cursor.idx !== undefined)] },
+  };
+}
+
 export function TrafficChart({ series, forecast, tz, granularity, previous = [], nowSeconds = Date.now() / 1000 }: {
   series: readonly SeriesPoint[];
   forecast: Forecast | null;
@@ -59,26 +83,7 @@ export function TrafficChart({ series, forecast, tz, granularity, previous = [],
   useEffect(() => {
     const el = box.current;
     if (!el) return;
-    const opts: uPlot.Options = {
-      width: el.clientWidth || 600,
-      height: 240,
-      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), tz),
-      cursor: { points: { size: 6 } },
-      legend: { show: true, live: true },
-      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(4, max * 1.1)] } },
-      axes: [{ stroke: '#374151' }, { stroke: '#374151', size: 56, values: (_u, ticks) => ticks.map((v) => formatNumber(v)) }],
-      series: [
-        { value: (_u, v) => (v === null ? '' : formatBucket(v, tz, granularity)) },
-        { label: 'Pageviews', stroke: PAGEVIEWS, width: 2, fill: 'rgba(29, 78, 216, 0.08)', value: (_u, v) => shown(v) },
-        { label: 'Visitors', stroke: VISITORS, width: 2, value: (_u, v) => shown(v) },
-        { label: 'Pageviews forecast', stroke: PAGEVIEWS, width: 0, points: ghostPoints, paths: () => null, value: (_u, v) => shown(v) },
-        { label: 'Visitors forecast', stroke: VISITORS, width: 0, points: ghostPoints, paths: () => null, value: (_u, v) => shown(v) },
-        { label: 'Pageviews before', stroke: 'rgba(29, 78, 216, 0.35)', width: 1, dash: [4, 4], points: { show: false }, value: (_u, v) => shown(v) },
-        { label: 'Visitors before', stroke: 'rgba(4, 120, 87, 0.35)', width: 1, dash: [4, 4], points: { show: false }, value: (_u, v) => shown(v) },
-      ],
-      // The legend's values only while the pointer is on a bucket.
-      hooks: { setCursor: [(u) => el.classList.toggle('hovering', u.cursor.idx !== null && u.cursor.idx !== undefined)] },
-    };
+    const opts = chartOptions(el, tz, granularity);
     const plot = new uPlot(opts, chartData(series, forecast, nowSeconds, previous), el);
     const resize = new ResizeObserver(() => plot.setSize({ width: el.clientWidth, height: 240 }));
     resize.observe(el);
