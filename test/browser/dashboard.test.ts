@@ -378,9 +378,10 @@ describe('a site with traffic from latest.js', () => {
     expect(errors).toEqual([]);
   }, 120_000);
 
-  it('every view has no WCAG 2 AA error (HTML_CodeSniffer) and is captured at 1280 and 360 px', async () => {
+  it.each(['light', 'dark'] as const)('every view has no WCAG 2 AA error (HTML_CodeSniffer) in %s mode and is captured at 1280 and 360 px', async (colorScheme) => {
     // The checker is injected as an inline script, which the dashboard's CSP rightly forbids: this context bypasses it.
-    const context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC', bypassCSP: true, viewport: { width: 1280, height: 900 } });
+    const context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC', bypassCSP: true, viewport: { width: 1280, height: 900 }, colorScheme });
+    const shot = (name: string) => screenshots(page, colorScheme === 'dark' ? `${name}-dark` : name);
     const page = await context.newPage();
     // The checker finds what it should: an image without text and a field without a label.
     pages.set('/inaccessible', html('', '<img src="x.png"><input type="text">'));
@@ -389,15 +390,16 @@ describe('a site with traffic from latest.js', () => {
     await page.goto(`${svc.url}/login`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     const found: Record<string, string[]> = { login: await accessibilityErrors(page) };
-    await screenshots(page, 'login');
+    await shot('login');
     await page.goto(await loginLink(OWNER));
     await page.getByRole('heading', { name: 'Sites', exact: true }).waitFor();
     await page.getByTestId(`site-${site}`).waitFor();
     for (const [name, path, heading] of ownerViews(site)) {
       await openView(page, path, heading);
       found[name] = await accessibilityErrors(page);
-      await screenshots(page, name);
+      await shot(name);
     }
+    expect(await page.evaluate(() => window.getComputedStyle(document.documentElement).backgroundColor)).toBe(colorScheme === 'dark' ? 'rgb(17, 24, 39)' : 'rgb(243, 244, 246)');
     await context.close();
     expect(found).toEqual({ login: [], sites: [], overview: [], retention: [], imports: [], settings: [] });
   }, 120_000);

@@ -4,6 +4,7 @@
  * and latency charts. Null values are gaps.
  */
 import { useEffect, useRef } from 'preact/hooks';
+import { paletteColor } from './palette.ts';
 import uPlot from 'uplot';
 import { formatBucket } from '../format.ts';
 
@@ -22,13 +23,14 @@ export function LineChart({ t, lines, tz, granularity, caption, testId }: { t: r
     const el = box.current;
     if (!el) return;
     const right = lines.some((l) => l.right);
+    const axis = paletteColor('--axis', '#374151');
     const opts: uPlot.Options = {
       width: el.clientWidth || 600,
       height: 220,
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), tz),
       legend: { show: true },
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] }, r: { range: (_u, _min, max) => [0, Math.max(0.05, max * 1.1)] } },
-      axes: [{ stroke: '#374151' }, { stroke: '#374151', size: 56 }, ...(right ? [{ stroke: '#374151', side: 1 as const, scale: 'r', size: 56, grid: { show: false } }] : [])],
+      axes: [{ stroke: axis }, { stroke: axis, size: 56 }, ...(right ? [{ stroke: axis, side: 1 as const, scale: 'r', size: 56, grid: { show: false } }] : [])],
       series: [
         { value: (_u, v) => (v === null ? '—' : formatBucket(v, tz, granularity)) },
         ...lines.map((l) => ({ label: l.label, stroke: l.color, width: 2, scale: l.right ? 'r' : 'y', value: (_u: uPlot, v: number | null) => (v === null ? '—' : l.format(v)) })),

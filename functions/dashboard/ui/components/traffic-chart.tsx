@@ -11,6 +11,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { formatBucket, formatNumber } from '../format.ts';
+import { paletteColor } from './palette.ts';
 
 export interface SeriesPoint {
   t: number;
@@ -24,8 +25,7 @@ export interface Forecast {
   visitors: number;
 }
 
-const PAGEVIEWS = '#1d4ed8';
-const VISITORS = '#047857';
+
 const BUCKET_NAMES: Record<string, string> = { hour: 'Hour', day: 'Day', week: 'Week of', month: 'Month' };
 
 /** The buckets that have begun by `nowSeconds` (future ones hold nothing yet, not zero). */
@@ -44,10 +44,11 @@ export function chartData(series: readonly SeriesPoint[], forecast: Forecast | n
 }
 
 const shown = (v: number | null) => (v === null ? '' : formatNumber(Math.round(v)));
-const ghostPoints = { show: true, size: 8, width: 2, fill: '#ffffff' };
+const ghostPoints = { show: true, size: 8, width: 2, fill: 'transparent' };
 
 /** uPlot's options: the observed pair, the forecast's ghost points, the previous period faint; the legend's values only while hovering. */
 function chartOptions(el: HTMLDivElement, tz: string, granularity: string): uPlot.Options {
+  const [PAGEVIEWS, VISITORS, axis] = [paletteColor('--accent', '#1d4ed8'), paletteColor('--ok', '#047857'), paletteColor('--axis', '#374151')];
   return {
     width: el.clientWidth || 600,
     height: 240,
@@ -55,15 +56,15 @@ function chartOptions(el: HTMLDivElement, tz: string, granularity: string): uPlo
     cursor: { points: { size: 6 } },
     legend: { show: true, live: true },
     scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(4, max * 1.1)] } },
-    axes: [{ stroke: '#374151' }, { stroke: '#374151', size: 56, values: (_u, ticks) => ticks.map((v) => formatNumber(v)) }],
+    axes: [{ stroke: axis }, { stroke: axis, size: 56, values: (_u, ticks) => ticks.map((v) => formatNumber(v)) }],
     series: [
       { value: (_u, v) => (v === null ? '' : formatBucket(v, tz, granularity)) },
-      { label: 'Pageviews', stroke: PAGEVIEWS, width: 2, fill: 'rgba(29, 78, 216, 0.08)', value: (_u, v) => shown(v) },
+      { label: 'Pageviews', stroke: PAGEVIEWS, width: 2, fill: `${PAGEVIEWS}14`, value: (_u, v) => shown(v) },
       { label: 'Visitors', stroke: VISITORS, width: 2, value: (_u, v) => shown(v) },
       { label: 'Pageviews forecast', stroke: PAGEVIEWS, width: 0, points: ghostPoints, paths: () => null, value: (_u, v) => shown(v) },
       { label: 'Visitors forecast', stroke: VISITORS, width: 0, points: ghostPoints, paths: () => null, value: (_u, v) => shown(v) },
-      { label: 'Pageviews before', stroke: 'rgba(29, 78, 216, 0.35)', width: 1, dash: [4, 4], points: { show: false }, value: (_u, v) => shown(v) },
-      { label: 'Visitors before', stroke: 'rgba(4, 120, 87, 0.35)', width: 1, dash: [4, 4], points: { show: false }, value: (_u, v) => shown(v) },
+      { label: 'Pageviews before', stroke: `${PAGEVIEWS}59`, width: 1, dash: [4, 4], points: { show: false }, value: (_u, v) => shown(v) },
+      { label: 'Visitors before', stroke: `${VISITORS}59`, width: 1, dash: [4, 4], points: { show: false }, value: (_u, v) => shown(v) },
     ],
     // The legend's values only while the pointer is on a bucket.
     hooks: { setCursor: [(u) => el.classList.toggle('hovering', u.cursor.idx !== null && u.cursor.idx !== undefined)] },
