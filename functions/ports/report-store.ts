@@ -79,8 +79,8 @@ export interface ReportStore {
    * whole-range row per site (bucket null); buckets without rows are absent.
    */
   traffic(scope: TrafficScope): Promise<TrafficRow[]>;
-  /** Distinct visitor hashes with a non-bot pageview or event since `since`. */
-  liveVisitors(sites: readonly SiteRef[], since: number): Promise<Map<string, number>>;
+  /** Distinct visitor hashes with a non-bot pageview or event since `since`, under `filters` (none: every one). */
+  liveVisitors(sites: readonly SiteRef[], since: number, filters?: readonly FilterClause[]): Promise<Map<string, number>>;
   breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]>;
   /** Several label breakdowns of one scope (the summary's tech lists), each as `breakdown` answers it; a store may read them in one pass. */
   breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>>;

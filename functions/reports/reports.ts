@@ -48,6 +48,12 @@ const trafficOf = (sites: readonly SiteRef[], boundaries: readonly number[], fil
   filters: withGoalWindow(filters, boundaries[0] as number, boundaries[boundaries.length - 1] as number),
 });
 
+/** Live visitors under the report's filters (a goal clause counts conversions within the live window). */
+function liveUnder(store: ReportStore, sites: readonly SiteRef[], q: ReportRequest) {
+  const since = (q.now - LIVE_WINDOW_SECONDS) * 1000;
+  return store.liveVisitors(sites, since, withGoalWindow(q.filters, since, q.now * 1000 + 1));
+}
+
 /** `interval`: the buckets asked for (week, month…), or null for the range's own (hours up to 48 h, else days). */
 export async function getOverview(store: ReportStore, q: ReportRequest, interval: Interval | null = null) {
   const plan = planOverview(q.range, q.tz, interval);
@@ -55,7 +61,7 @@ export async function getOverview(store: ReportStore, q: ReportRequest, interval
   const [current, previous, live] = await Promise.all([
     store.traffic(trafficOf(sites, plan.boundaries, q.filters)),
     store.traffic(trafficOf(sites, [plan.previous.from * 1000, plan.previous.to * 1000], q.filters)),
-    store.liveVisitors(sites, (q.now - LIVE_WINDOW_SECONDS) * 1000),
+    liveUnder(store, sites, q),
   ]);
   const items = zeroFilledSeries(plan, current);
   return {

@@ -408,6 +408,13 @@ export function reportContract(store: StoreUnderTest): void {
       ]);
       const o = await getOverview(a.reports, q(s, now - D, now + 1, 'UTC', [], now));
       expect(o.live).toBe(2);
+      // Live visitors under the report's filters, as every other number of the overview.
+      const onNow = await getOverview(a.reports, q(s, now - D, now + 1, 'UTC', [{ dim: 'page', op: 'eq', value: '/now' }], now));
+      expect([onNow.live, onNow.totals.visitors]).toEqual([1, 1]);
+      const clickers = await getOverview(a.reports, q(s, now - D, now + 1, 'UTC', [{ dim: 'event', op: 'eq', value: 'click' }], now));
+      expect(clickers.live).toBe(1);
+      const elsewhere = await getOverview(a.reports, q(s, now - D, now + 1, 'UTC', [{ dim: 'page', op: 'neq', value: '/now' }], now));
+      expect(elsewhere.live).toBe(1);
       const summary = await getOverviewSummary(a.reports, q(s, T0, T0 + D, 'UTC', [], now), 5);
       expect(summary.live.pages).toEqual([{ name: '/earlier', visitors: 1 }, { name: '/now', visitors: 1 }]);
       expect(o.forecast).toMatchObject({ bucket: now - (now % H), basis: 'elapsed' });

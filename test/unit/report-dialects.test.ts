@@ -47,7 +47,7 @@ function statements(dialect: DialectName): string[] {
       build(trafficCounts, t, t.boundaries),
       build(trafficCounts, t, [T0, T0 + 2 * H]),
       build(trafficEngagement, t),
-      build(liveVisitors, [A], T0),
+      build(liveVisitors, [A], T0, f),
       build(breakdown, s, 'pages', 10),
       build(breakdown, s, 'entry_pages', 10),
       build(breakdown, s, 'screens', 10),

@@ -8,6 +8,7 @@
 import { NotAvailableOnStoreError } from '#domain/errors.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import type { Logger } from '#ports/logger.ts';
+import type { FilterClause } from '#domain/reports/filter.ts';
 import type { BreakdownRow, Engagement, LabelDim, ReportScope, ReportStore, SiteRef, SummaryLists, TrafficRow, TrafficScope } from '#ports/report-store.ts';
 import { breakdownReport } from './breakdown.ts';
 import { eventMetadataReport, funnelReport, goalStatsReport, type GoalStats } from './conversions.ts';
@@ -62,9 +63,9 @@ export class SqlReportStore implements ReportStore, ReportReader {
     return trafficRows(perBucket, totals, engagement);
   }
 
-  async liveVisitors(sites: readonly SiteRef[], since: number): Promise<Map<string, number>> {
+  async liveVisitors(sites: readonly SiteRef[], since: number, filters: readonly FilterClause[] = []): Promise<Map<string, number>> {
     if (sites.length === 0) return new Map();
-    return this.answer(liveVisitorsReport, sites, since);
+    return this.answer(liveVisitorsReport, sites, since, filters);
   }
 
   breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]> {
