@@ -8,6 +8,7 @@ import { linkClick, navigate, routeOf, useLocation } from './router.ts';
 import { SitesView } from './views/sites.tsx';
 import { FieldError } from './components/panel.tsx';
 import { ShareView, SiteView } from './views/site.tsx';
+import { ShareLinkView } from './views/share-link.tsx';
 
 function LoginView() {
   const [config, setConfig] = useState<DashboardConfig | null>(null);
@@ -68,6 +69,8 @@ function App() {
     if (needsToken && !token) requireSignIn();
   }, [needsToken, token]);
   if (needsToken && !token) return null;
+  // Framed by another site: the share view alone, no bar with links into the dashboard.
+  if (route.view === 'share-link' && route.embed) return <ShareLinkView slug={route.slug} search={search} />;
   return (
     <>
       <a class="skip" href="#content">
@@ -83,6 +86,8 @@ function App() {
           <SiteView key={route.hostname} hostname={route.hostname} tab={route.tab} search={search} />
         ) : route.view === 'share' ? (
           <ShareView key={route.hostname} hostname={route.hostname} search={search} />
+        ) : route.view === 'share-link' ? (
+          <ShareLinkView key={route.slug} slug={route.slug} search={search} />
         ) : (
           <main class="page">
             <h1>Not found</h1>

@@ -2,7 +2,8 @@
  * A site's traffic for the URL's period, timezone and filters: totals against
  * the previous period, the chart, and the breakdown panels, each row a filter.
  * Signed-in owners and the public share page (signedIn false) see the same;
- * owners also see the live panel, goals and outbound links.
+ * owners also see the live panel, goals and outbound links. Each panel's
+ * numbers download as CSV.
  */
 import { useState } from 'preact/hooks';
 import type { FilterDim } from '#domain/reports/filter.ts';
@@ -11,6 +12,8 @@ import { Load, Panel } from '../components/panel.tsx';
 import { BreakdownList, type BreakdownRow } from '../components/breakdown.tsx';
 import { TrafficChart, type Forecast, type SeriesPoint } from '../components/traffic-chart.tsx';
 import { ReportControls } from '../components/report-controls.tsx';
+import { CsvButton } from '../components/csv-button.tsx';
+import { breakdownCsv, csvFileName, seriesCsv } from '../csv.ts';
 import { formatChange, formatDuration, formatNumber } from '../format.ts';
 import { apiQuery, withFilter, type ReportState } from '../report-state.ts';
 import { EventMetadata, OutboundLinks } from './event-metadata.tsx';
@@ -82,8 +85,10 @@ export function Stat({ label, value, change, testId }: { label: string; value: s
   );
 }
 
-function BreakdownPanel({ hostname, query, choices, title, signedIn, onFilter, onDetails }: {
+function BreakdownPanel({ hostname, base, query, choices, title, signedIn, onFilter, onDetails }: {
   hostname: string;
+  /** Where the reads go: the site's (`/api/sites/{hostname}`) or a share link's (`/api/share/{slug}`). */
+  base: string;
   query: string;
   choices: Choice[];
   title: string;
@@ -94,8 +99,12 @@ function BreakdownPanel({ hostname, query, choices, title, signedIn, onFilter, o
 }) {
   const [index, setIndex] = useState(0);
   const choice = choices[index] as Choice;
-  const state = useApi<{ rows: BreakdownRow[] }>(`${sitePath(hostname)}/breakdown?dim=${choice.dim}&limit=10&${query}`, signedIn);
+  const state = useApi<{ rows: BreakdownRow[] }>(`${base}/breakdown?dim=${choice.dim}&limit=10&${query}`, signedIn);
   const selectId = `${title.toLowerCase()}-dim`;
+  const rows = state.data?.rows;
+  const csv = rows && (
+    <CsvButton what={choice.label} filename={csvFileName(hostname, choice.label)} csv={() => breakdownCsv(rows, choice.valueLabel ?? 'Pageviews')} />
+  );
   const actions =
     choices.length > 1 ? (
       <span class="panel-choice">
@@ -107,8 +116,11 @@ function BreakdownPanel({ hostname, query, choices, title, signedIn, onFilter, o
             </option>
           ))}
         </select>
+        {csv}
       </span>
-    ) : null;
+    ) : (
+      csv
+    );
   return (
     <Panel title={title} actions={actions}>
       <div data-testid={`breakdown-${choice.dim}`}>
@@ -130,16 +142,24 @@ function BreakdownPanel({ hostname, query, choices, title, signedIn, onFilter, o
   );
 }
 
-export function OverviewView({ hostname, state, setState, signedIn }: { hostname: string; state: ReportState; setState: (s: ReportState) => void; signedIn: boolean }) {
+export function OverviewView({ hostname, base = sitePath(hostname), state, setState, signedIn }: {
+  hostname: string;
+  /** The reads' root: the site's, or a share link's (`/api/share/{slug}`). */
+  base?: string;
+  state: ReportState;
+  setState: (s: ReportState) => void;
+  signedIn: boolean;
+}) {
   const query = apiQuery(state, Date.now() / 1000).toString();
-  const overview = useApi<Overview>(`${sitePath(hostname)}/overview?${query}`, signedIn);
+  const overview = useApi<Overview>(`${base}/overview?${query}`, signedIn);
+  const series = overview.data?.series;
   const addFilter = (dim: FilterDim, value: string) => setState(withFilter(state, { dim, op: 'eq', value }));
   const [event, setEvent] = useState<string | null>(null);
   const goalNames = useGoalNames(hostname, signedIn);
   return (
     <div class="overview">
       <ReportControls state={state} setState={setState} valueNames={goalNames} />
-      <Panel title="Traffic" id="traffic">
+      <Panel title="Traffic" id="traffic" actions={series && <CsvButton what="the chart's numbers" filename={csvFileName(hostname, 'traffic')} csv={() => seriesCsv(series)} />}>
         <Load state={overview} label="traffic">
           {(o) => (
             <>
@@ -164,6 +184,7 @@ export function OverviewView({ hostname, state, setState, signedIn }: { hostname
             title={p.title}
             choices={p.choices}
             hostname={hostname}
+            base={base}
             query={query}
             signedIn={signedIn}
             onFilter={addFilter}
