@@ -109,3 +109,18 @@ export function useChanges(reload: () => void) {
   };
   return { call, outcome };
 }
+
+/** A form's submit: runs `action`; a refusal's text (or `fallback`) becomes `error`, for a FieldError beside the form. */
+export function useSubmit(action: () => Promise<void>, fallback: string): { submit: (e: Event) => Promise<void>; error: string | null } {
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      await action();
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : fallback);
+    }
+  };
+  return { submit, error };
+}

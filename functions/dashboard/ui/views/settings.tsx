@@ -79,28 +79,26 @@ function SiteSettings({ site, onSaved }: { site: SiteInfo; onSaved: () => void }
         <input type="checkbox" checked={Boolean(site.pinned_at)} onChange={(e) => void patch({ pinned: (e.currentTarget as HTMLInputElement).checked }, 'Pin saved.')} />
         <span>Pinned to the top of the sites list</span>
       </label>
-      <SetupList
-        hostname={site.hostname}
-        field="redirect_hosts"
-        label="Outbound redirects (/r) may also go to (comma-separated hosts)"
-        placeholder="pay.example.com"
-        button="Save hosts"
-        save={(hosts) => patch({ redirect_hosts: hosts }, 'Redirect hosts saved.')}
-      />
-      <SetupList
-        hostname={site.hostname}
-        field="embed_origins"
-        label="Sites that may embed this site's share links (comma-separated https origins; none: no embedding)"
-        placeholder="https://blog.example.com"
-        button="Save origins"
-        save={(origins) => patch({ embed_origins: origins }, 'Embedding origins saved.')}
-      />
+      {LIST_SETTINGS.map((l) => (
+        <SetupList key={l.field} hostname={site.hostname} {...l} save={(values) => patch({ [l.field]: values }, l.done)} />
+      ))}
       <Outcome outcome={status} />
     </div>
   );
 }
 
 type ListField = 'redirect_hosts' | 'embed_origins';
+
+const LIST_SETTINGS: readonly { field: ListField; label: string; placeholder: string; button: string; done: string }[] = [
+  { field: 'redirect_hosts', label: 'Outbound redirects (/r) may also go to (comma-separated hosts)', placeholder: 'pay.example.com', button: 'Save hosts', done: 'Redirect hosts saved.' },
+  {
+    field: 'embed_origins',
+    label: "Sites that may embed this site's share links (comma-separated https origins; none: no embedding)",
+    placeholder: 'https://blog.example.com',
+    button: 'Save origins',
+    done: 'Embedding origins saved.',
+  },
+];
 
 /**
  * A list setting the setup read shows, edited as comma-separated text: the hosts `/r` may redirect to

@@ -5,7 +5,7 @@
  * the link has one (its grant is kept for the tab, the password never).
  */
 import { useState } from 'preact/hooks';
-import { api, ApiError, setShareGrant, useApi } from '../api.ts';
+import { api, ApiError, setShareGrant, useApi, useSubmit } from '../api.ts';
 import { FieldError, Load } from '../components/panel.tsx';
 import { OverviewView } from './overview.tsx';
 import { SiteHeader, useReportState } from './site.tsx';
@@ -19,19 +19,12 @@ interface SharedSite {
 
 function PasswordForm({ base, onUnlocked }: { base: string; onUnlocked: () => void }) {
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
-    try {
-      const { grant } = await api<{ grant: string }>(`${base}/unlock`, { method: 'POST', body: { password }, signedIn: false });
-      setShareGrant(grant);
-      setPassword('');
-      onUnlocked();
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'Could not check the password.');
-    }
-  };
+  const { submit, error } = useSubmit(async () => {
+    const { grant } = await api<{ grant: string }>(`${base}/unlock`, { method: 'POST', body: { password }, signedIn: false });
+    setShareGrant(grant);
+    setPassword('');
+    onUnlocked();
+  }, 'Could not check the password.');
   return (
     <main class="page narrow">
       <h1>This link is protected</h1>

@@ -5,8 +5,8 @@
  * once, with a copy button: only its hash is stored.
  */
 import { useState } from 'preact/hooks';
-import { api, ApiError, sitePath, useApi, useChanges } from '../api.ts';
-import { FieldError, Load, Panel } from '../components/panel.tsx';
+import { api, sitePath, useApi, useChanges, useSubmit } from '../api.ts';
+import { FieldError, Load, Panel, StatusNote } from '../components/panel.tsx';
 import { formatTimestamp } from '../format.ts';
 
 interface ShareLink {
@@ -59,18 +59,11 @@ function NewLink({ link }: { link: CreatedLink }) {
 function ShareForm({ hostname, onCreated }: { hostname: string; onCreated: (link: CreatedLink) => void }) {
   const [label, setLabel] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
-    try {
-      onCreated(await api<CreatedLink>(`${sitePath(hostname)}/shares`, { method: 'POST', body: { label, ...(password ? { password } : {}) } }));
-      setLabel('');
-      setPassword('');
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'The link was not made.');
-    }
-  };
+  const { submit, error } = useSubmit(async () => {
+    onCreated(await api<CreatedLink>(`${sitePath(hostname)}/shares`, { method: 'POST', body: { label, ...(password ? { password } : {}) } }));
+    setLabel('');
+    setPassword('');
+  }, 'The link was not made.');
   return (
     <form class="rule-form" onSubmit={submit} data-testid="share-form">
       <label class="control">
@@ -113,11 +106,7 @@ export function ShareLinks({ hostname, verified }: { hostname: string; verified:
           )
         }
       </Load>
-      {outcome && (
-        <p class="note" role="status">
-          {outcome}
-        </p>
-      )}
+      <StatusNote text={outcome} />
       {created && <NewLink link={created} />}
       {verified ? (
         <ShareForm
