@@ -95,7 +95,13 @@ const NOTHING: GroupAccess = {
   timeoutSeconds: 10,
 };
 
-const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysOf, siteApiKeyHash, unsubscribeSecret, liveTicket, liveSlots } = KEY_PATTERNS;
+const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysOf, siteApiKeyHash, unsubscribeSecret, liveTicket, liveSlots, shareSlug, shareSecret } = KEY_PATTERNS;
+
+/** Share links (issue 40, part 5): a link by its slug's hash, and the grants' secret (made by the first to need it). */
+const SHARE_LOOKUP: readonly TableRule[] = [
+  { keys: [shareSlug], actions: ['Query'], index: true },
+  { keys: [shareSecret], actions: ['GetItem', 'PutItem'] },
+];
 
 /** A site API key's use: last_used_at on its item under the site's partition, nothing else of it. */
 const SITE_KEY_TOUCH = [...KEY_ATTRIBUTES, 'last_used_at'] as const;
@@ -130,6 +136,8 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
       { keys: [account], actions: ['GetItem', 'UpdateItem'] },
       { keys: [sitesOf], actions: ['Query'], index: true },
       KEY_LOOKUP_AND_TOUCH,
+      // Share links are items under the site (created, listed, revoked, guesses counted there).
+      ...SHARE_LOOKUP,
     ],
     verifiesSites: true,
     // Verification reads a proxied /latest.js and compares it with this build.
@@ -137,12 +145,13 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     callers: true,
     icons: true,
   },
-  // Reads sites, keys and a goal filter's goal, and queries the event store; changes nothing (read-only grants).
+  // Reads sites, keys, a goal filter's goal and share links, and queries the event store; changes nothing but the
+  // share grants' secret when it is first needed.
   // So a management key's last_used_at cannot be written from here: the handler must treat that
   // write as best effort (functions/http/auth.ts), or the first report read with a key fails.
   reports: {
     ...NOTHING,
-    table: [{ keys: [site], actions: ['GetItem'] }, { keys: [sitesOf], actions: ['Query'], index: true }, KEY_LOOKUP],
+    table: [{ keys: [site], actions: ['GetItem'] }, { keys: [sitesOf], actions: ['Query'], index: true }, KEY_LOOKUP, ...SHARE_LOOKUP],
     eventStore: 'read',
     callers: true,
   },

@@ -4,7 +4,7 @@
  * API. Dashboard and API share that origin, so the API needs no CORS at all
  * (the spec keeps product responses free of CORS headers) and the ID token
  * never leaves the origin it was issued for. Pages (`/`, `/login`,
- * `/sites/…`, `/share/…`) are rewritten to index.html at the edge, as the
+ * `/sites/…`, `/share/…`, `/embed/…`) are rewritten to index.html at the edge, as the
  * local server answers them; everything else under `/` is a hashed asset.
  * CloudFront's names are global to the account: each is derived from the
  * stack name and region (lib/names.ts), so two stacks never collide.
@@ -36,7 +36,7 @@ export interface DashboardProps {
 /** The paths the page routes itself; the same list as the local server's (functions/local/dashboard-edge.ts). */
 export const PAGE_REWRITE = `function handler(event) {
   var uri = event.request.uri;
-  if (uri === '/' || uri === '/login' || /^\\/sites\\/[^/]+(\\/[a-z]+)?$/.test(uri) || /^\\/share\\/[^/]+$/.test(uri)) event.request.uri = '/index.html';
+  if (uri === '/' || uri === '/login' || /^\\/sites\\/[^/]+(\\/[a-z]+)?$/.test(uri) || /^\\/share\\/(link\\/)?[^/]+$/.test(uri) || /^\\/embed\\/[^/]+$/.test(uri)) event.request.uri = '/index.html';
   return event.request;
 }`;
 

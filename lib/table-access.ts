@@ -46,6 +46,10 @@ export const KEY_PATTERNS = {
   unsubscribeSecret: keys.unsubscribeSecret.pk,
   /** The live stream's tickets, by their hash */
   liveTicket: keys.liveTicket('*').pk,
+  /** gsi1: a share link by its slug's hash */
+  shareSlug: keys.shareSlugHash('*'),
+  /** The share links' read grants' signing secret */
+  shareSecret: keys.shareSecret.pk,
   /** An account's live stream slots */
   liveSlots: keys.liveSlot('*', 0).pk,
 } as const;

@@ -31,7 +31,11 @@ export interface DashboardConfig {
  * sent, styled inline as mail clients need, in a frame that runs no script
  * (a srcdoc frame keeps this policy).
  */
-export function dashboardCsp(signIn: SignIn): string {
+/**
+ * `frameAncestors`: who may frame the page, `'none'` but for the embeddable share view
+ * (`/embed/{slug}`), whose site lists the origins (functions/domain/sharing/embed-origins.ts).
+ */
+export function dashboardCsp(signIn: SignIn, frameAncestors = "'none'"): string {
   const connect = signIn.type === 'oidc' ? "'self' https:" : "'self'";
   return [
     "default-src 'self'",
@@ -42,6 +46,6 @@ export function dashboardCsp(signIn: SignIn): string {
     `connect-src ${connect}`,
     "base-uri 'none'",
     "form-action 'self'",
-    "frame-ancestors 'none'",
+    `frame-ancestors ${frameAncestors}`,
   ].join('; ');
 }

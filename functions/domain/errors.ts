@@ -91,6 +91,14 @@ export const EmailReportLimitError = refusal('EmailReportLimitError', 'invalid',
 export const UnknownEmailReportError = refusal('UnknownEmailReportError', 'not_found', 'unknown e-mail report');
 // The live stream (issue 39).
 export const LiveStreamLimitError = refusal('LiveStreamLimitError', 'rate_limited', 'live stream limit reached: at most 5 open streams per account; close one first');
+// Share links (issue 40, part 5).
+export const ShareLinkLimitError = refusal('ShareLinkLimitError', 'invalid', 'share link limit reached: at most 20 per site; revoke one first');
+export const UnknownShareLinkError = refusal('UnknownShareLinkError', 'not_found', 'unknown share link');
+export const ShareNeedsVerificationError = refusal('ShareNeedsVerificationError', 'invalid', 'verify domain ownership before sharing the site');
+/** A password-protected link read without a valid grant (none, expired, another link's). */
+export const SharePasswordRequiredError = refusal('SharePasswordRequiredError', 'unauthenticated', 'password required: unlock this share link with its password first');
+export const WrongSharePasswordError = refusal('WrongSharePasswordError', 'unauthenticated', 'wrong password for this share link');
+export const NoSharePasswordError = refusal('NoSharePasswordError', 'invalid', 'this share link has no password');
 /** A deployment with no sender configured (AWS without -c mailFrom): nothing can be mailed. */
 export const MailNotConfiguredError = refusal('MailNotConfiguredError', 'not_implemented', 'mail is not configured on this deployment');
 /** A store that keeps refusing for load (throttling past the SDK's retries): worth asking again shortly. */
@@ -143,6 +151,12 @@ export const FIXED_REFUSALS: readonly FixedRefusal[] = [
   LiveStreamLimitError,
   EmailReportLimitError,
   UnknownEmailReportError,
+  ShareLinkLimitError,
+  UnknownShareLinkError,
+  ShareNeedsVerificationError,
+  SharePasswordRequiredError,
+  WrongSharePasswordError,
+  NoSharePasswordError,
   MailNotConfiguredError,
   StoreUnavailableError,
   NotAvailableOnStoreError,

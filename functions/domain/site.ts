@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { SiteKind } from './hostname.ts';
 import type { SitePatch, SiteRecord } from '#ports/registry.ts';
 import { parseRedirectHosts } from './ingest/outbound.ts';
+import { INVALID_EMBED_ORIGINS, parseEmbedOrigins } from './sharing/embed-origins.ts';
 
 export const SITE_CACHE_TTL_VERIFIED_MS = 30_000;
 export const SITE_CACHE_TTL_PENDING_MS = 15_000;
@@ -23,6 +24,7 @@ export function newSiteRecord(hostname: string, kind: SiteKind, ownerUid: string
     last_seen_at: null,
     last_check: null,
     redirect_hosts: [],
+    embed_origins: [],
   };
 }
 
@@ -85,6 +87,7 @@ export const SETTINGS_ERRORS = [
   'invalid pin setting',
   // MAX_REDIRECT_HOSTS (20): written out, as every error text is once.
   'redirect_hosts must be a list of at most 20 hostnames',
+  INVALID_EMBED_ORIGINS,
 ] as const;
 const [INVALID_SETTINGS, INVALID_DISPLAY_NAME, INVALID_SHARING, INVALID_REPORTS_MODE, INVALID_PIN, INVALID_REDIRECT_HOSTS] = SETTINGS_ERRORS;
 
@@ -113,6 +116,11 @@ export function parseSiteSettings(body: unknown): SettingsResult {
     const hosts = parseRedirectHosts(body.redirect_hosts);
     if (!hosts) return { ok: false, error: INVALID_REDIRECT_HOSTS };
     settings.redirect_hosts = hosts;
+  }
+  if ('embed_origins' in body) {
+    const origins = parseEmbedOrigins(body.embed_origins);
+    if (!origins) return { ok: false, error: INVALID_EMBED_ORIGINS };
+    settings.embed_origins = origins;
   }
   return { ok: true, settings };
 }

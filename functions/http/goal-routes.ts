@@ -29,12 +29,13 @@ export function crudRoutes(o: {
   list: z.ZodType;
   record: z.ZodType;
   create: z.ZodType;
-  update: z.ZodType;
+  /** None: the records are not changed, only created and deleted (PATCH left out). */
+  update?: z.ZodType;
   deleted: z.ZodType;
   errors: readonly string[];
   created: readonly Refusable[];
   unknown: Refusable;
-  summary: { list: string; create: string; update: string };
+  summary: { list: string; create: string; update?: string };
 }): RouteDef[] {
   const base = { group: o.group ?? 'goals', auth: 'account' } as const;
   const one = `${o.path}/{id}`;
@@ -49,15 +50,19 @@ export function crudRoutes(o: {
       request: o.create,
       responses: { 201: { description: 'created', schema: o.record }, ...refusals(invalidInput(o.errors), ...o.created, ...scoped('manage'), UnknownSiteError, ...rateLimited) },
     },
-    {
-      ...base,
-      method: 'PATCH',
-      path: one,
-      scope: 'manage',
-      summary: o.summary.update,
-      request: o.update,
-      responses: { 200: { description: 'updated', schema: o.record }, ...refusals(invalidInput(o.errors), ...scoped('manage'), UnknownSiteError, o.unknown, ...rateLimited) },
-    },
+    ...(o.update
+      ? [
+          {
+            ...base,
+            method: 'PATCH',
+            path: one,
+            scope: 'manage',
+            summary: o.summary.update ?? '',
+            request: o.update,
+            responses: { 200: { description: 'updated', schema: o.record }, ...refusals(invalidInput(o.errors), ...scoped('manage'), UnknownSiteError, o.unknown, ...rateLimited) },
+          } as const,
+        ]
+      : []),
     {
       ...base,
       method: 'DELETE',

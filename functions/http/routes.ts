@@ -12,6 +12,7 @@ import { goalRoutes } from './goal-routes.ts';
 import { digestRoutes } from './digest-routes.ts';
 import { liveRoutes } from './live-routes.ts';
 import { reportRoutes } from './report-routes.ts';
+import { shareRoutes } from './share-routes.ts';
 import {
   ClaimOvertakenError,
   ClaimRecordMissingError,
@@ -338,7 +339,7 @@ const importRoutes: RouteDef[] = [
   },
 ];
 
-export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes, ...apiAnalyticsRoutes, ...goalRoutes, ...digestRoutes, ...liveRoutes, ...importRoutes];
+export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes, ...apiAnalyticsRoutes, ...goalRoutes, ...digestRoutes, ...liveRoutes, ...importRoutes, ...shareRoutes(reportRoutes.filter((r) => r.auth === 'site'))];
 
 /**
  * The route for a request, preferring literal segments over parameters the way

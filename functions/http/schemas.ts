@@ -44,6 +44,7 @@ export const UpdateSiteRequest = z
     reports_mode: z.literal('inherit').optional(),
     pinned: z.boolean().optional().describe('true pins the site now, false unpins it'),
     redirect_hosts: z.array(z.string()).max(20).optional().describe('Hosts GET /r may redirect to besides the site and its subdomains, normalized as registration normalizes hostnames'),
+    embed_origins: z.array(z.string()).max(10).optional().describe('Origins (https, or http on loopback) that may frame the site’s share links at /embed/{slug}; normalized; none: no framing'),
   })
   .meta({ id: 'UpdateSiteRequest' });
 
@@ -120,6 +121,7 @@ export const SiteSetup = z
         'Beacons of the last day that stored nothing, counted by this instance, for the hostname, its www./apex twin and their forms with a port; null where the collector runs in other instances (AWS)',
       ),
     redirect_hosts: z.array(z.string()).describe('Hosts GET /r may redirect to besides the site and its subdomains (set by the settings PATCH)'),
+    embed_origins: z.array(z.string()).describe('Origins that may frame the site’s share links (set by the settings PATCH)'),
     local_drops: z
       .array(SetupDrop)
       .nullable()

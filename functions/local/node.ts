@@ -18,13 +18,14 @@ import { buildDashboard, type BuiltDashboard } from '#dashboard/build.ts';
 import type { DashboardConfig } from '#dashboard/config.ts';
 import { DynamoDashboardSessions, DynamoLoginLinks } from '#adapters/dynamodb/login-links.ts';
 import { dashboardEdge, type DashboardEdge } from './dashboard-edge.ts';
+import { embedOriginsOf } from '#http/share-access.ts';
 import { loadIssuerKey, mintIdToken } from './local-issuer.ts';
 
 // The build is the same for every node of a process (tests start many): made once.
 let dashboardBuild: Promise<BuiltDashboard> | undefined;
 
 /** The dashboard for this node: local sign-in links unless AUTH_ISSUER names another issuer. */
-function localDashboard(config: Readonly<Config>, runtime: LocalRuntime, built: BuiltDashboard): DashboardEdge {
+function localDashboard(config: Readonly<Config>, runtime: LocalRuntime, built: BuiltDashboard, services: Services): DashboardEdge {
   const { auth } = config;
   const dashboardConfig: DashboardConfig = { signIn: auth ? { type: 'oidc', issuer: auth.issuer, clientId: auth.audience } : { type: 'local' } };
   const key = auth ? null : loadIssuerKey(config.dataDir);
@@ -41,6 +42,7 @@ function localDashboard(config: Readonly<Config>, runtime: LocalRuntime, built: 
         }
       : null,
     clock: runtime.adapters.clock,
+    embedOrigins: (slug) => embedOriginsOf(services, slug),
   });
 }
 
@@ -71,7 +73,7 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
   // Links point at this server, whose address is known once it listens.
   const digestServices = { ...services, origin: () => services.publicOrigins[0] ?? null };
   scheduler.add({ name: 'digest-sends', everyMinutes: 15, run: createDigestSender({ ...services, log, mails: (target, at) => digestMails(digestServices, target, at) }) });
-  const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies, services, dashboard: localDashboard(config, runtime, built) });
+  const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies, services, dashboard: localDashboard(config, runtime, built, services) });
   try {
     await new Promise<void>((ok, fail) => {
       server.once('error', fail);

@@ -11,6 +11,7 @@ import type { AlertRules } from './alert-rules.ts';
 import type { Goals } from './goals.ts';
 import type { LiveStreams } from './live-streams.ts';
 import type { EmailReports } from './email-reports.ts';
+import type { ShareLinks } from './share-links.ts';
 
 export interface SiteRecord {
   hostname: string;
@@ -28,6 +29,8 @@ export interface SiteRecord {
   last_check: SiteCheck | null;
   /** Hosts `/r` may redirect to besides the site's own and its subdomains (none: null, on records made before them). */
   redirect_hosts: string[] | null;
+  /** Origins that may frame the site's share links (none: null, on records made before them). */
+  embed_origins: string[] | null;
 }
 
 export interface SitePatch {
@@ -36,6 +39,7 @@ export interface SitePatch {
   reports_mode?: 'inherit';
   pinned_at?: string | null;
   redirect_hosts?: string[];
+  embed_origins?: string[];
 }
 
 export type CreateSiteResult =
@@ -144,4 +148,6 @@ export interface Registry extends SiteRegistry, SiteClaims, ManagementKeys, Dail
   readonly digests: EmailReports;
   /** The live stream's tickets and per-account stream slots (issue 39). */
   readonly live: LiveStreams;
+  /** Secret share links of sites (issue 40, part 5). */
+  readonly shares: ShareLinks;
 }

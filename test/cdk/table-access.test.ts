@@ -147,8 +147,9 @@ describe('TinytrackStack registry table access', () => {
     expect(allowsRequest(statements, underSite({ action: 'dynamodb:UpdateItem', attributes: ['pk', 'sk', 'last_seen_at'], returnValues: 'ALL_NEW' }))).toBe(false);
   });
 
-  it('lets the reports function read sites, list an owner’s sites and look up keys, and write nothing', () => {
-    expect(grants(groupFn('reports'))).toEqual(['GetItem MKEY#*', 'GetItem SITE#*', 'Query gsi1 SITES#*']);
+  it('lets the reports function read sites, list an owner’s sites, look up keys and share links, and write only the share grants’ secret', () => {
+    expect(grants(groupFn('reports'))).toEqual(['GetItem MKEY#*', 'GetItem SECRET#share', 'GetItem SITE#*', 'PutItem SECRET#share', 'Query gsi1 SHARESLUG#*', 'Query gsi1 SITES#*']);
+    expect(allowsItem(dynamoStatements(groupFn('reports')), 'dynamodb:PutItem', arns.table, 'SITE#a.example')).toBe(false);
   });
 
   it('lets the account function keep the account counters and the management keys', () => {
@@ -162,15 +163,18 @@ describe('TinytrackStack registry table access', () => {
     ]);
   });
 
-  it('lets the sites function manage site partitions and the site counter, and only look up and touch keys', () => {
+  it('lets the sites function manage site partitions (share links among them) and the site counter, and only look up and touch keys', () => {
     expect(grants(groupFn('sites'))).toEqual([
       'BatchWriteItem SITE#*',
       'DeleteItem SITE#*',
       'GetItem ACCOUNT#*',
       'GetItem MKEY#*',
+      'GetItem SECRET#share',
       'GetItem SITE#*',
+      'PutItem SECRET#share',
       'PutItem SITE#*',
       'Query SITE#*',
+      'Query gsi1 SHARESLUG#*',
       'Query gsi1 SITES#*',
       'UpdateItem ACCOUNT#*',
       'UpdateItem MKEY#*',

@@ -8,13 +8,13 @@
  * claim's holder moves `next_send_at`; a claim whose run died lapses, so the
  * next run tries again.
  */
-import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DigestRef, DigestTarget, EmailReportRecord, EmailReports, ReportDefaults, WorkspaceDigestRecord } from '#ports/email-reports.ts';
 import type { SiteRecords } from '#ports/goals.ts';
-import { conditionHeld, conditionalWrite, unlessConditionFails } from './conditional-write.ts';
+import { conditionHeld, unlessConditionFails } from './conditional-write.ts';
 import { queryIndexUpTo, type ItemTable } from './item-table.ts';
 import { DynamoSiteRecords } from './site-records.ts';
+import { StoredSecret } from './stored-secret.ts';
 import { keys } from './table.ts';
 
 const DELIVERY_FIELDS = ['enabled', 'last_sent_at', 'next_send_at', 'last_error'] as const;
@@ -33,9 +33,10 @@ const pick = <T>(item: Record<string, unknown>, fields: readonly string[]) => Ob
 
 export class DynamoEmailReports implements EmailReports {
   readonly emailReports: SiteRecords<EmailReportRecord>;
-  private secret: Promise<Buffer> | null = null;
+  private readonly secret: StoredSecret;
 
   constructor(private readonly items: ItemTable) {
+    this.secret = new StoredSecret(items, keys.unsubscribeSecret);
     this.emailReports = new DynamoSiteRecords<EmailReportRecord>(items, keys.emailReportPrefix, [...REPORT_FIELDS], (r) => listing({ kind: 'site', site: r.site, id: r.id }, r));
   }
 
@@ -116,22 +117,6 @@ export class DynamoEmailReports implements EmailReports {
   }
 
   unsubscribeSecret(): Promise<Buffer> {
-    this.secret ??= this.readSecret().catch((e: unknown) => {
-      this.secret = null;
-      throw e;
-    });
-    return this.secret;
-  }
-
-  /** The stored secret, or a new one stored first (the first writer's wins). */
-  private async readSecret(): Promise<Buffer> {
-    const stored = await this.get(keys.unsubscribeSecret);
-    if (stored) return Buffer.from(String(stored.secret), 'base64');
-    const secret = randomBytes(32).toString('base64');
-    const made = await conditionalWrite(
-      () => this.items.doc.send(new PutCommand({ TableName: this.items.table, Item: { ...keys.unsubscribeSecret, secret }, ConditionExpression: 'attribute_not_exists(pk)' })).then(() => secret),
-      async () => String((await this.get(keys.unsubscribeSecret))?.secret),
-    );
-    return Buffer.from(made, 'base64');
+    return this.secret.get();
   }
 }

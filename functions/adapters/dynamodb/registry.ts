@@ -17,6 +17,8 @@ import type { EmailReports } from '#ports/email-reports.ts';
 import type { LiveStreams } from '#ports/live-streams.ts';
 import { DynamoLiveStreams } from './live-streams.ts';
 import { DynamoSiteRecords } from './site-records.ts';
+import { DynamoShareLinks } from './share-links.ts';
+import type { ShareLinks } from '#ports/share-links.ts';
 import { keys } from './table.ts';
 import type { FunnelRecord, GoalRecord, SiteRecords } from '#ports/goals.ts';
 
@@ -50,7 +52,7 @@ export class DynamoSiteRegistry implements SiteRegistry, DailySalts {
   readonly deleteSaltsBefore: Registry['deleteSaltsBefore'] = (...a) => this.salts.deleteSaltsBefore(...a);
 }
 
-/** Every record of the registry: the site registry, and claims, management keys, site API keys, alert rules, goals and funnels, e-mail digests, the live stream's tickets and slots. */
+/** Every record of the registry: the site registry, and claims, management keys, site API keys, alert rules, goals and funnels, e-mail digests, the live stream's tickets and slots, share links. */
 export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
   private readonly claims: DynamoSiteClaims;
   private readonly managementKeys: DynamoManagementKeys;
@@ -60,6 +62,7 @@ export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
   readonly funnels: SiteRecords<FunnelRecord>;
   readonly digests: EmailReports;
   readonly live: LiveStreams;
+  readonly shares: ShareLinks;
 
   constructor(client: DynamoDBClient, table: string) {
     // One document client for all of them, as the table is one.
@@ -72,6 +75,7 @@ export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
     this.funnels = new DynamoSiteRecords<FunnelRecord>(this.items, keys.funnelPrefix, ['id', 'site', 'name', 'steps', 'created_at']);
     this.digests = new DynamoEmailReports(this.items);
     this.live = new DynamoLiveStreams(this.items);
+    this.shares = new DynamoShareLinks(this.items);
   }
 
   readonly startClaim: Registry['startClaim'] = (...a) => this.claims.startClaim(...a);

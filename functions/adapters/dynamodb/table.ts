@@ -40,6 +40,11 @@ export const keys = {
   unsubscribeSecret: { pk: 'SECRET#unsubscribe', sk: 'SECRET' },
   activeImports: 'IMPORTS_ACTIVE',
   importsBy: (uid: string) => `IMPORTS_BY#${uid}`,
+  // Share links (functions/adapters/dynamodb/share-links.ts): under the site, so a delete or a move removes them;
+  // found by their slug's hash on gsi1; the read grants' signing secret.
+  shareLinkPrefix: 'SHARE#',
+  shareSlugHash: (slugHash: string) => `SHARESLUG#${slugHash}`,
+  shareSecret: { pk: 'SECRET#share', sk: 'SECRET' },
   // Local sign-in (functions/adapters/dynamodb/login-links.ts): one item per unused link, by the code's hash.
   loginLink: (codeHash: string) => ({ pk: `LOGIN#${codeHash}`, sk: 'LOGIN' }),
   // Local dashboard sessions (functions/adapters/dynamodb/login-links.ts): one item per session, by its id's hash.

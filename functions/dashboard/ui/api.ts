@@ -6,6 +6,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { requireSignIn, tokenOrRenewed } from './auth.ts';
+import { tabStorage } from './tab-storage.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -24,8 +25,20 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * A share link's read grant (after its password), kept for this tab: sent with the link's reads
+ * (`/api/share/…`) and nothing else. Never the password itself.
+ */
+const GRANT_KEY = 'tt-share-grant';
+export function setShareGrant(grant: string | null): void {
+  if (grant) tabStorage.setItem(GRANT_KEY, grant);
+  else tabStorage.removeItem(GRANT_KEY);
+}
+
 export async function api<T>(path: string, { method = 'GET', body, signedIn = true, signal }: CallOptions = {}): Promise<T> {
   const headers: Record<string, string> = {};
+  const grant = path.startsWith('/api/share/') ? tabStorage.getItem(GRANT_KEY) : null;
+  if (grant) headers['X-Share-Grant'] = grant;
   if (signedIn) {
     const token = await tokenOrRenewed();
     if (!token) {
@@ -95,4 +108,19 @@ export function useChanges(reload: () => void) {
     }
   };
   return { call, outcome };
+}
+
+/** A form's submit: runs `action`; a refusal's text (or `fallback`) becomes `error`, for a FieldError beside the form. */
+export function useSubmit(action: () => Promise<void>, fallback: string): { submit: (e: Event) => Promise<void>; error: string | null } {
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      await action();
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : fallback);
+    }
+  };
+  return { submit, error };
 }

@@ -13,6 +13,7 @@
  *     sign-in on AWS); the verifier and state wait in sessionStorage.
  */
 import type { DashboardConfig, SignIn } from '../config.ts';
+import { tabStorage } from './tab-storage.ts';
 
 const TOKEN = 'tt.token';
 /** The header the session routes want (a form or link of another site cannot send it). */
@@ -49,7 +50,7 @@ function expiryOf(token: string): number {
 }
 
 export function currentToken(): string | null {
-  const raw = sessionStorage.getItem(TOKEN);
+  const raw = tabStorage.getItem(TOKEN);
   if (!raw) return null;
   const stored = JSON.parse(raw) as StoredToken;
   // A token about to expire is as good as gone: a request sent with it could arrive too late.
@@ -57,7 +58,7 @@ export function currentToken(): string | null {
 }
 
 function keepToken(token: string) {
-  sessionStorage.setItem(TOKEN, JSON.stringify({ token, expiresAt: expiryOf(token) } satisfies StoredToken));
+  tabStorage.setItem(TOKEN, JSON.stringify({ token, expiresAt: expiryOf(token) } satisfies StoredToken));
 }
 
 /**
@@ -81,7 +82,7 @@ export async function tokenOrRenewed(): Promise<string | null> {
 // Another tab signed out: this one is signed out too.
 signedOutChannel?.addEventListener('message', (e: MessageEvent) => {
   if (e.data !== 'signed-out') return;
-  sessionStorage.removeItem(TOKEN);
+  tabStorage.removeItem(TOKEN);
   location.assign('/login');
 });
 
@@ -95,16 +96,16 @@ let leavingForSignIn = false;
 export function requireSignIn(): void {
   if (leavingForSignIn) return;
   leavingForSignIn = true;
-  sessionStorage.removeItem(TOKEN);
+  tabStorage.removeItem(TOKEN);
   const here = location.pathname + location.search;
-  if (location.pathname !== '/login') sessionStorage.setItem(RETURN_TO, here);
+  if (location.pathname !== '/login') tabStorage.setItem(RETURN_TO, here);
   location.assign('/login');
 }
 
 /** Where to go after sign-in: the remembered page, or the sites list. Only same-site paths. */
 export function takeReturnPath(): string {
-  const path = sessionStorage.getItem(RETURN_TO);
-  sessionStorage.removeItem(RETURN_TO);
+  const path = tabStorage.getItem(RETURN_TO);
+  tabStorage.removeItem(RETURN_TO);
   return path && path.startsWith('/') && !path.startsWith('//') ? path : '/';
 }
 
@@ -125,7 +126,7 @@ export async function startOidcSignIn(signIn: Extract<SignIn, { type: 'oidc' }>)
   const { authorize } = await oidcEndpoints(signIn);
   const verifier = randomText();
   const state = randomText();
-  sessionStorage.setItem(PKCE, JSON.stringify({ verifier, state }));
+  tabStorage.setItem(PKCE, JSON.stringify({ verifier, state }));
   const challenge = base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
   const url = new URL(authorize);
   url.search = new URLSearchParams({
@@ -160,8 +161,8 @@ export async function finishSignIn(signIn: SignIn): Promise<boolean> {
   const code = query.get('code');
   if (!code) return false;
   history.replaceState(null, '', '/login');
-  const pkce = JSON.parse(sessionStorage.getItem(PKCE) ?? 'null') as { verifier: string; state: string } | null;
-  sessionStorage.removeItem(PKCE);
+  const pkce = JSON.parse(tabStorage.getItem(PKCE) ?? 'null') as { verifier: string; state: string } | null;
+  tabStorage.removeItem(PKCE);
   if (!pkce || query.get('state') !== pkce.state) throw new Error('The sign-in answer does not belong to this browser tab. Sign in again.');
   const { token } = await oidcEndpoints(signIn);
   const r = await fetch(token, {
@@ -179,7 +180,7 @@ export async function finishSignIn(signIn: SignIn): Promise<boolean> {
  * OIDC issuer that has a logout endpoint, the issuer's session.
  */
 export async function signOut(): Promise<void> {
-  sessionStorage.removeItem(TOKEN);
+  tabStorage.removeItem(TOKEN);
   signedOutChannel?.postMessage('signed-out');
   const signIn = (await loadConfig()).signIn;
   if (signIn.type === 'local') await fetch('/dashboard/logout', { method: 'POST', headers: SESSION_HEADERS }).catch(() => undefined);

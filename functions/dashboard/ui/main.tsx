@@ -8,6 +8,7 @@ import { linkClick, navigate, routeOf, useLocation } from './router.ts';
 import { SitesView } from './views/sites.tsx';
 import { FieldError } from './components/panel.tsx';
 import { ShareView, SiteView } from './views/site.tsx';
+import { ShareLinkView } from './views/share-link.tsx';
 
 function LoginView() {
   const [config, setConfig] = useState<DashboardConfig | null>(null);
@@ -71,6 +72,8 @@ function App() {
     if (needsToken && !token) void renewToken().then((t) => (t ? setRenewed((n) => n + 1) : requireSignIn()));
   }, [needsToken, token]);
   if (needsToken && !token) return null;
+  // Framed by another site: the share view alone, no bar with links into the dashboard.
+  if (route.view === 'share-link' && route.embed) return <ShareLinkView slug={route.slug} search={search} />;
   return (
     <>
       <a class="skip" href="#content">
@@ -86,6 +89,8 @@ function App() {
           <SiteView key={route.hostname} hostname={route.hostname} tab={route.tab} search={search} />
         ) : route.view === 'share' ? (
           <ShareView key={route.hostname} hostname={route.hostname} search={search} />
+        ) : route.view === 'share-link' ? (
+          <ShareLinkView key={route.slug} slug={route.slug} search={search} />
         ) : (
           <main class="page">
             <h1>Not found</h1>

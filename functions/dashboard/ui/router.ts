@@ -38,6 +38,8 @@ export type Route =
   | { view: 'login' }
   | { view: 'site'; hostname: string; tab: SiteTab }
   | { view: 'share'; hostname: string }
+  /** A secret share link's page, `/share/link/{slug}`, or the same framed by another site, `/embed/{slug}`. */
+  | { view: 'share-link'; slug: string; embed: boolean }
   | { view: 'missing' };
 
 export const SITE_TABS = ['overview', 'goals', 'retention', 'api', 'imports', 'settings'] as const;
@@ -51,6 +53,8 @@ export function routeOf(path: string): Route {
     const tab = (site[2] ?? 'overview') as SiteTab;
     return SITE_TABS.includes(tab) ? { view: 'site', hostname: decodeURIComponent(site[1] as string), tab } : { view: 'missing' };
   }
+  const link = /^\/(share\/link|embed)\/([^/]+)$/.exec(path);
+  if (link) return { view: 'share-link', slug: decodeURIComponent(link[2] as string), embed: link[1] === 'embed' };
   const share = /^\/share\/([^/]+)$/.exec(path);
   if (share) return { view: 'share', hostname: decodeURIComponent(share[1] as string) };
   return { view: 'missing' };

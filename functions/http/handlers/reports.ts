@@ -1,7 +1,8 @@
 /**
  * Route group `reports` (spec part 4 "Reports", sites summary): access first
  * (management key, then site access, then the owner's verification), then
- * query validation, then the report builders.
+ * query validation, then the report builders. A share link's reads (issue 40,
+ * part 5) are the same reports of the link's site, as a public reader gets them.
  */
 import { InvalidInputError, UnknownDimensionError } from '#domain/errors.ts';
 import { compareSites, isVerified } from '#domain/site.ts';
@@ -18,6 +19,7 @@ import type { Services } from '#platform/services.ts';
 import { normalizeEventName } from '#domain/event-name.ts';
 import { getMetadataKeys, getMetadataValues } from '#reports/goal-reports.ts';
 import { resolveGoalFilters } from '../goal-filters.ts';
+import { readableShare } from '../share-access.ts';
 
 /** Callers, the report store and the API-requests series. */
 export type ReportsServices = AuthServices & Pick<Services, 'reports' | 'apiRequests'>;
@@ -25,51 +27,65 @@ type ApiRequest = AnyApiRequest<ReportsServices>;
 
 const nowSeconds = (req: ApiRequest) => Math.floor(req.services.clock.now().getTime() / 1000);
 
-/** Public stats reads (overview, overview summary, breakdown) may be edge-cached for other readers; the owner's reads bypass the cache. */
-function statsResponse(body: unknown, owner: boolean): ApiResponse {
-  return json(200, body, owner ? {} : { 'Cache-Control': 'public, max-age=60' });
+/** Who reads: the site, whether the caller owns it, and whether the answer may be edge-cached for others. */
+type Reader = { site: SiteRecord; owner: boolean; cacheable: boolean };
+type Access = (req: ApiRequest) => Promise<Reader>;
+
+/** Public stats reads (overview, overview summary, breakdown) may be edge-cached for other readers; the owner's and a share link's reads never are. */
+function statsResponse(body: unknown, reader: Reader): ApiResponse {
+  return json(200, body, reader.cacheable ? { 'Cache-Control': 'public, max-age=60' } : {});
 }
 
 /** Access before validation: 401/403 for keys, 404 for inaccessible sites, 403 for the owner of an unverified site. */
-async function accessibleSite(req: ApiRequest): Promise<{ site: SiteRecord; owner: boolean }> {
+const siteAccess: Access = async (req) => {
   const access = await readableSite(req, req.params.hostname ?? '');
   if (access.owner) requireVerifiedForOwner(access.site);
-  return access;
-}
+  return { ...access, cacheable: !access.owner };
+};
+
+/** A share link's reads (`/api/share/{slug}/…`): the link's site as a public reader sees it, never cached (a password's grant is no cache key). */
+const shareAccess: Access = async (req) => ({ site: (await readableShare(req)).site, owner: false, cacheable: false });
 
 /** Access, then the common query parameters. */
-async function reportRequest(req: ApiRequest, options: { ignoreTz?: boolean } = {}): Promise<{ q: ReportRequest; owner: boolean }> {
-  const { site, owner } = await accessibleSite(req);
+async function reportRequest(req: ApiRequest, access: Access, options: { ignoreTz?: boolean } = {}): Promise<{ q: ReportRequest; reader: Reader }> {
+  const reader = await access(req);
+  const { site, owner } = reader;
   const now = nowSeconds(req);
   const parsed = parseReportQuery(req.query, now, options);
   if (!parsed.ok) throw new InvalidInputError(parsed.error);
   const filters = await resolveGoalFilters(req.services.registry, site, parsed.filters, owner);
-  return { q: { site: site.hostname, registration: registrationOf(site), range: parsed.range, tz: parsed.tz, filters, now }, owner };
+  return { q: { site: site.hostname, registration: registrationOf(site), range: parsed.range, tz: parsed.tz, filters, now }, reader };
 }
 
-async function overview(req: ApiRequest) {
-  const { q, owner } = await reportRequest(req);
+const overview = (access: Access) => async (req: ApiRequest) => {
+  const { q, reader } = await reportRequest(req, access);
   const interval = parseInterval(req.query.interval);
   if (!interval.ok) throw new InvalidInputError(interval.error);
-  return statsResponse(await getOverview(req.services.reports, q, interval.interval), owner);
-}
+  return statsResponse(await getOverview(req.services.reports, q, interval.interval), reader);
+};
 
-async function overviewSummary(req: ApiRequest) {
-  const { q, owner } = await reportRequest(req);
-  return statsResponse(await getOverviewSummary(req.services.reports, q, parseSummaryLimit(req.query.limit)), owner);
-}
+const overviewSummary = (access: Access) => async (req: ApiRequest) => {
+  const { q, reader } = await reportRequest(req, access);
+  return statsResponse(await getOverviewSummary(req.services.reports, q, parseSummaryLimit(req.query.limit)), reader);
+};
 
-async function breakdown(req: ApiRequest) {
-  const { q, owner } = await reportRequest(req, { ignoreTz: true });
+const breakdown = (access: Access) => async (req: ApiRequest) => {
+  const { q, reader } = await reportRequest(req, access, { ignoreTz: true });
   const dim = parseBreakdownDim(req.query.dim);
   if (!dim) throw new UnknownDimensionError();
-  return statsResponse(await getBreakdown(req.services.reports, q, dim, parseBreakdownLimit(req.query.limit)), owner);
-}
+  return statsResponse(await getBreakdown(req.services.reports, q, dim, parseBreakdownLimit(req.query.limit)), reader);
+};
 
 /** Public like the stats reads, but not among those the spec lets an edge cache keep: always no-store. */
-async function retention(req: ApiRequest) {
-  const { q } = await reportRequest(req);
+const retention = (access: Access) => async (req: ApiRequest) => {
+  const { q } = await reportRequest(req, access);
   return json(200, await getRetention(req.services.reports, q));
+};
+
+/** The site a share link reads, and the link's label. */
+async function sharedSite(req: ApiRequest) {
+  const { link, site } = await readableShare(req);
+  return json(200, { hostname: site.hostname, display_name: site.display_name, label: link.label, password: link.password_hash !== null });
 }
 
 /** One event's metadata keys, or with `key` its top values: the owner only, also for public sites. */
@@ -121,10 +137,15 @@ async function sitesSummary(req: ApiRequest) {
 }
 
 export const handler = createGroupHandler<ReportsServices>({
-  'GET /api/sites/{hostname}/overview': overview,
-  'GET /api/sites/{hostname}/overview/summary': overviewSummary,
-  'GET /api/sites/{hostname}/breakdown': breakdown,
-  'GET /api/sites/{hostname}/retention': retention,
+  'GET /api/sites/{hostname}/overview': overview(siteAccess),
+  'GET /api/sites/{hostname}/overview/summary': overviewSummary(siteAccess),
+  'GET /api/sites/{hostname}/breakdown': breakdown(siteAccess),
+  'GET /api/sites/{hostname}/retention': retention(siteAccess),
+  'GET /api/share/{slug}': sharedSite,
+  'GET /api/share/{slug}/overview': overview(shareAccess),
+  'GET /api/share/{slug}/overview/summary': overviewSummary(shareAccess),
+  'GET /api/share/{slug}/breakdown': breakdown(shareAccess),
+  'GET /api/share/{slug}/retention': retention(shareAccess),
   'GET /api/sites/summary': sitesSummary,
   'GET /api/sites/{hostname}/api/overview': apiOverview,
   'GET /api/sites/{hostname}/api/breakdown': apiBreakdown,

@@ -27,6 +27,7 @@ import { singleIconRefresh, takeCheck, type SiteCheckState } from '#domain/site-
 import type { PageCheck } from '#ports/page-checker.ts';
 import { claimRoutes } from './site-claims.ts';
 import { siteKeyRoutes } from './site-api-keys.ts';
+import { shareLinkRoutes } from './share-links.ts';
 
 /** Callers, the registry with its caches, verification runs, site icons, and (in one process with the collector) its recent drops. */
 export type SitesServices = AuthServices & VerifyServices & IconServices & SiteCheckState & Pick<Services, 'recentDrops'>;
@@ -136,6 +137,7 @@ async function siteSetup(req: ApiRequest) {
     recent_drops: drops?.recent_drops ?? null,
     local_drops: drops?.local_drops ?? null,
     redirect_hosts: site.redirect_hosts ?? [],
+    embed_origins: site.embed_origins ?? [],
   });
 }
 
@@ -179,6 +181,7 @@ export const handler = createGroupHandler<SitesServices>({
   'GET /api/sites/{hostname}/icon': siteIcon,
   ...claimRoutes,
   ...siteKeyRoutes,
+  ...shareLinkRoutes,
 });
 
 /** The group's Lambda handler over what its composition root built (functions/aws/http/sites.ts). */

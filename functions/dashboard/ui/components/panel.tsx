@@ -58,3 +58,13 @@ export function Outcome({ outcome }: { outcome: { error: boolean; text: string }
     </p>
   );
 }
+
+/** A change's outcome as a status line, announced to screen readers; nothing when null. */
+export function StatusNote({ text }: { text: string | null }) {
+  if (!text) return null;
+  return (
+    <p class="note" role="status">
+      {text}
+    </p>
+  );
+}

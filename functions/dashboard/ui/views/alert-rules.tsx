@@ -1,7 +1,7 @@
 /** A site's alert rules in the API view: their state and last changes, add, pause, test, delete. */
 import { useState } from 'preact/hooks';
 import { api, ApiError, sitePath, useApi, useChanges } from '../api.ts';
-import { FieldError, Load, Panel } from '../components/panel.tsx';
+import { FieldError, Load, Panel, StatusNote } from '../components/panel.tsx';
 import { formatTimestamp } from '../format.ts';
 
 interface Rule {
@@ -136,11 +136,7 @@ export function AlertRules({ hostname }: { hostname: string }) {
           )
         }
       </Load>
-      {outcome && (
-        <p class="note" role="status">
-          {outcome}
-        </p>
-      )}
+      <StatusNote text={outcome} />
       <RuleForm hostname={hostname} onSaved={rules.reload} />
     </Panel>
   );

@@ -1,7 +1,7 @@
 /** A site's e-mail reports in its settings: when each goes next, what failed, add, pause, test, delete. */
 import { useState } from 'preact/hooks';
 import { api, ApiError, sitePath, useApi, useChanges } from '../api.ts';
-import { FieldError, Load, Panel } from '../components/panel.tsx';
+import { FieldError, Load, Panel, StatusNote } from '../components/panel.tsx';
 import { formatTimestamp } from '../format.ts';
 import { DigestFieldInputs, FREQUENCIES, recipientList, type DigestFields } from './digest-fields.tsx';
 
@@ -87,11 +87,7 @@ export function EmailReports({ hostname }: { hostname: string }) {
           )
         }
       </Load>
-      {outcome && (
-        <p class="note" role="status">
-          {outcome}
-        </p>
-      )}
+      <StatusNote text={outcome} />
       <ReportForm hostname={hostname} onSaved={reports.reload} />
     </Panel>
   );

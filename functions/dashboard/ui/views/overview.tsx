@@ -2,7 +2,8 @@
  * A site's traffic for the URL's period, timezone and filters: totals against
  * the previous period, the chart, and the breakdown panels, each row a filter.
  * Signed-in owners and the public share page (signedIn false) see the same;
- * owners also see the live panel, goals and outbound links.
+ * owners also see the live panel, goals and outbound links. Each panel's
+ * numbers download as CSV.
  */
 import { useState } from 'preact/hooks';
 import type { FilterDim } from '#domain/reports/filter.ts';
@@ -11,6 +12,8 @@ import { Load, Panel } from '../components/panel.tsx';
 import { BreakdownList, type BreakdownRow } from '../components/breakdown.tsx';
 import { TrafficChart, type Forecast, type SeriesPoint } from '../components/traffic-chart.tsx';
 import { ReportControls } from '../components/report-controls.tsx';
+import { CsvButton } from '../components/csv-button.tsx';
+import { breakdownCsv, csvFileName, seriesCsv } from '../csv.ts';
 import { formatChange, formatDuration, formatNumber } from '../format.ts';
 import { apiQuery, chartInterval, withFilter, type ReportState } from '../report-state.ts';
 import { EventMetadata, OutboundLinks } from './event-metadata.tsx';
@@ -83,8 +86,10 @@ export function Stat({ label, value, change, testId }: { label: string; value: s
   );
 }
 
-function BreakdownPanel({ hostname, query, choices, title, signedIn, onFilter, onDetails }: {
+function BreakdownPanel({ hostname, base, query, choices, title, signedIn, onFilter, onDetails }: {
   hostname: string;
+  /** Where the reads go: the site's (`/api/sites/{hostname}`) or a share link's (`/api/share/{slug}`). */
+  base: string;
   query: string;
   choices: Choice[];
   title: string;
@@ -95,8 +100,12 @@ function BreakdownPanel({ hostname, query, choices, title, signedIn, onFilter, o
 }) {
   const [index, setIndex] = useState(0);
   const choice = choices[index] as Choice;
-  const state = useApi<{ rows: BreakdownRow[] }>(`${sitePath(hostname)}/breakdown?dim=${choice.dim}&limit=10&${query}`, signedIn);
+  const state = useApi<{ rows: BreakdownRow[] }>(`${base}/breakdown?dim=${choice.dim}&limit=10&${query}`, signedIn);
   const selectId = `${title.toLowerCase()}-dim`;
+  const rows = state.data?.rows;
+  const csv = rows && (
+    <CsvButton what={choice.label} filename={csvFileName(hostname, choice.label)} csv={() => breakdownCsv(rows, choice.valueLabel ?? 'Pageviews')} />
+  );
   const actions =
     choices.length > 1 ? (
       <span class="panel-choice">
@@ -108,8 +117,11 @@ function BreakdownPanel({ hostname, query, choices, title, signedIn, onFilter, o
             </option>
           ))}
         </select>
+        {csv}
       </span>
-    ) : null;
+    ) : (
+      csv
+    );
   return (
     <Panel title={title} actions={actions}>
       <div data-testid={`breakdown-${choice.dim}`}>
@@ -143,20 +155,28 @@ function overviewQuery(state: ReportState, nowSeconds: number, range?: { from: n
   return q.toString();
 }
 
-export function OverviewView({ hostname, state, setState, signedIn }: { hostname: string; state: ReportState; setState: (s: ReportState) => void; signedIn: boolean }) {
+export function OverviewView({ hostname, base = sitePath(hostname), state, setState, signedIn }: {
+  hostname: string;
+  /** The reads' root: the site's, or a share link's (`/api/share/{slug}`). */
+  base?: string;
+  state: ReportState;
+  setState: (s: ReportState) => void;
+  signedIn: boolean;
+}) {
   const now = Date.now() / 1000;
   const query = apiQuery(state, now).toString();
-  const overview = useApi<Overview>(`${sitePath(hostname)}/overview?${overviewQuery(state, now)}`, signedIn);
+  const overview = useApi<Overview>(`${base}/overview?${overviewQuery(state, now)}`, signedIn);
   // The previous period's series, bucket for bucket, for the chart's comparison lines.
   const previousRange = overview.data?.previous_range;
-  const previous = useApi<Overview>(previousRange ? `${sitePath(hostname)}/overview?${overviewQuery(state, now, previousRange)}` : null, signedIn);
+  const previous = useApi<Overview>(previousRange ? `${base}/overview?${overviewQuery(state, now, previousRange)}` : null, signedIn);
+  const series = overview.data?.series;
   const addFilter = (dim: FilterDim, value: string) => setState(withFilter(state, { dim, op: 'eq', value }));
   const [event, setEvent] = useState<string | null>(null);
   const goalNames = useGoalNames(hostname, signedIn);
   return (
     <div class="overview">
       <ReportControls state={state} setState={setState} valueNames={goalNames} />
-      <Panel title="Traffic" id="traffic">
+      <Panel title="Traffic" id="traffic" actions={series && <CsvButton what="the chart's numbers" filename={csvFileName(hostname, 'traffic')} csv={() => seriesCsv(series)} />}>
         <Load state={overview} label="traffic">
           {(o) => (
             <>
@@ -181,6 +201,7 @@ export function OverviewView({ hostname, state, setState, signedIn }: { hostname
             title={p.title}
             choices={p.choices}
             hostname={hostname}
+            base={base}
             query={query}
             signedIn={signedIn}
             onFilter={addFilter}

@@ -6,6 +6,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, sitePath, useApi } from '../api.ts';
 import { EmailReports } from './email-reports.tsx';
+import { ShareLinks } from './share-links.tsx';
 import { FieldError, Load, Outcome, Panel } from '../components/panel.tsx';
 import { formatTimestamp } from '../format.ts';
 import { navigate } from '../router.ts';
@@ -78,35 +79,53 @@ function SiteSettings({ site, onSaved }: { site: SiteInfo; onSaved: () => void }
         <input type="checkbox" checked={Boolean(site.pinned_at)} onChange={(e) => void patch({ pinned: (e.currentTarget as HTMLInputElement).checked }, 'Pin saved.')} />
         <span>Pinned to the top of the sites list</span>
       </label>
-      <RedirectHosts hostname={site.hostname} save={(hosts) => patch({ redirect_hosts: hosts }, 'Redirect hosts saved.')} />
+      {LIST_SETTINGS.map((l) => (
+        <SetupList key={l.field} hostname={site.hostname} {...l} save={(values) => patch({ [l.field]: values }, l.done)} />
+      ))}
       <Outcome outcome={status} />
     </div>
   );
 }
 
-/** The hosts `/r` may redirect to besides the site and its subdomains (shown in the setup read). */
-function RedirectHosts({ hostname, save }: { hostname: string; save: (hosts: string[]) => Promise<boolean> }) {
-  const setup = useApi<{ redirect_hosts: string[] }>(`${sitePath(hostname)}/setup`);
-  const [hosts, setHosts] = useState<string | null>(null);
-  const shown = hosts ?? setup.data?.redirect_hosts.join(', ') ?? '';
+type ListField = 'redirect_hosts' | 'embed_origins';
+
+const LIST_SETTINGS: readonly { field: ListField; label: string; placeholder: string; button: string; done: string }[] = [
+  { field: 'redirect_hosts', label: 'Outbound redirects (/r) may also go to (comma-separated hosts)', placeholder: 'pay.example.com', button: 'Save hosts', done: 'Redirect hosts saved.' },
+  {
+    field: 'embed_origins',
+    label: "Sites that may embed this site's share links (comma-separated https origins; none: no embedding)",
+    placeholder: 'https://blog.example.com',
+    button: 'Save origins',
+    done: 'Embedding origins saved.',
+  },
+];
+
+/**
+ * A list setting the setup read shows, edited as comma-separated text: the hosts `/r` may redirect to
+ * besides the site and its subdomains, the origins that may frame its share links.
+ */
+function SetupList({ hostname, field, label, placeholder, button, save }: { hostname: string; field: ListField; label: string; placeholder: string; button: string; save: (values: string[]) => Promise<boolean> }) {
+  const setup = useApi<Record<ListField, string[]>>(`${sitePath(hostname)}/setup`);
+  const [values, setValues] = useState<string | null>(null);
+  const shown = values ?? setup.data?.[field].join(', ') ?? '';
   return (
     <form
       class="control-row"
       onSubmit={(e) => {
         e.preventDefault();
-        // Saved, the field shows the hosts as stored (normalized); refused, what was typed stays.
+        // Saved, the field shows the values as stored (normalized); refused, what was typed stays.
         void save(shown.split(',').map((h) => h.trim()).filter(Boolean)).then((saved) => {
           if (!saved) return;
-          setHosts(null);
+          setValues(null);
           setup.reload();
         });
       }}
     >
       <label class="control grow">
-        <span>Outbound redirects (/r) may also go to (comma-separated hosts)</span>
-        <input value={shown} onInput={(e) => setHosts((e.currentTarget as HTMLInputElement).value)} placeholder="pay.example.com" data-testid="redirect-hosts" />
+        <span>{label}</span>
+        <input value={shown} onInput={(e) => setValues((e.currentTarget as HTMLInputElement).value)} placeholder={placeholder} data-testid={field.replace('_', '-')} />
       </label>
-      <button type="submit">Save hosts</button>
+      <button type="submit">{button}</button>
     </form>
   );
 }
@@ -286,6 +305,7 @@ export function SettingsView({ site, onSaved }: { site: SiteInfo; onSaved: () =>
           <Install hostname={site.hostname} />
         </Panel>
       )}
+      {site.kind === 'web' && <ShareLinks hostname={site.hostname} verified={Boolean(site.verified_at)} />}
       <EmailReports hostname={site.hostname} />
       <Panel title="Management keys" id="keys">
         <Keys />

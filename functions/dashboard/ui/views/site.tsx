@@ -17,7 +17,7 @@ const TAB_LABELS: Record<SiteTab, string> = { overview: 'Overview', goals: 'Goal
 const API_SITE_TABS: readonly SiteTab[] = ['api', 'settings'];
 
 /** The report state of the URL, and a setter that writes it back to the URL (a new history entry). */
-function useReportState(search: URLSearchParams): [ReportState, (s: ReportState) => void] {
+export function useReportState(search: URLSearchParams): [ReportState, (s: ReportState) => void] {
   const tz = browserTimezone();
   const state = readState(search, tz);
   const set = (s: ReportState) => {
@@ -27,11 +27,12 @@ function useReportState(search: URLSearchParams): [ReportState, (s: ReportState)
   return [state, set];
 }
 
-function SiteHeader({ site, signedIn, children }: { site: SiteInfo; signedIn: boolean; children: ComponentChildren }) {
+/** `icon` false: no icon read (a share link's private site has none to anonymous readers). */
+export function SiteHeader({ site, signedIn, icon = true, children }: { site: Pick<SiteInfo, 'hostname' | 'display_name'>; signedIn: boolean; icon?: boolean; children: ComponentChildren }) {
   return (
     <header class="site-head">
       <h1>
-        <SiteIcon hostname={site.hostname} signedIn={signedIn} />
+        {icon && <SiteIcon hostname={site.hostname} signedIn={signedIn} />}
         <span>{site.display_name || site.hostname}</span>
       </h1>
       {children}
