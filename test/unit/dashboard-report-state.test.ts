@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, apiQuery, readState, stateRange, withFilter, withoutFilter, writeState, type ReportState } from '#dashboard/ui/report-state.ts';
+import { addDays, apiQuery, chartInterval, readState, stateRange, withFilter, withoutFilter, writeState, type ReportState } from '#dashboard/ui/report-state.ts';
 import { formatFilter, parseFilter } from '#domain/reports/filter.ts';
 
 // 2026-03-29 10:00 UTC: the day Europe/Berlin moves its clocks forward (23 hours long).
 const NOW = Date.UTC(2026, 2, 29, 10) / 1000;
-const base: ReportState = { period: '30d', from: null, to: null, tz: 'UTC', filters: [] };
+const base: ReportState = { period: '30d', from: null, to: null, tz: 'UTC', filters: [], interval: null };
 
 describe('dashboard report state', () => {
   it('presets cover whole days in the timezone, today included', () => {
@@ -36,9 +36,17 @@ describe('dashboard report state', () => {
 
   it('writes only what differs from the default, and reads back what it wrote', () => {
     expect(writeState(base, 'UTC')).toBe('');
-    const state: ReportState = { period: 'custom', from: '2026-01-01', to: '2026-01-31', tz: 'America/New_York', filters: [{ dim: 'page', op: 'eq', value: '/a;b?c=d&e' }, { dim: 'country', op: 'neq', value: 'DE' }] };
+    const state: ReportState = { period: 'custom', from: '2026-01-01', to: '2026-01-31', tz: 'America/New_York', filters: [{ dim: 'page', op: 'eq', value: '/a;b?c=d&e' }, { dim: 'country', op: 'neq', value: 'DE' }], interval: 'week' };
     const written = writeState(state, 'UTC');
     expect(readState(new URLSearchParams(written), 'UTC')).toEqual(state);
+  });
+
+  it('keeps the chart’s interval in the URL, and otherwise asks for weeks past 31 days and months past 92', () => {
+    expect(writeState({ ...base, interval: 'month' }, 'UTC')).toBe('interval=month');
+    expect(readState(new URLSearchParams('interval=year'), 'UTC').interval).toBeNull();
+    expect([chartInterval(base, NOW), chartInterval({ ...base, period: '12mo' }, NOW), chartInterval({ ...base, period: '7d' }, NOW)]).toEqual([null, 'month', null]);
+    expect(chartInterval({ ...base, period: 'custom', from: '2026-01-01', to: '2026-02-15' }, NOW)).toBe('week');
+    expect(chartInterval({ ...base, period: '12mo', interval: 'day' }, NOW)).toBe('day');
   });
 
   it('filters keep one clause per dimension and format as the API parses them', () => {
