@@ -80,6 +80,9 @@ export function dashboardEdge({ built, config, localSignIn, clock, embedOrigins 
     if (PAGE_PATH.test(path)) return file(built.index);
     const embed = EMBED_PATH.exec(path);
     if (embed) return embedPage(embed[1] as string);
+    // A browser asking for a page that does not exist gets the page's own "not found" (status 404);
+    // API clients, and anything under /api, keep the API's JSON 404.
+    if (method === 'GET' && !path.startsWith('/api/') && headers.accept?.includes('text/html')) return { ...file(built.index), statusCode: 404 };
     return null;
   };
 }

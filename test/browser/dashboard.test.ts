@@ -159,6 +159,18 @@ describe('signing in', () => {
   }, 60_000);
 });
 
+describe('ways back', () => {
+  it('a mistyped site and a page that does not exist say so, with a link back to the sites', async () => {
+    await owner.goto(`${svc.url}/sites/no-such-site.example`);
+    await owner.getByTestId('unknown-site').waitFor();
+    const missing = await owner.goto(`${svc.url}/nowhere/at/all`);
+    expect(missing?.status()).toBe(404);
+    await owner.getByRole('heading', { name: 'Not found' }).waitFor();
+    await owner.getByRole('link', { name: 'Go to your sites' }).click();
+    await owner.getByRole('heading', { name: 'Sites', exact: true }).waitFor();
+  }, 60_000);
+});
+
 describe('sessions', () => {
   it('last across tabs and a browser restart; signing out in one tab signs the others out, and the session is gone', async () => {
     const context = await browser.newContext();

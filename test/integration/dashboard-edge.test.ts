@@ -79,6 +79,22 @@ describe('dashboard pages and assets', () => {
   });
 });
 
+describe('a page that does not exist', () => {
+  it('is the dashboard’s own page with status 404 for a browser, and stays the API’s JSON 404 for anything else', async () => {
+    const browser = await svc.req('GET', '/no-such-page', { headers: { accept: 'text/html,application/xhtml+xml' } });
+    expect([browser.status, browser.headers.get('content-type')]).toEqual([404, 'text/html; charset=utf-8']);
+    expect(browser.text).toContain('<div id="app">');
+    expect(browser.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    for (const [path, accept] of [
+      ['/no-such-page', 'application/json'],
+      ['/api/no-such-route', 'text/html'],
+    ]) {
+      const r = await svc.req('GET', path as string, { headers: { accept: accept as string } });
+      expect([path, r.status, r.json]).toEqual([path, 404, { error: 'not found' }]);
+    }
+  });
+});
+
 describe('login links', () => {
   it('trades a link once for a session cookie and a short-lived ID token of its user', async () => {
     const code = await link('link-user');

@@ -335,6 +335,7 @@ describe('verification', () => {
       recent_drops: [],
       local_drops: [],
       redirect_hosts: [],
+      embed_origins: [],
     });
     expect((await svc.req('GET', `/api/sites/${h}/setup`, { token: bob })).json).toEqual({ error: 'unknown site' });
   });

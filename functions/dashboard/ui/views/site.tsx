@@ -1,6 +1,6 @@
 /** A site's page: its header (icon, name, tabs) and the tab the URL names; the share page is the same without the owner's tabs. */
 import type { ComponentChildren } from 'preact';
-import { sitePath, useApi } from '../api.ts';
+import { ApiError, sitePath, useApi } from '../api.ts';
 import { Load } from '../components/panel.tsx';
 import { browserTimezone, readState, writeState, type ReportState } from '../report-state.ts';
 import { linkClick, navigate, siteUrl, type SiteTab } from '../router.ts';
@@ -40,11 +40,24 @@ export function SiteHeader({ site, signedIn, icon = true, children }: { site: Pi
   );
 }
 
+/** A site the account does not have (mistyped, deleted, another account's): say so, and the way back. */
+function UnknownSite({ hostname }: { hostname: string }) {
+  return (
+    <main class="page">
+      <h1>No such site</h1>
+      <p data-testid="unknown-site">
+        Your account has no site {hostname}. <a href="/" onClick={linkClick}>Back to your sites</a>, where you can add it.
+      </p>
+    </main>
+  );
+}
+
 export function SiteView({ hostname, tab, search }: { hostname: string; tab: SiteTab; search: URLSearchParams }) {
   const site = useApi<SiteInfo>(sitePath(hostname));
   const [state, setState] = useReportState(search);
   // Tabs keep the report state (period, filters) as the owner moves between them.
   const query = search.toString();
+  if (site.error instanceof ApiError && site.error.status === 404) return <UnknownSite hostname={hostname} />;
   return (
     <main class="page">
       <Load state={site} label="the site">
