@@ -17,7 +17,7 @@ import {
   zonedToUnix,
 } from '#domain/reports/time.ts';
 import type { Granularity, Range } from '#domain/reports/time.ts';
-import { planOverview } from '#domain/reports/overview.ts';
+import { forecastOf, planOverview } from '#domain/reports/overview.ts';
 import { parseInterval } from '#domain/reports/query.ts';
 
 /** Unix seconds of an ISO timestamp (all expectations below are written by hand in UTC). */
@@ -590,5 +590,15 @@ describe('the overview’s interval parameter', () => {
       { ok: true, interval: 'month' },
     ]);
     for (const bad of ['', 'hour', 'Week', 'year']) expect(parseInterval(bad)).toEqual({ ok: false, error: 'interval must be day, week or month' });
+  });
+});
+
+describe('the overview’s forecast', () => {
+  it('is for the bucket holding now, also when the range reaches past now (today), and none once the range has ended', () => {
+    const range = { from: u('2026-03-10T00:00:00Z'), to: u('2026-03-11T00:00:00Z') };
+    const plan = planOverview(range, 'UTC');
+    const series = plan.starts.map((t) => ({ t, pageviews: t === u('2026-03-10T10:00:00Z') ? 6 : 0, visitors: 0, duration_s: null, scrolled: null }));
+    expect(forecastOf(plan, series, 'UTC', u('2026-03-10T10:30:00Z'))).toMatchObject({ bucket: u('2026-03-10T10:00:00Z'), pageviews: 12 });
+    expect(forecastOf(plan, series, 'UTC', u('2026-03-12T00:00:00Z'))).toBeNull();
   });
 });
