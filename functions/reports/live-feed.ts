@@ -41,8 +41,8 @@ const byVisitors = (rows: readonly { name: string; visitors: number }[]) =>
     .sort((a, b) => b.visitors - a.visitors || a.name.localeCompare(b.name))
     .slice(0, LIVE_LIST_LIMIT);
 
-/** Visitors of the last 5 minutes; pages, sources and countries of the last 30 by distinct visitors; the last two minutes. */
-export async function liveUpdate(store: ReportStore, site: SiteRef, nowMs: number): Promise<LiveUpdate> {
+/** Visitors of the last 5 minutes; pages, sources and countries of the last 30 by distinct visitors; the last two minutes (read here unless given). */
+export async function liveUpdate(store: ReportStore, site: SiteRef, nowMs: number, recentMinutes?: Promise<LiveMinute[]>): Promise<LiveUpdate> {
   const since = nowMs - LIVE_PAGES_WINDOW_SECONDS * 1000;
   const scope = { ...site, from: since, to: nowMs + 1, filters: [] };
   const [visitors, pages, lists, recent] = await Promise.all([
@@ -50,7 +50,7 @@ export async function liveUpdate(store: ReportStore, site: SiteRef, nowMs: numbe
     store.livePages({ ...site, filters: [], since }, LIVE_LIST_LIMIT),
     // Lists ranked by pageviews: more rows than shown, then ranked by visitors.
     store.breakdowns(scope, ['sources', 'countries'] as const, LIVE_LIST_LIMIT * 5),
-    minutes(store, site, nowMs, 2),
+    recentMinutes ?? minutes(store, site, nowMs, 2),
   ]);
   return {
     t: Math.floor(nowMs / 1000),
@@ -89,9 +89,11 @@ export interface LiveOpening {
   update: LiveUpdate;
 }
 
+/** The history, and the first update, whose last two minutes are the history's own (read once). */
 export async function liveOpening(store: ReportStore, site: SiteRef, nowMs: number): Promise<LiveOpening> {
-  const [history, update] = await Promise.all([liveHistory(store, site, nowMs), liveUpdate(store, site, nowMs)]);
-  return { history, update };
+  const history = liveHistory(store, site, nowMs);
+  const [minutesRead, update] = await Promise.all([history, liveUpdate(store, site, nowMs, history.then((h) => h.slice(-2)))]);
+  return { history: minutesRead, update };
 }
 
 /**
