@@ -87,9 +87,11 @@ describe('latest.js served by the local service', () => {
     await page.goto(`${servePage('/pricing', tag(site))}?utm_source=newsletter&secret=1`);
     await page.waitForFunction(() => typeof window.tt_event === 'function');
     await page.evaluate(() => new Promise<void>((done) => window.tt_event('Sign up', { plan: 'pro' }, done)));
+    // With runBeforeUnload the close returns before the page has unloaded: the context stays open
+    // until the append is stored, or closing it could cancel the beacon sent on hide.
     await page.close({ runBeforeUnload: true });
-    await context.close();
     const rows = await storedRows(site, 3);
+    await context.close();
     const pageview = rows.find((r) => r.kind === 'pageview')!;
     expect(pageview).toMatchObject({ path: '/pricing', utm_source: 'newsletter', source: 'newsletter', country: 'JP', language: 'ja-JP', bot: false, unique: true });
     // The tracker reads the campaign tags from the address and sends no query string: nothing else of it is stored.
