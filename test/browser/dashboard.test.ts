@@ -390,10 +390,11 @@ describe('a site with traffic from latest.js', () => {
     expect(errors).toEqual([]);
   }, 120_000);
 
-  it.each(['light', 'dark'] as const)('every view has no WCAG 2 AA error (HTML_CodeSniffer) in %s mode and is captured at 1280 and 360 px', async (colorScheme) => {
+  it.each(['light', 'dark'] as const)('every view has no WCAG 2 AA error (HTML_CodeSniffer) in %s mode (the light run captures each at 1280 and 360 px in both schemes)', async (colorScheme) => {
     // The checker is injected as an inline script, which the dashboard's CSP rightly forbids: this context bypasses it.
     const context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC', bypassCSP: true, viewport: { width: 1280, height: 900 }, colorScheme });
-    const shot = (name: string) => screenshots(page, colorScheme === 'dark' ? `${name}-dark` : name);
+    // The light run captures both schemes (screenshots switches them); the dark run checks what dark mode shows.
+    const shot = (name: string) => (colorScheme === 'light' ? screenshots(page, name) : Promise.resolve());
     const page = await context.newPage();
     // The checker finds what it should: an image without text and a field without a label.
     pages.set('/inaccessible', html('', '<img src="x.png"><input type="text">'));

@@ -26,13 +26,18 @@ export async function accessibilityErrors(page: Page): Promise<string[]> {
   );
 }
 
+/** The page at 1280 and 360 px in light and dark mode (`dashboard-{name}[-dark]-{width}.png`), left light at 1280 px. */
 export async function screenshots(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  for (const width of [1280, 360]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.waitForTimeout(100);
-    await page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}-${width}.png`), fullPage: true });
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    for (const width of [1280, 360]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForTimeout(100);
+      await page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}${colorScheme === 'dark' ? '-dark' : ''}-${width}.png`), fullPage: true });
+    }
   }
+  await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize({ width: 1280, height: 900 });
 }
 
