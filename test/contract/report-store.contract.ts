@@ -306,6 +306,41 @@ export function reportContract(store: StoreUnderTest): void {
       expect(o.previous_range).toEqual({ from: from - 4 * D, to: to - 4 * D });
     });
 
+    it('buckets weeks from local Mondays and months from the local 1st, each bucket counting its distinct daily visitors', async () => {
+      const s = site('weeks');
+      const tz = 'America/New_York';
+      const from = zonedToUnix(tz, 2024, 3, 1); // a Friday; DST starts on Sunday Mar 10
+      const to = zonedToUnix(tz, 2024, 5, 1);
+      // Hashes rotate at 00:00 UTC, as the collector's do: a person's hash is the name and the UTC day.
+      const at = (m: number, d: number, h: number, min: number, person: string) => {
+        const ts = zonedToUnix(tz, 2024, m, d, h, min);
+        return row(s, ts, { visitor: `${person}-${new Date(ts * 1000).toISOString().slice(0, 10)}` });
+      };
+      await seed([
+        at(3, 4, 9, 0, 'a'), // Mon Mar 4
+        at(3, 10, 23, 30, 'a'), // Sun Mar 10, late (Mar 11 UTC): still the week of Mar 4
+        at(3, 11, 0, 30, 'b'), // Mon Mar 11, just after local midnight
+        at(3, 31, 23, 59, 'c'), // Sun Mar 31: March, the week of Mar 25
+        at(4, 1, 0, 1, 'c'), // Mon Apr 1: April; the same UTC day (04:00Z) as the row before, so one daily visitor
+      ]);
+      const weeks = await getOverview(a.reports, q(s, from, to, tz), 'week');
+      expect(weeks.granularity).toBe('week');
+      const monday = (m: number, d: number) => zonedToUnix(tz, 2024, m, d);
+      expect(weeks.series.filter((b) => b.pageviews > 0).map((b) => [b.t, b.pageviews, b.visitors])).toEqual([
+        [monday(3, 4), 2, 2],
+        [monday(3, 11), 1, 1],
+        [monday(3, 25), 1, 1],
+        [monday(4, 1), 1, 1],
+      ]);
+      expect(weeks.series[0]!.t).toBe(monday(2, 26)); // the Monday before a Friday start
+      const months = await getOverview(a.reports, q(s, from, to, tz), 'month');
+      expect(months.series.map((b) => [b.t, b.pageviews, b.visitors])).toEqual([
+        [zonedToUnix(tz, 2024, 3, 1), 4, 4],
+        [zonedToUnix(tz, 2024, 4, 1), 1, 1],
+      ]);
+      expect([months.totals.pageviews, months.totals.visitors]).toEqual([5, 4]);
+    });
+
     it('breaks down every dimension: value desc then name, empty labels only for pages and referrers', async () => {
       const s = site('dims');
       const base = { referrer_host: 'news.example', source: 'news.example', country: 'DE', device: 'desktop', browser: 'Firefox', os: 'Linux', language: 'de' };
