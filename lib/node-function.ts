@@ -32,7 +32,7 @@ const REQUIRE_BANNER = "import { createRequire } from 'module'; const require = 
  * CommonJS file, as node_modules/<name>/index.js beside it, in the functions
  * whose bundle names them.
  */
-export const LAZY_MODULES = ['tr46', 'htmlparser2'] as const;
+export const LAZY_MODULES = ['tr46', 'htmlparser2', '@tryghost/referrer-parser'] as const;
 
 /** The esbuild options of a lazy package's file: its CommonJS entry, dependencies inlined. */
 export function lazyModuleBuild(name: string): { entryPoints: string[]; bundle: true; minify: true; platform: 'node'; target: string; format: 'cjs' } {

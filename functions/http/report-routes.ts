@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import * as s from './schemas.ts';
 import { invalidInput, refusals, siteReader, reportQuery, scoped, type Refusable, type RouteDef } from './route-def.ts';
 import { NotAvailableOnStoreError, UnknownDimensionError, UnverifiedOwnerError } from '#domain/errors.ts';
-import { INVALID_INTERVAL, INVALID_TIMEZONE, REPORT_QUERY_ERRORS } from '#domain/reports/query.ts';
+import { BREAKDOWN_DIMS, INVALID_INTERVAL, INVALID_TIMEZONE, REPORT_QUERY_ERRORS } from '#domain/reports/query.ts';
 
 interface StatsOptions {
   query?: Record<string, string>;
@@ -45,7 +45,7 @@ export const reportRoutes: readonly RouteDef[] = [
   }),
   stats('/api/sites/{hostname}/breakdown', 'Rows for one dimension, by value descending then name.', s.Breakdown, {
     query: {
-      dim: 'Required: pages, entry_pages, referrers, sources, utm_sources, utm_mediums, utm_campaigns, utm_terms, utm_contents, countries, devices, browsers, os, languages, screens, events',
+      dim: `Required: ${BREAKDOWN_DIMS.join(', ')}. exit_pages: per visit (a visitor hash's day), the path of its last pageview; rows without a visitor hash add none; not on Timestream (501)`,
       limit: 'Default 10, clamped to 1..1000',
       tz: 'Ignored',
     },

@@ -12,7 +12,7 @@ import type { BreakdownDim } from '#domain/reports/query.ts';
 import type { GoalMatch } from './goals.ts';
 
 /** Breakdowns that group canonical pageviews by a label of their own (not events, not entry pages). */
-export type LabelDim = Exclude<BreakdownDim, 'events' | 'entry_pages'>;
+export type LabelDim = Exclude<BreakdownDim, 'events' | 'entry_pages' | 'exit_pages'>;
 
 /**
  * A site as reports read it: its hostname and its current registration

@@ -61,7 +61,7 @@ describe('POST /events and /append', () => {
     expect([r.status, r.text, r.headers.get('content-type')]).toEqual([200, 'ok', 'text/plain; charset=utf-8']);
     const [row] = await rows(site);
     expect(row).toMatchObject({
-      site, kind: 'pageview', id, path: '/pricing', query: '?plan=pro', referrer_host: 'google.com', source: 'google.com', country: 'JP',
+      site, kind: 'pageview', id, path: '/pricing', query: '?plan=pro', referrer_host: 'google.com', source: 'Google', country: 'JP',
       browser: 'Chrome', os: 'Windows', device: 'desktop', language: 'ja', viewport_width: 800, unique: true, bot: false, imported: false,
       utm_medium: 'cpc', metadata: '{"plan":"pro"}', page_id: 'p1',
     });
@@ -298,7 +298,7 @@ describe('bots, replays and visitors', () => {
     expect((await rows(other))[0]!.visitor).not.toBe(hashes[0]);
   });
 
-  it('derives sources with campaign precedence and excludes internal navigation', async () => {
+  it('derives sources with campaign precedence, a known referring host by its name, and excludes internal navigation', async () => {
     const site = await svc.site(owner, { prefix: 'sources' });
     await pv(site, { referrer: 'https://news.ycombinator.com/item?id=1', utm_source: 'newsletter' });
     await pv(site, { referrer: 'https://news.ycombinator.com/item?id=1', ref: 'producthunt' });
@@ -308,7 +308,7 @@ describe('bots, replays and visitors', () => {
     expect((await rows(site)).map((x) => [x.source, x.referrer_host])).toEqual([
       ['newsletter', 'news.ycombinator.com'],
       ['producthunt', 'news.ycombinator.com'],
-      ['news.ycombinator.com', 'news.ycombinator.com'],
+      ['Hacker News', 'news.ycombinator.com'],
       [null, null],
       [null, null],
     ]);

@@ -136,7 +136,7 @@ describe('sources', () => {
     expect(deriveSource({ ...none, utm_source: 'newsletter', campaign_ref: 'x' }, 'google.com', 'shop.example')).toBe('newsletter');
     expect(deriveSource({ ...none, campaign_source: 'tw' }, 'google.com', 'shop.example')).toBe('tw');
     expect(deriveSource({ ...none, campaign_ref: 'ph' }, null, 'shop.example')).toBe('ph');
-    expect(deriveSource(none, 'google.com', 'shop.example')).toBe('google.com');
+    expect(deriveSource(none, 'google.com', 'shop.example')).toBe('Google');
     expect(deriveSource(none, 'shop.example', 'www.shop.example')).toBeNull();
     expect(deriveSource(none, 'blog.shop.example', 'shop.example')).toBeNull();
     expect(deriveSource(none, null, 'shop.example')).toBeNull();

@@ -40,8 +40,8 @@ describe('createRecordMapper: page views', () => {
       screen_height: '1080',
       device_type: 'Mobile',
       country_code: 'nl',
-      browser_name: 'Firefox',
-      os_name: 'Linux',
+      browser_name: 'Mobile Firefox',
+      os_name: 'Mac OS X',
       lang_language: 'Dutch',
     });
     expect(r).toEqual({
@@ -67,10 +67,10 @@ describe('createRecordMapper: page views', () => {
         utm_campaign: 'spring',
         utm_term: 'shoes',
         utm_content: 'ad1',
-        source: 'google.com',
+        source: 'Google',
         country: 'NL',
         browser: 'Firefox',
-        os: 'Linux',
+        os: 'macOS',
         device: 'mobile',
         language: 'Dutch',
         viewport_width: 1280,

@@ -16,6 +16,7 @@ describe('breakdown dimensions', () => {
     expect([...BREAKDOWN_DIMS]).toEqual([
       'pages',
       'entry_pages',
+      'exit_pages',
       'referrers',
       'sources',
       'utm_sources',
@@ -34,6 +35,7 @@ describe('breakdown dimensions', () => {
     expect(BREAKDOWN_COLUMNS).toEqual({
       pages: 'path',
       entry_pages: 'path',
+      exit_pages: 'path',
       referrers: 'referrer_host',
       sources: 'source',
       utm_sources: 'utm_source',

@@ -84,3 +84,13 @@ describe('goals, funnels and event metadata (issue 37)', () => {
     expect(timestream.commandCalls(QueryCommand)).toHaveLength(0);
   });
 });
+
+describe('the exit_pages breakdown (issue 40)', () => {
+  it('is refused on Timestream before any statement is sent, while the other breakdowns are not', async () => {
+    const reports = store();
+    await expect(reports.breakdown(scope, 'exit_pages', 10)).rejects.toBeInstanceOf(NotAvailableOnStoreError);
+    expect(timestream.commandCalls(QueryCommand)).toHaveLength(0);
+    await expect(reports.breakdown(scope, 'entry_pages', 10)).rejects.not.toBeInstanceOf(NotAvailableOnStoreError);
+    expect(timestream.commandCalls(QueryCommand)).toHaveLength(1);
+  });
+});

@@ -26,7 +26,7 @@
  * (stored pages keep the columns filters compare).
  */
 import { DAY_MS } from '#domain/rows/days.ts';
-import { BREAKDOWN_COLUMNS, BREAKDOWN_DIMS } from '#domain/reports/query.ts';
+import { BREAKDOWN_COLUMNS } from '#domain/reports/query.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
 import { SUBJECT_DIM, UNFILTERED, variantOf } from '#reports/plan.ts';
 import type { SubjectRows } from '#reports/plan.ts';
@@ -37,7 +37,7 @@ import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
 import { labelTuples } from '#reports/sql/dialects/clickhouse-rollups.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 import { FILTERED_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
-import { filterColumns, filterSql, type PageviewDim } from '#reports/sql/text.ts';
+import { filterColumns, filterSql, ROLLED_DIMS, type PageviewDim } from '#reports/sql/text.ts';
 import { clickhouseEngagedPages } from '#reports/sql/engaged-pages.ts';
 import { COPY_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
 import { ident, ROLLUP_BUILDS, ROLLUP_COPIES, ROLLUP_LABELS, ROLLUP_PAGES, ROLLUP_SLOTS, ROLLUP_STALE, VARIANT_DAYS } from './schema.ts';
@@ -58,7 +58,7 @@ const STALE_OFFSETS = [0, 1];
 /** Days built per statement, so a first read of a long range reads a month of rows at a time. */
 const BUILD_DAYS = 31;
 
-const PAGEVIEW_DIMS = BREAKDOWN_DIMS.filter((d): d is PageviewDim => d !== 'events');
+const PAGEVIEW_DIMS = ROLLED_DIMS.filter((d): d is PageviewDim => d !== 'events');
 
 /** The database's rollup tables, quoted. */
 export interface RollupTables {

@@ -25,11 +25,11 @@
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { DAY_MS } from '#domain/rows/days.ts';
 import { FILTERED_COLUMNS, type FilterClause } from '#domain/reports/filter.ts';
-import { BREAKDOWN_DIMS, type BreakdownDim } from '#domain/reports/query.ts';
+import type { BreakdownDim } from '#domain/reports/query.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
 import { CANONICAL, CANONICAL_EVENTS, DuckDbSql, VISITORS } from '#reports/sql/dialects/duckdb.ts';
 import { duckdbEngagedPages } from '#reports/sql/engaged-pages.ts';
-import { entryOnly, filterSql, labelExpression } from '#reports/sql/text.ts';
+import { entryOnly, filterSql, labelExpression, ROLLED_DIMS } from '#reports/sql/text.ts';
 import { RETIRED_ROLLUPS, ROLLUP_DAYS, ROLLUP_PAGES, ROLLUP_LABELS, ROLLUP_SLOTS } from '#reports/sql/dialects/duckdb-rollups.ts';
 import { isSubjectVariant, SUBJECT_DIM, SUBJECT_PREFIX, UNFILTERED, variantOf } from '#reports/plan.ts';
 import type { SubjectRows } from '#reports/plan.ts';
@@ -83,7 +83,7 @@ function rollupSelect(dim: RollupDim, filter: string): string {
     GROUP BY site, registration, day, coalesce(name, '')`;
 }
 
-const DIMS: readonly RollupDim[] = [...BREAKDOWN_DIMS, EVENT_TOTALS];
+const DIMS: readonly RollupDim[] = [...ROLLED_DIMS, EVENT_TOTALS];
 
 const SLOT = `(ts % ${DAY_MS}) // ${SLOT_MS}`;
 

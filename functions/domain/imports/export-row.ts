@@ -11,6 +11,7 @@ import type { EventRow } from '#domain/rows/event-row.ts';
 import type { ImportedKind } from '#ports/import-ledger.ts';
 import { normalizeEventName } from '../event-name.ts';
 import { deriveSource, isInternalReferrer, referrerHost, serializeMetadata } from '../ingest/enrich.ts';
+import { browserName, osName } from '../ingest/tech-names.ts';
 import type { ChunkType } from './planner.ts';
 
 /** The export's columns this mapper reads, per chunk type (the request's `fields`). */
@@ -172,8 +173,8 @@ export function createRecordMapper(columns: readonly string[], ctx: ImportRowCon
         utm_content: str(c.utm_content(v)),
         source: deriveSource({ utm_source: utmSource, campaign_source: null, campaign_ref: null }, internal ? null : refHost, ctx.site),
         country: country(c.country_code(v)),
-        browser: str(c.browser_name(v)),
-        os: str(c.os_name(v)),
+        browser: browserName(c.browser_name(v)),
+        os: osName(c.os_name(v)),
         device: device(c.device_type(v)),
         language: str(c.lang_language(v)),
         viewport_width: bounded(c.viewport_width(v), 100_000),

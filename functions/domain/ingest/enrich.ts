@@ -8,6 +8,8 @@ import { getCountryForTimezone } from 'countries-and-timezones';
 import { isbot } from 'isbot';
 import UAParser from 'ua-parser-js';
 import { browserFromBrands, browserFromHints, type BrowserHints } from './client-hints.ts';
+import { browserName, osName } from './tech-names.ts';
+import { hostSource, tagSource } from './source-name.ts';
 
 export const MAX_METADATA_CHARS = 4096;
 
@@ -59,18 +61,18 @@ export function readAgent(ua: string): Agent {
   const r = new UAParser(ua).getResult();
   const type = r.device.type;
   return {
-    browser: r.browser.name?.replace(/^Mobile /, '') ?? null,
-    os: r.os.name || null,
+    browser: browserName(r.browser.name),
+    os: osName(r.os.name),
     device: type === 'mobile' ? 'mobile' : type === 'tablet' ? 'tablet' : type ? null : 'desktop',
     bot: isBotUserAgent(ua),
   };
 }
 
-/** The user agent's technology corrected by client hints, which are more truthful than a frozen UA string. */
+/** The user agent's technology corrected by client hints, which are more truthful than a frozen UA string; one name per browser and OS (tech-names.ts). */
 export function technology(agent: Technology, hints: ClientHints, ofBrands: (brands: string) => string | null = browserFromBrands): Technology {
   return {
-    browser: browserFromHints(hints, ofBrands) ?? agent.browser,
-    os: hints.os_name || agent.os,
+    browser: browserName(browserFromHints(hints, ofBrands)) ?? agent.browser,
+    os: osName(hints.os_name) ?? agent.os,
     device: hints.mobile === true ? 'mobile' : agent.device,
   };
 }
@@ -103,10 +105,18 @@ export function isInternalReferrer(host: string | null, site: string): boolean {
   return host === s || host.endsWith(`.${s}`);
 }
 
-/** Campaign tags win (utm_source, then ?source=, then ?ref=), then the referring host; internal navigation has none. */
+/**
+ * Campaign tags win (utm_source, then ?source=, then ?ref=), then the referring host; internal
+ * navigation has none. Either is named by the maintained referrer list (source-name.ts:
+ * `google`, `google.com` and `google.de` are all `Google`); unknown ones stay as they are.
+ * Collected and imported rows take their source from here alone.
+ */
 export function deriveSource(campaign: Campaign, refHost: string | null, site: string): string | null {
   const tagged = campaign.utm_source ?? campaign.campaign_source ?? campaign.campaign_ref;
-  if (tagged) return tagged.trim() || null;
+  if (tagged) {
+    const tag = tagged.trim();
+    return tag ? tagSource(tag) : null;
+  }
   if (!refHost || isInternalReferrer(refHost, site)) return null;
-  return refHost;
+  return hostSource(refHost);
 }

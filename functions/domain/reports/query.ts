@@ -10,6 +10,7 @@ import type { Interval, Range } from './time.ts';
 export const BREAKDOWN_DIMS = [
   'pages',
   'entry_pages',
+  'exit_pages',
   'referrers',
   'sources',
   'utm_sources',
@@ -30,13 +31,15 @@ export type BreakdownDim = (typeof BREAKDOWN_DIMS)[number];
 
 /**
  * Event-store column each breakdown groups by. `entry_pages` groups the path of
- * each visitor's first pageview in the range; `screens` groups
+ * each visitor's first pageview in the range (the unique flag), `exit_pages` of
+ * each visit's last (reports/sql/exit-pages.ts); `screens` groups
  * the SCREEN_CLASSES of screen_width (a SQL CASE, reports/sql/text.ts); `events`
  * groups event rows by name.
  */
 export const BREAKDOWN_COLUMNS: Record<BreakdownDim, string> = {
   pages: 'path',
   entry_pages: 'path',
+  exit_pages: 'path',
   referrers: 'referrer_host',
   sources: 'source',
   utm_sources: 'utm_source',

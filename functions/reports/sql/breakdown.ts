@@ -18,7 +18,7 @@ import { DAY, rolledLabels, rowsOutsideRollups, stillBuilt } from './dialects/du
 import { eventRows, readTimeEventRows } from './event-totals.ts';
 import { FIRST_SLICE_STORES, readOf, type Report } from './report.ts';
 import type { SealedDays } from './sealed-days.ts';
-import { entryOnly, filterColumns, filterSql, keepsEmptyLabels, label, labelExpression, num, type PageviewDim } from './text.ts';
+import { entryOnly, filterColumns, filterSql, keepsEmptyLabels, label, labelExpression, num, type PageviewDim, type RolledDim } from './text.ts';
 
 /** Timestream and ClickHouse: the same statement over their canonical pageviews. */
 function readTime(sql: ReadTimeSql, scope: ReportScope, dim: PageviewDim, limit: number): string {
@@ -81,7 +81,7 @@ export const byValueThenName = (a: BreakdownRow, b: BreakdownRow) => b.value - a
  * as the rows' statement ranks them; every row carries `still_built`, and one row with a null
  * name stands for an empty answer.
  */
-function duckdbRolled(sql: DuckDbSql, days: SealedDays, scope: ReportScope, dim: BreakdownDim, limit: number): string {
+function duckdbRolled(sql: DuckDbSql, days: SealedDays, scope: ReportScope, dim: RolledDim, limit: number): string {
   const rows = rowsOutsideRollups(sql, scope, days, ['ts', 'visitor_key', ...(dim === 'events' ? CANONICAL_EVENT_COLUMNS : [...CANONICAL_COLUMNS, 'unique', BREAKDOWN_COLUMNS[dim]])]);
   const raw =
     dim === 'events'
@@ -102,7 +102,8 @@ function duckdbRolled(sql: DuckDbSql, days: SealedDays, scope: ReportScope, dim:
     ORDER BY a.value DESC, a.name ASC`;
 }
 
-type Args = [scope: ReportScope, dim: BreakdownDim, limit: number];
+/** Every breakdown but `exit_pages`, which exit-pages.ts answers. */
+type Args = [scope: ReportScope, dim: RolledDim, limit: number];
 
 export const breakdownReport: Report<Args, BreakdownRow[]> = {
   stores: FIRST_SLICE_STORES,

@@ -15,6 +15,7 @@ import { eventMetadataReport, funnelReport, goalStatsReport, type GoalStats } fr
 import type { GoalMatch } from '#ports/goals.ts';
 import type { DialectName, Query, QueryRunner, ResultRow } from './dialect.ts';
 import { eventTotalsReport } from './event-totals.ts';
+import { exitPagesReport } from './exit-pages.ts';
 import { livePagesReport, type LiveScope } from './live-pages.ts';
 import { liveVisitorsReport } from './live-visitors.ts';
 import type { Report, ReportReader } from './report.ts';
@@ -69,7 +70,7 @@ export class SqlReportStore implements ReportStore, ReportReader {
   }
 
   breakdown(scope: ReportScope, dim: BreakdownDim, limit: number): Promise<BreakdownRow[]> {
-    return this.answer(breakdownReport, scope, dim, limit);
+    return dim === 'exit_pages' ? this.answer(exitPagesReport, scope, limit) : this.answer(breakdownReport, scope, dim, limit);
   }
 
   breakdowns<D extends LabelDim>(scope: ReportScope, dims: readonly D[], limit: number): Promise<Record<D, BreakdownRow[]>> {

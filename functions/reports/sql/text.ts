@@ -11,7 +11,7 @@ import { hasWildcard, likePattern } from '#domain/goals/goal.ts';
 import { NotAvailableOnStoreError } from '#domain/errors.ts';
 import type { GoalMatch } from '#ports/goals.ts';
 import type { SiteRef } from '#ports/report-store.ts';
-import { BREAKDOWN_COLUMNS, SCREEN_CLASSES, type BreakdownDim } from '#domain/reports/query.ts';
+import { BREAKDOWN_COLUMNS, BREAKDOWN_DIMS, SCREEN_CLASSES, type BreakdownDim } from '#domain/reports/query.ts';
 
 export interface SqlText {
   /** A string value: a bound parameter or a literal, whatever it holds. */
@@ -156,8 +156,15 @@ export function filterSql(sql: SqlText, filters: readonly FilterClause[]): strin
 /** The event columns the filters read. */
 export const filterColumns = (filters: readonly FilterClause[]) => filters.map((f) => (isGoalClause(f) ? 'visitor' : FILTER_COLUMNS[f.dim]));
 
-/** Every breakdown but `events`: a label of canonical pageviews. */
-export type PageviewDim = Exclude<BreakdownDim, 'events'>;
+/** Every breakdown but `events` and `exit_pages`: a label of canonical pageviews. */
+export type PageviewDim = Exclude<BreakdownDim, 'events' | 'exit_pages'>;
+
+/**
+ * The breakdowns the daily rollups keep: all but `exit_pages`, whose visits' last pageviews no
+ * label of one row knows; the rows answer it (exit-pages.ts).
+ */
+export type RolledDim = Exclude<BreakdownDim, 'exit_pages'>;
+export const ROLLED_DIMS: readonly RolledDim[] = BREAKDOWN_DIMS.filter((d): d is RolledDim => d !== 'exit_pages');
 
 /** The label of a pageview in a breakdown; screens are classes of screen_width (domain/reports/query.ts). */
 export function labelExpression(sql: SqlText, dim: BreakdownDim): string {
