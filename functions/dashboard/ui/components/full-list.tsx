@@ -42,7 +42,18 @@ export function Dialog({ title, id, onClose, children }: { title: string; id: st
     return () => dialog.removeEventListener('close', closed);
   }, []);
   return (
-    <dialog ref={ref} class="full-list" aria-labelledby={`${id}-heading`} data-testid={id}>
+    <dialog
+      ref={ref}
+      class="full-list"
+      aria-labelledby={`${id}-heading`}
+      data-testid={id}
+      // Escape closes the dialog from anywhere in it, the search box too (which would take the first one to clear itself).
+      onKeyDown={(e) => {
+        if (e.key !== 'Escape') return;
+        e.preventDefault();
+        ref.current?.close();
+      }}
+    >
       <header class="panel-head">
         <h2 id={`${id}-heading`}>{title}</h2>
         <button type="button" class="link" onClick={() => ref.current?.close()}>
