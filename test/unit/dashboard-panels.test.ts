@@ -1,9 +1,7 @@
 /** The dashboard's panel rows (issue 40, part 3): number format, names, language groups, Direct / None, search and paging. */
 import { describe, expect, it } from 'vitest';
 import { formatNumber, formatPercentOf } from '#dashboard/ui/format.ts';
-import { DIRECT_NONE, groupLanguages, importedOnly, searchRows, withCountryNames, withDirect } from '#dashboard/ui/labels.ts';
-import { pageOf } from '#dashboard/ui/components/full-list.tsx';
-import { shade } from '#dashboard/ui/components/world-map.tsx';
+import { DIRECT_NONE, groupLanguages, importedOnly, pageOf, searchRows, shade, withCountryNames, withDirect } from '#dashboard/ui/labels.ts';
 
 describe('dashboard number format', () => {
   it('shows counts in full with grouping below a million, compact from a million', () => {

@@ -1,9 +1,10 @@
 /**
  * How panel rows read (issue 40, part 3): country codes as names and
  * languages grouped by primary subtag, both named by `Intl.DisplayNames` in
- * the page's locale (the code itself when the browser has no name), and the
- * label of visits without a source. Pure but for the browser's Intl data
- * (test/unit/dashboard-labels.test.ts).
+ * the page's locale (the code itself when the browser has no name), the
+ * label of visits without a source; and the full lists' search and paging
+ * and the map's shading. Pure but for the browser's Intl data
+ * (test/unit/dashboard-panels.test.ts).
  */
 
 /** A breakdown row as the API gives it, with what the dashboard adds to show it. */
@@ -92,3 +93,16 @@ export function searchRows(rows: readonly PanelRow[], search: string): PanelRow[
   const hit = (r: PanelRow): boolean => [r.name, r.label ?? ''].some((s) => s.toLocaleLowerCase().includes(needle)) || (r.variants ?? []).some(hit);
   return rows.filter(hit);
 }
+
+/** A full list's page size. */
+export const PAGE_SIZE = 50;
+
+/** Rows `page` (from 0) of `rows`, `size` a page, and how many pages there are (at least one). */
+export function pageOf<T>(rows: readonly T[], page: number, size = PAGE_SIZE): { rows: T[]; page: number; pages: number } {
+  const pages = Math.max(1, Math.ceil(rows.length / size));
+  const at = Math.min(Math.max(0, page), pages - 1);
+  return { rows: rows.slice(at * size, (at + 1) * size), page: at, pages };
+}
+
+/** A shape's opacity: a floor so a single visitor shows, then linear in visitors up to the top country's. */
+export const shade = (visitors: number, top: number): number => (visitors > 0 && top > 0 ? 0.2 + 0.8 * (visitors / top) : 0);

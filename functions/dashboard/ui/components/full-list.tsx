@@ -12,16 +12,7 @@ import { BreakdownList, type ShareColumn } from './breakdown.tsx';
 import { CsvButton } from './csv-button.tsx';
 import { breakdownCsv } from '../csv.ts';
 import { formatNumber } from '../format.ts';
-import { searchRows, type PanelRow } from '../labels.ts';
-
-export const PAGE_SIZE = 50;
-
-/** Rows `page` (from 0) of `rows`, `size` a page, and how many pages there are (at least one). */
-export function pageOf<T>(rows: readonly T[], page: number, size = PAGE_SIZE): { rows: T[]; page: number; pages: number } {
-  const pages = Math.max(1, Math.ceil(rows.length / size));
-  const at = Math.min(Math.max(0, page), pages - 1);
-  return { rows: rows.slice(at * size, (at + 1) * size), page: at, pages };
-}
+import { pageOf, searchRows, type PanelRow } from '../labels.ts';
 
 /**
  * A modal dialog titled `title` that opens on mount; Escape or its Close button closes it, focus

@@ -9,7 +9,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { formatNumber } from '../format.ts';
-import type { PanelRow } from '../labels.ts';
+import { shade, type PanelRow } from '../labels.ts';
 
 /** The asset's path, set by the build (functions/dashboard/build.ts). */
 declare const WORLD_MAP_URL: string;
@@ -31,9 +31,6 @@ function loadMap(): Promise<MapData> {
   loading.catch(() => (loading = null));
   return loading;
 }
-
-/** A shape's opacity: a floor so a single visitor shows, then linear in visitors up to the top country's. */
-export const shade = (visitors: number, top: number): number => (visitors > 0 && top > 0 ? 0.2 + 0.8 * (visitors / top) : 0);
 
 export function WorldMap({ rows }: { rows: readonly PanelRow[] }) {
   const [map, setMap] = useState<MapData | null>(null);
