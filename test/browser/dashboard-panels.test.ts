@@ -154,6 +154,13 @@ describe('dashboard panels', () => {
       ['English', String(english)],
       ['German', String(german)],
     ]);
+    await page.getByRole('button', { name: 'View all languages' }).click();
+    const full = page.getByTestId('full-list-devices');
+    await full.locator('tbody tr').first().waitFor();
+    // Each group lists its variants under it, named in the page's locale.
+    expect((await rowsOf(full.locator('table'))).map((r) => r[0])).toEqual(['English', 'British English', 'American English', 'English', 'German', 'German (Germany)']);
+    await page.keyboard.press('Escape');
+    await full.waitFor({ state: 'detached' });
     await page.reload();
     await languages.locator('tbody tr').first().waitFor();
     expect(await page.locator('#devices-dim').inputValue()).toBe('languages');
