@@ -64,7 +64,7 @@ function Row({ row, props, top, variant = false }: { row: PanelRow; props: ListP
   const imported = importedOnly(row);
   const part = share?.of === 'value' ? (row.value ?? 0) : row.visitors;
   return (
-    <tr key={row.name} class={variant ? 'variant-row' : undefined}>
+    <tr class={variant ? 'variant-row' : undefined}>
       <NameCell row={row} props={props} top={top} variant={variant} />
       <td class="num">
         {imported ? (
