@@ -8,7 +8,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
+import { worldMap } from './world-map.ts';
 
 export const dashboardEntryPath = fileURLToPath(new URL('./ui/main.tsx', import.meta.url));
 
@@ -20,7 +22,7 @@ export interface DashboardFile {
 }
 
 export interface BuiltDashboard {
-  /** By URL path: /dashboard/app-<hash>.js, /dashboard/app-<hash>.css and /index.html. */
+  /** By URL path: /dashboard/app-<hash>.js, /dashboard/app-<hash>.css, /dashboard/world-<hash>.json (the countries map) and /index.html. */
   files: Map<string, DashboardFile>;
   /** The page every dashboard path answers with. */
   index: DashboardFile;
@@ -50,8 +52,17 @@ function page(script: string, style: string): string {
 `;
 }
 
+/** The countries map as a hashed JSON asset; the page learns its path from the bundle (`WORLD_MAP_URL`). */
+function worldMapAsset(): [string, DashboardFile] {
+  const body = Buffer.from(JSON.stringify(worldMap()));
+  const hash = createHash('sha256').update(body).digest('base64url').slice(0, 10);
+  return [`/dashboard/world-${hash}.json`, { body, contentType: 'application/json', immutable: true }];
+}
+
 export async function buildDashboard(): Promise<BuiltDashboard> {
+  const [mapPath, mapFile] = worldMapAsset();
   const result = await build({
+    define: { WORLD_MAP_URL: JSON.stringify(mapPath) },
     entryPoints: [dashboardEntryPath],
     bundle: true,
     write: false,
@@ -66,7 +77,7 @@ export async function buildDashboard(): Promise<BuiltDashboard> {
     jsxImportSource: 'preact',
     logLevel: 'silent',
   });
-  const files = new Map<string, DashboardFile>();
+  const files = new Map<string, DashboardFile>([[mapPath, mapFile]]);
   let script = '';
   let style = '';
   let jsGzipBytes = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, apiQuery, chartInterval, readState, stateRange, withFilter, withoutFilter, writeState, type ReportState } from '#dashboard/ui/report-state.ts';
+import { addDays, apiQuery, chartInterval, readState, stateRange, withFilter, withoutFilter, withTab, writeState, type ReportState } from '#dashboard/ui/report-state.ts';
 import { formatFilter, parseFilter } from '#domain/reports/filter.ts';
 
 // 2026-03-29 10:00 UTC: the day Europe/Berlin moves its clocks forward (23 hours long).
@@ -56,6 +56,22 @@ describe('dashboard report state', () => {
     expect(parseFilter(formatFilter(two.filters))).toEqual(two.filters);
     expect(withoutFilter(two, 'page').filters).toEqual([{ dim: 'source', op: 'contains', value: 'Goo;gle' }]);
     expect(apiQuery(two, NOW).get('filter')).toBe('page:%2Fy;source~Goo%3Bgle');
+  });
+
+  it('keeps each panel’s chosen tab in the URL and reads it back; a first tab leaves the panel out', () => {
+    const sources = withTab(base, 'sources', 'utm_campaigns');
+    const both = withTab(sources, 'devices', 'browsers');
+    expect(writeState(both, 'UTC')).toBe(`tabs=${encodeURIComponent('devices:browsers,sources:utm_campaigns')}`);
+    expect(readState(new URLSearchParams(writeState(both, 'UTC')), 'UTC')).toEqual(both);
+    expect(withTab(both, 'sources', null).tabs).toEqual({ devices: 'browsers' });
+    expect(withTab(sources, 'sources', null)).toEqual(base);
+    expect(writeState(withFilter(both, { dim: 'page', op: 'eq', value: '/x' }), 'UTC')).toContain('tabs=');
+  });
+
+  it('drops malformed tab pairs from the URL and keeps the well-formed ones', () => {
+    const state = readState(new URLSearchParams('tabs=sources:utm_campaigns,bad,devices:,:x,a:b:c,Pages:exit_pages,devices:os'), 'UTC');
+    expect(state.tabs).toEqual({ sources: 'utm_campaigns', devices: 'os' });
+    expect(readState(new URLSearchParams('tabs=nonsense'), 'UTC')).toEqual(base);
   });
 
   it('adds days across month and year ends', () => {

@@ -5,9 +5,16 @@ const percent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFrac
 const rate = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 1 });
 const signedPercent = new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 0, signDisplay: 'exceptZero' });
 
-export const formatNumber = (n: number) => integer.format(n);
-export const formatCompact = (n: number) => (Math.abs(n) < 10_000 ? integer.format(n) : compact.format(n));
+/** From a million on, counts read compact ("1.2M"); below, in full with grouping ("28,106"). */
+export const COMPACT_FROM = 1_000_000;
+/**
+ * The one format of counts across the dashboard (stats, panels, lists): full with grouping below
+ * COMPACT_FROM, compact with one decimal from there (a panel's column stays narrow on a phone).
+ */
+export const formatNumber = (n: number) => (Math.abs(n) < COMPACT_FROM ? integer.format(n) : compact.format(n));
 export const formatShare = (fraction: number) => percent.format(fraction);
+/** `part` of `whole` with one decimal ("12.4%"); null when the whole is 0 (no share of nothing). */
+export const formatPercentOf = (part: number, whole: number): string | null => (whole > 0 ? rate.format(part / whole) : null);
 /** A conversion rate: one decimal, as small rates are the ones compared. */
 export const formatRate = (fraction: number) => rate.format(fraction);
 

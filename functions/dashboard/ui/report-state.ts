@@ -33,6 +33,36 @@ export interface ReportState {
   filters: FilterClause[];
   /** The chart's buckets when chosen; otherwise the period decides (chartInterval). */
   interval?: Interval | null;
+  /** Each panel's chosen tab when not its first (`sources` → `utm_campaigns`); absent when none is. */
+  tabs?: Readonly<Record<string, string>>;
+}
+
+/** A panel or dimension name in the `tabs` param: lower-case letters and underscores. */
+const TAB_NAME = /^[a-z_]{1,40}$/;
+
+/** `tabs=sources:utm_campaigns,devices:browsers`: each well-formed pair, the last one per panel; others are dropped. */
+export function parseTabs(raw: string | null): Record<string, string> {
+  const tabs: Record<string, string> = {};
+  for (const pair of (raw ?? '').split(',')) {
+    const [panel, dim, extra] = pair.split(':');
+    if (panel && dim && extra === undefined && TAB_NAME.test(panel) && TAB_NAME.test(dim)) tabs[panel] = dim;
+  }
+  return tabs;
+}
+
+/** The `tabs` param of a state's tabs, panels in name order (one URL per view); '' when none. */
+export const formatTabs = (tabs: Readonly<Record<string, string>>): string =>
+  Object.keys(tabs)
+    .sort()
+    .map((panel) => `${panel}:${tabs[panel]}`)
+    .join(',');
+
+/** The state with `panel` showing `dim`; `dim` null (the panel's first tab) drops the panel from the URL. */
+export function withTab(state: ReportState, panel: string, dim: string | null): ReportState {
+  const { [panel]: _dropped, ...rest } = state.tabs ?? {};
+  const tabs = dim === null ? rest : { ...rest, [panel]: dim };
+  const { tabs: _old, ...others } = state;
+  return Object.keys(tabs).length > 0 ? { ...others, tabs } : others;
 }
 
 const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -117,7 +147,9 @@ export function readState(search: URLSearchParams, defaultTz: string): ReportSta
   const customOk = parseDay(from) !== null && parseDay(to) !== null && (from as Day) <= (to as Day) && daysBetween(from as Day, to as Day) <= MAX_DAYS;
   if (period === 'custom' && !customOk) period = DEFAULT_PERIOD;
   const interval = (INTERVALS as readonly string[]).includes(search.get('interval') ?? '') ? (search.get('interval') as Interval) : null;
-  return { period, from: period === 'custom' ? from : null, to: period === 'custom' ? to : null, tz, filters, interval };
+  const tabs = parseTabs(search.get('tabs'));
+  const state: ReportState = { period, from: period === 'custom' ? from : null, to: period === 'custom' ? to : null, tz, filters, interval };
+  return Object.keys(tabs).length > 0 ? { ...state, tabs } : state;
 }
 
 /** The query string of a state (without `?`): only what differs from the defaults. */
@@ -131,6 +163,8 @@ export function writeState(state: ReportState, defaultTz: string): string {
   if (state.tz !== defaultTz) q.set('tz', state.tz);
   if (state.filters.length > 0) q.set('filter', formatFilter(state.filters));
   if (state.interval) q.set('interval', state.interval);
+  const tabs = formatTabs(state.tabs ?? {});
+  if (tabs) q.set('tabs', tabs);
   return q.toString();
 }
 

@@ -9,7 +9,7 @@ import { api, ApiError, sitePath, useApi } from '../api.ts';
 import { FieldError, Load, Panel } from '../components/panel.tsx';
 import { LineChart, type Line } from '../components/line-chart.tsx';
 import { ReportControls } from '../components/report-controls.tsx';
-import { formatChange, formatCompact, formatNumber, formatTimestamp } from '../format.ts';
+import { formatChange, formatNumber, formatTimestamp } from '../format.ts';
 import { apiQuery, type ReportState } from '../report-state.ts';
 import { navigate } from '../router.ts';
 import { AlertRules } from './alert-rules.tsx';
@@ -97,7 +97,7 @@ function ApiTable({ hostname, query, table, onFilter }: { hostname: string; quer
                         {r.name}
                       </button>
                     </th>
-                    <td class="num">{formatCompact(r.requests)}</td>
+                    <td class="num">{formatNumber(r.requests)}</td>
                     <td class="num">{rate(r.error_rate)}</td>
                     <td class="num">{ms(r.p95_ms)}</td>
                   </tr>

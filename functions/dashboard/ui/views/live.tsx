@@ -14,6 +14,7 @@ import { Panel } from '../components/panel.tsx';
 import { Sparkline } from '../components/sparkline.tsx';
 import { formatNumber } from '../format.ts';
 import { BreakdownList } from '../components/breakdown.tsx';
+import { DIRECT_NONE } from '../labels.ts';
 
 interface LiveMinute {
   t: number;
@@ -107,7 +108,7 @@ function LiveList({ title, rows, testId }: { title: string; rows: readonly LiveC
   return (
     <div data-testid={testId}>
       <h3>{title}</h3>
-      <BreakdownList rows={rows} filterDim={null} valueLabel={null} emptyName="(direct / none)" emptyText="Nobody in the last 30 minutes." />
+      <BreakdownList rows={rows} filterDim={null} valueLabel={null} emptyName={DIRECT_NONE} emptyText="Nobody in the last 30 minutes." />
     </div>
   );
 }

@@ -9,16 +9,16 @@ import { useState } from 'preact/hooks';
 import type { FilterDim } from '#domain/reports/filter.ts';
 import { sitePath, useApi } from '../api.ts';
 import { Load, Panel } from '../components/panel.tsx';
-import { BreakdownList, type BreakdownRow } from '../components/breakdown.tsx';
 import { TrafficChart, type Forecast, type SeriesPoint } from '../components/traffic-chart.tsx';
 import { ReportControls } from '../components/report-controls.tsx';
 import { CsvButton } from '../components/csv-button.tsx';
-import { breakdownCsv, csvFileName, seriesCsv } from '../csv.ts';
+import { csvFileName, seriesCsv } from '../csv.ts';
 import { formatChange, formatDuration, formatNumber } from '../format.ts';
-import { apiQuery, chartInterval, withFilter, type ReportState } from '../report-state.ts';
+import { apiQuery, chartInterval, withFilter, withTab, type ReportState } from '../report-state.ts';
 import { EventMetadata, OutboundLinks } from './event-metadata.tsx';
 import { GoalSummary, useGoalNames } from './goals.tsx';
 import { LivePanel } from './live.tsx';
+import { BreakdownPanel, PANELS, panelKey } from './panels.tsx';
 
 interface Totals {
   pageviews: number;
@@ -37,43 +37,6 @@ interface Overview {
   previous_range: { from: number; to: number };
 }
 
-/** A panel's choices: the breakdown dimension, its label, and the filter a row sets (none for screens). */
-type Choice = { dim: string; label: string; filter: FilterDim | null; valueLabel?: string };
-
-const PANELS: { title: string; choices: Choice[] }[] = [
-  {
-    title: 'Pages',
-    choices: [
-      { dim: 'pages', label: 'Top pages', filter: 'page' },
-      { dim: 'entry_pages', label: 'Entry pages', filter: 'page', valueLabel: 'Entries' },
-    ],
-  },
-  {
-    title: 'Sources',
-    choices: [
-      { dim: 'sources', label: 'Sources', filter: 'source' },
-      { dim: 'referrers', label: 'Referrers', filter: 'referrer' },
-      { dim: 'utm_sources', label: 'UTM sources', filter: 'utm_source' },
-      { dim: 'utm_mediums', label: 'UTM mediums', filter: 'utm_medium' },
-      { dim: 'utm_campaigns', label: 'UTM campaigns', filter: 'utm_campaign' },
-      { dim: 'utm_terms', label: 'UTM terms', filter: 'utm_term' },
-      { dim: 'utm_contents', label: 'UTM contents', filter: 'utm_content' },
-    ],
-  },
-  { title: 'Countries', choices: [{ dim: 'countries', label: 'Countries', filter: 'country' }] },
-  {
-    title: 'Devices',
-    choices: [
-      { dim: 'devices', label: 'Devices', filter: 'device' },
-      { dim: 'browsers', label: 'Browsers', filter: 'browser' },
-      { dim: 'os', label: 'Operating systems', filter: 'os' },
-      { dim: 'screens', label: 'Screen sizes', filter: null },
-      { dim: 'languages', label: 'Languages', filter: 'language' },
-    ],
-  },
-  { title: 'Events', choices: [{ dim: 'events', label: 'Events', filter: 'event', valueLabel: 'Events' }] },
-];
-
 export function Stat({ label, value, change, testId }: { label: string; value: string; change?: string | null; testId: string }) {
   return (
     <div class="stat" data-testid={testId}>
@@ -83,63 +46,6 @@ export function Stat({ label, value, change, testId }: { label: string; value: s
         {change && <span class={`change ${change.startsWith('-') || change.startsWith('−') ? 'down' : 'up'}`}>{change} vs previous</span>}
       </dd>
     </div>
-  );
-}
-
-function BreakdownPanel({ hostname, base, query, choices, title, signedIn, onFilter, onDetails }: {
-  hostname: string;
-  /** Where the reads go: the site's (`/api/sites/{hostname}`) or a share link's (`/api/share/{slug}`). */
-  base: string;
-  query: string;
-  choices: Choice[];
-  title: string;
-  signedIn: boolean;
-  onFilter: (dim: FilterDim, value: string) => void;
-  /** The events panel's drill-down into an event's metadata (owners only). */
-  onDetails?: (name: string) => void;
-}) {
-  const [index, setIndex] = useState(0);
-  const choice = choices[index] as Choice;
-  const state = useApi<{ rows: BreakdownRow[] }>(`${base}/breakdown?dim=${choice.dim}&limit=10&${query}`, signedIn);
-  const selectId = `${title.toLowerCase()}-dim`;
-  const rows = state.data?.rows;
-  const csv = rows && (
-    <CsvButton what={choice.label} filename={csvFileName(hostname, choice.label)} csv={() => breakdownCsv(rows, choice.valueLabel ?? 'Pageviews')} />
-  );
-  const actions =
-    choices.length > 1 ? (
-      <span class="panel-choice">
-        <label for={selectId}>Show</label>
-        <select id={selectId} value={String(index)} onChange={(e) => setIndex(Number((e.currentTarget as HTMLSelectElement).value))}>
-          {choices.map((c, i) => (
-            <option key={c.dim} value={String(i)}>
-              {c.label}
-            </option>
-          ))}
-        </select>
-        {csv}
-      </span>
-    ) : (
-      csv
-    );
-  return (
-    <Panel title={title} actions={actions}>
-      <div data-testid={`breakdown-${choice.dim}`}>
-        <Load state={state} label={choice.label.toLowerCase()}>
-          {(d) => (
-            <BreakdownList
-              rows={d.rows}
-              filterDim={choice.filter}
-              onFilter={onFilter}
-              onDetails={choice.dim === 'events' ? onDetails : undefined}
-              detailsLabel="Properties"
-              valueLabel={choice.valueLabel}
-              emptyName={choice.dim === 'pages' || choice.dim === 'referrers' ? '(direct / none)' : '(none)'}
-            />
-          )}
-        </Load>
-      </div>
-    </Panel>
   );
 }
 
@@ -204,6 +110,9 @@ export function OverviewView({ hostname, base = sitePath(hostname), state, setSt
             base={base}
             query={query}
             signedIn={signedIn}
+            dim={state.tabs?.[panelKey(p.title)]}
+            onChoose={(dim) => setState(withTab(state, panelKey(p.title), dim))}
+            visitors={overview.data?.totals.visitors ?? null}
             onFilter={addFilter}
             onDetails={signedIn ? setEvent : undefined}
           />

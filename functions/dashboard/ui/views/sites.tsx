@@ -9,7 +9,7 @@ import { api, ApiError, sitePath, useApi } from '../api.ts';
 import { FieldError, Load, Panel } from '../components/panel.tsx';
 import { DigestPanel } from './digest.tsx';
 import { Sparkline } from '../components/sparkline.tsx';
-import { formatCompact, formatNumber } from '../format.ts';
+import { formatNumber } from '../format.ts';
 import { linkClick, navigate, siteUrl } from '../router.ts';
 
 export interface SiteInfo {
@@ -142,7 +142,7 @@ export function SitesView() {
                         <span class="site-numbers" data-testid={`api-days-${s.hostname}`}>
                           <Sparkline values={daily(apiDays, (d) => d.requests)} label={`API requests per day over 30 days for ${s.hostname}`} />
                           <span>
-                            {formatCompact(requests)} requests · {formatCompact(serverErrors)} 5xx
+                            {formatNumber(requests)} requests · {formatNumber(serverErrors)} 5xx
                           </span>
                         </span>
                       )}
@@ -150,7 +150,7 @@ export function SitesView() {
                         <span class="site-numbers">
                           <Sparkline values={daily(item.days, (d) => d.visitors)} label={`Visitors per day over 30 days for ${s.hostname}`} />
                           <span>
-                            {formatCompact(visitors)} visitors · {formatCompact(pageviews)} pageviews · {formatNumber(item.live)} live
+                            {formatNumber(visitors)} visitors · {formatNumber(pageviews)} pageviews · {formatNumber(item.live)} live
                           </span>
                         </span>
                       )}
