@@ -47,7 +47,6 @@ async function api(path: string, filter: string): Promise<Any> {
 
 /** A number of the overview's stats as shown (en-US). */
 const stat = async (testId: string) => Number((await page.getByTestId(testId).locator('.stat-value').innerText()).replace(/,/g, ''));
-const urlFilter = () => new URL(page.url()).searchParams.get('filter');
 
 /** Until the view shows `filter` in its URL and no panel is loading. */
 async function showing(filter: string | null) {

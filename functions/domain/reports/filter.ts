@@ -1,5 +1,4 @@
 import type { GoalMatch } from '#ports/goals.ts';
-import type { SiteRef } from '#ports/report-store.ts';
 
 /**
  * Report filter grammar (DESIGN.md §4): clauses joined by `;`, each
@@ -34,8 +33,11 @@ export type FilterOp = 'eq' | 'neq' | 'contains';
 export interface VisitorWindow {
   from: number;
   to: number;
-  sites?: readonly SiteRef[];
+  sites?: readonly SiteOf[];
 }
+
+/** A site as reads name it (ports/report-store.ts SiteRef): its hostname and current registration. */
+type SiteOf = { site: string; registration: string };
 
 /**
  * A clause on a row's label; an `event` clause keeps instead the rows of the visitor-days that
@@ -74,7 +76,7 @@ export const hasVisitorClause = (filters: readonly FilterClause[]) => filters.so
  * The clauses with each visitor clause's visitors found among the rows of `sites` in [from, to) ms
  * (a goal's conversions, an event's doers): what one read of that range is given.
  */
-export const withGoalWindow = (filters: readonly FilterClause[], sites: readonly SiteRef[], from: number, to: number): FilterClause[] =>
+export const withGoalWindow = (filters: readonly FilterClause[], sites: readonly SiteOf[], from: number, to: number): FilterClause[] =>
   filters.map((f) => (isVisitorClause(f) ? { ...f, window: { from, to, sites } } : f));
 
 /**
