@@ -132,7 +132,7 @@ describe('dashboard filter menu', () => {
     await expect.poll(() => stat('visitors')).toBe(3);
   }, 60_000);
 
-  it('shows under an event filter the pages and sources of the visitors who did the event', async () => {
+  it('shows under an event filter the numbers and pages of the visitors who did the event, not zero', async () => {
     await addFilter('Event', 'is', 'signup');
     await showing('event:signup');
     const { overview, pages } = await expectNumbersOf('event:signup');
