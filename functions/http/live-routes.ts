@@ -6,8 +6,9 @@
  */
 import { z } from 'zod';
 import { Timestamp } from './schemas.ts';
-import { refusals, type RouteDef } from './route-def.ts';
-import { LiveStreamLimitError, SignInRequiredError, UnknownSiteError, UnverifiedOwnerError } from '#domain/errors.ts';
+import { invalidInput, refusals, reportQuery, type RouteDef } from './route-def.ts';
+import { LiveStreamLimitError, NotAvailableOnStoreError, SignInRequiredError, UnknownSiteError, UnverifiedOwnerError } from '#domain/errors.ts';
+import { INVALID_FILTER } from '#domain/reports/query.ts';
 
 const LiveTicket = z
   .object({ ticket: z.string().describe('Pass as `?ticket=` to GET /api/live/{hostname} once, within a minute'), expires_at: Timestamp })
@@ -41,7 +42,10 @@ export const liveRoutes: readonly RouteDef[] = [
     summary:
       'The site’s live visitor stream (owner ID token in the Authorization header, or a ticket). At most 5 open streams per account. ' +
       'A stream ends after at most 15 minutes; clients reconnect (EventSource does by itself with a header; with a ticket, get a new ticket first).',
-    query: { ticket: 'A ticket from POST /api/live/{hostname}/ticket, instead of the Authorization header; it works once' },
-    responses: { 200: { description: STREAM, contentType: 'text/event-stream' }, ...refusals(...owner, LiveStreamLimitError) },
+    query: {
+      ticket: 'A ticket from POST /api/live/{hostname}/ticket, instead of the Authorization header; it works once',
+      filter: `Optional: the report filter every number of the stream follows (as the reports'). ${reportQuery.filter}`,
+    },
+    responses: { 200: { description: STREAM, contentType: 'text/event-stream' }, ...refusals(invalidInput([INVALID_FILTER]), ...owner, LiveStreamLimitError, NotAvailableOnStoreError) },
   },
 ];

@@ -109,5 +109,8 @@ export const reportQuery = {
   from: 'Range start, Unix seconds (fractions round down); default to − 7 days',
   to: 'Range end, Unix seconds; default now. At most 400 days after from',
   tz: 'IANA timezone for calendar days and buckets; default UTC',
-  filter: 'Clauses joined by ";": dim:value (equals), dim!value (not equals), dim~value (contains); values URL-encoded',
+  filter:
+    'Clauses joined by ";": dim:value (equals), dim!value (not equals), dim~value (contains); values URL-encoded. ' +
+    'event:X keeps the visitors who did event X in the range (all their pageviews and events; event!X those who did not; rows without a visitor hash, imports, never match). ' +
+    'language:en (a bare 2–3 letter subtag) matches en and every en-* tag, any case; language:en-GB is exact',
 };

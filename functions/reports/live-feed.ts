@@ -26,14 +26,27 @@ import type { LiveStreams } from '#ports/live-streams.ts';
 import type { Logger } from '#ports/logger.ts';
 import type { ReportStore, SiteRef } from '#ports/report-store.ts';
 import type { Timers } from '#ports/scheduler.ts';
+import { withGoalWindow, type FilterClause } from '#domain/reports/filter.ts';
 
-async function minutes(store: ReportStore, site: SiteRef, nowMs: number, count: number): Promise<LiveMinute[]> {
+/** What a stream follows: the site's rows, under the report's filters (the `filter` parameter; none by default). */
+export interface LiveSubject extends SiteRef {
+  filters?: readonly FilterClause[];
+}
+
+/** The site of a subject, and its filters for a read of [from, to) ms (goal and event clauses find their visitors there). */
+function partsOf(subject: LiveSubject, from: number, to: number) {
+  const site = { site: subject.site, registration: subject.registration };
+  return { site, filters: withGoalWindow(subject.filters ?? [], [site], from, to) };
+}
+
+async function minutes(store: ReportStore, subject: LiveSubject, nowMs: number, count: number): Promise<LiveMinute[]> {
   const boundaries = minuteBoundaries(nowMs, count);
-  return perMinute(boundaries, await store.traffic({ sites: [site], boundaries, filters: [] }));
+  const { site, filters } = partsOf(subject, boundaries[0] as number, boundaries[boundaries.length - 1] as number);
+  return perMinute(boundaries, await store.traffic({ sites: [site], boundaries, filters }));
 }
 
 /** The last 15 minutes, per minute, the current one last. */
-export const liveHistory = (store: ReportStore, site: SiteRef, nowMs: number): Promise<LiveMinute[]> => minutes(store, site, nowMs, LIVE_HISTORY_MINUTES);
+export const liveHistory = (store: ReportStore, subject: LiveSubject, nowMs: number): Promise<LiveMinute[]> => minutes(store, subject, nowMs, LIVE_HISTORY_MINUTES);
 
 const byVisitors = (rows: readonly { name: string; visitors: number }[]) =>
   rows
@@ -42,15 +55,16 @@ const byVisitors = (rows: readonly { name: string; visitors: number }[]) =>
     .slice(0, LIVE_LIST_LIMIT);
 
 /** Visitors of the last 5 minutes; pages, sources and countries of the last 30 by distinct visitors; the last two minutes (read here unless given). */
-export async function liveUpdate(store: ReportStore, site: SiteRef, nowMs: number, recentMinutes?: Promise<LiveMinute[]>): Promise<LiveUpdate> {
+export async function liveUpdate(store: ReportStore, subject: LiveSubject, nowMs: number, recentMinutes?: Promise<LiveMinute[]>): Promise<LiveUpdate> {
   const since = nowMs - LIVE_PAGES_WINDOW_SECONDS * 1000;
-  const scope = { ...site, from: since, to: nowMs + 1, filters: [] };
+  const { site, filters } = partsOf(subject, since, nowMs + 1);
+  const liveSince = nowMs - LIVE_WINDOW_SECONDS * 1000;
   const [visitors, pages, lists, recent] = await Promise.all([
-    store.liveVisitors([site], nowMs - LIVE_WINDOW_SECONDS * 1000),
-    store.livePages({ ...site, filters: [], since }, LIVE_LIST_LIMIT),
+    store.liveVisitors([site], liveSince, partsOf(subject, liveSince, nowMs + 1).filters),
+    store.livePages({ ...site, filters, since }, LIVE_LIST_LIMIT),
     // Lists ranked by pageviews: more rows than shown, then ranked by visitors.
-    store.breakdowns(scope, ['sources', 'countries'] as const, LIVE_LIST_LIMIT * 5),
-    recentMinutes ?? minutes(store, site, nowMs, 2),
+    store.breakdowns({ ...site, from: since, to: nowMs + 1, filters }, ['sources', 'countries'] as const, LIVE_LIST_LIMIT * 5),
+    recentMinutes ?? minutes(store, subject, nowMs, 2),
   ]);
   return {
     t: Math.floor(nowMs / 1000),
@@ -90,9 +104,9 @@ export interface LiveOpening {
 }
 
 /** The history, and the first update, whose last two minutes are the history's own (read once). */
-export async function liveOpening(store: ReportStore, site: SiteRef, nowMs: number): Promise<LiveOpening> {
-  const history = liveHistory(store, site, nowMs);
-  const [minutesRead, update] = await Promise.all([history, liveUpdate(store, site, nowMs, history.then((h) => h.slice(-2)))]);
+export async function liveOpening(store: ReportStore, subject: LiveSubject, nowMs: number): Promise<LiveOpening> {
+  const history = liveHistory(store, subject, nowMs);
+  const [minutesRead, update] = await Promise.all([history, liveUpdate(store, subject, nowMs, history.then((h) => h.slice(-2)))]);
   return { history: minutesRead, update };
 }
 
@@ -105,7 +119,7 @@ export async function liveOpening(store: ReportStore, site: SiteRef, nowMs: numb
 export function runLiveStream(
   deps: LiveFeedDeps,
   hold: SlotHold,
-  site: SiteRef,
+  site: LiveSubject,
   opening: LiveOpening,
   sink: EventSink,
   cadence: LiveCadence = LIVE_CADENCE,

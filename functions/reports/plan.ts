@@ -14,7 +14,7 @@
  * rebuilding them after each would cost more than reading the day's rows.
  */
 import { DAY_MS } from '#domain/rows/days.ts';
-import { formatFilter, hasGoalClause, type FilterClause } from '#domain/reports/filter.ts';
+import { formatFilter, hasVisitorClause, primaryLanguage, type FilterClause } from '#domain/reports/filter.ts';
 import type { SiteRef } from '#ports/report-store.ts';
 import { createHash } from 'node:crypto';
 import { SLOT_MS } from './sql/sealed-days.ts';
@@ -108,9 +108,11 @@ export const UNFILTERED = '';
  */
 export function rollupVariant(filters: readonly FilterClause[]): string | null {
   if (filters.length === 0) return UNFILTERED;
-  // A goal's conversions are a set of visitors no label keeps, and its match may change.
-  if (hasGoalClause(filters)) return null;
-  return filters.length === 1 && filters[0]!.op === 'eq' ? formatFilter(filters) : null;
+  // A goal's conversions and an event's doers are sets of visitors no label keeps, and a goal's match may change.
+  if (hasVisitorClause(filters)) return null;
+  if (filters.length !== 1 || filters[0]!.op !== 'eq') return null;
+  // `language:en` keeps every `en-*` tag (filter.ts primaryLanguage): not the rows an exact clause kept (`;` never occurs in one clause).
+  return primaryLanguage(filters[0]!) === null ? formatFilter(filters) : `${formatFilter(filters)};primary`;
 }
 
 /** The variant of a scope the caller found rollups for. */
@@ -128,7 +130,7 @@ export function variantOf(filters: readonly FilterClause[]): string {
  */
 export function planRollups(read: RollupRead, need: RollupNeed, policy: RollupPolicy, nowMs: number): RollupPlan | null {
   const [site] = read.sites;
-  if (!site || read.sites.length > 1 || hasGoalClause(read.filters)) return null;
+  if (!site || read.sites.length > 1 || hasVisitorClause(read.filters)) return null;
   if (read.variant !== undefined && rollupVariant(read.filters) === null) return null;
   // Pages keep the columns filters compare: the site's own answer every filter.
   const ofVariant = need !== 'pages' && rollupVariant(read.filters) !== null;

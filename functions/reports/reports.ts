@@ -38,20 +38,20 @@ export const scopeOf = ({ site, registration }: SiteRef, range: Range, filters: 
   registration,
   from: range.from * 1000,
   to: range.to * 1000,
-  filters: withGoalWindow(filters, range.from * 1000, range.to * 1000),
+  filters: withGoalWindow(filters, [{ site, registration }], range.from * 1000, range.to * 1000),
 });
 
 /** A traffic read over bucket boundaries (ms), its goal clauses counted within them. */
 const trafficOf = (sites: readonly SiteRef[], boundaries: readonly number[], filters: readonly FilterClause[]) => ({
   sites,
   boundaries,
-  filters: withGoalWindow(filters, boundaries[0] as number, boundaries[boundaries.length - 1] as number),
+  filters: withGoalWindow(filters, sites, boundaries[0] as number, boundaries[boundaries.length - 1] as number),
 });
 
 /** Live visitors under the report's filters (a goal clause counts conversions within the live window). */
 function liveUnder(store: ReportStore, sites: readonly SiteRef[], q: ReportRequest) {
   const since = (q.now - LIVE_WINDOW_SECONDS) * 1000;
-  return store.liveVisitors(sites, since, withGoalWindow(q.filters, since, q.now * 1000 + 1));
+  return store.liveVisitors(sites, since, withGoalWindow(q.filters, sites, since, q.now * 1000 + 1));
 }
 
 /** `interval`: the buckets asked for (week, month…), or null for the range's own (hours up to 48 h, else days). */
@@ -83,7 +83,7 @@ export async function getOverviewSummary(store: ReportStore, q: ReportRequest, l
   const [{ lists, events: top, totals }, before, livePages] = await Promise.all([
     store.summaryLists(scope, ['devices', 'browsers', 'os'] as const, limit),
     store.eventTotals(scopeOf(q, previous, q.filters)),
-    store.livePages({ site: q.site, registration: q.registration, filters: withGoalWindow(q.filters, since, q.now * 1000 + 1), since }, limit),
+    store.livePages({ site: q.site, registration: q.registration, filters: withGoalWindow(q.filters, [q], since, q.now * 1000 + 1), since }, limit),
   ]);
   const { devices, browsers, os } = lists;
   const list = (rows: typeof top) => rows.map(({ name, value, visitors }) => ({ name, value, visitors }));

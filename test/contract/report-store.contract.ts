@@ -414,6 +414,49 @@ export function reportContract(store: StoreUnderTest): void {
       expect(ev.events.totals).toEqual({ count: 1, visitors: 1 });
     });
 
+    it('keeps under an event filter the visitors who did (or did not do) the event in the range: their pages, sources, events', async () => {
+      const s = site('event-filter');
+      await seed([
+        row(s, T0 + H, { visitor: 'v1', path: '/pricing', source: 'Google' }),
+        event(s, T0 + 2 * H, 'signup', { visitor: 'v1', path: '/pricing' }),
+        event(s, T0 + 2 * H, 'download', { visitor: 'v1', path: '/pricing' }),
+        row(s, T0 + H, { visitor: 'v2', path: '/blog', source: 'Twitter' }),
+        event(s, T0 + 2 * H, 'buy', { visitor: 'v2', path: '/blog' }),
+        row(s, T0 + H, { visitor: 'v3', path: '/about' }),
+        row(s, T0 + H, { visitor: 'v4', path: '/late' }),
+        event(s, T0 - H, 'signup', { visitor: 'v4' }), // before the range
+        row(s, T0 + H, { path: '/imported', unique: true, imported: true }), // no visitor hash
+      ]);
+      const read = (value: string, op: FilterClause['op'] = 'eq') => q(s, T0, T0 + D, 'UTC', [{ dim: 'event', op, value }]);
+      const names = async (value: string, op: FilterClause['op'], dim: 'pages' | 'sources' | 'events') => (await getBreakdown(a.reports, read(value, op), dim, 10)).rows.map((r) => r.name);
+      const signup = await getOverview(a.reports, read('signup'));
+      expect([signup.totals.pageviews, signup.totals.visitors]).toEqual([1, 1]);
+      expect(await names('signup', 'eq', 'pages')).toEqual(['/pricing']);
+      expect(await names('signup', 'eq', 'sources')).toEqual(['Google']);
+      // The events of those visitors, not only the one filtered on.
+      expect(await names('signup', 'eq', 'events')).toEqual(['download', 'signup']);
+      expect((await getOverviewSummary(a.reports, read('signup'), 5)).events.totals).toEqual({ count: 2, visitors: 1 });
+      // Did not: every visitor with a hash and no signup in the range; imports are tied to no visitor.
+      expect(await names('signup', 'neq', 'pages')).toEqual(['/about', '/blog', '/late']);
+      expect((await getOverview(a.reports, read('signup', 'neq'))).totals.visitors).toBe(3);
+      expect(await names('u', 'contains', 'pages')).toEqual(['/blog', '/pricing']);
+      expect(await names('nobody', 'eq', 'pages')).toEqual([]);
+    });
+
+    it('matches a bare language subtag to every tag of the language, any case; a tag with a region exactly', async () => {
+      const s = site('languages');
+      await seed(['en', 'en-GB', 'EN-us', 'eng', 'de', null].map((language, i) => row(s, T0 + H, { visitor: `v${i}`, language })));
+      const visitors = async (op: FilterClause['op'], value: string) => (await getOverview(a.reports, q(s, T0, T0 + D, 'UTC', [{ dim: 'language', op, value }]))).totals.visitors;
+      expect(await visitors('eq', 'en')).toBe(3);
+      expect(await visitors('eq', 'EN')).toBe(3);
+      expect(await visitors('neq', 'en')).toBe(3);
+      expect(await visitors('eq', 'en-GB')).toBe(1);
+      expect(await visitors('eq', 'en-gb')).toBe(0);
+      expect(await visitors('neq', 'en-GB')).toBe(5);
+      const rows = (await getBreakdown(a.reports, q(s, T0, T0 + D, 'UTC', [{ dim: 'language', op: 'eq', value: 'en' }]), 'languages', 10)).rows;
+      expect(rows.map((r) => r.name)).toEqual(['EN-us', 'en', 'en-GB']);
+    });
+
     it('lists a filtered summary\'s top events up to its limit, its event totals over every name', async () => {
       const s = site('filtered-events');
       const de = { country: 'DE' };

@@ -149,6 +149,28 @@ describe('GET /api/live/{hostname}', () => {
     }
   });
 
+  it('follows the report filter of its `filter` parameter (page, event: the visitors who did it); refuses a malformed one with 400', async () => {
+    const filtered = await svc.site(owner, { prefix: 'live-filtered' });
+    await pageview(filtered, 21, '/a');
+    await pageview(filtered, 22, '/b');
+    await pageview(filtered, 22, '/b', { type: 'event', event: 'signup' });
+    await svc.until(() => svc.req('GET', `/api/sites/${filtered}/overview`, { token: owner }), (r) => r.json.live === 2);
+    const first = async (filter: string) => {
+      const s = await open(filtered, bearer(owner), `?filter=${encodeURIComponent(filter)}`);
+      const { data } = await s.next('update');
+      s.close();
+      return [data.visitors_5m, data.pages];
+    };
+    expect(await first('')).toEqual([2, [{ name: '/a', visitors: 1 }, { name: '/b', visitors: 1 }]]);
+    expect(await first('page:/a')).toEqual([1, [{ name: '/a', visitors: 1 }]]);
+    expect(await first('page!/a')).toEqual([1, [{ name: '/b', visitors: 1 }]]);
+    expect(await first('event:signup')).toEqual([1, [{ name: '/b', visitors: 1 }]]);
+    for (const bad of ['nope:x', 'page']) {
+      const s = await open(filtered, bearer(owner), `?filter=${bad}`);
+      expect([s.status, s.json]).toEqual([400, { error: 'invalid filter' }]);
+    }
+  });
+
   it('answers the owner of an unverified site 403, as the other reports do', async () => {
     const unverified = await svc.site(owner, { prefix: 'live-unverified', verify: false });
     const s = await open(unverified, bearer(owner));

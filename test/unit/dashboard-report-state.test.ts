@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, apiQuery, chartInterval, readState, stateRange, withFilter, withoutFilter, withTab, writeState, type ReportState } from '#dashboard/ui/report-state.ts';
+import { addDays, apiQuery, chartInterval, clearFilters, matchingNames, readState, replacingFilter, stateRange, suggestionQuery, withFilter, withoutFilter, withTab, writeState, type ReportState } from '#dashboard/ui/report-state.ts';
 import { formatFilter, parseFilter } from '#domain/reports/filter.ts';
 
 // 2026-03-29 10:00 UTC: the day Europe/Berlin moves its clocks forward (23 hours long).
@@ -77,5 +77,21 @@ describe('dashboard report state', () => {
   it('adds days across month and year ends', () => {
     expect(addDays('2026-12-31', 1)).toBe('2027-01-01');
     expect(addDays('2024-03-01', -1)).toBe('2024-02-29');
+  });
+
+  it('edits a chip in its place, replacing any other clause on the new dimension; clears all', () => {
+    const three = { ...base, filters: [{ dim: 'page', op: 'eq', value: '/a' }, { dim: 'country', op: 'eq', value: 'DE' }, { dim: 'os', op: 'eq', value: 'iOS' }] } as ReportState;
+    expect(formatFilter(replacingFilter(three, 'country', { dim: 'country', op: 'neq', value: 'FR' }).filters)).toBe('page:%2Fa;country!FR;os:iOS');
+    expect(formatFilter(replacingFilter(three, 'country', { dim: 'page', op: 'contains', value: 'b' }).filters)).toBe('page~b;os:iOS');
+    expect(formatFilter(replacingFilter(three, null, { dim: 'event', op: 'eq', value: 'x' }).filters)).toBe('page:%2Fa;country:DE;os:iOS;event:x');
+    expect(clearFilters(three).filters).toEqual([]);
+  });
+
+  it("suggests a dimension's values read under the other filters, matched by what is typed in any case", () => {
+    const two = { ...base, filters: [{ dim: 'page', op: 'eq', value: '/a' }, { dim: 'country', op: 'eq', value: 'DE' }] } as ReportState;
+    expect(new URLSearchParams(suggestionQuery(two, 'page', NOW)).get('filter')).toBe('country:DE');
+    expect(new URLSearchParams(suggestionQuery(two, 'os', NOW)).get('filter')).toBe('page:%2Fa;country:DE');
+    expect(matchingNames(['Google', 'DuckDuckGo', 'Bing'], ' go ')).toEqual(['Google', 'DuckDuckGo']);
+    expect(matchingNames(['a', 'ab', 'abc'], '', 2)).toEqual(['a', 'ab']);
   });
 });

@@ -67,9 +67,11 @@ describe('the goal filter clause', () => {
     expect(parseFilter('goal!abc')).toBeNull();
     expect(parseFilter('goal~abc')).toBeNull();
     expect(parseFilter('goal:')).toBeNull();
-    expect(withGoalWindow([{ dim: 'goal', op: 'eq', value: 'a' }, { dim: 'page', op: 'eq', value: '/' }], 1, 2)).toEqual([
-      { dim: 'goal', op: 'eq', value: 'a', window: { from: 1, to: 2 } },
+    const sites = [{ site: 's', registration: 'r' }];
+    expect(withGoalWindow([{ dim: 'goal', op: 'eq', value: 'a' }, { dim: 'page', op: 'eq', value: '/' }, { dim: 'event', op: 'neq', value: 'x' }], sites, 1, 2)).toEqual([
+      { dim: 'goal', op: 'eq', value: 'a', window: { from: 1, to: 2, sites } },
       { dim: 'page', op: 'eq', value: '/' },
+      { dim: 'event', op: 'neq', value: 'x', window: { from: 1, to: 2, sites } },
     ]);
   });
 });

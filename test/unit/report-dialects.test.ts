@@ -155,6 +155,12 @@ describe('sealed days', () => {
     expect(rollupVariant([{ dim: 'country', op: 'eq', value: 'DE' }, { dim: 'browser', op: 'eq', value: 'Chrome' }])).toBeNull();
     expect(() => variantOf([{ dim: 'country', op: 'neq', value: 'DE' }])).toThrow();
   });
+
+  it('names no rollups for an event clause (it keeps visitors), and its own for a bare language subtag', () => {
+    expect(rollupVariant([{ dim: 'event', op: 'eq', value: 'signup' }])).toBeNull();
+    expect(rollupVariant([{ dim: 'language', op: 'eq', value: 'en-GB' }])).toBe('language:en-GB');
+    expect(rollupVariant([{ dim: 'language', op: 'eq', value: 'en' }])).toBe('language:en;primary');
+  });
 });
 
 describe('bucket of a row by a day look-up', () => {

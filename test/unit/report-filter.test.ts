@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { FILTER_COLUMNS, FILTER_DIMS, isFilterDim, parseFilter } from '#domain/reports/filter.ts';
+import { FILTER_COLUMNS, FILTER_DIMS, isFilterDim, parseFilter, primaryLanguage } from '#domain/reports/filter.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 
 describe('FILTER_DIMS / FILTER_COLUMNS', () => {
@@ -155,5 +155,16 @@ describe('parseFilter: round trip', () => {
         if (out !== null) for (const c of out) expect(isFilterDim(c.dim)).toBe(true);
       }),
     );
+  });
+});
+
+describe('primaryLanguage', () => {
+  it('reads a bare 2–3 letter subtag of language is / is not, lower-cased; nothing else', () => {
+    expect(primaryLanguage({ dim: 'language', op: 'eq', value: 'EN' })).toBe('en');
+    expect(primaryLanguage({ dim: 'language', op: 'neq', value: 'fil' })).toBe('fil');
+    expect(primaryLanguage({ dim: 'language', op: 'eq', value: 'en-GB' })).toBeNull();
+    expect(primaryLanguage({ dim: 'language', op: 'contains', value: 'en' })).toBeNull();
+    expect(primaryLanguage({ dim: 'language', op: 'eq', value: 'e' })).toBeNull();
+    expect(primaryLanguage({ dim: 'country', op: 'eq', value: 'DE' })).toBeNull();
   });
 });

@@ -5,6 +5,7 @@
  * server's own (domain/reports/time.ts), so the days match its buckets.
  */
 import { formatFilter, parseFilter, type FilterClause } from '#domain/reports/filter.ts';
+import type { BreakdownDim } from '#domain/reports/query.ts';
 import { INTERVALS, isValidTimezone, localParts, zonedToUnix, type Interval, type Range } from '#domain/reports/time.ts';
 
 export const PERIODS = ['today', 'yesterday', '7d', '30d', 'month', '12mo', 'custom'] as const;
@@ -215,3 +216,61 @@ export const FILTER_LABELS: Record<FilterClause['dim'], string> = {
   language: 'Language',
   event: 'Event',
 };
+
+/** The filter menu's dimensions, in its order; `goal` only where the site's goals are known (owners). */
+export const MENU_DIMS: readonly FilterClause['dim'][] = [
+  'page',
+  'source',
+  'referrer',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_term',
+  'utm_content',
+  'country',
+  'device',
+  'browser',
+  'os',
+  'language',
+  'event',
+  'goal',
+];
+
+/** The breakdown whose rows suggest a dimension's values (a goal's are the site's goals). */
+export const SUGGESTION_DIMS: Record<Exclude<FilterClause['dim'], 'goal'>, BreakdownDim> = {
+  page: 'pages',
+  referrer: 'referrers',
+  source: 'sources',
+  utm_source: 'utm_sources',
+  utm_medium: 'utm_mediums',
+  utm_campaign: 'utm_campaigns',
+  utm_term: 'utm_terms',
+  utm_content: 'utm_contents',
+  country: 'countries',
+  device: 'devices',
+  browser: 'browsers',
+  os: 'os',
+  language: 'languages',
+  event: 'events',
+};
+
+/** The suggestions of a dimension's values: the API's query with the other dimensions' filters (this one's would hide its other values). */
+export function suggestionQuery(state: ReportState, dim: FilterClause['dim'], nowSeconds: number): string {
+  return apiQuery(withoutFilter(state, dim), nowSeconds).toString();
+}
+
+/** The names that contain `typed` (any case), in their order, at most `max`. */
+export function matchingNames(names: readonly string[], typed: string, max = 10): string[] {
+  const needle = typed.trim().toLowerCase();
+  return names.filter((n) => n.toLowerCase().includes(needle)).slice(0, max);
+}
+
+/** The state with the clause on `replacing` (a chip being edited) swapped for `clause`, kept in its place. */
+export function replacingFilter(state: ReportState, replacing: FilterClause['dim'] | null, clause: FilterClause): ReportState {
+  const at = state.filters.findIndex((f) => f.dim === replacing);
+  if (at < 0) return withFilter(state, clause);
+  const rest = state.filters.filter((f, i) => i === at || f.dim !== clause.dim);
+  return { ...state, filters: rest.map((f) => (f.dim === replacing ? clause : f)) };
+}
+
+export const clearFilters = (state: ReportState): ReportState => ({ ...state, filters: [] });

@@ -25,8 +25,25 @@ export const FILTER_DIMS = [
 
 export type FilterDim = (typeof FILTER_DIMS)[number];
 export type FilterOp = 'eq' | 'neq' | 'contains';
-/** A clause on a row's label. */
-export type LabelClause = { dim: FilterDim; op: FilterOp; value: string };
+
+/**
+ * Where a visitor clause (goal, event) finds the visitors it keeps: the rows of `sites` in
+ * [from, to) ms, the read's own range (withGoalWindow). A goal clause names its site in `goal`.
+ */
+export interface VisitorWindow {
+  from: number;
+  to: number;
+  sites?: readonly SiteOf[];
+}
+
+/** A site as reads name it (ports/report-store.ts SiteRef): its hostname and current registration. */
+type SiteOf = { site: string; registration: string };
+
+/**
+ * A clause on a row's label; an `event` clause keeps instead the rows of the visitor-days that
+ * did (`:`, `~`) or did not (`!`) a matching event within its `window` (as a goal clause does).
+ */
+export type LabelClause = { dim: FilterDim; op: FilterOp; value: string; window?: VisitorWindow };
 
 /**
  * `goal:<id>` (issue 37): the rows of visitor-days that converted on the goal. The handler
@@ -38,7 +55,7 @@ export interface GoalClause {
   op: 'eq';
   value: string;
   goal?: GoalMatch & { site: string; registration: string };
-  window?: { from: number; to: number };
+  window?: VisitorWindow;
 }
 
 export type FilterClause = LabelClause | GoalClause;
@@ -48,9 +65,29 @@ export const GOAL_DIM = 'goal';
 export const isGoalClause = (f: FilterClause): f is GoalClause => f.dim === GOAL_DIM;
 export const hasGoalClause = (filters: readonly FilterClause[]) => filters.some(isGoalClause);
 
-/** The clauses with each goal clause's conversions counted over [from, to) ms: what one read of that range is given. */
-export const withGoalWindow = (filters: readonly FilterClause[], from: number, to: number): FilterClause[] =>
-  filters.map((f) => (isGoalClause(f) ? { ...f, window: { from, to } } : f));
+/** The event dimension, whose clauses keep visitors (not rows), as goal clauses do. */
+export const EVENT_DIM = 'event';
+
+/** Clauses that keep the rows of a set of visitor-days (goals, events) rather than rows by their own label. */
+export const isVisitorClause = (f: FilterClause): boolean => f.dim === GOAL_DIM || f.dim === EVENT_DIM;
+export const hasVisitorClause = (filters: readonly FilterClause[]) => filters.some(isVisitorClause);
+
+/**
+ * The clauses with each visitor clause's visitors found among the rows of `sites` in [from, to) ms
+ * (a goal's conversions, an event's doers): what one read of that range is given.
+ */
+export const withGoalWindow = (filters: readonly FilterClause[], sites: readonly SiteOf[], from: number, to: number): FilterClause[] =>
+  filters.map((f) => (isVisitorClause(f) ? { ...f, window: { from, to, sites } } : f));
+
+/**
+ * `language:en` (a bare primary subtag, 2–3 letters) means every tag of that language: `en`, `en-GB`…
+ * case-insensitively. The primary subtag, lower-cased, when the clause's value is one; null otherwise
+ * (a value with a region stays exact).
+ */
+export function primaryLanguage(f: FilterClause): string | null {
+  if (f.dim !== 'language' || f.op === 'contains' || !/^[A-Za-z]{2,3}$/.test(f.value)) return null;
+  return f.value.toLowerCase();
+}
 
 /** Event-store column each filter dimension compares (EventRow field names). */
 export const FILTER_COLUMNS: Readonly<Record<FilterDim, string>> = {

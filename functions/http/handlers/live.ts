@@ -9,12 +9,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isTicketFormat, LIVE_SLOT_LEASE_SECONDS, LIVE_TICKET_TTL_SECONDS, MAX_LIVE_STREAMS, newLiveTicket, ticketHash } from '#domain/live/live-stream.ts';
-import { LiveStreamLimitError, SignInRequiredError, UnknownSiteError } from '#domain/errors.ts';
+import { InvalidInputError, LiveStreamLimitError, SignInRequiredError, UnknownSiteError } from '#domain/errors.ts';
+import { parseFilter } from '#domain/reports/filter.ts';
+import { INVALID_FILTER } from '#domain/reports/query.ts';
 import { findSiteFor } from '#domain/site-lookup.ts';
 import { registrationOf } from '#domain/registration.ts';
 import type { SiteRecord } from '#ports/registry.ts';
 import { liveOpening, runLiveStream } from '#reports/live-feed.ts';
 import type { Services } from '#platform/services.ts';
+import { resolveGoalFilters } from '../goal-filters.ts';
 import { log } from '#platform/log.ts';
 import { createGroupHandler, json, type ApiRequest as AnyApiRequest, type ApiResponse } from '../api.ts';
 import { requireUserToken, requireVerifiedForOwner, type AuthServices } from '../auth.ts';
@@ -66,10 +69,18 @@ async function streamOwner(req: ApiRequest): Promise<{ uid: string; site: SiteRe
   return { uid: taken.uid, site };
 }
 
+/** The stream's subject: the site, under the `filter` parameter's clauses (the reports' grammar; the owner's goals). */
+async function streamSubject(req: ApiRequest, site: SiteRecord) {
+  const parsed = parseFilter(req.query.filter);
+  if (parsed === null) throw new InvalidInputError(INVALID_FILTER);
+  const filters = await resolveGoalFilters(req.services.registry, site, parsed, true);
+  return { site: site.hostname, registration: registrationOf(site), filters };
+}
+
 async function stream(req: ApiRequest): Promise<ApiResponse> {
   const { uid, site } = await streamOwner(req);
   const { services } = req;
-  const siteRef = { site: site.hostname, registration: registrationOf(site) };
+  const siteRef = await streamSubject(req, site);
   const opening = await liveOpening(services.reports, siteRef, services.clock.now().getTime());
   const now = nowSeconds(req);
   const hold = { uid, stream: randomUUID(), slot: -1 };

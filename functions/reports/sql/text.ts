@@ -6,7 +6,7 @@
  */
 import { sqlInteger, sqlString } from '#domain/sql-literals.ts';
 import { DAY_MS } from '#domain/rows/days.ts';
-import { FILTER_COLUMNS, isGoalClause, type FilterClause, type GoalClause } from '#domain/reports/filter.ts';
+import { EVENT_DIM, FILTER_COLUMNS, isGoalClause, isVisitorClause, primaryLanguage, type FilterClause, type GoalClause, type LabelClause, type VisitorWindow } from '#domain/reports/filter.ts';
 import { hasWildcard, likePattern } from '#domain/goals/goal.ts';
 import { NotAvailableOnStoreError } from '#domain/errors.ts';
 import type { GoalMatch } from '#ports/goals.ts';
@@ -29,10 +29,11 @@ export interface SqlText {
   /** True when `haystack` matches the LIKE `pattern` (`%` any run, `_` one character, `\\` escapes). */
   like(haystack: string, pattern: string): string;
   /**
-   * True when the row's visitor-day converted on `goal` within `window` (ms, [from, to)): its visitor
-   * hash is one of the site's rows that match. The dialects of later capabilities (DuckDB, ClickHouse).
+   * True when the row's visitor-day has a row matching `condition` (SQL over the stored rows) among
+   * the sites' rows of `window` (ms, [from, to)): its visitor hash is one of theirs; with `without`,
+   * when it has a hash and none of them. The dialects of later capabilities (DuckDB, ClickHouse).
    */
-  convertedVisitors?(site: SiteRef, goal: GoalMatch, window: { from: number; to: number }): string;
+  convertedVisitors?(sites: readonly SiteRef[], condition: string, window: VisitorWindow, without?: boolean): string;
   /** A constant list of integers that rows index into (`list[i]`, from 1): bucket edges and offsets per day. */
   intList(values: readonly number[]): string;
   /**
@@ -130,31 +131,55 @@ export function goalCondition(sql: SqlText, goal: GoalMatch): string {
 function goalFilterSql(sql: SqlText, f: GoalClause): string {
   if (!f.goal || !f.window) throw new Error('a goal filter reached a store without its goal or range');
   if (!sql.convertedVisitors) throw new NotAvailableOnStoreError();
-  return ` AND ${sql.convertedVisitors(f.goal, f.goal, f.window)}`;
+  return ` AND ${sql.convertedVisitors([f.goal], goalCondition(sql, f.goal), f.window)}`;
+}
+
+/**
+ * An event clause's condition, as a goal's: the row's visitor-day did (`:`, `~`) or did not (`!`)
+ * an event of that name within the read's range. Rows without a visitor hash (imports) are never
+ * kept: nothing ties them to a visitor's events.
+ */
+function eventFilterSql(sql: SqlText, f: LabelClause): string {
+  if (!f.window?.sites) throw new Error('an event filter reached a store without its sites or range');
+  if (!sql.convertedVisitors) throw new NotAvailableOnStoreError();
+  const named = labelSql(sql, { ...f, op: f.op === 'neq' ? 'eq' : f.op });
+  return ` AND ${sql.convertedVisitors(f.window.sites, `${sql.column('kind')} = 'event'${named}`, f.window, f.op === 'neq')}`;
+}
+
+/** A label clause's ` AND …` condition on the row's own label ('' for none). */
+function labelSql(sql: SqlText, f: LabelClause): string {
+  const column = `coalesce(${sql.column(FILTER_COLUMNS[f.dim])}, '')`;
+  const primary = primaryLanguage(f);
+  if (primary !== null) {
+    // Every tag of the language: `en` and `en-*`, whatever their case.
+    const tag = `lower(${column})`;
+    const test = `(${tag} = ${sql.value(primary)} OR ${sql.like(tag, sql.value(`${primary}-%`))})`;
+    return f.op === 'eq' ? ` AND ${test}` : ` AND NOT ${test}`;
+  }
+  if (f.op === 'eq') return ` AND ${column} = ${sql.value(f.value)}`;
+  if (f.op === 'neq') return ` AND ${column} <> ${sql.value(f.value)}`;
+  return ` AND ${sql.contains(column, sql.value(f.value))}`;
 }
 
 /**
  * The filter clauses as ` AND …` conditions: a missing label is '' (so
  * `eq ''` matches it and `neq ''` keeps only present labels), `contains` a case-sensitive
- * substring test; a goal clause keeps the rows of converted visitor-days. Clauses come
- * validated from the domain: no value is refused here.
+ * substring test, and every string contains the empty one; `language:en` keeps every tag of the
+ * language (filter.ts primaryLanguage); goal and event clauses keep the rows of the visitor-days
+ * that converted or did the event. Clauses come validated from the domain: no value is refused here.
  */
 export function filterSql(sql: SqlText, filters: readonly FilterClause[]): string {
   return filters
     .map((f) => {
+      if (f.op === 'contains' && f.value === '') return '';
       if (isGoalClause(f)) return goalFilterSql(sql, f);
-      const column = `coalesce(${sql.column(FILTER_COLUMNS[f.dim])}, '')`;
-      if (f.op === 'eq') return ` AND ${column} = ${sql.value(f.value)}`;
-      if (f.op === 'neq') return ` AND ${column} <> ${sql.value(f.value)}`;
-      // Every string contains the empty one.
-      if (f.value === '') return '';
-      return ` AND ${sql.contains(column, sql.value(f.value))}`;
+      return f.dim === EVENT_DIM ? eventFilterSql(sql, f) : labelSql(sql, f);
     })
     .join('');
 }
 
-/** The event columns the filters read. */
-export const filterColumns = (filters: readonly FilterClause[]) => filters.map((f) => (isGoalClause(f) ? 'visitor' : FILTER_COLUMNS[f.dim]));
+/** The event columns the filters read (a visitor clause, the row's visitor). */
+export const filterColumns = (filters: readonly FilterClause[]) => filters.map((f) => (isGoalClause(f) || isVisitorClause(f) ? 'visitor' : FILTER_COLUMNS[f.dim]));
 
 /** Every breakdown but `events` and `exit_pages`: a label of canonical pageviews. */
 export type PageviewDim = Exclude<BreakdownDim, 'events' | 'exit_pages'>;

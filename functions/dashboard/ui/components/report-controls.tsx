@@ -1,13 +1,12 @@
-/** Period (presets or custom days), the chart's buckets, timezone, and the filters as removable chips. */
+/** Period (presets or custom days), the chart's buckets, timezone, and the filters (chips, and the filter menu where `menu` says where to read suggestions). */
 import { useState } from 'preact/hooks';
 import { FieldError } from './panel.tsx';
-import { browserTimezone, FILTER_LABELS, INTERVAL_LABELS, MAX_DAYS, PERIOD_LABELS, PERIODS, daysBetween, stateDays, withoutFilter, type Period, type ReportState } from '../report-state.ts';
+import { Filters, type FilterMenuSource } from './filter-menu.tsx';
+import { browserTimezone, INTERVAL_LABELS, MAX_DAYS, PERIOD_LABELS, PERIODS, daysBetween, stateDays, type Period, type ReportState } from '../report-state.ts';
 import { INTERVALS, type Interval } from '#domain/reports/time.ts';
 
-const OP_TEXT = { eq: 'is', neq: 'is not', contains: 'contains' } as const;
-
-/** `valueNames`: how a filter's value reads where it is an id (a goal's name). */
-export function ReportControls({ state, setState, valueNames = {} }: { state: ReportState; setState: (s: ReportState) => void; valueNames?: Record<string, string> }) {
+/** `valueNames`: how a filter's value reads where it is an id (a goal's name); the menu offers goals when there are some. */
+export function ReportControls({ state, setState, valueNames = {}, menu }: { state: ReportState; setState: (s: ReportState) => void; valueNames?: Record<string, string>; menu?: FilterMenuSource }) {
   const days = stateDays(state, Date.now() / 1000);
   const [custom, setCustom] = useState({ from: days.from, to: days.to });
   const [showCustom, setShowCustom] = useState(state.period === 'custom');
@@ -80,25 +79,7 @@ export function ReportControls({ state, setState, valueNames = {} }: { state: Re
           <FieldError message={customError} />
         </form>
       )}
-      <FilterChips state={state} setState={setState} valueNames={valueNames} />
+      <Filters state={state} setState={setState} valueNames={valueNames} menu={menu} />
     </div>
-  );
-}
-
-function FilterChips({ state, setState, valueNames }: { state: ReportState; setState: (s: ReportState) => void; valueNames: Record<string, string> }) {
-  if (state.filters.length === 0) return null;
-  return (
-    <ul class="chips" aria-label="Filters">
-      {state.filters.map((f) => (
-        <li key={f.dim} class="chip" data-testid={`filter-${f.dim}`}>
-          <span>
-            {FILTER_LABELS[f.dim]} {OP_TEXT[f.op]} <strong>{valueNames[f.value] ?? (f.value || '(none)')}</strong>
-          </span>
-          <button type="button" aria-label={`Remove filter ${FILTER_LABELS[f.dim]} ${OP_TEXT[f.op]} ${valueNames[f.value] ?? f.value}`} onClick={() => setState(withoutFilter(state, f.dim))}>
-            ×
-          </button>
-        </li>
-      ))}
-    </ul>
   );
 }

@@ -211,7 +211,7 @@ export function GoalsView({ hostname, state, setState }: { hostname: string; sta
   const names = useGoalNames(hostname, true);
   return (
     <div class="overview">
-      <ReportControls state={state} setState={setState} valueNames={names} />
+      <ReportControls state={state} setState={setState} valueNames={names} menu={{ base: sitePath(hostname), signedIn: true }} />
       <GoalsPanel hostname={hostname} query={query} state={state} />
       <FunnelsPanel hostname={hostname} query={query} />
     </div>

@@ -5,7 +5,8 @@
  * connection takes a new single-use ticket (EventSource sends no
  * Authorization header); when a stream ends (its time limit) or drops, the
  * panel gets a new ticket and connects again, waiting longer after each
- * failure. Leaving the view closes the stream.
+ * failure. Leaving the view closes the stream. The stream follows the
+ * report's filters (its `filter` parameter); a change of filters reconnects.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
@@ -15,6 +16,7 @@ import { Sparkline } from '../components/sparkline.tsx';
 import { formatNumber } from '../format.ts';
 import { BreakdownList } from '../components/breakdown.tsx';
 import { DIRECT_NONE } from '../labels.ts';
+import { formatFilter, type FilterClause } from '#domain/reports/filter.ts';
 
 interface LiveMinute {
   t: number;
@@ -56,7 +58,7 @@ function merged(history: readonly LiveMinute[], minutes: readonly LiveMinute[]):
 }
 
 /** The stream's state, connected while the view is shown. */
-function useLiveStream(hostname: string): LiveState {
+function useLiveStream(hostname: string, filter: string): LiveState {
   const [state, setState] = useState<LiveState>({ status: 'connecting', history: [], update: null, refusal: null });
   useEffect(() => {
     let source: EventSource | null = null;
@@ -75,7 +77,7 @@ function useLiveStream(hostname: string): LiveState {
         const path = `${base}/api/live/${encodeURIComponent(hostname)}`;
         const { ticket } = await api<{ ticket: string }>(`${path}/ticket`, { method: 'POST' });
         if (stopped) return;
-        source = new EventSource(`${path}?ticket=${encodeURIComponent(ticket)}`);
+        source = new EventSource(`${path}?ticket=${encodeURIComponent(ticket)}${filter ? `&filter=${encodeURIComponent(filter)}` : ''}`);
         source.addEventListener('history', (e) => setState((s) => ({ ...s, history: JSON.parse((e as MessageEvent<string>).data) as LiveMinute[] })));
         source.addEventListener('update', (e) => {
           const update = JSON.parse((e as MessageEvent<string>).data) as LiveUpdate;
@@ -100,7 +102,7 @@ function useLiveStream(hostname: string): LiveState {
       clearTimeout(retry);
       source?.close();
     };
-  }, [hostname]);
+  }, [hostname, filter]);
   return state;
 }
 
@@ -115,8 +117,8 @@ function LiveList({ title, rows, testId }: { title: string; rows: readonly LiveC
 
 const STATUS_TEXT: Record<Status, string> = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…' };
 
-export function LivePanel({ hostname }: { hostname: string }) {
-  const { status, history, update, refusal } = useLiveStream(hostname);
+export function LivePanel({ hostname, filters = [] }: { hostname: string; filters?: readonly FilterClause[] }) {
+  const { status, history, update, refusal } = useLiveStream(hostname, formatFilter(filters));
   const status_ = (
     <span class={`live-status ${status}`} role="status" data-testid="live-status">
       {refusal ?? STATUS_TEXT[status]}

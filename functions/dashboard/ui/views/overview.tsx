@@ -81,7 +81,7 @@ export function OverviewView({ hostname, base = sitePath(hostname), state, setSt
   const goalNames = useGoalNames(hostname, signedIn);
   return (
     <div class="overview">
-      <ReportControls state={state} setState={setState} valueNames={goalNames} />
+      <ReportControls state={state} setState={setState} valueNames={goalNames} menu={{ base, signedIn }} />
       <Panel title="Traffic" id="traffic" actions={series && <CsvButton what="the chart's numbers" filename={csvFileName(hostname, 'traffic')} csv={() => seriesCsv(series)} />}>
         <Load state={overview} label="traffic">
           {(o) => (
@@ -98,7 +98,7 @@ export function OverviewView({ hostname, base = sitePath(hostname), state, setSt
           )}
         </Load>
       </Panel>
-      {signedIn && <LivePanel hostname={hostname} />}
+      {signedIn && <LivePanel hostname={hostname} filters={state.filters} />}
       {signedIn && <GoalSummary hostname={hostname} state={state} setState={setState} />}
       <div class="grid">
         {PANELS.map((p) => (

@@ -42,7 +42,7 @@ export function RetentionView({ hostname, state, setState, signedIn }: { hostnam
   const retention = useApi<Retention>(`${sitePath(hostname)}/retention?${apiQuery(state, Date.now() / 1000).toString()}`, signedIn);
   return (
     <div class="overview">
-      <ReportControls state={state} setState={setState} />
+      <ReportControls state={state} setState={setState} menu={{ base: sitePath(hostname), signedIn }} />
       <Panel title="Engagement retention" id="retention">
         <Load state={retention} label="retention">
           {(r) => (

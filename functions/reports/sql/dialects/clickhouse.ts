@@ -13,8 +13,6 @@ import { inRanges, lessListedCopies, previousTsOver, type Listing } from '#domai
 import type { SiteRef } from '#ports/report-store.ts';
 import { canonicalColumns, ReadTimeDialect, type ScanRange } from './read-time.ts';
 import { sqlIdentifier, sqlInteger } from '#domain/sql-literals.ts';
-import type { GoalMatch } from '#ports/goals.ts';
-import { goalCondition } from '../text.ts';
 
 /** The parts of disjoint ascending [from, to) ranges before `at`, and those from it. */
 export function splitRanges(ranges: readonly (readonly [number, number])[], at: number): { before: [number, number][]; after: [number, number][] } {
@@ -79,10 +77,10 @@ export class ClickHouseSql extends ReadTimeDialect {
     return `like(${haystack}, ${pattern})`;
   }
 
-  /** The site's matching rows of the range, with a hash, no bot's: a set the rows' visitor is looked up in. */
-  convertedVisitors(site: SiteRef, goal: GoalMatch, window: { from: number; to: number }): string {
-    return `"visitor" IN (SELECT "visitor" FROM ${this.table} WHERE ${this.sites([site])} AND "ts" >= ${sqlInteger(window.from)} AND "ts" < ${sqlInteger(window.to)}
-      AND NOT "bot" AND "visitor" IS NOT NULL AND ${goalCondition(this, goal)})`;
+  /** The sites' matching rows of the range, with a hash, no bot's: a set the rows' visitor is looked up in. */
+  convertedVisitors(sites: readonly SiteRef[], condition: string, window: { from: number; to: number }, without = false): string {
+    return `${without ? '"visitor" IS NOT NULL AND "visitor" NOT IN' : '"visitor" IN'} (SELECT "visitor" FROM ${this.table} WHERE ${this.sites(sites)} AND "ts" >= ${sqlInteger(window.from)} AND "ts" < ${sqlInteger(window.to)}
+      AND NOT "bot" AND "visitor" IS NOT NULL AND ${condition})`;
   }
 
   utcDay(ts: string): string {
