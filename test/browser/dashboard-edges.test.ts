@@ -9,9 +9,12 @@
  * screenshots at 1280 and 360 px in light and dark mode.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { html, launchChromium, startPageOrigin, USER_AGENT, type PageOrigin } from '../support/browser.ts';
-import { startTestService, type TestService } from '../support/local-node.ts';
+import { PLAIN_PAGE, startTestService, type TestService } from '../support/local-node.ts';
 import { accessibilityErrors, ownerPage, screenshots, settled } from '../support/dashboard-checks.ts';
 import { SHORTCUT_HELP } from '#dashboard/ui/shortcuts.ts';
 
@@ -22,6 +25,7 @@ declare const document: Any;
 declare const navigator: Any;
 
 const OWNER = 'edges-owner';
+const ROOT = join(import.meta.dirname, '..', '..');
 
 let svc: TestService;
 let token: string;
@@ -58,6 +62,14 @@ async function visit(hostname: string, path: string): Promise<void> {
   await page.goto(pageSites.origin + path);
   await page.waitForFunction(() => typeof window.tt_event === 'function');
   await context.close();
+}
+
+/** `npm run admin -- <args>` against the running service, as an operator runs it. */
+async function admin(...args: string[]): Promise<void> {
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/tt.ts', 'admin', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: svc.dataDir, HOST: '127.0.0.1', PORT: new URL(svc.url).port },
+  });
 }
 
 const setup = async (hostname: string) => (await svc.req('GET', `/api/sites/${hostname}/setup`, { token })).json;
@@ -158,7 +170,7 @@ describe('the site switcher', () => {
 });
 
 describe('keyboard shortcuts', () => {
-  it('period keys, arrows and Escape change the URL; typing in a field is not a shortcut; ? lists them', async () => {
+  it('period keys, arrows and Escape change the URL, a key with Ctrl does not, and ? lists them', async () => {
     const page = await ownerPage(browser, token, { bypassCSP: true });
     await page.goto(`${svc.url}/sites/${site}?filter=page%3A%252Fpricing`);
     await page.getByTestId('pageviews').waitFor();
@@ -263,6 +275,36 @@ describe('a verified site without data', () => {
     const left = asked;
     await page.waitForTimeout(7_000);
     expect(asked).toBe(left);
+    await page.context().close();
+  }, 60_000);
+});
+
+describe('small fixes', () => {
+  it('the imports view heads its list "Import history" and its form "Start an import"', async () => {
+    const page = await ownerPage(browser, token);
+    await page.goto(`${svc.url}/sites/${site}/imports`);
+    await page.getByRole('region', { name: 'Import history' }).getByText('No imports yet.').waitFor();
+    await page.getByRole('region', { name: 'Start an import' }).getByRole('button', { name: 'Start import' }).waitFor();
+    await page.context().close();
+  }, 60_000);
+
+  it("a site verified after a failed page check shows it verified, the failure only as the last check's history", async () => {
+    const hostname = await svc.site(token, { prefix: 'edges-stale', verify: false });
+    svc.setPage(hostname, PLAIN_PAGE);
+    const failed = await svc.req('POST', `/api/sites/${hostname}/verify`, { token });
+    expect(failed.json.verification.ok).toBe(false);
+    await admin('verify-site', hostname);
+    const read = await setup(hostname);
+    // The API still reads the page as failing: the view must not show that as the site's state.
+    expect([read.verified, read.verification.ok, read.last_check.ok]).toEqual([true, false, false]);
+    const page = await ownerPage(browser, token);
+    await page.goto(`${svc.url}/sites/${hostname}/settings`);
+    await page.getByTestId('verification').getByText(/^Verified/).waitFor();
+    await expect(page.getByTestId('verification-reason').count()).resolves.toBe(0);
+    const history = page.getByTestId('last-check');
+    await expect(history.evaluate((d: Any) => d.open)).resolves.toBe(false);
+    await history.getByText('Last page check').click();
+    await expect(history.innerText()).resolves.toContain(read.last_check.detail);
     await page.context().close();
   }, 60_000);
 });
