@@ -218,13 +218,12 @@ describe('keyboard shortcuts', () => {
     await page.context().close();
   }, 90_000);
 
-  it('keys typed into a field stay there', async () => {
+  it('keys typed into a field of a report view stay there', async () => {
     const page = await ownerPage(browser, token);
-    await page.goto(`${svc.url}/sites/${site}/settings`);
-    const name = page.getByLabel('Display name');
-    await name.fill('');
-    await name.pressSequentially('dwy?');
-    expect(await name.inputValue()).toBe('dwy?');
+    await page.goto(`${svc.url}/sites/${site}/goals`);
+    const name = page.getByLabel('Path').first();
+    await name.pressSequentially('/dwy?');
+    expect(await name.inputValue()).toBe('/dwy?');
     expect(urlOf(page).search).toBe('');
     await expect(page.getByRole('dialog').count()).resolves.toBe(0);
     await page.context().close();
