@@ -36,7 +36,7 @@ export interface DashboardProps {
 /** The paths the page routes itself; the same list as the local server's (functions/local/dashboard-edge.ts). */
 export const PAGE_REWRITE = `function handler(event) {
   var uri = event.request.uri;
-  if (uri === '/' || uri === '/login' || /^\\/sites\\/[^/]+(\\/[a-z]+)?$/.test(uri) || /^\\/share\\/(link\\/)?[^/]+$/.test(uri) || /^\\/embed\\/[^/]+$/.test(uri)) event.request.uri = '/index.html';
+  if (uri === '/' || uri === '/login' || uri === '/account' || /^\\/sites\\/[^/]+(\\/[a-z]+)?$/.test(uri) || /^\\/share\\/(link\\/)?[^/]+$/.test(uri) || /^\\/embed\\/[^/]+$/.test(uri)) event.request.uri = '/index.html';
   return event.request;
 }`;
 

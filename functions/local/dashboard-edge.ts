@@ -40,8 +40,8 @@ export interface DashboardEdgeOptions {
 
 export type DashboardEdge = (method: string, path: string, body: Buffer, headers: Record<string, string | undefined>) => Promise<ApiResponse | null>;
 
-/** Paths the page answers itself: `/`, `/login`, `/sites/{hostname}[/{view}]`, `/share/{hostname}`, `/share/link/{slug}`. */
-const PAGE_PATH = /^\/(?:login|sites\/[^/]+(?:\/[a-z]+)?|share\/[^/]+|share\/link\/[^/]+)?$/;
+/** Paths the page answers itself: `/`, `/login`, `/account`, `/sites/{hostname}[/{view}]`, `/share/{hostname}`, `/share/link/{slug}`. */
+const PAGE_PATH = /^\/(?:login|account|sites\/[^/]+(?:\/[a-z]+)?|share\/[^/]+|share\/link\/[^/]+)?$/;
 /** The share view other sites may frame: `/embed/{slug}`. */
 const EMBED_PATH = /^\/embed\/([^/]+)$/;
 

@@ -99,8 +99,8 @@ const ownerViews = (site: string): [string, string, string][] => [
   ['sites', '/', 'Your sites'],
   ['overview', `/sites/${site}`, 'Traffic'],
   ['retention', `/sites/${site}/retention`, 'Engagement retention'],
-  ['imports', `/sites/${site}/imports`, 'Imports'],
-  ['settings', `/sites/${site}/settings`, 'Management keys'],
+  ['imports', `/sites/${site}/imports`, 'Import history'],
+  ['settings', `/sites/${site}/settings`, 'Install and verify'],
 ];
 
 /** Opens the view and waits until its heading shows and no panel is loading. */
@@ -184,7 +184,7 @@ describe('sessions', () => {
     const site = await svc.site(token, { prefix: 'session' });
     const second = await context.newPage();
     await second.goto(`${svc.url}/sites/${site}/settings`);
-    await second.getByRole('heading', { name: 'Management keys' }).waitFor();
+    await second.getByRole('heading', { name: 'Install and verify' }).waitFor();
     expect(new URL(second.url()).pathname).toBe(`/sites/${site}/settings`);
 
     const restarted = await browser.newContext({ storageState: await context.storageState() });
@@ -226,7 +226,7 @@ describe('sites', () => {
     await owner.getByRole('button', { name: 'Add site' }).click();
     await owner.waitForURL((url) => url.pathname === `/sites/${hostname}/settings`);
     await expect(owner.getByTestId('verification').innerText()).resolves.toContain('Not verified yet');
-    const snippet = await owner.locator('textarea').inputValue();
+    const snippet = await owner.getByTestId('snippet').inputValue();
     expect(snippet).toContain(`${svc.url}/latest.js`);
     svc.setPage(hostname, svc.scriptPage);
     await owner.getByRole('button', { name: 'Check the site now' }).click();

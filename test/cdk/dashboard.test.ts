@@ -65,7 +65,7 @@ describe('the dashboard on AWS', () => {
   it('the edge rewrite answers the same page paths as the local server', () => {
     const handler = new Function(`${PAGE_REWRITE}; return handler;`)() as (e: { request: { uri: string } }) => { uri: string };
     const rewritten = (uri: string) => handler({ request: { uri } }).uri;
-    for (const page of ['/', '/login', '/sites/a.example', '/sites/a.example/settings', '/share/a.example', '/share/link/AbC-_123', '/embed/AbC-_123']) expect(rewritten(page), page).toBe('/index.html');
+    for (const page of ['/', '/login', '/account', '/sites/a.example', '/sites/a.example/settings', '/share/a.example', '/share/link/AbC-_123', '/embed/AbC-_123']) expect(rewritten(page), page).toBe('/index.html');
     for (const other of ['/dashboard/app-X.js', '/sites', '/sites/a/b/c', '/share/a/b', '/share/link/a/b', '/embed/a/b', '/embed', '/favicon.ico']) expect(rewritten(other), other).toBe(other);
   });
 

@@ -42,7 +42,7 @@ const renew = (session: string, headers: Record<string, string> = SESSION) => sv
 
 describe('dashboard pages and assets', () => {
   it('answers the page at the paths it routes, with a strict CSP and no caching', async () => {
-    for (const path of ['/', '/login', '/sites/example.com', '/sites/example.com/settings', '/share/example.com']) {
+    for (const path of ['/', '/login', '/account', '/sites/example.com', '/sites/example.com/settings', '/share/example.com']) {
       const r = await svc.req('GET', path);
       expect([path, r.status, r.headers.get('content-type')]).toEqual([path, 200, 'text/html; charset=utf-8']);
       expect(r.headers.get('cache-control')).toBe('no-cache');

@@ -2,10 +2,12 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import './styles.css';
+import './tools.css';
 import { currentToken, finishSignIn, loadConfig, renewToken, requireSignIn, signOut, startOidcSignIn, takeReturnPath } from './auth.ts';
 import type { DashboardConfig } from '../config.ts';
 import { linkClick, navigate, routeOf, useLocation } from './router.ts';
 import { SitesView } from './views/sites.tsx';
+import { AccountView } from './views/account.tsx';
 import { FieldError } from './components/panel.tsx';
 import { ShareView, SiteView } from './views/site.tsx';
 import { ShareLinkView } from './views/share-link.tsx';
@@ -53,9 +55,14 @@ function TopBar({ signedIn }: { signedIn: boolean }) {
         tinytrack
       </a>
       {signedIn && (
-        <button type="button" class="link" onClick={() => void signOut()}>
-          Sign out
-        </button>
+        <nav class="account-links" aria-label="Account">
+          <a href="/account" onClick={linkClick} aria-current={location.pathname === '/account' ? 'page' : undefined}>
+            Account
+          </a>
+          <button type="button" class="link" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </nav>
       )}
     </header>
   );
@@ -64,7 +71,7 @@ function TopBar({ signedIn }: { signedIn: boolean }) {
 function App() {
   const { path, search } = useLocation();
   const route = routeOf(path);
-  const needsToken = route.view === 'sites' || route.view === 'site';
+  const needsToken = route.view === 'sites' || route.view === 'site' || route.view === 'account';
   const [, setRenewed] = useState(0);
   const token = currentToken();
   useEffect(() => {
@@ -85,6 +92,8 @@ function App() {
           <LoginView />
         ) : route.view === 'sites' ? (
           <SitesView />
+        ) : route.view === 'account' ? (
+          <AccountView />
         ) : route.view === 'site' ? (
           <SiteView key={route.hostname} hostname={route.hostname} tab={route.tab} search={search} />
         ) : route.view === 'share' ? (

@@ -36,6 +36,8 @@ export function linkClick(e: MouseEvent): void {
 export type Route =
   | { view: 'sites' }
   | { view: 'login' }
+  /** Who is signed in, and the account's management keys. */
+  | { view: 'account' }
   | { view: 'site'; hostname: string; tab: SiteTab }
   | { view: 'share'; hostname: string }
   /** A secret share link's page, `/share/link/{slug}`, or the same framed by another site, `/embed/{slug}`. */
@@ -48,6 +50,7 @@ export type SiteTab = (typeof SITE_TABS)[number];
 export function routeOf(path: string): Route {
   if (path === '/') return { view: 'sites' };
   if (path === '/login') return { view: 'login' };
+  if (path === '/account') return { view: 'account' };
   const site = /^\/sites\/([^/]+)(?:\/([a-z]+))?$/.exec(path);
   if (site) {
     const tab = (site[2] ?? 'overview') as SiteTab;

@@ -121,7 +121,7 @@ export function ImportsView({ hostname }: { hostname: string }) {
   }, [running, jobs.reload]);
   return (
     <div class="stack">
-      <Panel title="Imports" id="imports">
+      <Panel title="Import history" id="imports">
         <Load state={jobs} label="imports">
           {(d) =>
             d.imports.length === 0 ? (
@@ -136,7 +136,7 @@ export function ImportsView({ hostname }: { hostname: string }) {
           }
         </Load>
       </Panel>
-      <Panel title="Import history" id="start-import">
+      <Panel title="Start an import" id="start-import">
         <Load state={sources} label="import sources">
           {(d) => d.sources.map((s) => <StartImport key={s.id} hostname={hostname} source={s} onStarted={jobs.reload} />)}
         </Load>

@@ -1,7 +1,8 @@
 /**
- * A site's settings: name, public toggle and pin (PATCH), the install snippet
- * and what the setup check found (with a check on demand), the account's
- * management keys (a new key's secret is shown once), and deleting the site.
+ * A site's settings: name, public toggle and pin (PATCH), the install snippets
+ * (the site's, and the one for testing on another host) with copy buttons and
+ * what the setup check found (with a check on demand), and deleting the site.
+ * The account's management keys are on the account page (views/account.tsx).
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError, sitePath, useApi } from '../api.ts';
@@ -9,32 +10,9 @@ import { EmailReports } from './email-reports.tsx';
 import { ShareLinks } from './share-links.tsx';
 import { FieldError, Load, Outcome, Panel } from '../components/panel.tsx';
 import { formatTimestamp } from '../format.ts';
+import { Snippets, type Setup, type Verification } from '../components/snippets.tsx';
 import { navigate } from '../router.ts';
 import type { SiteInfo } from './sites.tsx';
-
-interface Verification {
-  ok: boolean;
-  reason: string | null;
-  detail: string;
-}
-interface Setup {
-  verified: boolean;
-  verified_at: string | null;
-  last_seen_at: string | null;
-  verification: Verification;
-  last_check: (Verification & { checked_at: string }) | null;
-  snippet: string | null;
-}
-interface Key {
-  id: string;
-  label: string;
-  scopes: string[];
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
-
-const SCOPES = ['read', 'manage', 'ingest'] as const;
 
 const message = (e: unknown, fallback: string) => (e instanceof ApiError ? e.message : fallback);
 
@@ -130,6 +108,29 @@ function SetupList({ hostname, field, label, placeholder, button, save }: { host
   );
 }
 
+/**
+ * What the page read found. Before verification, why the page does not pass, as read now. Once
+ * verified, a failing read is no longer the site's state (it verified, and beacons count): the
+ * last recorded check is history, folded away with its date.
+ */
+function PageCheck({ setup }: { setup: Setup }) {
+  if (!setup.verified) {
+    return setup.verification.ok ? null : (
+      <p class="note" data-testid="verification-reason">
+        The page as read now: {setup.verification.detail}
+      </p>
+    );
+  }
+  const last = setup.last_check;
+  if (!last || last.ok) return null;
+  return (
+    <details class="note" data-testid="last-check">
+      <summary>Last page check</summary>
+      On {formatTimestamp(last.checked_at)}: {last.detail}
+    </details>
+  );
+}
+
 function Install({ hostname }: { hostname: string }) {
   const setup = useApi<Setup>(`${sitePath(hostname)}/setup`);
   const [check, setCheck] = useState<{ error: boolean; text: string } | null>(null);
@@ -151,17 +152,8 @@ function Install({ hostname }: { hostname: string }) {
             {s.verified ? `Verified${s.verified_at ? ` on ${formatTimestamp(s.verified_at)}` : ''}.` : 'Not verified yet.'}{' '}
             {s.last_seen_at ? `Last beacon ${formatTimestamp(s.last_seen_at)}.` : 'No beacon stored yet.'}
           </p>
-          {!s.verification.ok && (
-            <p class="note" data-testid="verification-reason">
-              The page as read now: {s.verification.detail}
-            </p>
-          )}
-          {s.snippet && (
-            <label class="control">
-              <span>Add this to every page, inside &lt;head&gt;</span>
-              <textarea readOnly rows={2} value={s.snippet} onFocus={(e) => (e.currentTarget as HTMLTextAreaElement).select()} />
-            </label>
-          )}
+          <PageCheck setup={s} />
+          <Snippets setup={s} />
           {!s.verified && (
             <button type="button" onClick={() => void verify()}>
               Check the site now
@@ -171,98 +163,6 @@ function Install({ hostname }: { hostname: string }) {
         </div>
       )}
     </Load>
-  );
-}
-
-function KeyList({ keys, onRevoke }: { keys: Key[]; onRevoke: (id: string) => void }) {
-  if (keys.length === 0) return <p class="empty">No management keys.</p>;
-  return (
-    <ul class="keys">
-      {keys.map((k) => (
-        <li key={k.id}>
-          <span>
-            <strong>{k.label || k.id}</strong> · {k.scopes.join(', ')} · created {formatTimestamp(k.created_at)}
-            {k.last_used_at ? ` · last used ${formatTimestamp(k.last_used_at)}` : ''}
-            {k.revoked_at ? ` · revoked ${formatTimestamp(k.revoked_at)}` : ''}
-          </span>
-          {!k.revoked_at && (
-            <button type="button" aria-label={`Revoke key ${k.label || k.id}`} onClick={() => onRevoke(k.id)}>
-              Revoke
-            </button>
-          )}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-function Keys() {
-  const keys = useApi<{ keys: Key[] }>('/api/management-keys');
-  const [label, setLabel] = useState('');
-  const [scopes, setScopes] = useState<string[]>(['read']);
-  const [created, setCreated] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const create = async (e: Event) => {
-    e.preventDefault();
-    setError(null);
-    try {
-      const r = await api<{ key: string }>('/api/management-keys', { method: 'POST', body: { label, scopes } });
-      setCreated(r.key);
-      setLabel('');
-      keys.reload();
-    } catch (err) {
-      setError(message(err, 'Could not create the key.'));
-    }
-  };
-  const revoke = async (id: string) => {
-    setError(null);
-    try {
-      await api(`/api/management-keys/${encodeURIComponent(id)}`, { method: 'DELETE' });
-      keys.reload();
-    } catch (err) {
-      setError(message(err, 'Could not revoke the key.'));
-    }
-  };
-  return (
-    <div class="stack">
-      <Load state={keys} label="management keys">
-        {(d) => <KeyList keys={d.keys} onRevoke={(id) => void revoke(id)} />}
-      </Load>
-      <form class="stack" onSubmit={create}>
-        <label class="control">
-          <span>New key's label</span>
-          <input value={label} maxLength={100} onInput={(e) => setLabel((e.currentTarget as HTMLInputElement).value)} />
-        </label>
-        <fieldset class="control-row">
-          <legend>Scopes</legend>
-          {SCOPES.map((s) => (
-            <label key={s} class="check">
-              <input
-                type="checkbox"
-                checked={scopes.includes(s)}
-                onChange={(e) => setScopes((e.currentTarget as HTMLInputElement).checked ? [...scopes, s] : scopes.filter((x) => x !== s))}
-              />
-              <span>{s}</span>
-            </label>
-          ))}
-        </fieldset>
-        <button type="submit" disabled={scopes.length === 0}>
-          Create key
-        </button>
-      </form>
-      {created && (
-        <div class="secret" role="status">
-          <label class="control">
-            <span>The new key, shown only now: copy it</span>
-            <input readOnly value={created} data-testid="new-key" onFocus={(e) => (e.currentTarget as HTMLInputElement).select()} />
-          </label>
-          <button type="button" onClick={() => setCreated(null)}>
-            Done
-          </button>
-        </div>
-      )}
-      <FieldError message={error} />
-    </div>
   );
 }
 
@@ -307,9 +207,6 @@ export function SettingsView({ site, onSaved }: { site: SiteInfo; onSaved: () =>
       )}
       {site.kind === 'web' && <ShareLinks hostname={site.hostname} verified={Boolean(site.verified_at)} />}
       <EmailReports hostname={site.hostname} />
-      <Panel title="Management keys" id="keys">
-        <Keys />
-      </Panel>
       <Panel title="Delete" id="delete">
         <DeleteSite hostname={site.hostname} />
       </Panel>

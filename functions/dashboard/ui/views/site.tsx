@@ -11,10 +11,15 @@ import { GoalsView } from './goals.tsx';
 import { RetentionView } from './retention.tsx';
 import { SettingsView } from './settings.tsx';
 import { SiteIcon, type SiteInfo } from './sites.tsx';
+import { SiteSwitcher } from '../components/site-switcher.tsx';
+import { ReportShortcuts } from '../components/shortcuts.tsx';
+import { UntilFirstPageview } from './waiting.tsx';
 
 const TAB_LABELS: Record<SiteTab, string> = { overview: 'Overview', goals: 'Goals', retention: 'Retention', api: 'API', imports: 'Imports', settings: 'Settings' };
 /** An API site has no web reports nor imports: its overview is the API view. */
 const API_SITE_TABS: readonly SiteTab[] = ['api', 'settings'];
+/** Tabs whose reports take the period and filters: the keyboard shortcuts work there. */
+const REPORT_TABS: readonly SiteTab[] = ['overview', 'goals', 'retention', 'api'];
 
 /** The report state of the URL, and a setter that writes it back to the URL (a new history entry). */
 export function useReportState(search: URLSearchParams): [ReportState, (s: ReportState) => void] {
@@ -64,12 +69,13 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
         {(s) => (
           <>
             <SiteHeader site={s} signedIn>
+              <SiteSwitcher hostname={hostname} tab={tab} search={search} />
               <nav aria-label="Site views">
                 <ul class="tabs">
                   {(s.kind === 'api' ? API_SITE_TABS : (Object.keys(TAB_LABELS) as SiteTab[])).map((t) => (
                     <li key={t}>
                       <a
-                        href={siteUrl(hostname, t, t === 'overview' || t === 'goals' || t === 'retention' || t === 'api' ? query : '')}
+                        href={siteUrl(hostname, t, REPORT_TABS.includes(t) ? query : '')}
                         onClick={linkClick}
                         aria-current={t === tab || (s.kind === 'api' && t === 'api' && tab === 'overview') ? 'page' : undefined}
                       >
@@ -80,6 +86,7 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
                 </ul>
               </nav>
             </SiteHeader>
+            <ReportShortcuts state={state} setState={setState} active={REPORT_TABS.includes(tab) && (s.kind === 'api' || Boolean(s.verified_at))} />
             {s.kind === 'api' && tab !== 'settings' ? (
               <ApiView hostname={hostname} state={state} setState={setState} search={search} />
             ) : !s.verified_at && tab !== 'settings' && tab !== 'imports' ? (
@@ -87,7 +94,9 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
                 This site is not verified yet, so it has no reports. <a href={siteUrl(hostname, 'settings')} onClick={linkClick}>Install the script and verify it</a>.
               </p>
             ) : tab === 'overview' ? (
-              <OverviewView hostname={hostname} state={state} setState={setState} signedIn />
+              <UntilFirstPageview hostname={hostname}>
+                <OverviewView hostname={hostname} state={state} setState={setState} signedIn />
+              </UntilFirstPageview>
             ) : tab === 'goals' ? (
               <GoalsView hostname={hostname} state={state} setState={setState} />
             ) : tab === 'retention' ? (
@@ -126,6 +135,7 @@ export function ShareView({ hostname, search }: { hostname: string; search: URLS
             <SiteHeader site={s} signedIn={false}>
               <p class="note">Public statistics</p>
             </SiteHeader>
+            <ReportShortcuts state={state} setState={setState} active />
             <OverviewView hostname={hostname} state={state} setState={setState} signedIn={false} />
           </>
         )}
