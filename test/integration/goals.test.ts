@@ -178,7 +178,7 @@ describe('goal and funnel stats, the goal filter and event metadata, from beacon
 
   it('narrows a breakdown to the visitor-days that converted, and refuses a goal that is not the site’s', async () => {
     const all = await svc.req('GET', `/api/sites/${site}/breakdown?dim=sources&${range()}`, { token: owner });
-    expect(all.json.rows.map((r: { name: string }) => r.name).sort()).toEqual(['google.com', 'news.example']);
+    expect(all.json.rows.map((r: { name: string }) => r.name).sort()).toEqual(['Google', 'news.example']);
     const converted = await svc.req('GET', `/api/sites/${site}/breakdown?dim=pages&${range()}&filter=goal:${signup.id}`, { token: owner });
     expect(converted.json.rows).toEqual([{ name: '/', value: 2, visitors: 2 }, { name: '/pricing', value: 2, visitors: 2 }]);
     expect(statusAndError(await svc.req('GET', `/api/sites/${site}/breakdown?dim=pages&filter=goal:00000000-0000-4000-8000-000000000000`, { token: owner }))).toEqual([400, 'invalid filter']);

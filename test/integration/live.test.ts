@@ -124,7 +124,7 @@ describe('GET /api/live/{hostname}', () => {
       { name: '/pricing', visitors: 2 },
       { name: '/before', visitors: 1 },
     ]);
-    expect(seen.data.sources).toContainEqual({ name: 'news.ycombinator.com', visitors: 1 });
+    expect(seen.data.sources).toContainEqual({ name: 'Hacker News', visitors: 1 });
     expect(seen.data.countries).toEqual([{ name: 'DE', visitors: 3 }]);
     expect(seen.data.minutes.map((m: { t: number }) => m.t)).toEqual([Math.floor(seen.data.t / 60) * 60 - 60, Math.floor(seen.data.t / 60) * 60]);
     expect(seen.data.minutes.reduce((n: number, m: { pageviews: number }) => n + m.pageviews, 0)).toBeGreaterThanOrEqual(2);
