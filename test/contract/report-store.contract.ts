@@ -417,10 +417,10 @@ export function reportContract(store: StoreUnderTest): void {
     it('keeps under an event filter the visitors who did (or did not do) the event in the range: their pages, sources, events', async () => {
       const s = site('event-filter');
       await seed([
-        row(s, T0 + H, { visitor: 'v1', path: '/pricing', source: 'Google' }),
+        row(s, T0 + H, { visitor: 'v1', path: '/pricing', source: 'Google', duration: 12 }),
         event(s, T0 + 2 * H, 'signup', { visitor: 'v1', path: '/pricing' }),
         event(s, T0 + 2 * H, 'download', { visitor: 'v1', path: '/pricing' }),
-        row(s, T0 + H, { visitor: 'v2', path: '/blog', source: 'Twitter' }),
+        row(s, T0 + H, { visitor: 'v2', path: '/blog', source: 'Twitter', duration: 40 }),
         event(s, T0 + 2 * H, 'buy', { visitor: 'v2', path: '/blog' }),
         row(s, T0 + H, { visitor: 'v3', path: '/about' }),
         row(s, T0 + H, { visitor: 'v4', path: '/late' }),
@@ -430,7 +430,8 @@ export function reportContract(store: StoreUnderTest): void {
       const read = (value: string, op: FilterClause['op'] = 'eq') => q(s, T0, T0 + D, 'UTC', [{ dim: 'event', op, value }]);
       const names = async (value: string, op: FilterClause['op'], dim: 'pages' | 'sources' | 'events') => (await getBreakdown(a.reports, read(value, op), dim, 10)).rows.map((r) => r.name);
       const signup = await getOverview(a.reports, read('signup'));
-      expect([signup.totals.pageviews, signup.totals.visitors]).toEqual([1, 1]);
+      expect([signup.totals.pageviews, signup.totals.visitors, signup.totals.avg_duration_s]).toEqual([1, 1, 12]);
+      expect((await getRetention(a.reports, read('signup'))).pageviews_measured).toBe(1);
       expect(await names('signup', 'eq', 'pages')).toEqual(['/pricing']);
       expect(await names('signup', 'eq', 'sources')).toEqual(['Google']);
       // The events of those visitors, not only the one filtered on.

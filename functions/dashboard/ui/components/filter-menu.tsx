@@ -12,7 +12,7 @@ import type { BreakdownRow } from './breakdown.tsx';
 import { clearFilters, FILTER_LABELS, matchingNames, MENU_DIMS, replacingFilter, suggestionQuery, SUGGESTION_DIMS, withoutFilter, type ReportState } from '../report-state.ts';
 
 type Dim = FilterClause['dim'];
-export const OP_TEXT: Record<FilterOp, string> = { eq: 'is', neq: 'is not', contains: 'contains' };
+const OP_TEXT: Record<FilterOp, string> = { eq: 'is', neq: 'is not', contains: 'contains' };
 const OPS = Object.keys(OP_TEXT) as FilterOp[];
 
 /** Where the menu's suggestions are read: the site's reports or a share link's. */
