@@ -141,7 +141,7 @@ describe('dashboard goals', () => {
     // Home leads in both: 3 pageviews of 3 visitors, or 2 of 2 tied with /pricing and first by name.
     const home = () => pages.locator('tbody tr').first().innerText();
     await expect.poll(home).toMatch(/^\/\s+2\s+2$/);
-    await page.getByTestId('filter-goal').getByRole('button').click();
+    await page.getByTestId('filter-goal').getByRole('button', { name: /^Remove filter/ }).click();
     await settled(page);
     await expect.poll(home).toMatch(/^\/\s+3\s+3$/);
     await page.getByTestId('breakdown-events').getByRole('button', { name: 'Properties: Sign_up' }).click();
