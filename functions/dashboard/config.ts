@@ -9,8 +9,11 @@ export type SignIn =
   /**
    * An OIDC issuer (Cognito's hosted sign-in on AWS), authorization code with
    * PKCE. Endpoints not given are read from the issuer's discovery document.
+   * `session`: the origin's session routes (POST /dashboard/login|session|logout) trade the code
+   * server-side and keep the refresh token in an HttpOnly cookie (the stack's own dashboard);
+   * without it the tab trades the code itself and keeps the ID token for its lifetime.
    */
-  | { type: 'oidc'; issuer: string; clientId: string; authorizeUrl?: string; tokenUrl?: string; logoutUrl?: string; scope?: string };
+  | { type: 'oidc'; issuer: string; clientId: string; authorizeUrl?: string; tokenUrl?: string; logoutUrl?: string; scope?: string; session?: boolean };
 
 export interface DashboardConfig {
   signIn: SignIn;
@@ -35,7 +38,7 @@ export interface DashboardConfig {
  * `frameAncestors`: who may frame the page, `'none'` but for the embeddable share view
  * (`/embed/{slug}`), whose site lists the origins (functions/domain/sharing/embed-origins.ts).
  */
-export function dashboardCsp(signIn: SignIn, frameAncestors = "'none'"): string {
+export function dashboardCsp(signIn: Pick<SignIn, 'type'>, frameAncestors = "'none'"): string {
   const connect = signIn.type === 'oidc' ? "'self' https:" : "'self'";
   return [
     "default-src 'self'",
