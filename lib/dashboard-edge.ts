@@ -18,6 +18,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { SESSION_PATHS } from '#domain/dashboard-session.ts';
 import type { Auth } from './auth.ts';
+import { HTTP_SOURCE_MAPS } from './api.ts';
 import { NodeFunction } from './node-function.ts';
 import { KEY_PATTERNS, grantTableRules, type TableRule } from './table-access.ts';
 
@@ -55,7 +56,7 @@ export class DashboardEdgeFunctions extends Construct {
       description: 'tinytrack dashboard: the embeddable share view (/embed/{slug})',
       environment: { TABLE_NAME: props.table.tableName },
       define: embedDefines(props.page),
-      sourceMaps: false,
+      sourceMaps: HTTP_SOURCE_MAPS,
     });
     grantTableRules(props.table, this.embed, EMBED_TABLE);
     props.httpApi.addRoutes({ path: '/embed/{slug}', methods: [HttpMethod.GET], integration: new HttpLambdaIntegration('EmbedIntegration', this.embed) });
@@ -69,7 +70,7 @@ export class DashboardEdgeFunctions extends Construct {
       // Cognito answers in well under a second; the client gives each call 5 s.
       timeout: Duration.seconds(12),
       memorySize: 256,
-      sourceMaps: false,
+      sourceMaps: HTTP_SOURCE_MAPS,
     });
     const integration = new HttpLambdaIntegration('SessionIntegration', this.session);
     for (const path of Object.values(SESSION_PATHS)) props.httpApi.addRoutes({ path, methods: [HttpMethod.POST], integration });
