@@ -8,7 +8,7 @@
  */
 import { Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { SESSION_TOKEN_TTL_SECONDS } from '#domain/dashboard-session.ts';
-import type { SignIn } from '#dashboard/config.ts';
+import { cognitoSignIn, type SignIn } from '#dashboard/config.ts';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import { contextString } from './context.ts';
@@ -114,17 +114,7 @@ export function dashboardSignIn(auth: Auth, origin: string, session = false): Si
   const env = auth.environment;
   if (!auth.userPoolDomain) return { type: 'oidc', issuer: env.AUTH_ISSUER as string, clientId: env.AUTH_AUDIENCE as string };
   auth.useDashboardOrigin(origin);
-  const base = auth.userPoolDomain.baseUrl();
-  return {
-    type: 'oidc',
-    issuer: env.AUTH_ISSUER as string,
-    clientId: env.AUTH_AUDIENCE as string,
-    authorizeUrl: `${base}/oauth2/authorize`,
-    tokenUrl: `${base}/oauth2/token`,
-    logoutUrl: `${base}/logout`,
-    scope: 'openid email profile',
-    ...(session ? { session: true } : {}),
-  };
+  return cognitoSignIn(env.AUTH_ISSUER as string, env.AUTH_AUDIENCE as string, auth.userPoolDomain.baseUrl(), session);
 }
 
 /** Reads the external issuer from context; throws when it is half configured. */

@@ -15,6 +15,24 @@ export type SignIn =
    */
   | { type: 'oidc'; issuer: string; clientId: string; authorizeUrl?: string; tokenUrl?: string; logoutUrl?: string; scope?: string; session?: boolean };
 
+/**
+ * Sign-in through Cognito's hosted sign-in at `domain` (https://<prefix>.auth.<region>.amazoncognito.com):
+ * its OAuth endpoints, and whether the dashboard's origin keeps sessions over its refresh tokens.
+ * The stack writes it (lib/auth.ts), and so does the local server given AUTH_DOMAIN_URL.
+ */
+export function cognitoSignIn(issuer: string, clientId: string, domain: string, session: boolean): SignIn {
+  return {
+    type: 'oidc',
+    issuer,
+    clientId,
+    authorizeUrl: `${domain}/oauth2/authorize`,
+    tokenUrl: `${domain}/oauth2/token`,
+    logoutUrl: `${domain}/logout`,
+    scope: 'openid email profile',
+    ...(session ? { session: true } : {}),
+  };
+}
+
 export interface DashboardConfig {
   signIn: SignIn;
   /**

@@ -9,7 +9,7 @@
  */
 import { SignInRequiredError } from '#domain/errors.ts';
 import { SESSION_PATHS, SESSION_REQUEST_HEADER, refreshTokenOf, sessionCookie } from '#domain/dashboard-session.ts';
-import type { OidcTokens } from '#ports/oidc-tokens.ts';
+import type { OidcTokenSet, OidcTokens } from '#ports/oidc-tokens.ts';
 import { log } from '#platform/log.ts';
 import { errorResponse, json, jsonBody, type ApiResponse } from './api.ts';
 
@@ -39,38 +39,56 @@ export interface OidcSessionOptions {
   tokens: OidcTokens;
   /** The app client's refresh-token validity (DASHBOARD_SESSION_DAYS): the cookie's lifetime. */
   sessionDays: number;
-  /** The callback the authorization request named (`<dashboard origin>/login`): the code is bound to it. */
-  redirectUri: string;
+  /**
+   * The callback the authorization request named (`<dashboard origin>/login`), which the code is bound to:
+   * fixed on AWS (DASHBOARD_ORIGIN); null locally, where the page names it (an http(s) URL of path /login;
+   * the issuer refuses any other than the authorization request's).
+   */
+  redirectUri: string | null;
+  /** The cookie is Secure: always on AWS (CloudFront is HTTPS), locally when PUBLIC_URL is https. */
+  secureCookie: boolean;
+}
+
+/** The page's callback URL from the login body: `http(s)://host[:port]/login` and nothing more. */
+function callbackOf(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length > 512) return null;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.pathname === '/login' && !url.search && !url.hash && !url.username ? url.toString() : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A code or PKCE verifier of the login body: RFC 7636's unreserved characters only. */
 const unreserved = (value: unknown, min: number, max: number): value is string =>
   typeof value === 'string' && value.length >= min && value.length <= max && /^[A-Za-z0-9._~-]+$/.test(value);
 
-/** The session routes over an OIDC issuer's refresh tokens: the refresh token lives only in the HttpOnly cookie (always Secure: served over HTTPS). */
-export function oidcSessionRoutes({ tokens, sessionDays, redirectUri }: OidcSessionOptions): SessionRoutes {
+/** The session routes over an OIDC issuer's refresh tokens: the refresh token lives only in the HttpOnly cookie. */
+export function oidcSessionRoutes({ tokens, sessionDays, redirectUri, secureCookie }: OidcSessionOptions): SessionRoutes {
   const lifetime = sessionDays * 86_400;
+  // An issuer that rotates refresh tokens gives a new one with each refresh: the cookie follows it.
+  const answer = (set: OidcTokenSet) =>
+    tokenAnswer(set.idToken, set.expiresIn, set.refreshToken === null ? {} : { 'Set-Cookie': sessionCookie(set.refreshToken, lifetime, secureCookie) });
   return {
     [SESSION_PATHS.login]: async (body) => {
-      const form = jsonBody({ body }) as { code?: unknown; code_verifier?: unknown } | undefined;
-      if (!form || !unreserved(form.code, 1, 2048) || !unreserved(form.code_verifier, 43, 128)) return json(400, { error: SIGN_IN_REFUSED });
-      const set = await tokens.exchangeCode(form.code, form.code_verifier, redirectUri);
-      if (set === null) return json(400, { error: SIGN_IN_REFUSED });
-      return tokenAnswer(set.idToken, set.expiresIn, set.refreshToken === null ? {} : { 'Set-Cookie': sessionCookie(set.refreshToken, lifetime, true) });
+      const form = jsonBody({ body }) as { code?: unknown; code_verifier?: unknown; redirect_uri?: unknown } | undefined;
+      const callback = redirectUri ?? callbackOf(form?.redirect_uri);
+      if (!form || callback === null || !unreserved(form.code, 1, 2048) || !unreserved(form.code_verifier, 43, 128)) return json(400, { error: SIGN_IN_REFUSED });
+      const set = await tokens.exchangeCode(form.code, form.code_verifier, callback);
+      return set === null ? json(400, { error: SIGN_IN_REFUSED }) : answer(set);
     },
     [SESSION_PATHS.session]: async (_, headers) => {
       const refreshToken = refreshTokenOf(headers.cookie);
       const set = refreshToken === null ? null : await tokens.refresh(refreshToken);
-      if (set === null) return noSession(true);
-      // An issuer that rotates refresh tokens gives a new one with each refresh: the cookie follows it.
-      return tokenAnswer(set.idToken, set.expiresIn, set.refreshToken === null ? {} : { 'Set-Cookie': sessionCookie(set.refreshToken, lifetime, true) });
+      return set === null ? noSession(secureCookie) : answer(set);
     },
     [SESSION_PATHS.logout]: async (_, headers) => {
       const refreshToken = refreshTokenOf(headers.cookie);
       // The cookie goes either way; a revocation that failed is logged (never the token): the token stays valid until it expires.
       const revoked = refreshToken === null ? true : await tokens.revoke(refreshToken).catch(() => false);
       if (!revoked) log.warn('refresh token not revoked', { route: SESSION_PATHS.logout });
-      return noSession(true);
+      return noSession(secureCookie);
     },
   };
 }

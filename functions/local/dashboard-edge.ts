@@ -33,6 +33,8 @@ export interface DashboardEdgeOptions {
   config: DashboardConfig;
   /** Null with AUTH_ISSUER: owners sign in with that issuer. */
   localSignIn: LocalSignIn | null;
+  /** With AUTH_ISSUER and AUTH_DOMAIN_URL (Cognito's hosted sign-in): the session routes over its refresh tokens, as on AWS. */
+  oidcSession?: SessionRoutes | null;
   clock: Clock;
   /** The origins that may frame the share view of a link (its site's `embed_origins`); none: framing refused. */
   embedOrigins: (slug: string) => Promise<readonly string[]>;
@@ -45,7 +47,7 @@ const PAGE_PATH = /^\/(?:login|sites\/[^/]+(?:\/[a-z]+)?|share\/[^/]+|share\/lin
 /** The share view other sites may frame: `/embed/{slug}`. */
 const EMBED_PATH = /^\/embed\/([^/]+)$/;
 
-export function dashboardEdge({ built, config, localSignIn, clock, embedOrigins }: DashboardEdgeOptions): DashboardEdge {
+export function dashboardEdge({ built, config, localSignIn, oidcSession, clock, embedOrigins }: DashboardEdgeOptions): DashboardEdge {
   const securityHeaders = pageSecurityHeaders(config.signIn);
   const file = (f: DashboardFile, headers: Record<string, string> = securityHeaders): ApiResponse => ({
     statusCode: 200,
@@ -59,7 +61,7 @@ export function dashboardEdge({ built, config, localSignIn, clock, embedOrigins 
   }
   const configJson = JSON.stringify(config);
 
-  const sessionRoutes = localSignIn ? sessionRoutesOf(localSignIn, clock) : null;
+  const sessionRoutes = localSignIn ? sessionRoutesOf(localSignIn, clock) : (oidcSession ?? null);
 
   return async (method, path, body, headers) => {
     if (method === 'POST' && path.startsWith('/dashboard/') && sessionRoutes) {

@@ -92,6 +92,7 @@ describe('the session routes on AWS, over a fake Cognito', () => {
       tokens: new OidcTokenClient({ tokenUrl: `${cognito.url}/oauth2/token`, revokeUrl: `${cognito.url}/oauth2/revoke`, clientId: CLIENT }),
       sessionDays: 30,
       redirectUri: REDIRECT,
+      secureCookie: true,
     });
     for (const stream of ['log', 'error', 'warn', 'info'] as const) vi.spyOn(console, stream).mockImplementation((...args: unknown[]) => void logged.push(args.join(' ')));
   });

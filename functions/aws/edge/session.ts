@@ -15,4 +15,6 @@ export const handler = createDashboardSessionHandler({
   tokens: new OidcTokenClient({ tokenUrl: `${domain}/oauth2/token`, revokeUrl: `${domain}/oauth2/revoke`, clientId: required(config, 'auth').audience }),
   sessionDays: config.dashboardSessionDays,
   redirectUri: `${required(config, 'dashboardOrigin')}/login`,
+  // CloudFront serves the dashboard over HTTPS only.
+  secureCookie: true,
 });
