@@ -18,6 +18,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
 
+// Browser globals in page.evaluate callbacks (the test's own tsconfig has no DOM library).
+declare const document: { cookie: string };
+declare const sessionStorage: Record<string, string>;
+declare const localStorage: Record<string, string>;
+
 const CLIENT = 'dashboard-client';
 let issuer: Server;
 let issuerUrl: string;
@@ -106,7 +111,7 @@ describe('dashboard sessions over the issuer’s refresh tokens', () => {
     const refresh = [...fake.live][0]!;
     const cookie = (await context.cookies()).find((c) => c.name === 'tt_session');
     expect(cookie).toMatchObject({ value: refresh, path: '/dashboard', httpOnly: true, sameSite: 'Strict' });
-    const visible = await first.evaluate(() => document.cookie + JSON.stringify(sessionStorage) + JSON.stringify(localStorage));
+    const visible = await first.evaluate(() => document.cookie + JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }));
     expect(visible).not.toContain(refresh);
     expect(bearers[0]).toMatch(/^Bearer /);
   }, 60_000);
