@@ -6,8 +6,9 @@
  * sign-in (its domain and the client's code flow) exists only where a
  * dashboard will call it back: the stack's own, or one the operator serves.
  */
-import { Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import type { SignIn } from '#dashboard/config.ts';
+import { Duration, Lazy, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { SESSION_TOKEN_TTL_SECONDS } from '#domain/dashboard-session.ts';
+import { cognitoSignIn, type SignIn } from '#dashboard/config.ts';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import { contextString } from './context.ts';
@@ -31,6 +32,12 @@ export interface AuthProps {
    * nothing could be called back.
    */
   hostedSignIn?: boolean;
+  /**
+   * The dashboard keeps sessions over refresh tokens (lib/dashboard-edge.ts): their validity is
+   * DASHBOARD_SESSION_DAYS, and ID tokens last 15 minutes, as the local sessions' do (a tab
+   * renews its token from the session). Unset: Cognito's defaults (30 days, one hour).
+   */
+  sessionDays?: number;
 }
 
 const jwksOf = (issuer: string) => `${issuer.replace(/\/$/, '')}/.well-known/jwks.json`;
@@ -70,6 +77,15 @@ export class Auth extends Construct {
       authFlows: { userSrp: true },
       preventUserExistenceErrors: true,
       supportedIdentityProviders: [cognito.UserPoolClientIdentityProvider.COGNITO],
+      // Sign-out revokes the session's refresh token at /oauth2/revoke.
+      enableTokenRevocation: true,
+      ...(props.sessionDays !== undefined
+        ? {
+            refreshTokenValidity: Duration.days(props.sessionDays),
+            idTokenValidity: Duration.seconds(SESSION_TOKEN_TTL_SECONDS),
+            accessTokenValidity: Duration.seconds(SESSION_TOKEN_TTL_SECONDS),
+          }
+        : {}),
       ...(hosted
         ? {
             oAuth: {
@@ -90,21 +106,15 @@ export class Auth extends Construct {
   }
 }
 
-/** How the dashboard at `origin` signs owners in; Cognito's client gets `origin`/login as its one callback and sign-out URL. */
-export function dashboardSignIn(auth: Auth, origin: string): SignIn {
+/**
+ * How the dashboard at `origin` signs owners in; Cognito's client gets `origin`/login as its one
+ * callback and sign-out URL. `session`: that origin serves the session routes (lib/dashboard-edge.ts).
+ */
+export function dashboardSignIn(auth: Auth, origin: string, session = false): SignIn {
   const env = auth.environment;
   if (!auth.userPoolDomain) return { type: 'oidc', issuer: env.AUTH_ISSUER as string, clientId: env.AUTH_AUDIENCE as string };
   auth.useDashboardOrigin(origin);
-  const base = auth.userPoolDomain.baseUrl();
-  return {
-    type: 'oidc',
-    issuer: env.AUTH_ISSUER as string,
-    clientId: env.AUTH_AUDIENCE as string,
-    authorizeUrl: `${base}/oauth2/authorize`,
-    tokenUrl: `${base}/oauth2/token`,
-    logoutUrl: `${base}/logout`,
-    scope: 'openid email profile',
-  };
+  return cognitoSignIn(env.AUTH_ISSUER as string, env.AUTH_AUDIENCE as string, auth.userPoolDomain.baseUrl(), session);
 }
 
 /** Reads the external issuer from context; throws when it is half configured. */

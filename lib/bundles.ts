@@ -6,6 +6,7 @@
  */
 import type { RouteGroup } from '#http/routes.ts';
 import { GROUP_ACCESS, HTTP_SOURCE_MAPS, groupDefines, httpEntry } from './api.ts';
+import { EMBED_ENTRY, SESSION_ENTRY, embedDefines } from './dashboard-edge.ts';
 import { EVENT_WRITER_ENTRY } from './event-writer.ts';
 import { IMPORT_WORKER_ENTRY } from './imports.ts';
 import { ALERT_CHECKS_ENTRY, DIGEST_SENDS_ENTRY, ROTATE_SALTS_ENTRY } from './schedules.ts';
@@ -23,7 +24,7 @@ export const COLLECTOR_BUDGET = 200 * KiB;
 const HIGH_VOLUME_GROUPS: readonly RouteGroup[] = ['collector', 'ingest'];
 
 export interface LambdaBundle {
-  /** `http/<group>`, `worker/<name>` or `schedule/<name>`. */
+  /** `http/<group>`, `edge/<name>` (lib/dashboard-edge.ts), `worker/<name>` or `schedule/<name>`. */
   name: string;
   entry: string;
   define: Record<string, string>;
@@ -33,7 +34,8 @@ export interface LambdaBundle {
   sourceMaps: boolean;
 }
 
-export function lambdaBundles(texts: { trackerScript: string; apiDocument: string }): LambdaBundle[] {
+/** `dashboardPage`: the built index.html the embed function inlines (a stand-in of its size when not given). */
+export function lambdaBundles(texts: { trackerScript: string; apiDocument: string; dashboardPage?: string }): LambdaBundle[] {
   const groups = Object.keys(GROUP_ACCESS) as RouteGroup[];
   return [
     ...groups.map((group) => ({
@@ -43,6 +45,8 @@ export function lambdaBundles(texts: { trackerScript: string; apiDocument: strin
       budget: HIGH_VOLUME_GROUPS.includes(group) ? COLLECTOR_BUDGET : HTTP_GROUP_BUDGET,
       sourceMaps: HTTP_SOURCE_MAPS,
     })),
+    { name: 'edge/session', entry: SESSION_ENTRY, define: {}, budget: HTTP_GROUP_BUDGET, sourceMaps: HTTP_SOURCE_MAPS },
+    { name: 'edge/embed', entry: EMBED_ENTRY, define: embedDefines(texts.dashboardPage ?? '<!doctype html>'), budget: HTTP_GROUP_BUDGET, sourceMaps: HTTP_SOURCE_MAPS },
     { name: 'worker/event-writer', entry: EVENT_WRITER_ENTRY, define: {}, budget: null, sourceMaps: true },
     { name: 'worker/import-worker', entry: IMPORT_WORKER_ENTRY, define: {}, budget: null, sourceMaps: true },
     { name: 'schedule/rotate-salts', entry: ROTATE_SALTS_ENTRY, define: {}, budget: null, sourceMaps: true },

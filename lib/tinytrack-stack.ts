@@ -9,6 +9,9 @@
  * against a flood read from context (lib/context.ts).
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_SESSION_DAYS } from '#domain/dashboard-session.ts';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { DashboardConfig } from '#dashboard/config.ts';
 import type { Construct } from 'constructs';
@@ -18,7 +21,8 @@ import { Api, GROUP_ACCESS, publicUrlsFromContext } from './api.ts';
 import { Auth, dashboardSignIn, externalIssuerFromContext } from './auth.ts';
 import { Dashboard } from './dashboard.ts';
 import { ClickHouse } from './clickhouse.ts';
-import { contextFlag, contextOrigin, contextString, guardRailsFromContext } from './context.ts';
+import { contextFlag, contextInteger, contextOrigin, contextString, guardRailsFromContext } from './context.ts';
+import { DashboardEdgeFunctions } from './dashboard-edge.ts';
 import type { EventStoreResource } from './event-store.ts';
 import { EventWriter } from './event-writer.ts';
 import { Imports } from './imports.ts';
@@ -48,6 +52,8 @@ export class TinytrackStack extends Stack {
   readonly alarms: Alarms;
   /** Unset with `-c dashboard=false`. */
   readonly dashboard?: Dashboard;
+  /** The dashboard's session routes and embed page on the API; unset with `-c dashboard=false`. */
+  readonly dashboardEdge?: DashboardEdgeFunctions;
   /** The live stream's Function URL (made once the dashboard's origin is known). */
   private liveUrl?: lambda.FunctionUrl;
 
@@ -59,10 +65,13 @@ export class TinytrackStack extends Stack {
     const external = externalIssuerFromContext(this);
     const domainPrefix = contextString(this, 'authDomainPrefix');
     const { dashboard, dashboardOrigin } = dashboardFromContext(this);
+    const sessionDays = contextInteger(this, 'dashboardSessionDays', 1, 365) ?? DEFAULT_SESSION_DAYS;
     this.auth = new Auth(this, 'Auth', {
       ...(external ? { external } : {}),
       ...(domainPrefix ? { domainPrefix } : {}),
       hostedSignIn: dashboard || dashboardOrigin !== undefined,
+      // Sessions over refresh tokens need the session routes on the dashboard's origin: the stack's own.
+      ...(dashboard ? { sessionDays } : {}),
     });
     this.eventStore = eventStoreFromContext(this);
     const mail = mailFromContext(this);
@@ -101,12 +110,22 @@ export class TinytrackStack extends Stack {
       for (const fn of [this.writer.function, this.imports.worker, this.schedules.alertChecks, this.schedules.digestSends, ...readers]) this.eventStore.watch(fn);
     }
     if (dashboard) {
+      this.dashboardEdge = new DashboardEdgeFunctions(this, 'DashboardEdge', {
+        httpApi: this.api.httpApi,
+        table: this.storage.table,
+        auth: this.auth,
+        page: readFileSync(join(props.dashboardDir, 'index.html'), 'utf8'),
+        sessionDays,
+      });
+      const session = this.dashboardEdge.session !== undefined;
       this.dashboard = new Dashboard(this, 'Dashboard', {
         assetsDir: props.dashboardDir,
         api: this.api.httpApi,
         liveUrl: (origin) => this.addLiveUrl([origin]),
-        signIn: (origin) => dashboardSignIn(this.auth, origin),
+        signIn: (origin) => dashboardSignIn(this.auth, origin, session),
+        sessionRoutes: session,
       });
+      this.dashboardEdge.useDashboardOrigin(this.dashboard.origin);
       new CfnOutput(this, 'DashboardUrl', { value: this.dashboard.origin, description: 'The dashboard, and the API on the same origin under /api' });
     } else {
       this.dashboardElsewhere(dashboardOrigin);

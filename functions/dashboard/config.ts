@@ -9,8 +9,29 @@ export type SignIn =
   /**
    * An OIDC issuer (Cognito's hosted sign-in on AWS), authorization code with
    * PKCE. Endpoints not given are read from the issuer's discovery document.
+   * `session`: the origin's session routes (POST /dashboard/login|session|logout) trade the code
+   * server-side and keep the refresh token in an HttpOnly cookie (the stack's own dashboard);
+   * without it the tab trades the code itself and keeps the ID token for its lifetime.
    */
-  | { type: 'oidc'; issuer: string; clientId: string; authorizeUrl?: string; tokenUrl?: string; logoutUrl?: string; scope?: string };
+  | { type: 'oidc'; issuer: string; clientId: string; authorizeUrl?: string; tokenUrl?: string; logoutUrl?: string; scope?: string; session?: boolean };
+
+/**
+ * Sign-in through Cognito's hosted sign-in at `domain` (https://<prefix>.auth.<region>.amazoncognito.com):
+ * its OAuth endpoints, and whether the dashboard's origin keeps sessions over its refresh tokens.
+ * The stack writes it (lib/auth.ts), and so does the local server given AUTH_DOMAIN_URL.
+ */
+export function cognitoSignIn(issuer: string, clientId: string, domain: string, session: boolean): SignIn {
+  return {
+    type: 'oidc',
+    issuer,
+    clientId,
+    authorizeUrl: `${domain}/oauth2/authorize`,
+    tokenUrl: `${domain}/oauth2/token`,
+    logoutUrl: `${domain}/logout`,
+    scope: 'openid email profile',
+    ...(session ? { session: true } : {}),
+  };
+}
 
 export interface DashboardConfig {
   signIn: SignIn;
@@ -35,7 +56,7 @@ export interface DashboardConfig {
  * `frameAncestors`: who may frame the page, `'none'` but for the embeddable share view
  * (`/embed/{slug}`), whose site lists the origins (functions/domain/sharing/embed-origins.ts).
  */
-export function dashboardCsp(signIn: SignIn, frameAncestors = "'none'"): string {
+export function dashboardCsp(signIn: Pick<SignIn, 'type'>, frameAncestors = "'none'"): string {
   const connect = signIn.type === 'oidc' ? "'self' https:" : "'self'";
   return [
     "default-src 'self'",

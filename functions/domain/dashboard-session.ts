@@ -5,6 +5,11 @@
  * dashboard's own paths, so no page script can read it; each tab trades it
  * for short-lived ID tokens. Only the id's hash is stored, and signing out
  * deletes it: every tab's next trade fails.
+ *
+ * With Cognito's hosted sign-in (AWS) the same cookie, on the same paths,
+ * holds Cognito's refresh token instead: the session's lifetime is the app
+ * client's refresh-token validity, and signing out revokes the token at
+ * Cognito (functions/http/oidc-session.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 
@@ -23,17 +28,26 @@ export const SESSION_REQUEST_HEADER = 'x-tinytrack-session';
 export const newSessionId = (): string => randomBytes(32).toString('base64url');
 export const sessionHash = (id: string): string => createHash('sha256').update(id).digest('hex');
 
-/** The session id a Cookie header carries, or null (only the id's form is accepted). */
-export function sessionIdOf(cookieHeader: string | undefined): string | null {
+/** The paths of the session routes, the same locally and on AWS (where CloudFront sends them to the API's session function). */
+export const SESSION_PATHS = { login: '/dashboard/login', session: '/dashboard/session', logout: '/dashboard/logout' } as const;
+
+/** The session cookie's value in a Cookie header when it has the form `form` accepts, or null. */
+function sessionCookieValue(cookieHeader: string | undefined, form: RegExp): string | null {
   for (const part of (cookieHeader ?? '').split(';')) {
     const [name, ...value] = part.trim().split('=');
     if (name === SESSION_COOKIE) {
-      const id = value.join('=');
-      return /^[A-Za-z0-9_-]{43}$/.test(id) ? id : null;
+      const found = value.join('=');
+      return form.test(found) ? found : null;
     }
   }
   return null;
 }
+
+/** The session id a Cookie header carries, or null (only the id's form is accepted). */
+export const sessionIdOf = (cookieHeader: string | undefined): string | null => sessionCookieValue(cookieHeader, /^[A-Za-z0-9_-]{43}$/);
+
+/** The refresh token a Cookie header carries (Cognito's are JWE: base64url parts and dots), or null. */
+export const refreshTokenOf = (cookieHeader: string | undefined): string | null => sessionCookieValue(cookieHeader, /^[A-Za-z0-9_.-]{16,3800}$/);
 
 /** The Set-Cookie of a new session (`maxAgeSeconds`), or of its removal (0). Secure when the dashboard is served over HTTPS. */
 export function sessionCookie(id: string, maxAgeSeconds: number, secure: boolean): string {

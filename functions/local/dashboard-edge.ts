@@ -6,13 +6,13 @@
  * route matched, so the API and the collector never pass through here.
  */
 import type { ApiResponse } from '#http/api.ts';
-import { errorResponse, json, jsonBody } from '#http/api.ts';
-import { SignInRequiredError } from '#domain/errors.ts';
+import { json, jsonBody } from '#http/api.ts';
 import type { BuiltDashboard, DashboardFile } from '#dashboard/build.ts';
-import { dashboardCsp, type DashboardConfig } from '#dashboard/config.ts';
-import { frameAncestors } from '#domain/sharing/embed-origins.ts';
+import type { DashboardConfig } from '#dashboard/config.ts';
+import { embedPageHeaders, embedSlugOf, pageSecurityHeaders } from '#http/dashboard-page.ts';
+import { answerSessionRoute, noSession, tokenAnswer, type SessionRoutes } from '#http/session-routes.ts';
 import { INVALID_LOGIN_LINK, loginCodeHash, parseLoginCode } from '#domain/login-link.ts';
-import { newSessionId, SESSION_REQUEST_HEADER, SESSION_TOKEN_TTL_SECONDS, sessionCookie, sessionHash, sessionIdOf } from '#domain/dashboard-session.ts';
+import { newSessionId, SESSION_PATHS, SESSION_TOKEN_TTL_SECONDS, sessionCookie, sessionHash, sessionIdOf } from '#domain/dashboard-session.ts';
 import type { LoginLinks } from '#ports/login-links.ts';
 import type { DashboardSessions } from '#ports/dashboard-sessions.ts';
 import type { Clock } from '#ports/clock.ts';
@@ -33,6 +33,8 @@ export interface DashboardEdgeOptions {
   config: DashboardConfig;
   /** Null with AUTH_ISSUER: owners sign in with that issuer. */
   localSignIn: LocalSignIn | null;
+  /** With AUTH_ISSUER and AUTH_DOMAIN_URL (Cognito's hosted sign-in): the session routes over its refresh tokens, as on AWS. */
+  oidcSession?: SessionRoutes | null;
   clock: Clock;
   /** The origins that may frame the share view of a link (its site's `embed_origins`); none: framing refused. */
   embedOrigins: (slug: string) => Promise<readonly string[]>;
@@ -45,33 +47,26 @@ const PAGE_PATH = /^\/(?:login|account|sites\/[^/]+(?:\/[a-z]+)?|share\/[^/]+|sh
 /** The share view other sites may frame: `/embed/{slug}`. */
 const EMBED_PATH = /^\/embed\/([^/]+)$/;
 
-export function dashboardEdge({ built, config, localSignIn, clock, embedOrigins }: DashboardEdgeOptions): DashboardEdge {
-  const securityHeaders = {
-    'Content-Security-Policy': dashboardCsp(config.signIn),
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
-    'X-Frame-Options': 'DENY',
-  };
+export function dashboardEdge({ built, config, localSignIn, oidcSession, clock, embedOrigins }: DashboardEdgeOptions): DashboardEdge {
+  const securityHeaders = pageSecurityHeaders(config.signIn);
   const file = (f: DashboardFile, headers: Record<string, string> = securityHeaders): ApiResponse => ({
     statusCode: 200,
     headers: { 'Content-Type': f.contentType, 'Cache-Control': f.immutable ? 'public, max-age=31536000, immutable' : 'no-cache', ...headers },
     body: f.body.toString('utf8'),
   });
-  /** The page, framable by the link's allowed origins alone (no X-Frame-Options: it knows no list); none listed: as every page. */
-  async function embedPage(slug: string): Promise<ApiResponse> {
-    const origins = await embedOrigins(decodeURIComponent(slug));
-    if (origins.length === 0) return file(built.index);
-    const { 'X-Frame-Options': _denied, ...others } = securityHeaders;
-    return file(built.index, { ...others, 'Content-Security-Policy': dashboardCsp(config.signIn, frameAncestors(origins)), 'Cache-Control': 'no-store' });
+  /** The page, framable by the link's allowed origins alone; none listed: framing refused, as on every page. */
+  async function embedPage(segment: string): Promise<ApiResponse> {
+    const slug = embedSlugOf(segment);
+    return file(built.index, embedPageHeaders(config.signIn, slug === null ? [] : await embedOrigins(slug)));
   }
   const configJson = JSON.stringify(config);
 
-  const sessionRoutes = localSignIn ? sessionRoutesOf(localSignIn, clock) : null;
+  const sessionRoutes = localSignIn ? sessionRoutesOf(localSignIn, clock) : (oidcSession ?? null);
 
   return async (method, path, body, headers) => {
     if (method === 'POST' && path.startsWith('/dashboard/') && sessionRoutes) {
-      const route = sessionRoutes[path];
-      if (route) return headers[SESSION_REQUEST_HEADER] === '1' ? route(body, headers) : errorResponse(new SignInRequiredError());
+      const route = sessionRoutes[path as keyof SessionRoutes] as SessionRoutes[keyof SessionRoutes] | undefined;
+      if (route) return answerSessionRoute(route, body, headers);
     }
     if (method !== 'GET' && method !== 'HEAD') return null;
     if (path === '/dashboard/config.json') return { statusCode: 200, headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...securityHeaders }, body: configJson };
@@ -87,22 +82,17 @@ export function dashboardEdge({ built, config, localSignIn, clock, embedOrigins 
   };
 }
 
-type SessionRoute = (body: Buffer, headers: Record<string, string | undefined>) => Promise<ApiResponse>;
-
 /**
- * The local sign-in's routes, POST only and with the page's session header:
- *   /dashboard/login: a login link's code starts a session (its cookie) and gives a first token;
- *   /dashboard/session: the session's cookie gives a new short-lived token (each tab, as it needs one),
- *     or 204 without one when there is no session;
- *   /dashboard/logout: ends the session (every tab's next trade fails) and clears the cookie.
+ * The local sign-in's session routes (functions/http/session-routes.ts):
+ *   login: a login link's code starts a session (its cookie) and gives a first token;
+ *   session: the session's cookie gives a new short-lived token, or 204 without one when there is no session;
+ *   logout: ends the session (every tab's next trade fails) and clears the cookie.
  */
-function sessionRoutesOf(signIn: LocalSignIn, clock: Clock): Record<string, SessionRoute> {
+function sessionRoutesOf(signIn: LocalSignIn, clock: Clock): SessionRoutes {
   const now = () => Math.floor(clock.now().getTime() / 1000);
-  const token = async (sub: string, headers: Record<string, string> = {}) =>
-    json(200, { id_token: await signIn.mint(sub, SESSION_TOKEN_TTL_SECONDS), expires_in: SESSION_TOKEN_TTL_SECONDS }, headers);
-  const cleared = { 'Set-Cookie': sessionCookie('', 0, signIn.secureCookie) };
+  const token = async (sub: string, headers: Record<string, string> = {}) => tokenAnswer(await signIn.mint(sub, SESSION_TOKEN_TTL_SECONDS), SESSION_TOKEN_TTL_SECONDS, headers);
   return {
-    '/dashboard/login': async (body) => {
+    [SESSION_PATHS.login]: async (body) => {
       const code = parseLoginCode(jsonBody({ body }) ?? null);
       const sub = code === null ? null : await signIn.links.consume(loginCodeHash(code), now());
       if (sub === null) return json(400, { error: INVALID_LOGIN_LINK });
@@ -111,16 +101,15 @@ function sessionRoutesOf(signIn: LocalSignIn, clock: Clock): Record<string, Sess
       await signIn.sessions.create(sessionHash(id), sub, now() + lifetime);
       return token(sub, { 'Set-Cookie': sessionCookie(id, lifetime, signIn.secureCookie) });
     },
-    '/dashboard/session': async (_, headers) => {
+    [SESSION_PATHS.session]: async (_, headers) => {
       const id = sessionIdOf(headers.cookie);
       const sub = id === null ? null : await signIn.sessions.find(sessionHash(id), now());
-      // No session is an ordinary answer (a tab that never signed in asks first): 204, not an error.
-      return sub !== null ? token(sub) : { statusCode: 204, headers: { 'Cache-Control': 'no-store', ...cleared }, body: '' };
+      return sub !== null ? token(sub) : noSession(signIn.secureCookie);
     },
-    '/dashboard/logout': async (_, headers) => {
+    [SESSION_PATHS.logout]: async (_, headers) => {
       const id = sessionIdOf(headers.cookie);
       if (id !== null) await signIn.sessions.delete(sessionHash(id));
-      return { statusCode: 204, headers: { 'Cache-Control': 'no-store', ...cleared }, body: '' };
+      return noSession(signIn.secureCookie);
     },
   };
 }

@@ -15,7 +15,9 @@ import { digestMails } from '#reports/digest-reports.ts';
 import { log } from '#platform/log.ts';
 import { TimerScheduler } from './scheduler.ts';
 import { buildDashboard, type BuiltDashboard } from '#dashboard/build.ts';
-import type { DashboardConfig } from '#dashboard/config.ts';
+import { cognitoSignIn, type SignIn } from '#dashboard/config.ts';
+import { OidcTokenClient } from '#adapters/oidc/oidc-token-client.ts';
+import { oidcSessionRoutes } from '#http/session-routes.ts';
 import { DynamoDashboardSessions, DynamoLoginLinks } from '#adapters/dynamodb/login-links.ts';
 import { dashboardEdge, type DashboardEdge } from './dashboard-edge.ts';
 import { embedOriginsOf } from '#http/share-access.ts';
@@ -24,21 +26,35 @@ import { loadIssuerKey, mintIdToken } from './local-issuer.ts';
 // The build is the same for every node of a process (tests start many): made once.
 let dashboardBuild: Promise<BuiltDashboard> | undefined;
 
-/** The dashboard for this node: local sign-in links unless AUTH_ISSUER names another issuer. */
+/**
+ * The dashboard for this node: local sign-in links unless AUTH_ISSUER names another issuer; with
+ * AUTH_DOMAIN_URL too (Cognito's hosted sign-in), sessions over its refresh tokens as on AWS.
+ */
 function localDashboard(config: Readonly<Config>, runtime: LocalRuntime, built: BuiltDashboard, services: Services): DashboardEdge {
-  const { auth } = config;
-  const dashboardConfig: DashboardConfig = { signIn: auth ? { type: 'oidc', issuer: auth.issuer, clientId: auth.audience } : { type: 'local' } };
+  const { auth, authDomainUrl: domain } = config;
+  const secureCookie = config.publicUrls?.[0]?.startsWith('https:') ?? false;
+  const signIn: SignIn = !auth ? { type: 'local' } : domain ? cognitoSignIn(auth.issuer, auth.audience, domain, true) : { type: 'oidc', issuer: auth.issuer, clientId: auth.audience };
   const key = auth ? null : loadIssuerKey(config.dataDir);
+  const oidcSession =
+    auth && domain
+      ? oidcSessionRoutes({
+          tokens: new OidcTokenClient({ tokenUrl: `${domain}/oauth2/token`, revokeUrl: `${domain}/oauth2/revoke`, clientId: auth.audience }),
+          sessionDays: config.dashboardSessionDays,
+          redirectUri: config.dashboardOrigin === null ? null : `${config.dashboardOrigin}/login`,
+          secureCookie,
+        })
+      : null;
   return dashboardEdge({
     built,
-    config: dashboardConfig,
+    config: { signIn },
+    oidcSession,
     localSignIn: key
       ? {
           links: new DynamoLoginLinks(runtime.store, config.tableName),
           sessions: new DynamoDashboardSessions(runtime.store, config.tableName),
           mint: (sub, ttlSeconds) => mintIdToken(key, sub, { ttlSeconds }),
           sessionDays: config.dashboardSessionDays,
-          secureCookie: config.publicUrls?.[0]?.startsWith('https:') ?? false,
+          secureCookie,
         }
       : null,
     clock: runtime.adapters.clock,

@@ -34,7 +34,13 @@ const Env = z.object({
   IMPORT_KMS_KEY_ID: z.optional(z.string()),
   IMPORT_CREDENTIAL_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.minimum(1)), 20_000),
   IMPORT_RETRY_BASE_MS: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 1_000),
-  // The local dashboard's sign-in: how long a session lasts until sign-out.
+  // AWS: Cognito's hosted sign-in domain (https://<prefix>.auth.<region>.amazoncognito.com), whose /oauth2/token and
+  // /oauth2/revoke the dashboard's session function calls, and the dashboard's origin (its /login is the callback).
+  AUTH_DOMAIN_URL: z.optional(z.url()),
+  DASHBOARD_ORIGIN: z.optional(z.url()),
+  // AWS: the dashboard's built index.html, inlined into the embed function's bundle (lambdaEnv).
+  TT_DASHBOARD_HTML: z.optional(z.string()),
+  // The dashboard's sign-in: how long a session lasts until sign-out (on AWS, the app client's refresh-token validity).
   DASHBOARD_SESSION_DAYS: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(365)), 30),
   // AWS: the event store (Timestream), set on the functions that read or write it.
   TIMESTREAM_DATABASE: z.optional(z.string()),
@@ -90,8 +96,14 @@ export interface Config {
   importCredentialTimeoutMs: number;
   /** First backoff of import export retries (429, 5xx), doubling up to 30 s. */
   importRetryBaseMs: number;
-  /** How long a local dashboard session lasts (DASHBOARD_SESSION_DAYS, 1 to 365). */
+  /** How long a dashboard session lasts (DASHBOARD_SESSION_DAYS, 1 to 365). */
   dashboardSessionDays: number;
+  /** AWS: Cognito's hosted sign-in domain (AUTH_DOMAIN_URL), without a trailing slash. */
+  authDomainUrl: string | null;
+  /** AWS: the dashboard's origin (DASHBOARD_ORIGIN), without a trailing slash. */
+  dashboardOrigin: string | null;
+  /** AWS: the dashboard's built index.html (the embed function serves it). */
+  dashboardPage: string | null;
   /** AWS: the Timestream database and table of the event store. */
   timestream: { database: string; table: string } | null;
   /** CLICKHOUSE_URL and its credentials and database: events and reports on that server; null, on the embedded DuckDB. */
@@ -114,6 +126,9 @@ const VARIABLES = {
   timestream: 'TIMESTREAM_DATABASE and TIMESTREAM_TABLE',
   trackerScript: 'TT_TRACKER_JS',
   openApiJson: 'TT_OPENAPI_JSON',
+  authDomainUrl: 'AUTH_DOMAIN_URL',
+  dashboardOrigin: 'DASHBOARD_ORIGIN',
+  dashboardPage: 'TT_DASHBOARD_HTML',
 } as const satisfies Partial<Record<keyof Config, string>>;
 
 /**
@@ -133,7 +148,7 @@ export function required<K extends keyof typeof VARIABLES>(config: Readonly<Conf
  * environment is too small to carry them).
  */
 export function lambdaEnv(): NodeJS.ProcessEnv {
-  return { ...process.env, TT_TRACKER_JS: process.env.TT_TRACKER_JS, TT_OPENAPI_JSON: process.env.TT_OPENAPI_JSON };
+  return { ...process.env, TT_TRACKER_JS: process.env.TT_TRACKER_JS, TT_OPENAPI_JSON: process.env.TT_OPENAPI_JSON, TT_DASHBOARD_HTML: process.env.TT_DASHBOARD_HTML };
 }
 
 /** A configuration the service refuses to start with; the message is one line for the operator. */
@@ -199,6 +214,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     importCredentialTimeoutMs: e.IMPORT_CREDENTIAL_TIMEOUT_MS,
     importRetryBaseMs: e.IMPORT_RETRY_BASE_MS,
     dashboardSessionDays: e.DASHBOARD_SESSION_DAYS,
+    authDomainUrl: e.AUTH_DOMAIN_URL?.replace(/\/$/, '') ?? null,
+    dashboardOrigin: e.DASHBOARD_ORIGIN?.replace(/\/$/, '') ?? null,
+    dashboardPage: e.TT_DASHBOARD_HTML ?? null,
     timestream: e.TIMESTREAM_DATABASE && e.TIMESTREAM_TABLE ? { database: e.TIMESTREAM_DATABASE, table: e.TIMESTREAM_TABLE } : null,
     clickhouseSecretArn: e.CLICKHOUSE_SECRET_ARN ?? null,
     clickhouse: e.CLICKHOUSE_URL ? { url: e.CLICKHOUSE_URL, user: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE } : null,

@@ -8,7 +8,7 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PAGE_REWRITE, type Dashboard } from '../../lib/dashboard.ts';
+import { NOT_FOUND_PAGE, PAGE_REWRITE, type Dashboard } from '../../lib/dashboard.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
 import { BUCKET_DEPLOYMENT_HELPER, DASHBOARD_FIXTURE, actionsOf, logicalIdOf, refTarget, renderValue, resourcesOf, statementsByRole, type Resource } from './template-helpers.ts';
 
@@ -49,8 +49,7 @@ describe('the dashboard on AWS', () => {
     const [, distribution] = only(template, 'AWS::CloudFront::Distribution');
     const config = distribution.Properties.DistributionConfig;
     expect(config.DefaultCacheBehavior.ViewerProtocolPolicy).toBe('redirect-to-https');
-    expect(config.DefaultCacheBehavior.FunctionAssociations).toHaveLength(1);
-    expect(config.CacheBehaviors).toHaveLength(1);
+    expect(config.DefaultCacheBehavior.FunctionAssociations).toHaveLength(2);
     const api = config.CacheBehaviors[0];
     expect(api.PathPattern).toBe('/api/*');
     expect(api.AllowedMethods).toEqual(['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE']);
@@ -63,14 +62,16 @@ describe('the dashboard on AWS', () => {
   });
 
   it('the edge rewrite answers the same page paths as the local server', () => {
-    const handler = new Function(`${PAGE_REWRITE}; return handler;`)() as (e: { request: { uri: string } }) => { uri: string };
-    const rewritten = (uri: string) => handler({ request: { uri } }).uri;
-    for (const page of ['/', '/login', '/account', '/sites/a.example', '/sites/a.example/settings', '/share/a.example', '/share/link/AbC-_123', '/embed/AbC-_123']) expect(rewritten(page), page).toBe('/index.html');
-    for (const other of ['/dashboard/app-X.js', '/sites', '/sites/a/b/c', '/share/a/b', '/share/link/a/b', '/embed/a/b', '/embed', '/favicon.ico']) expect(rewritten(other), other).toBe(other);
+    type Request = { uri: string; method: string; headers: Record<string, { value: string }> };
+    const handler = new Function(`${PAGE_REWRITE}; return handler;`)() as (e: { request: Request }) => Request;
+    const rewritten = (uri: string) => handler({ request: { uri, method: 'GET', headers: { accept: { value: 'text/html' } } } }).uri;
+    for (const page of ['/', '/login', '/account', '/sites/a.example', '/sites/a.example/settings', '/share/a.example', '/share/link/AbC-_123']) expect(rewritten(page), page).toBe('/index.html');
+    expect(rewritten('/dashboard/app-X.js')).toBe('/dashboard/app-X.js');
+    for (const other of ['/sites', '/sites/a/b/c', '/share/a/b', '/share/link/a/b', '/embed', '/favicon.ico']) expect(rewritten(other), other).toBe(NOT_FOUND_PAGE);
   });
 
   it('sends the CSP, HSTS and no-framing headers with every dashboard file', () => {
-    const [, policy] = only(template, 'AWS::CloudFront::ResponseHeadersPolicy');
+    const policy = resourcesOf(template, 'AWS::CloudFront::ResponseHeadersPolicy')[logicalIdOf(dashboard.node.findChild('Headers'))]!;
     const security = policy.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
     expect(security.ContentSecurityPolicy.ContentSecurityPolicy).toContain("script-src 'self'");
     expect(security.FrameOptions.FrameOption).toBe('DENY');
@@ -214,7 +215,13 @@ describe('names beyond the stack (-c stackName)', () => {
 
   it('derives the CloudFront, origin access control and Cognito domain names from the stack name and region', () => {
     expect(namesOf(at('Staging', 'eu-west-1'))).toEqual({
-      global: ['Staging-eu-west-1-dashboard-headers', 'Staging-eu-west-1-page-rewrite', 'Staging-eu-west-1-dashboard-files'],
+      global: [
+        'Staging-eu-west-1-dashboard-headers',
+        'Staging-eu-west-1-dashboard-edge-headers',
+        'Staging-eu-west-1-page-rewrite',
+        'Staging-eu-west-1-not-found-status',
+        'Staging-eu-west-1-dashboard-files',
+      ],
       regional: [`staging-eu-west-1-${ACCOUNT}`, 'alias/Staging/imports'],
     });
   });
@@ -232,8 +239,10 @@ describe('names beyond the stack (-c stackName)', () => {
     const long = 'Analytics-' + 'x'.repeat(100);
     const a = namesOf(at(`${long}A`, 'ap-southeast-2'));
     const b = namesOf(at(`${long}B`, 'ap-southeast-2'));
-    const [headers, fn, access] = a.global;
-    expect([headers!.length <= 128, fn!.length <= 64, access!.length <= 64, a.regional[0]!.length <= 63]).toEqual([true, true, true, true]);
+    const [headers, edgeHeaders, rewrite, status, access] = a.global;
+    expect([headers, edgeHeaders].map((n) => n!.length <= 128)).toEqual([true, true]);
+    expect([rewrite, status, access].map((n) => n!.length <= 64)).toEqual([true, true, true]);
+    expect(a.regional[0]!.length <= 63).toBe(true);
     expect(a.global.filter((n) => b.global.includes(n))).toEqual([]);
     expect(a.regional[0]).not.toBe(b.regional[0]);
     expect(namesOf(at('AwsCognitoAmazonStats', 'eu-west-1')).regional[0]).toBe(`stats-eu-west-1-${ACCOUNT}`);

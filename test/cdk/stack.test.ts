@@ -24,6 +24,7 @@ import { buildOpenApi } from '#http/openapi.ts';
 import { pathToFileURL } from 'node:url';
 import { httpApiEvent } from '../support/lambda-events.ts';
 import { TinytrackStack } from '../../lib/tinytrack-stack.ts';
+import { SESSION_PATHS } from '#domain/dashboard-session.ts';
 import { BUCKET_DEPLOYMENT_HELPER, DASHBOARD_FIXTURE, actionsOf, actionsOfFunction, logicalIdOf, refTarget, renderValue, statementsByRole, statementsOfFunction, type ConditionedStatement, type Resource } from './template-helpers.ts';
 
 const groups = [...new Set<RouteGroup>(['meta', ...routes.map((r) => r.group)])];
@@ -76,7 +77,9 @@ describe('TinytrackStack', () => {
     it('creates one API route per table entry plus the preflight and default routes', () => {
       const keys = [...targets().keys()].sort();
       // The live stream's routes are on its own streaming Function URL only (API Gateway buffers answers).
-      const expected = [...routes.filter((r) => !GROUP_ACCESS[r.group].streaming).map(routeKey), 'OPTIONS /{proxy+}', '$default'].sort();
+      // The dashboard's embed page and session routes (lib/dashboard-edge.ts) are on the API as well, for CloudFront.
+      const dashboardEdge = ['GET /embed/{slug}', ...Object.values(SESSION_PATHS).map((p) => `POST ${p}`)];
+      const expected = [...routes.filter((r) => !GROUP_ACCESS[r.group].streaming).map(routeKey), ...dashboardEdge, 'OPTIONS /{proxy+}', '$default'].sort();
       expect(keys).toEqual(expected);
     });
 
@@ -96,9 +99,9 @@ describe('TinytrackStack', () => {
   });
 
   describe('functions', () => {
-    it('creates exactly one function per route group, plus the event writer, the import worker, the salt rotation, the alert checks and the digest sends', () => {
+    it('creates exactly one function per route group, plus the dashboard’s embed and session functions, the event writer, the import worker, the salt rotation, the alert checks and the digest sends', () => {
       expect(Object.values(functions).map(groupOf).filter(Boolean).sort()).toEqual([...groups].sort());
-      const workers = [stack.writer.function, stack.imports.worker, stack.schedules.rotateSalts, stack.schedules.alertChecks, stack.schedules.digestSends];
+      const workers = [stack.dashboardEdge!.embed, stack.dashboardEdge!.session!, stack.writer.function, stack.imports.worker, stack.schedules.rotateSalts, stack.schedules.alertChecks, stack.schedules.digestSends];
       expect(Object.keys(functions).sort()).toEqual([...fnIdOf.values(), ...workers.map(logicalIdOf)].sort());
     });
 
@@ -136,8 +139,9 @@ describe('TinytrackStack', () => {
       expect(['meta', 'collector'].filter((g) => GROUP_ACCESS[g as RouteGroup].callers)).toEqual([]);
       const rotation = (functions[logicalIdOf(stack.schedules.rotateSalts)] as Resource).Properties.Environment.Variables;
       expect(Object.keys(rotation).sort()).toEqual(['NODE_OPTIONS', 'TABLE_NAME']);
+      const answersRequests = (id: string, fn: Resource) => groupOf(fn) !== undefined || [stack.dashboardEdge!.embed, stack.dashboardEdge!.session!].map(logicalIdOf).includes(id);
       for (const [id, fn] of Object.entries(functions)) {
-        expect(fn.Properties.Environment.Variables.NODE_OPTIONS, id).toBe(groupOf(fn) ? undefined : '--enable-source-maps');
+        expect(fn.Properties.Environment.Variables.NODE_OPTIONS, id).toBe(answersRequests(id, fn) ? undefined : '--enable-source-maps');
       }
     });
 

@@ -10,7 +10,11 @@
  *     short-lived tokens (POST /dashboard/session) until sign-out ends it for
  *     every tab (POST /dashboard/logout, and a message to the other tabs).
  *   oidc: authorization code with PKCE against the issuer (Cognito's hosted
- *     sign-in on AWS); the verifier and state wait in sessionStorage.
+ *     sign-in on AWS); the verifier and state wait in sessionStorage. With
+ *     `session` (the stack's own dashboard) the code goes to POST
+ *     /dashboard/login instead, which trades it at the issuer and keeps the
+ *     refresh token in the same kind of HttpOnly cookie: from there on, one
+ *     flow with the local sign-in (tokens per tab, sign-out for every tab).
  */
 import type { DashboardConfig, SignIn } from '../config.ts';
 import { tabStorage } from './tab-storage.ts';
@@ -61,12 +65,15 @@ function keepToken(token: string) {
   tabStorage.setItem(TOKEN, JSON.stringify({ token, expiresAt: expiryOf(token) } satisfies StoredToken));
 }
 
+/** This origin keeps a session that gives each tab its tokens: the local sign-in, or an issuer's refresh token (`session`). */
+const keepsSession = (signIn: SignIn): boolean => signIn.type === 'local' || signIn.session === true;
+
 /**
- * A new token from the local session (new tabs, a token running out), kept for this tab; null
- * when there is no session (never signed in, signed out, expired) or sign-in is an OIDC issuer's.
+ * A new token from the session (new tabs, a token running out), kept for this tab; null when there
+ * is no session (never signed in, signed out, expired) or the OIDC issuer's tokens live in the tab alone.
  */
 export async function renewToken(): Promise<string | null> {
-  if ((await loadConfig()).signIn.type !== 'local') return null;
+  if (!keepsSession((await loadConfig()).signIn)) return null;
   const r = await fetch('/dashboard/session', { method: 'POST', headers: SESSION_HEADERS, cache: 'no-store' }).catch(() => null);
   if (r?.status !== 200) return null;
   const { id_token } = (await r.json()) as { id_token: string };
@@ -164,26 +171,33 @@ export async function finishSignIn(signIn: SignIn): Promise<boolean> {
   const pkce = JSON.parse(tabStorage.getItem(PKCE) ?? 'null') as { verifier: string; state: string } | null;
   tabStorage.removeItem(PKCE);
   if (!pkce || query.get('state') !== pkce.state) throw new Error('The sign-in answer does not belong to this browser tab. Sign in again.');
-  const { token } = await oidcEndpoints(signIn);
-  const r = await fetch(token, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', client_id: signIn.clientId, code, redirect_uri: callbackUrl(), code_verifier: pkce.verifier }).toString(),
-  });
+  // With a session, this origin trades the code (the refresh token never reaches the page); else the tab does.
+  const r = signIn.session
+    ? await fetch('/dashboard/login', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...SESSION_HEADERS },
+        body: JSON.stringify({ code, code_verifier: pkce.verifier, redirect_uri: callbackUrl() }),
+      })
+    : await fetch((await oidcEndpoints(signIn)).token, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'authorization_code', client_id: signIn.clientId, code, redirect_uri: callbackUrl(), code_verifier: pkce.verifier }).toString(),
+      });
   if (!r.ok) throw new Error('The identity provider refused the sign-in. Sign in again.');
   keepToken(((await r.json()) as { id_token: string }).id_token);
   return true;
 }
 
 /**
- * Forgets the token and tells the other tabs; ends the local session (for every tab), or with an
- * OIDC issuer that has a logout endpoint, the issuer's session.
+ * Forgets the token and tells the other tabs; ends the session (for every tab: the local one, or
+ * the issuer's refresh token, revoked), and with an OIDC issuer that has a logout endpoint, the
+ * issuer's own sign-in session.
  */
 export async function signOut(): Promise<void> {
   tabStorage.removeItem(TOKEN);
   signedOutChannel?.postMessage('signed-out');
   const signIn = (await loadConfig()).signIn;
-  if (signIn.type === 'local') await fetch('/dashboard/logout', { method: 'POST', headers: SESSION_HEADERS }).catch(() => undefined);
+  if (keepsSession(signIn)) await fetch('/dashboard/logout', { method: 'POST', headers: SESSION_HEADERS }).catch(() => undefined);
   if (signIn.type === 'oidc') {
     const { logout } = await oidcEndpoints(signIn);
     if (logout) {
