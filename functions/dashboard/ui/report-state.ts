@@ -4,7 +4,7 @@
  * those days, and the API's filter string. Pure: the range math is the
  * server's own (domain/reports/time.ts), so the days match its buckets.
  */
-import { formatFilter, parseFilter, type FilterClause } from '#domain/reports/filter.ts';
+import { FILTER_DIMS, formatFilter, GOAL_DIM, parseFilter, type FilterClause } from '#domain/reports/filter.ts';
 import type { BreakdownDim } from '#domain/reports/query.ts';
 import { INTERVALS, isValidTimezone, localParts, zonedToUnix, type Interval, type Range } from '#domain/reports/time.ts';
 
@@ -217,24 +217,8 @@ export const FILTER_LABELS: Record<FilterClause['dim'], string> = {
   event: 'Event',
 };
 
-/** The filter menu's dimensions, in its order; `goal` only where the site's goals are known (owners). */
-export const MENU_DIMS: readonly FilterClause['dim'][] = [
-  'page',
-  'source',
-  'referrer',
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-  'utm_term',
-  'utm_content',
-  'country',
-  'device',
-  'browser',
-  'os',
-  'language',
-  'event',
-  'goal',
-];
+/** The filter menu's dimensions, in the grammar's order; `goal` only where the site's goals are known (owners). */
+export const MENU_DIMS: readonly FilterClause['dim'][] = [...FILTER_DIMS, GOAL_DIM];
 
 /** The breakdown whose rows suggest a dimension's values (a goal's are the site's goals). */
 export const SUGGESTION_DIMS: Record<Exclude<FilterClause['dim'], 'goal'>, BreakdownDim> = {
