@@ -3,7 +3,7 @@
  * beacons sent while the site view is open show as visitors, pages and
  * sources; a stream that reaches its time limit is followed by a new one on
  * a new ticket; the limit of open streams is shown; leaving the view closes
- * the stream. No WCAG 2 AA error; screenshots at 1280 and 360 px.
+ * the stream, and so does a hidden tab. No WCAG 2 AA error; screenshots at 1280 and 360 px.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -91,6 +91,28 @@ describe('dashboard live panel', () => {
     expect(new Set(tickets)).toEqual(new Set(['POST']));
     await page.waitForFunction(() => document.querySelector('[data-testid="live-status"]')?.textContent === 'Live');
   }, 30_000);
+
+  it('closes its stream while the tab is hidden, freeing the slot, and connects again when shown', async () => {
+    page = await ownerPage(browser, token);
+    await page.goto(`${svc.url}/sites/${site}`);
+    const status = () => page!.getByTestId('live-status').textContent();
+    await expect.poll(status, { timeout: 15_000 }).toBe('Live');
+    // The page's visibility as a background tab reports it; headless Chromium has no real tab switch.
+    const setHidden = (hidden: boolean) =>
+      page!.evaluate((h: boolean) => {
+        Object.defineProperty(document, 'visibilityState', { value: h ? 'hidden' : 'visible', configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+      }, hidden);
+    await setHidden(true);
+    await expect.poll(status).toBe('Paused while the tab is hidden');
+    const rest = await svc.until(openRest, (opened) => {
+      for (const s of opened) s.close();
+      return opened.length === MAX_LIVE_STREAMS;
+    });
+    expect(rest).toHaveLength(MAX_LIVE_STREAMS);
+    await setHidden(false);
+    await expect.poll(status, { timeout: 15_000 }).toBe('Live');
+  }, 60_000);
 
   it('shows the limit of open streams, and frees its own stream when the view is left', async () => {
     const others = await openRest();

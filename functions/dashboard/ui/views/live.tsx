@@ -36,7 +36,7 @@ interface LiveUpdate {
   minutes: LiveMinute[];
 }
 
-type Status = 'connecting' | 'live' | 'reconnecting';
+type Status = 'connecting' | 'live' | 'reconnecting' | 'paused';
 
 interface LiveState {
   status: Status;
@@ -57,10 +57,29 @@ function merged(history: readonly LiveMinute[], minutes: readonly LiveMinute[]):
   return [...byMinute.values()].sort((a, b) => a.t - b.t).slice(-HISTORY_MINUTES);
 }
 
-/** The stream's state, connected while the view is shown. */
+/** Whether the page is visible (not a background tab or a minimized window). */
+function usePageVisible(): boolean {
+  const [visible, setVisible] = useState(() => document.visibilityState !== 'hidden');
+  useEffect(() => {
+    const changed = () => setVisible(document.visibilityState !== 'hidden');
+    document.addEventListener('visibilitychange', changed);
+    return () => document.removeEventListener('visibilitychange', changed);
+  }, []);
+  return visible;
+}
+
+/**
+ * The stream's state, connected while the view is shown in a visible page: a background tab
+ * closes its stream, so it holds none of the account's five, and connects again when shown.
+ */
 function useLiveStream(hostname: string, filter: string): LiveState {
   const [state, setState] = useState<LiveState>({ status: 'connecting', history: [], update: null, refusal: null });
+  const visible = usePageVisible();
   useEffect(() => {
+    if (!visible) {
+      setState((s) => ({ ...s, status: 'paused' }));
+      return;
+    }
     let source: EventSource | null = null;
     let retry: ReturnType<typeof setTimeout> | undefined;
     let wait = FIRST_RETRY_MS;
@@ -102,7 +121,7 @@ function useLiveStream(hostname: string, filter: string): LiveState {
       clearTimeout(retry);
       source?.close();
     };
-  }, [hostname, filter]);
+  }, [hostname, filter, visible]);
   return state;
 }
 
@@ -115,7 +134,7 @@ function LiveList({ title, rows, testId }: { title: string; rows: readonly LiveC
   );
 }
 
-const STATUS_TEXT: Record<Status, string> = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…' };
+const STATUS_TEXT: Record<Status, string> = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…', paused: 'Paused while the tab is hidden' };
 
 export function LivePanel({ hostname, filters = [] }: { hostname: string; filters?: readonly FilterClause[] }) {
   const { status, history, update, refusal } = useLiveStream(hostname, formatFilter(filters));
