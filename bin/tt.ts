@@ -15,6 +15,7 @@ import { readServerUrl } from '#local/data-dir.ts';
 import { DynamoRegistry } from '#adapters/dynamodb/registry.ts';
 import { loadIssuerKey, mintIdToken } from '#local/local-issuer.ts';
 import { DynamoLoginLinks } from '#adapters/dynamodb/login-links.ts';
+import { itemTable } from '#adapters/dynamodb/item-table.ts';
 import { LOGIN_LINK_TTL_SECONDS, loginCodeHash, loginLinkUrl, newLoginCode } from '#domain/login-link.ts';
 
 function usage(message: string): never {
@@ -98,7 +99,7 @@ async function loginLink([user]: string[]) {
   }
   try {
     const code = newLoginCode();
-    await new DynamoLoginLinks(store.client, config.tableName).create(loginCodeHash(code), user, Math.floor(Date.now() / 1000) + LOGIN_LINK_TTL_SECONDS);
+    await new DynamoLoginLinks(itemTable(store.client, config.tableName)).create(loginCodeHash(code), user, Math.floor(Date.now() / 1000) + LOGIN_LINK_TTL_SECONDS);
     console.log(loginLinkUrl(origin, code));
   } finally {
     await store.close();

@@ -19,6 +19,7 @@ import { cognitoSignIn, type SignIn } from '#dashboard/config.ts';
 import { OidcTokenClient } from '#adapters/oidc/oidc-token-client.ts';
 import { oidcSessionRoutes } from '#http/session-routes.ts';
 import { DynamoDashboardSessions, DynamoLoginLinks } from '#adapters/dynamodb/login-links.ts';
+import { itemTable } from '#adapters/dynamodb/item-table.ts';
 import { dashboardEdge, type DashboardEdge } from './dashboard-edge.ts';
 import { embedOriginsOf } from '#http/share-access.ts';
 import { loadIssuerKey, mintIdToken } from './local-issuer.ts';
@@ -50,8 +51,8 @@ function localDashboard(config: Readonly<Config>, runtime: LocalRuntime, built: 
     oidcSession,
     localSignIn: key
       ? {
-          links: new DynamoLoginLinks(runtime.store, config.tableName),
-          sessions: new DynamoDashboardSessions(runtime.store, config.tableName),
+          links: new DynamoLoginLinks(itemTable(runtime.store, config.tableName)),
+          sessions: new DynamoDashboardSessions(itemTable(runtime.store, config.tableName)),
           mint: (sub, ttlSeconds) => mintIdToken(key, sub, { ttlSeconds }),
           sessionDays: config.dashboardSessionDays,
           secureCookie,

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDashboardSessions, DynamoLoginLinks } from '#adapters/dynamodb/login-links.ts';
+import { itemTable } from '#adapters/dynamodb/item-table.ts';
 import { sessionHash } from '#domain/dashboard-session.ts';
 import { INVALID_LOGIN_LINK, LOGIN_LINK_TTL_SECONDS, loginCodeHash, newLoginCode } from '#domain/login-link.ts';
 import { startTestService, type TestService } from '../support/local-node.ts';
@@ -19,7 +20,7 @@ let svc: TestService;
 let links: DynamoLoginLinks;
 beforeAll(async () => {
   svc = await startTestService();
-  links = new DynamoLoginLinks(svc.node.runtime.store, svc.node.services.config.tableName);
+  links = new DynamoLoginLinks(itemTable(svc.node.runtime.store, svc.node.services.config.tableName));
 });
 afterAll(async () => {
   await svc?.stop();
@@ -176,12 +177,12 @@ describe('dashboard sessions', () => {
     expect((await renew(session)).status).toBe(200);
     const short = await startTestService({ DASHBOARD_SESSION_DAYS: '1' });
     try {
-      const shortLinks = new DynamoLoginLinks(short.node.runtime.store, short.node.services.config.tableName);
+      const shortLinks = new DynamoLoginLinks(itemTable(short.node.runtime.store, short.node.services.config.tableName));
       const code = newLoginCode();
       await shortLinks.create(loginCodeHash(code), 'daily-user', nowSeconds() + 60);
       const signedIn = await short.req('POST', '/dashboard/login', { body: { code }, headers: SESSION });
       expect(cookieOf(signedIn)).toContain('Max-Age=86400');
-      const expired = new DynamoDashboardSessions(short.node.runtime.store, short.node.services.config.tableName);
+      const expired = new DynamoDashboardSessions(itemTable(short.node.runtime.store, short.node.services.config.tableName));
       await expired.create(sessionHash('B'.repeat(43)), 'old-user', nowSeconds() - 1);
       expect((await short.req('POST', '/dashboard/session', { headers: { ...SESSION, cookie: `tt_session=${'B'.repeat(43)}` } })).status).toBe(204);
     } finally {
@@ -193,7 +194,7 @@ describe('dashboard sessions', () => {
     const https = await startTestService({ PUBLIC_URL: 'https://analytics.example.com' });
     try {
       const code = newLoginCode();
-      await new DynamoLoginLinks(https.node.runtime.store, https.node.services.config.tableName).create(loginCodeHash(code), 'tls-user', nowSeconds() + 60);
+      await new DynamoLoginLinks(itemTable(https.node.runtime.store, https.node.services.config.tableName)).create(loginCodeHash(code), 'tls-user', nowSeconds() + 60);
       expect(cookieOf(await https.req('POST', '/dashboard/login', { body: { code }, headers: SESSION }))).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
     } finally {
       await https.stop();

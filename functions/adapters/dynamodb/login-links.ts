@@ -2,35 +2,27 @@
  * The local sign-in on the registry's table: LoginLinks, each usable once by a conditional
  * delete, and the DashboardSessions a link starts. `expires_at` is the table's TTL attribute.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { LoginLinks } from '#ports/login-links.ts';
 import type { DashboardSessions } from '#ports/dashboard-sessions.ts';
 import { conditionalWrite } from './conditional-write.ts';
-import { documentClient } from './document-client.ts';
+import type { ItemTable } from './item-table.ts';
 import { keys } from './table.ts';
 
 export class DynamoLoginLinks implements LoginLinks {
-  private readonly doc;
-
-  constructor(
-    client: DynamoDBClient,
-    private readonly table: string,
-  ) {
-    this.doc = documentClient(client);
-  }
+  constructor(private readonly items: ItemTable) {}
 
   async create(codeHash: string, sub: string, expiresAt: number): Promise<void> {
     // expires_at is the table's TTL attribute: a link nobody used goes away by itself.
-    await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.loginLink(codeHash), sub, expires_at: expiresAt }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await this.items.doc.send(new PutCommand({ TableName: this.items.table, Item: { ...keys.loginLink(codeHash), sub, expires_at: expiresAt }, ConditionExpression: 'attribute_not_exists(pk)' }));
   }
 
   async consume(codeHash: string, nowSeconds: number): Promise<string | null> {
     return conditionalWrite(
       async () => {
-        const r = await this.doc.send(
+        const r = await this.items.doc.send(
           new DeleteCommand({
-            TableName: this.table,
+            TableName: this.items.table,
             Key: keys.loginLink(codeHash),
             ConditionExpression: 'attribute_exists(pk) AND expires_at > :now',
             ExpressionAttributeValues: { ':now': nowSeconds },
@@ -45,25 +37,18 @@ export class DynamoLoginLinks implements LoginLinks {
 }
 
 export class DynamoDashboardSessions implements DashboardSessions {
-  private readonly doc;
-
-  constructor(
-    client: DynamoDBClient,
-    private readonly table: string,
-  ) {
-    this.doc = documentClient(client);
-  }
+  constructor(private readonly items: ItemTable) {}
 
   async create(idHash: string, sub: string, expiresAt: number): Promise<void> {
-    await this.doc.send(new PutCommand({ TableName: this.table, Item: { ...keys.dashboardSession(idHash), sub, expires_at: expiresAt }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await this.items.doc.send(new PutCommand({ TableName: this.items.table, Item: { ...keys.dashboardSession(idHash), sub, expires_at: expiresAt }, ConditionExpression: 'attribute_not_exists(pk)' }));
   }
 
   async find(idHash: string, now: number): Promise<string | null> {
-    const r = await this.doc.send(new GetCommand({ TableName: this.table, Key: keys.dashboardSession(idHash), ConsistentRead: true }));
+    const r = await this.items.doc.send(new GetCommand({ TableName: this.items.table, Key: keys.dashboardSession(idHash), ConsistentRead: true }));
     return typeof r.Item?.sub === 'string' && Number(r.Item.expires_at) > now ? r.Item.sub : null;
   }
 
   async delete(idHash: string): Promise<void> {
-    await this.doc.send(new DeleteCommand({ TableName: this.table, Key: keys.dashboardSession(idHash) }));
+    await this.items.doc.send(new DeleteCommand({ TableName: this.items.table, Key: keys.dashboardSession(idHash) }));
   }
 }
