@@ -164,6 +164,7 @@ describe('dashboard panels', () => {
     await page.reload();
     await languages.locator('tbody tr').first().waitFor();
     expect(await page.locator('#devices-dim').inputValue()).toBe('languages');
+    await settled(page);
     await screenshots(page, 'panels');
     expect(await accessibilityErrors(page)).toEqual([]);
     await languages.getByRole('button', { name: 'English' }).click();
