@@ -85,10 +85,16 @@ function directQuery(query: string): string {
   return q.toString();
 }
 
-/** The sources' direct count: the report's totals under `source:` (an empty label matches visits without one). */
+/**
+ * The sources' direct count: under `source:` (an empty label matches visits without one), the
+ * referrers breakdown's empty row, as a visit without a source has no referring host either. A
+ * breakdown, not the overview's totals: the same counts without a series, a previous period and live.
+ */
 function useDirect(base: string, query: string, dim: string, signedIn: boolean): { visitors: number; pageviews: number } | null {
-  const read = useApi<{ totals: { visitors: number; pageviews: number } }>(dim === 'sources' ? `${base}/overview?${directQuery(query)}` : null, signedIn);
-  return read.data?.totals ?? null;
+  const read = useApi<{ rows: { name: string; value: number; visitors: number }[] }>(dim === 'sources' ? `${base}/breakdown?dim=referrers&limit=10&${directQuery(query)}` : null, signedIn);
+  if (!read.data) return null;
+  const none = read.data.rows.find((r) => r.name === '');
+  return { visitors: none?.visitors ?? 0, pageviews: none?.value ?? 0 };
 }
 
 /** The percentage column: events of the listed events' sum, anything else of the period's visitors. */
