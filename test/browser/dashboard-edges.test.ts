@@ -258,6 +258,22 @@ describe('a verified site without data', () => {
     await page.context().close();
   }, 90_000);
 
+  it('shows the overview, not the waiting panel, for a site whose only data are events', async () => {
+    const events = await svc.site(token, { prefix: 'edges-events' });
+    const sent = await svc.req('POST', '/events', { raw: JSON.stringify({ type: 'event', event: 'server_signup', hostname: events, path: '/' }), headers: { 'user-agent': USER_AGENT } });
+    expect(sent.text).toBe('ok');
+    const range = `from=${Math.floor(Date.now() / 1000) - 3600}&to=${Math.floor(Date.now() / 1000) + 3600}`;
+    await svc.until(() => svc.req('GET', `/api/sites/${events}/breakdown?dim=events&${range}`, { token }), (r) => r.json?.rows?.length === 1);
+    const page = await ownerPage(browser, token, { bypassCSP: true });
+    // The check's last read: the events breakdown, asked once the pages one is empty.
+    const eventsRead = page.waitForResponse((r) => r.url().includes(`/api/sites/${events}/breakdown?dim=events&limit=1&`));
+    await page.goto(`${svc.url}/sites/${events}`);
+    expect((await eventsRead).status()).toBe(200);
+    await page.getByTestId('breakdown-events').getByText('server_signup').waitFor();
+    await expect(page.getByTestId('waiting').count()).resolves.toBe(0);
+    await page.context().close();
+  }, 60_000);
+
   it('stops asking when the owner leaves the waiting view', async () => {
     const empty = await svc.site(token, { prefix: 'edges-left' });
     const page = await ownerPage(browser, token);

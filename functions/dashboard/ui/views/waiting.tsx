@@ -1,9 +1,10 @@
 /**
  * A verified web site with nothing in its history yet: instead of empty panels,
  * "Waiting for the first pageview" with the snippets to install. Whether the
- * site has any pageview is a one-row pages breakdown: over the last 31 days,
- * then (none there) over the API's longest range, so older and imported history
- * counts too. While it waits, the page asks the short range again every few
+ * site has any data is a one-row pages breakdown and, when it has no page, a
+ * one-row events breakdown (a site may send events alone: server-side beacons,
+ * followed `/r` redirects): over the last 31 days, then (none there) over the
+ * API's longest range, so older and imported history counts too. While it waits, the page asks the short range again every few
  * seconds and shows the overview by itself once a pageview has come; it stops
  * asking when it leaves the view. A site once seen with data is remembered for
  * the tab, and not asked again.
@@ -20,16 +21,19 @@ export const POLL_MS = 3000;
 const RECENT_SECONDS = 31 * 86_400;
 const seenKey = (hostname: string) => `tt.has-data.${hostname}`;
 
-/** The site's busiest page over the `seconds` before now. */
-export function pagesPath(hostname: string, nowSeconds: number, seconds: number): string {
+/** The site's busiest page (or event, `dim` events) over the `seconds` before now. */
+export function pagesPath(hostname: string, nowSeconds: number, seconds: number, dim: 'pages' | 'events' = 'pages'): string {
   const to = Math.floor(nowSeconds) + 60;
-  return `${sitePath(hostname)}/breakdown?${new URLSearchParams({ dim: 'pages', limit: '1', from: String(to - seconds), to: String(to) })}`;
+  return `${sitePath(hostname)}/breakdown?${new URLSearchParams({ dim, limit: '1', from: String(to - seconds), to: String(to) })}`;
 }
 
-/** Whether the site has a pageview in the `seconds` before now. */
+/** Whether the site has a pageview, or else an event, in the `seconds` before now. */
 async function hasPageviews(hostname: string, seconds: number, signal: AbortSignal): Promise<boolean> {
-  const { rows } = await api<{ rows: unknown[] }>(pagesPath(hostname, Date.now() / 1000, seconds), { signal });
-  return rows.length > 0;
+  for (const dim of ['pages', 'events'] as const) {
+    const { rows } = await api<{ rows: unknown[] }>(pagesPath(hostname, Date.now() / 1000, seconds, dim), { signal });
+    if (rows.length > 0) return true;
+  }
+  return false;
 }
 
 /** Whether the site has no pageview at all: null until known (or when the first read failed), then asked again while true. */
