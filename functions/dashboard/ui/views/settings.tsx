@@ -4,7 +4,7 @@
  * what the setup check found (with a check on demand), and deleting the site.
  * The account's management keys are on the account page (views/account.tsx).
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, sitePath, useApi } from '../api.ts';
 import { EmailReports } from './email-reports.tsx';
 import { ShareLinks } from './share-links.tsx';
@@ -85,6 +85,13 @@ const LIST_SETTINGS: readonly { field: ListField; label: string; placeholder: st
 function SetupList({ hostname, field, label, placeholder, button, save }: { hostname: string; field: ListField; label: string; placeholder: string; button: string; save: (values: string[]) => Promise<boolean> }) {
   const setup = useApi<Record<ListField, string[]>>(`${sitePath(hostname)}/setup`);
   const [values, setValues] = useState<string | null>(null);
+  // The setup answer a save was made over: what was typed stays until a newer answer replaces it.
+  const [savedOver, setSavedOver] = useState<object | null | undefined>(undefined);
+  useEffect(() => {
+    if (savedOver === undefined || setup.data === savedOver) return;
+    setValues(null);
+    setSavedOver(undefined);
+  }, [setup.data, savedOver]);
   const shown = values ?? setup.data?.[field].join(', ') ?? '';
   return (
     <form
@@ -94,7 +101,7 @@ function SetupList({ hostname, field, label, placeholder, button, save }: { host
         // Saved, the field shows the values as stored (normalized); refused, what was typed stays.
         void save(shown.split(',').map((h) => h.trim()).filter(Boolean)).then((saved) => {
           if (!saved) return;
-          setValues(null);
+          setSavedOver(setup.data);
           setup.reload();
         });
       }}
