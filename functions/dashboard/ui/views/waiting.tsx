@@ -22,15 +22,15 @@ const RECENT_SECONDS = 31 * 86_400;
 const seenKey = (hostname: string) => `tt.has-data.${hostname}`;
 
 /** The site's busiest page (or event, `dim` events) over the `seconds` before now. */
-export function pagesPath(hostname: string, nowSeconds: number, seconds: number, dim: 'pages' | 'events' = 'pages'): string {
+export function firstRowPath(hostname: string, nowSeconds: number, seconds: number, dim: 'pages' | 'events' = 'pages'): string {
   const to = Math.floor(nowSeconds) + 60;
   return `${sitePath(hostname)}/breakdown?${new URLSearchParams({ dim, limit: '1', from: String(to - seconds), to: String(to) })}`;
 }
 
 /** Whether the site has a pageview, or else an event, in the `seconds` before now. */
-async function hasPageviews(hostname: string, seconds: number, signal: AbortSignal): Promise<boolean> {
+async function hasData(hostname: string, seconds: number, signal: AbortSignal): Promise<boolean> {
   for (const dim of ['pages', 'events'] as const) {
-    const { rows } = await api<{ rows: unknown[] }>(pagesPath(hostname, Date.now() / 1000, seconds, dim), { signal });
+    const { rows } = await api<{ rows: unknown[] }>(firstRowPath(hostname, Date.now() / 1000, seconds, dim), { signal });
     if (rows.length > 0) return true;
   }
   return false;
@@ -47,7 +47,7 @@ function useNoHistory(hostname: string): boolean | null {
     let waiting = false;
     const check = async () => {
       try {
-        const seen = (await hasPageviews(hostname, RECENT_SECONDS, controller.signal)) || (!waiting && (await hasPageviews(hostname, MAX_RANGE_SECONDS, controller.signal)));
+        const seen = (await hasData(hostname, RECENT_SECONDS, controller.signal)) || (!waiting && (await hasData(hostname, MAX_RANGE_SECONDS, controller.signal)));
         if (seen) tabStorage.setItem(seenKey(hostname), '1');
         waiting = !seen;
         setEmpty(waiting);
