@@ -95,7 +95,7 @@ const NOTHING: GroupAccess = {
   timeoutSeconds: 10,
 };
 
-const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysOf, siteApiKeyHash, unsubscribeSecret, liveTicket, liveSlots, shareSlug, shareSecret } = KEY_PATTERNS;
+const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysOf, siteApiKeyHash, unsubscribeSecret, liveTicket, liveSlots, shareSlug, shareSecret, oauthState } = KEY_PATTERNS;
 
 /** Share links (issue 40, part 5): a link by its slug's hash, and the grants' secret (made by the first to need it). */
 const SHARE_LOOKUP: readonly TableRule[] = [
@@ -227,6 +227,20 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     callers: true,
     streaming: true,
     timeoutSeconds: 900,
+  },
+  // Search Console (issue 41): the link (with its sealed refresh token) under the site, consent states by their hash
+  // (put, then taken by a conditional delete). Reads the event store's figures; Google is reached over the internet.
+  search: {
+    ...NOTHING,
+    table: [
+      { keys: [site], actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+      { keys: [oauthState], actions: ['PutItem', 'DeleteItem'] },
+      { keys: [sitesOf], actions: ['Query'], index: true },
+      KEY_LOOKUP_AND_TOUCH,
+    ],
+    eventStore: 'read',
+    callers: true,
+    timeoutSeconds: 28,
   },
   // Jobs, locks and sealed credentials under the site, the owner's daily slots; seals API keys
   // (create, retry with a new key) and queues chunks. It never opens a sealed key nor touches the

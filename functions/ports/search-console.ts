@@ -49,3 +49,69 @@ export interface SearchStatsStore {
   /** The days of the range that have a total row, oldest first. */
   searchDays(range: SearchRange): Promise<SearchDay[]>;
 }
+
+/** A site's link to a Search Console property; the refresh token only sealed (SecretBox, context `searchConsoleContext`). */
+export interface SearchLinkRecord {
+  site: string;
+  owner_uid: string;
+  /** The property (`https://example.com/` or `sc-domain:example.com`); null until the owner picks one. */
+  property: string | null;
+  sealed_refresh_token: string;
+  linked_at: string;
+  last_sync_at: string | null;
+  last_error: string | null;
+  /** The last day a sync stored (YYYY-MM-DD); null before the first. */
+  synced_through: string | null;
+}
+
+export interface OAuthStateRecord {
+  sub: string;
+  site: string;
+  verifier: string;
+}
+
+/** Search Console links and the OAuth states of their consent flows, in the registry. */
+export interface SearchLinks {
+  getLink(site: string): Promise<SearchLinkRecord | null>;
+  putLink(link: SearchLinkRecord): Promise<void>;
+  /** Changes a link that still exists; false when it is gone. */
+  updateLink(site: string, patch: Partial<Pick<SearchLinkRecord, 'property' | 'last_sync_at' | 'last_error' | 'synced_through'>>): Promise<boolean>;
+  deleteLink(site: string): Promise<void>;
+  /** Every link with a property (the daily sync). */
+  listLinks(): Promise<SearchLinkRecord[]>;
+  /** Keeps a consent flow's state, by its hash, until `expiresAt` (Unix seconds). */
+  createState(stateHash: string, state: OAuthStateRecord, expiresAt: number): Promise<void>;
+  /** The state, removing it; null when unknown, used or expired. Two calls never both get it. */
+  consumeState(stateHash: string, nowSeconds: number): Promise<OAuthStateRecord | null>;
+}
+
+/** What a sealed refresh token is bound to: its site and this purpose. */
+export const searchConsoleContext = (site: string) => ({ site, purpose: 'search-console' });
+
+/** One row of searchAnalytics.query: `keys` in the order of the dimensions asked for. */
+export interface GoogleSearchRow {
+  keys: string[];
+  clicks: number;
+  impressions: number;
+  ctr: number;
+  position: number;
+}
+
+export interface GoogleProperty {
+  siteUrl: string;
+  permissionLevel: string;
+}
+
+/** Google's OAuth and Search Console APIs; failures are GoogleApiError (never carrying a token). */
+export interface GoogleSearchClient {
+  readonly configured: boolean;
+  authorizeUrl(state: string, codeChallenge: string): string;
+  /** The refresh token a consent's code gives. */
+  exchangeCode(code: string, verifier: string): Promise<{ refreshToken: string; accessToken: string }>;
+  accessToken(refreshToken: string): Promise<string>;
+  listProperties(accessToken: string): Promise<GoogleProperty[]>;
+  /** One page of searchAnalytics.query. */
+  query(accessToken: string, property: string, request: { startDate: string; endDate: string; dimensions: string[]; rowLimit: number; startRow: number }): Promise<GoogleSearchRow[]>;
+  /** Revokes the grant of a token; best effort (an already revoked grant is fine). */
+  revoke(token: string): Promise<void>;
+}
