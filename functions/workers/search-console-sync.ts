@@ -84,3 +84,11 @@ export async function syncAllSearchLinks(s: SearchSyncServices): Promise<{ synce
   s.log.info('search console sync', { synced, failed });
   return { synced, failed };
 }
+
+/** The daily job's name and period: 00:00 UTC, when Google's day before is as complete as it gets that day. */
+export const SEARCH_SYNC_JOB = { name: 'search-console-sync', everyMinutes: 24 * 60 } as const;
+
+/** The scheduled job's run over the services (the local timers; the AWS schedule's worker). */
+export const createSearchSyncer = (s: SearchSyncServices) => async (): Promise<void> => {
+  await syncAllSearchLinks(s);
+};

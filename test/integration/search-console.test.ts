@@ -134,6 +134,16 @@ describe('sync and stats', () => {
   });
 });
 
+describe('the daily sync', () => {
+  it('is scheduled, and pulls every linked site with a property', async () => {
+    google.queries.length = 0;
+    expect(await svc.node.scheduler.runNamed('search-console-sync', new Date())).toBe(true);
+    expect(google.queries.length).toBeGreaterThan(0);
+    expect(new Set(google.queries.map((q) => q.property))).toEqual(new Set([`https://${site}/`]));
+    expect((await req('GET', `/api/sites/${site}/gsc`, { token: owner })).json.link.last_error).toBeNull();
+  });
+});
+
 describe("Google's failures", () => {
   it('backs off on 429 a bounded number of times, then answers and records the quota error', async () => {
     google.failNext(429, 100);

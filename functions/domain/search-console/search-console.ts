@@ -47,8 +47,9 @@ export type StatsQuery = { ok: true; from: string; to: string; dim: SearchDim; l
 /** `from`, `to` (days, inclusive; default the 28 days to `today`), `dim` (default queries), `limit` (as breakdowns'). */
 export function parseStatsQuery(query: Readonly<Record<string, string | undefined>>, today: string): StatsQuery {
   const to = query.to ?? today;
+  if (!validDay(to)) return { ok: false, error: 'range' };
   const from = query.from ?? addDays(to, -27);
-  if (!validDay(from) || !validDay(to) || from > to || (msOf(to) - msOf(from)) / DAY_MS >= MAX_STATS_DAYS) return { ok: false, error: 'range' };
+  if (!validDay(from) || from > to || (msOf(to) - msOf(from)) / DAY_MS >= MAX_STATS_DAYS) return { ok: false, error: 'range' };
   const dim = (query.dim ?? 'queries') as SearchDim;
   if (!SEARCH_DIMS.includes(dim)) return { ok: false, error: 'dimension' };
   return { ok: true, from, to, dim, limit: parseBreakdownLimit(query.limit ?? '100') };
