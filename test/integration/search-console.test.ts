@@ -48,6 +48,14 @@ beforeAll(async () => {
       return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
     }) as typeof process.stdout.write);
   }
+  // The service logs through console (functions/platform/log.ts), which the test runner takes over before stdout.
+  for (const level of ['log', 'info', 'warn', 'error'] as const) {
+    const original = console[level].bind(console);
+    vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+      output.push(args.map(String).join(' '));
+      original(...args);
+    });
+  }
   google = await startFakeGoogle('http://dashboard.test/account');
   svc = await startTestService(google.env);
   owner = await svc.token('gsc-owner');
@@ -201,6 +209,7 @@ describe('unlink and site delete', () => {
 describe('tokens', () => {
   it("appear in no answer and no line of the server's output", () => {
     expect(google.issued.length).toBeGreaterThan(4);
+    expect(output.length).toBeGreaterThan(0);
     const all = [...answers, ...output].join('\n');
     for (const t of google.issued) expect(all.includes(t), 'a token was leaked').toBe(false);
   });
