@@ -209,7 +209,7 @@ export function SearchView({ hostname }: { hostname: string }) {
           <LinkPanel hostname={hostname} link={s.link} reload={stats.reload} />
           {s.link?.property && (
             <label class="inline-form">
-              Period
+              Period{' '}
               <select value={days} onChange={(e) => setDays(Number((e.target as HTMLSelectElement).value))}>
                 {PERIODS.map((p) => (
                   <option key={p.days} value={p.days}>
@@ -219,7 +219,7 @@ export function SearchView({ hostname }: { hostname: string }) {
               </select>
             </label>
           )}
-          {(s.link?.property || s.series.length > 0) && <SearchFigures hostname={hostname} days={days} stats={s} />}
+          {(s.link?.property || s.series.length > 0) && <SearchFigures key={s.link?.last_sync_at ?? ''} hostname={hostname} days={days} stats={s} />}
         </>
       )}
     </Load>
