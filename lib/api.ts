@@ -31,6 +31,7 @@ import { SITE_FIELDS } from '#adapters/dynamodb/registry-items.ts';
 import { alarmOnAny } from './alarms.ts';
 import { metricNamespace } from './clickhouse.ts';
 import { grantUnderCredentialContext } from './imports.ts';
+import { googleEnvironment, grantUnderSearchConsoleContext } from './search-console.ts';
 import { parsePublicUrls } from '#platform/config.ts';
 import { NodeFunction } from './node-function.ts';
 import { KEY_ATTRIBUTES, KEY_LOOKUP, KEY_LOOKUP_AND_TOUCH, KEY_PATTERNS, grantTableRules, type TableRule } from './table-access.ts';
@@ -44,15 +45,16 @@ export interface GroupAccess {
   /** May send rows to the event queue (EVENT_QUEUE_URL). */
   eventQueue: boolean;
   /** The event store: the event writer alone writes it, so HTTP groups read at most (with the reader's credentials). */
-  eventStore: 'none' | 'read';
+  eventStore: 'none' | 'read' | 'read-write';
   /** May send chunk messages to the import queue (IMPORT_QUEUE_URL). */
   importQueue: boolean;
   /**
    * The import credential key (IMPORT_KMS_KEY_ID): `seal` is kms:GenerateDataKey only, a
    * fresh data key per sealed API key, under a credential's encryption context (site and job).
-   * Opening (kms:Decrypt) is the import worker's alone.
+   * Opening (kms:Decrypt) is the import worker's alone. `search-console`: GenerateDataKey and
+   * Decrypt only under a Search Console token's context (lib/search-console.ts).
    */
-  importKey: 'none' | 'seal';
+  importKey: 'none' | 'seal' | 'search-console';
   /** Gets the built latest.js inlined at bundling time. */
   tracker: boolean;
   /** Gets the OpenAPI document inlined at bundling time. */
@@ -238,7 +240,9 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
       { keys: [sitesOf], actions: ['Query'], index: true },
       KEY_LOOKUP_AND_TOUCH,
     ],
-    eventStore: 'read',
+    // The sync writes the Search Console table; tokens are sealed and opened under their own KMS context.
+    eventStore: 'read-write',
+    importKey: 'search-console',
     callers: true,
     timeoutSeconds: 28,
   },
@@ -395,6 +399,7 @@ export class Api extends Construct {
       if (access.eventStore !== 'none') Object.assign(environment, props.eventStore.environment(access.eventStore));
       if (access.importQueue) environment.IMPORT_QUEUE_URL = props.importQueue.queueUrl;
       if (access.importKey !== 'none') environment.IMPORT_KMS_KEY_ID = props.importKey.keyArn;
+      if (access.importKey === 'search-console') Object.assign(environment, googleEnvironment(this));
       if (access.icons) environment.ICON_BUCKET = props.iconBucket.bucketName;
       if (access.ingestsApiRequests && !props.eventStore.keepsApiRequests) environment.API_REQUESTS = 'off';
       if (access.mail) Object.assign(environment, mailEnvironment(props.mail ?? null));
@@ -414,6 +419,7 @@ export class Api extends Construct {
       if (access.eventStore !== 'none') props.eventStore.grant(fn, access.eventStore);
       if (access.importQueue) props.importQueue.grantSendMessages(fn);
       if (access.importKey === 'seal') grantUnderCredentialContext(props.importKey, fn, 'kms:GenerateDataKey');
+      if (access.importKey === 'search-console') grantUnderSearchConsoleContext(props.importKey, fn, ['kms:GenerateDataKey', 'kms:Decrypt']);
       if (access.icons) {
         props.iconBucket.grantRead(fn, 'icons/*');
         props.iconBucket.grantPut(fn, 'icons/*');

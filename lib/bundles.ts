@@ -10,6 +10,7 @@ import { EMBED_ENTRY, SESSION_ENTRY, embedDefines } from './dashboard-edge.ts';
 import { EVENT_WRITER_ENTRY } from './event-writer.ts';
 import { IMPORT_WORKER_ENTRY } from './imports.ts';
 import { ALERT_CHECKS_ENTRY, DIGEST_SENDS_ENTRY, ROTATE_SALTS_ENTRY } from './schedules.ts';
+import { SEARCH_SYNC_ENTRY } from './search-console.ts';
 
 const KiB = 1024;
 
@@ -52,5 +53,6 @@ export function lambdaBundles(texts: { trackerScript: string; apiDocument: strin
     { name: 'schedule/rotate-salts', entry: ROTATE_SALTS_ENTRY, define: {}, budget: null, sourceMaps: true },
     { name: 'schedule/alert-checks', entry: ALERT_CHECKS_ENTRY, define: {}, budget: null, sourceMaps: true },
     { name: 'schedule/digest-sends', entry: DIGEST_SENDS_ENTRY, define: {}, budget: null, sourceMaps: true },
+    { name: 'schedule/search-console-sync', entry: SEARCH_SYNC_ENTRY, define: {}, budget: null, sourceMaps: true },
   ];
 }
