@@ -62,7 +62,7 @@ export class SearchConsoleSync extends Construct {
 
   constructor(scope: Construct, id: string, props: SearchSyncProps) {
     super(scope, id);
-    this.function = new NodeFunction(this, 'Function', {
+    this.function = new NodeFunction(this, 'SearchConsoleSyncFunction', {
       entry: SEARCH_SYNC_ENTRY,
       description: 'tinytrack worker: pull every linked site’s Search Console days since its last sync',
       timeout: Duration.minutes(15),
