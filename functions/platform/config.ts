@@ -1,6 +1,7 @@
 /** Runtime configuration, parsed once from the environment into a frozen, typed object. */
 // zod/mini: the same schemas, tree-shaken, so every Lambda bundle stays small.
 import * as z from 'zod/mini';
+import type { GoogleSettings } from '#ports/search-console.ts';
 
 const flag = () => z._default(z.enum(['0', '1', '']), '0');
 
@@ -124,16 +125,7 @@ export interface Config {
   /** AWS: the OpenAPI document as JSON text (locally it is built on first use). */
   openApiJson: string | null;
   /** Search Console: Google's OAuth client and endpoints (GOOGLE_*); the client id null when not set up. */
-  google: {
-    clientId: string | null;
-    clientSecret: string | null;
-    redirectUri: string | null;
-    authUrl: string;
-    tokenUrl: string;
-    revokeUrl: string;
-    apiUrl: string;
-    retryBaseMs: number;
-  };
+  google: GoogleSettings;
 }
 
 /** The variables behind the settings an entry may require (`required`), as the operator sets them. */

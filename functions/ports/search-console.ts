@@ -102,6 +102,19 @@ export interface GoogleProperty {
   permissionLevel: string;
 }
 
+/** Google's OAuth client and base URLs (GOOGLE_*, functions/platform/config.ts); the client null when not set up. */
+export interface GoogleSettings {
+  clientId: string | null;
+  clientSecret: string | null;
+  redirectUri: string | null;
+  authUrl: string;
+  tokenUrl: string;
+  revokeUrl: string;
+  apiUrl: string;
+  /** The first wait after a 429 or a 5xx, doubling. */
+  retryBaseMs: number;
+}
+
 /** Google's OAuth and Search Console APIs; failures are GoogleApiError (never carrying a token). */
 export interface GoogleSearchClient {
   readonly configured: boolean;

@@ -14,13 +14,12 @@ import {
   GoogleQuotaError,
   GoogleUnavailableError,
 } from '#domain/errors.ts';
-import type { Config } from '#platform/config.ts';
-import type { GoogleProperty, GoogleSearchClient, GoogleSearchRow } from '#ports/search-console.ts';
+import type { GoogleProperty, GoogleSearchClient, GoogleSearchRow, GoogleSettings } from '#ports/search-console.ts';
 
 export const SEARCH_CONSOLE_SCOPE = 'https://www.googleapis.com/auth/webmasters.readonly';
 
 /** Google's OAuth client and base URLs (GOOGLE_*); `retryBaseMs` is the first wait after a 429 or 5xx, doubling, for at most `attempts` tries. */
-export type GoogleEndpoints = Config['google'] & { attempts?: number };
+export type GoogleEndpoints = GoogleSettings & { attempts?: number };
 
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
