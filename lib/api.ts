@@ -71,6 +71,8 @@ export interface GroupAccess {
   timeoutSeconds: number;
   /** Takes API requests (POST /api/ingest): told whether the event store keeps them (API_REQUESTS=off on Timestream). */
   ingestsApiRequests?: boolean;
+  /** Its event store table is ClickHouse's alone (Search Console): no event store access on Timestream. */
+  clickhouseOnly?: boolean;
   /** Sends mail (alert test sends): MAIL_FROM and ses:SendEmail on the configured identity (lib/mail.ts). */
   mail?: boolean;
   /**
@@ -242,6 +244,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     ],
     // The sync writes the Search Console table; tokens are sealed and opened under their own KMS context.
     eventStore: 'read-write',
+    clickhouseOnly: true,
     importKey: 'search-console',
     callers: true,
     timeoutSeconds: 28,
@@ -395,8 +398,9 @@ export class Api extends Construct {
       const access = GROUP_ACCESS[group] as GroupAccess | undefined;
       if (!access) throw new Error(`lib/api.ts has no access settings for route group "${group}"`);
       const environment: Record<string, string> = { TABLE_NAME: props.table.tableName, ...(access.callers ? props.authEnvironment : {}) };
+      const eventStore = access.clickhouseOnly && !props.eventStore.keepsApiRequests ? 'none' : access.eventStore;
       if (access.eventQueue) environment.EVENT_QUEUE_URL = props.eventQueue.queueUrl;
-      if (access.eventStore !== 'none') Object.assign(environment, props.eventStore.environment(access.eventStore));
+      if (eventStore !== 'none') Object.assign(environment, props.eventStore.environment(eventStore));
       if (access.importQueue) environment.IMPORT_QUEUE_URL = props.importQueue.queueUrl;
       if (access.importKey !== 'none') environment.IMPORT_KMS_KEY_ID = props.importKey.keyArn;
       if (access.importKey === 'search-console') Object.assign(environment, googleEnvironment(this));
@@ -416,7 +420,7 @@ export class Api extends Construct {
       grantTableRules(props.table, fn, access.table);
       if (access.mail) grantSendMail(fn, props.mail ?? null, this);
       if (access.eventQueue) props.eventQueue.grantSendMessages(fn);
-      if (access.eventStore !== 'none') props.eventStore.grant(fn, access.eventStore);
+      if (eventStore !== 'none') props.eventStore.grant(fn, eventStore);
       if (access.importQueue) props.importQueue.grantSendMessages(fn);
       if (access.importKey === 'seal') grantUnderCredentialContext(props.importKey, fn, 'kms:GenerateDataKey');
       if (access.importKey === 'search-console') grantUnderSearchConsoleContext(props.importKey, fn, ['kms:GenerateDataKey', 'kms:Decrypt']);
