@@ -31,6 +31,7 @@ import { SITE_FIELDS } from '#adapters/dynamodb/registry-items.ts';
 import { alarmOnAny } from './alarms.ts';
 import { metricNamespace } from './clickhouse.ts';
 import { grantUnderCredentialContext } from './imports.ts';
+import { googleEnvironment, grantUnderSearchConsoleContext } from './search-console.ts';
 import { parsePublicUrls } from '#platform/config.ts';
 import { NodeFunction } from './node-function.ts';
 import { KEY_ATTRIBUTES, KEY_LOOKUP, KEY_LOOKUP_AND_TOUCH, KEY_PATTERNS, grantTableRules, type TableRule } from './table-access.ts';
@@ -44,15 +45,16 @@ export interface GroupAccess {
   /** May send rows to the event queue (EVENT_QUEUE_URL). */
   eventQueue: boolean;
   /** The event store: the event writer alone writes it, so HTTP groups read at most (with the reader's credentials). */
-  eventStore: 'none' | 'read';
+  eventStore: 'none' | 'read' | 'read-write';
   /** May send chunk messages to the import queue (IMPORT_QUEUE_URL). */
   importQueue: boolean;
   /**
    * The import credential key (IMPORT_KMS_KEY_ID): `seal` is kms:GenerateDataKey only, a
    * fresh data key per sealed API key, under a credential's encryption context (site and job).
-   * Opening (kms:Decrypt) is the import worker's alone.
+   * Opening (kms:Decrypt) is the import worker's alone. `search-console`: GenerateDataKey and
+   * Decrypt only under a Search Console token's context (lib/search-console.ts).
    */
-  importKey: 'none' | 'seal';
+  importKey: 'none' | 'seal' | 'search-console';
   /** Gets the built latest.js inlined at bundling time. */
   tracker: boolean;
   /** Gets the OpenAPI document inlined at bundling time. */
@@ -69,6 +71,8 @@ export interface GroupAccess {
   timeoutSeconds: number;
   /** Takes API requests (POST /api/ingest): told whether the event store keeps them (API_REQUESTS=off on Timestream). */
   ingestsApiRequests?: boolean;
+  /** Its event store table is ClickHouse's alone (Search Console): no event store access on Timestream. */
+  clickhouseOnly?: boolean;
   /** Sends mail (alert test sends): MAIL_FROM and ses:SendEmail on the configured identity (lib/mail.ts). */
   mail?: boolean;
   /**
@@ -95,7 +99,7 @@ const NOTHING: GroupAccess = {
   timeoutSeconds: 10,
 };
 
-const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysOf, siteApiKeyHash, unsubscribeSecret, liveTicket, liveSlots, shareSlug, shareSecret } = KEY_PATTERNS;
+const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysOf, siteApiKeyHash, unsubscribeSecret, liveTicket, liveSlots, shareSlug, shareSecret, oauthState } = KEY_PATTERNS;
 
 /** Share links (issue 40, part 5): a link by its slug's hash, and the grants' secret (made by the first to need it). */
 const SHARE_LOOKUP: readonly TableRule[] = [
@@ -227,6 +231,23 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     callers: true,
     streaming: true,
     timeoutSeconds: 900,
+  },
+  // Search Console (issue 41): the link (with its sealed refresh token) under the site, consent states by their hash
+  // (put, then taken by a conditional delete). Reads the event store's figures; Google is reached over the internet.
+  search: {
+    ...NOTHING,
+    table: [
+      { keys: [site], actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+      { keys: [oauthState], actions: ['PutItem', 'DeleteItem'] },
+      { keys: [sitesOf], actions: ['Query'], index: true },
+      KEY_LOOKUP_AND_TOUCH,
+    ],
+    // The sync writes the Search Console table; tokens are sealed and opened under their own KMS context.
+    eventStore: 'read-write',
+    clickhouseOnly: true,
+    importKey: 'search-console',
+    callers: true,
+    timeoutSeconds: 28,
   },
   // Jobs, locks and sealed credentials under the site, the owner's daily slots; seals API keys
   // (create, retry with a new key) and queues chunks. It never opens a sealed key nor touches the
@@ -377,10 +398,12 @@ export class Api extends Construct {
       const access = GROUP_ACCESS[group] as GroupAccess | undefined;
       if (!access) throw new Error(`lib/api.ts has no access settings for route group "${group}"`);
       const environment: Record<string, string> = { TABLE_NAME: props.table.tableName, ...(access.callers ? props.authEnvironment : {}) };
+      const eventStore = access.clickhouseOnly && !props.eventStore.keepsApiRequests ? 'none' : access.eventStore;
       if (access.eventQueue) environment.EVENT_QUEUE_URL = props.eventQueue.queueUrl;
-      if (access.eventStore !== 'none') Object.assign(environment, props.eventStore.environment(access.eventStore));
+      if (eventStore !== 'none') Object.assign(environment, props.eventStore.environment(eventStore));
       if (access.importQueue) environment.IMPORT_QUEUE_URL = props.importQueue.queueUrl;
       if (access.importKey !== 'none') environment.IMPORT_KMS_KEY_ID = props.importKey.keyArn;
+      if (access.importKey === 'search-console') Object.assign(environment, googleEnvironment(this));
       if (access.icons) environment.ICON_BUCKET = props.iconBucket.bucketName;
       if (access.ingestsApiRequests && !props.eventStore.keepsApiRequests) environment.API_REQUESTS = 'off';
       if (access.mail) Object.assign(environment, mailEnvironment(props.mail ?? null));
@@ -397,9 +420,10 @@ export class Api extends Construct {
       grantTableRules(props.table, fn, access.table);
       if (access.mail) grantSendMail(fn, props.mail ?? null, this);
       if (access.eventQueue) props.eventQueue.grantSendMessages(fn);
-      if (access.eventStore !== 'none') props.eventStore.grant(fn, access.eventStore);
+      if (eventStore !== 'none') props.eventStore.grant(fn, eventStore);
       if (access.importQueue) props.importQueue.grantSendMessages(fn);
       if (access.importKey === 'seal') grantUnderCredentialContext(props.importKey, fn, 'kms:GenerateDataKey');
+      if (access.importKey === 'search-console') grantUnderSearchConsoleContext(props.importKey, fn, ['kms:GenerateDataKey', 'kms:Decrypt']);
       if (access.icons) {
         props.iconBucket.grantRead(fn, 'icons/*');
         props.iconBucket.grantPut(fn, 'icons/*');

@@ -52,6 +52,10 @@ export const KEY_PATTERNS = {
   shareSecret: keys.shareSecret.pk,
   /** An account's live stream slots */
   liveSlots: keys.liveSlot('*', 0).pk,
+  /** Search Console consent states, by their hash */
+  oauthState: keys.oauthState('*').pk,
+  /** gsi1: the sites linked to Search Console */
+  searchLinks: keys.searchLinks,
 } as const;
 
 export type DynamoAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'BatchWriteItem';

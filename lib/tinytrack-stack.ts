@@ -28,6 +28,7 @@ import { EventWriter } from './event-writer.ts';
 import { Imports } from './imports.ts';
 import { WorkQueue } from './queues.ts';
 import { Schedules } from './schedules.ts';
+import { SearchConsoleSync } from './search-console.ts';
 import { mailFromContext } from './mail.ts';
 import { Storage } from './storage.ts';
 import { Timestream } from './timestream.ts';
@@ -49,6 +50,8 @@ export class TinytrackStack extends Stack {
   readonly imports: Imports;
   readonly api: Api;
   readonly schedules: Schedules;
+  /** The daily Search Console sync; none on Timestream (frozen: no Search Console table). */
+  readonly searchSync: SearchConsoleSync | null;
   readonly alarms: Alarms;
   /** Unset with `-c dashboard=false`. */
   readonly dashboard?: Dashboard;
@@ -104,10 +107,11 @@ export class TinytrackStack extends Stack {
       mail,
     });
     this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, eventStore: this.eventStore, mail });
+    this.searchSync = this.eventStore instanceof ClickHouse ? new SearchConsoleSync(this, 'SearchConsoleSync', { table: this.storage.table, eventStore: this.eventStore, key: this.imports.key }) : null;
     if (this.eventStore instanceof ClickHouse) {
       // Every function that talks to ClickHouse feeds its failures into one alarm.
       const readers = [...this.api.functions].filter(([group]) => GROUP_ACCESS[group].eventStore !== 'none').map(([, fn]) => fn);
-      for (const fn of [this.writer.function, this.imports.worker, this.schedules.alertChecks, this.schedules.digestSends, ...readers]) this.eventStore.watch(fn);
+      for (const fn of [this.writer.function, this.imports.worker, this.schedules.alertChecks, this.schedules.digestSends, ...(this.searchSync ? [this.searchSync.function] : []), ...readers]) this.eventStore.watch(fn);
     }
     if (dashboard) {
       this.dashboardEdge = new DashboardEdgeFunctions(this, 'DashboardEdge', {

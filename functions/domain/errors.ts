@@ -105,6 +105,16 @@ export const MailNotConfiguredError = refusal('MailNotConfiguredError', 'not_imp
 export const StoreUnavailableError = refusal('StoreUnavailableError', 'unavailable', 'service unavailable, retry later', 1);
 /** A report the deployment's event store does not answer: Timestream is frozen at the first slice's reports (README, deploy). */
 export const NotAvailableOnStoreError = refusal('NotAvailableOnStoreError', 'not_implemented', 'not available with the Timestream event store');
+// Search Console (issue 41): the consent flow, the link and Google's answers (functions/adapters/google/).
+export const GoogleNotConfiguredError = refusal('GoogleNotConfiguredError', 'not_implemented', 'Google sign-in is not configured on this deployment');
+export const OAuthStateError = refusal('OAuthStateError', 'invalid', 'the Google sign-in expired or was already used: start again');
+export const SearchNotLinkedError = refusal('SearchNotLinkedError', 'conflict', 'Search Console is not linked to this site');
+export const NoSearchPropertyError = refusal('NoSearchPropertyError', 'conflict', 'choose a Search Console property first');
+export const UnknownSearchPropertyError = refusal('UnknownSearchPropertyError', 'invalid', 'the Google account has no such Search Console property');
+export const GoogleGrantRevokedError = refusal('GoogleGrantRevokedError', 'conflict', 'the Google grant was revoked or has expired: link Search Console again');
+export const GoogleQuotaError = refusal('GoogleQuotaError', 'rate_limited', 'the Search Console quota is used up, retry later');
+export const GooglePermissionError = refusal('GooglePermissionError', 'forbidden', 'the Google account cannot read this Search Console property');
+export const GoogleUnavailableError = refusal('GoogleUnavailableError', 'unavailable', 'Google did not answer, retry later');
 /** Anything unexpected: its details go to the log, never to the caller. */
 export const InternalError = refusal('InternalError', 'internal', 'internal error');
 
@@ -160,6 +170,15 @@ export const FIXED_REFUSALS: readonly FixedRefusal[] = [
   MailNotConfiguredError,
   StoreUnavailableError,
   NotAvailableOnStoreError,
+  GoogleNotConfiguredError,
+  OAuthStateError,
+  SearchNotLinkedError,
+  NoSearchPropertyError,
+  UnknownSearchPropertyError,
+  GoogleGrantRevokedError,
+  GoogleQuotaError,
+  GooglePermissionError,
+  GoogleUnavailableError,
   InternalError,
 ];
 

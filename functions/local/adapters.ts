@@ -35,6 +35,7 @@ import { eventRowBytes, type EventRow } from '#domain/rows/event-row.ts';
 import type { EventStore } from '#ports/event-store.ts';
 import type { ImportChunkMessage } from '#ports/import-jobs.ts';
 import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
+import { FetchGoogleSearchClient } from '#adapters/google/google-search-client.ts';
 import { LocalSecretBox } from '#adapters/local-secret-box/local-secret-box.ts';
 import { createImportWorker, type ImportWorker } from '#workers/import-worker.ts';
 import { systemTimers, type Timers } from '#workers/rotate-salts.ts';
@@ -187,9 +188,12 @@ export interface LocalRuntimeOptions {
   streamTimers?: Timers;
 }
 
-/** Imports on one machine: credentials sealed under a key file in DATA_DIR; chunks through an in-process queue to the worker. */
-function localImports(config: Readonly<Config>, dataDir: string, store: LocalStore, { events, ledger }: LocalEvents, clock: Clock) {
+/** Imports and Search Console on one machine: credentials sealed under a key file in DATA_DIR; chunks through an in-process queue to the worker. */
+function localImports(config: Readonly<Config>, dataDir: string, store: LocalStore, { events, ledger, searchStats }: LocalEvents, clock: Clock) {
   const imports = {
+    // Search Console (issue 41): its refresh tokens are sealed in the same box.
+    google: new FetchGoogleSearchClient(config.google),
+    searchStats,
     importJobs: new DynamoImportJobs(store.client, config.tableName),
     secrets: LocalSecretBox.open(dataDir),
     importSource: importSourceFor(config, { backoff: { baseMs: config.importRetryBaseMs, maxMs: 30_000 }, parseInWorkers: true }),

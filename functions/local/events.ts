@@ -16,6 +16,9 @@ import type { EventStore } from '#ports/event-store.ts';
 import type { ApiRequestStore } from '#ports/api-request-store.ts';
 import { ClickHouseApiRequests } from '#adapters/clickhouse/clickhouse-api-requests.ts';
 import { DuckDbApiRequests } from '#adapters/duckdb/duckdb-api-requests.ts';
+import { DuckDbSearchStats } from '#adapters/duckdb/duckdb-search-console.ts';
+import { ClickHouseSearchStats } from '#adapters/clickhouse/clickhouse-search-console.ts';
+import type { SearchStatsStore } from '#ports/search-console.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 import type { RegistrationsOf } from '#adapters/duckdb/migrations.ts';
@@ -28,6 +31,8 @@ export interface LocalEvents {
   ledger: ImportLedger;
   /** The API-requests series (POST /api/ingest, the API reports, the alert checks). */
   apiRequests: ApiRequestStore;
+  /** Search Console figures (issue 41). */
+  searchStats: SearchStatsStore;
   /** The embedded store when it is the one in use (tests and admin commands read it directly); null on ClickHouse. */
   duckdb: DuckDbEventStore | null;
   close(): Promise<void>;
@@ -41,21 +46,25 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
       reports: new ClickHouseReportStore(events, { log }),
       ledger: new ClickHouseImportLedger(events),
       apiRequests: new ClickHouseApiRequests(events.executor, events.database),
+      searchStats: await ClickHouseSearchStats.open(events.executor, events.database),
       duckdb: null,
       close: () => events.close(),
     };
   }
   const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { log, registrationsOf, indexBytes: config.eventIndexBytes });
   const apiRequests = await DuckDbApiRequests.open(events);
+  const searchStats = await DuckDbSearchStats.open(events);
   return {
     events,
     // Reports read through the event store's pooled reader connections.
     reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }, events, Date.now, log),
     ledger: new DuckDbImportLedger(events),
     apiRequests,
+    searchStats,
     duckdb: events,
     close: async () => {
       await apiRequests.close();
+      await searchStats.close();
       await events.close();
     },
   };

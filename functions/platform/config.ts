@@ -1,6 +1,7 @@
 /** Runtime configuration, parsed once from the environment into a frozen, typed object. */
 // zod/mini: the same schemas, tree-shaken, so every Lambda bundle stays small.
 import * as z from 'zod/mini';
+import type { GoogleSettings } from '#ports/search-console.ts';
 
 const flag = () => z._default(z.enum(['0', '1', '']), '0');
 
@@ -56,6 +57,15 @@ const Env = z.object({
   TT_TRACKER_JS: z.optional(z.string()),
   // AWS: the OpenAPI document as JSON, inlined into the meta group's bundle (lambdaEnv).
   TT_OPENAPI_JSON: z.optional(z.string()),
+  // Search Console (issue 41): the OAuth client, where Google sends the consent back (a dashboard page), Google's base URLs.
+  GOOGLE_CLIENT_ID: z.optional(z.string()),
+  GOOGLE_CLIENT_SECRET: z.optional(z.string()),
+  GOOGLE_REDIRECT_URI: z.optional(z.url()),
+  GOOGLE_AUTH_URL: z._default(z.url(), 'https://accounts.google.com/o/oauth2/v2/auth'),
+  GOOGLE_TOKEN_URL: z._default(z.url(), 'https://oauth2.googleapis.com/token'),
+  GOOGLE_REVOKE_URL: z._default(z.url(), 'https://oauth2.googleapis.com/revoke'),
+  GOOGLE_API_URL: z._default(z.url(), 'https://www.googleapis.com'),
+  GOOGLE_RETRY_BASE_MS: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 2_000),
 });
 
 export interface Config {
@@ -114,6 +124,8 @@ export interface Config {
   trackerScript: string | null;
   /** AWS: the OpenAPI document as JSON text (locally it is built on first use). */
   openApiJson: string | null;
+  /** Search Console: Google's OAuth client and endpoints (GOOGLE_*); the client id null when not set up. */
+  google: GoogleSettings;
 }
 
 /** The variables behind the settings an entry may require (`required`), as the operator sets them. */
@@ -173,6 +185,8 @@ export function parsePublicUrls(value: string): string[] {
   return urls;
 }
 
+const redirectDefault = (origin: string | undefined) => (origin ? `${origin.replace(/\/$/, '')}/account` : null);
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const parsed = Env.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
   if (!parsed.success) {
@@ -222,5 +236,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     clickhouse: e.CLICKHOUSE_URL ? { url: e.CLICKHOUSE_URL, user: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE } : null,
     trackerScript: e.TT_TRACKER_JS ?? null,
     openApiJson: e.TT_OPENAPI_JSON ?? null,
+    google: {
+      clientId: e.GOOGLE_CLIENT_ID ?? null,
+      clientSecret: e.GOOGLE_CLIENT_SECRET ?? null,
+      // Default: the dashboard's account page, which finishes the consent (GET /api/import-oauth/google/callback).
+      redirectUri: e.GOOGLE_REDIRECT_URI ?? redirectDefault(e.DASHBOARD_ORIGIN ?? e.PUBLIC_URL?.split(',')[0]?.trim()),
+      authUrl: e.GOOGLE_AUTH_URL,
+      tokenUrl: e.GOOGLE_TOKEN_URL,
+      revokeUrl: e.GOOGLE_REVOKE_URL,
+      apiUrl: e.GOOGLE_API_URL.replace(/\/$/, ''),
+      retryBaseMs: e.GOOGLE_RETRY_BASE_MS,
+    },
   });
 }

@@ -113,7 +113,7 @@ describe('TinytrackStack', () => {
       }
     });
 
-    it('gives the HTTP functions 512 MB and 10 s, imports (its 20 s credential test) and digests (a workspace preview reads every site) 28 s under API Gateway’s 30 s, the live stream 15 minutes', () => {
+    it('gives the HTTP functions 512 MB and 10 s, imports (its 20 s credential test) and digests (a workspace preview reads every site) and search (a sync in the request) 28 s under API Gateway’s 30 s, the live stream 15 minutes', () => {
       for (const [group, id] of fnIdOf) {
         const fn = functions[id] as Resource;
         expect(fn.Properties.MemorySize, group).toBe(512);
@@ -124,7 +124,7 @@ describe('TinytrackStack', () => {
           expect(LIVE_CADENCE.maxMs).toBeLessThan(900_000);
           continue;
         }
-        expect(fn.Properties.Timeout, group).toBe(group === 'imports' || group === 'digests' ? 28 : 10);
+        expect(fn.Properties.Timeout, group).toBe(group === 'imports' || group === 'digests' || group === 'search' ? 28 : 10);
         expect(fn.Properties.Timeout, group).toBeLessThan(30);
       }
     });

@@ -49,6 +49,11 @@ export const keys = {
   loginLink: (codeHash: string) => ({ pk: `LOGIN#${codeHash}`, sk: 'LOGIN' }),
   // Local dashboard sessions (functions/adapters/dynamodb/login-links.ts): one item per session, by its id's hash.
   dashboardSession: (idHash: string) => ({ pk: `SESSION#${idHash}`, sk: 'SESSION' }),
+  // Search Console (functions/adapters/dynamodb/search-links.ts): the link under the site, so a delete or a move
+  // removes it and its sealed token; linked sites listed on gsi1 for the daily sync; consent states by their hash.
+  searchLink: (hostname: string) => ({ pk: `SITE#${hostname}`, sk: 'GSC' }),
+  searchLinks: 'GSC_LINKS',
+  oauthState: (stateHash: string) => ({ pk: `OAUTHSTATE#${stateHash}`, sk: 'OAUTHSTATE' }),
   // The live stream (functions/adapters/dynamodb/live-streams.ts): tickets by their hash, an account's stream slots.
   liveTicket: (ticketHash: string) => ({ pk: `LIVETICKET#${ticketHash}`, sk: 'LIVETICKET' }),
   liveSlot: (uid: string, slot: number) => ({ pk: `LIVE#${uid}`, sk: `SLOT#${slot}` }),

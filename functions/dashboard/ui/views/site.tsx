@@ -9,13 +9,14 @@ import { ApiView } from './api.tsx';
 import { OverviewView } from './overview.tsx';
 import { GoalsView } from './goals.tsx';
 import { RetentionView } from './retention.tsx';
+import { SearchView } from './search.tsx';
 import { SettingsView } from './settings.tsx';
 import { SiteIcon, type SiteInfo } from './sites.tsx';
 import { SiteSwitcher } from '../components/site-switcher.tsx';
 import { ReportShortcuts } from '../components/shortcuts.tsx';
 import { UntilFirstPageview } from './waiting.tsx';
 
-const TAB_LABELS: Record<SiteTab, string> = { overview: 'Overview', goals: 'Goals', retention: 'Retention', api: 'API', imports: 'Imports', settings: 'Settings' };
+const TAB_LABELS: Record<SiteTab, string> = { overview: 'Overview', goals: 'Goals', retention: 'Retention', search: 'Search', api: 'API', imports: 'Imports', settings: 'Settings' };
 /** An API site has no web reports nor imports: its overview is the API view. */
 const API_SITE_TABS: readonly SiteTab[] = ['api', 'settings'];
 /** Tabs whose reports take the period and filters: the keyboard shortcuts work there. */
@@ -101,6 +102,8 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
               <GoalsView hostname={hostname} state={state} setState={setState} />
             ) : tab === 'retention' ? (
               <RetentionView hostname={hostname} state={state} setState={setState} signedIn />
+            ) : tab === 'search' ? (
+              <SearchView hostname={hostname} />
             ) : tab === 'api' ? (
               <ApiView hostname={hostname} state={state} setState={setState} search={search} />
             ) : tab === 'imports' ? (
