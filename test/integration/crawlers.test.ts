@@ -6,7 +6,7 @@
  * removing the link with its sealed token. Every response body and the
  * server's output are searched for the Cloudflare tokens used: none appears.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type Response, type TestService } from '../support/local-node.ts';
 import { startFakeCloudflare, type FakeCloudflare } from '../support/fake-cloudflare.ts';
 
@@ -27,8 +27,6 @@ let owner: string;
 let site: string;
 const bodies: string[] = [];
 const output: string[] = [];
-const write = process.stdout.write.bind(process.stdout);
-const writeErr = process.stderr.write.bind(process.stderr);
 
 async function req(method: string, path: string, options: Parameters<TestService['req']>[2] = {}): Promise<Response> {
   const r = await svc.req(method, path, options);
@@ -39,13 +37,10 @@ const link = (hostname: string, body: unknown) => req('POST', `/api/sites/${host
 const stats = (query = '') => req('GET', `/api/sites/${site}/crawlers?from=${Math.floor((Date.now() - 48 * H) / 1000)}${query}`, { token: owner });
 
 beforeAll(async () => {
-  const capture = (into: string[], original: typeof write) =>
-    ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      into.push(String(chunk));
-      return (original as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof process.stdout.write;
-  process.stdout.write = capture(output, write);
-  process.stderr.write = capture(output, writeErr);
+  // The server's log lines (functions/platform/log.ts writes them through console).
+  for (const level of ['log', 'error', 'warn', 'info'] as const) {
+    vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void output.push(args.map(String).join(' ')));
+  }
   cf = await startFakeCloudflare();
   cf.addToken(TOKEN, [ZONE]);
   cf.addToken(OTHER_TOKEN, [FOREIGN]);
@@ -62,8 +57,7 @@ beforeAll(async () => {
   site = await svc.site(owner, { prefix: 'crawled' });
 });
 afterAll(async () => {
-  process.stdout.write = write;
-  process.stderr.write = writeErr;
+  vi.restoreAllMocks();
   await svc.stop();
   await cf.stop();
 });
