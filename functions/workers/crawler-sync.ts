@@ -11,6 +11,7 @@ import { CloudflareError, type CloudflareClient } from '#ports/cloudflare.ts';
 import type { CrawlerHitStore } from '#ports/crawler-hits.ts';
 import type { CrawlerLinkRecord, CrawlerLinks, CrawlerSyncResult } from '#ports/crawler-links.ts';
 import type { SecretBox, SecretContext } from '#ports/secret-box.ts';
+import type { ScheduledJob } from '#ports/scheduler.ts';
 import { log } from '#platform/log.ts';
 
 export interface CrawlerSyncDeps {
@@ -44,6 +45,9 @@ export async function syncCrawlerLink(deps: CrawlerSyncDeps, link: CrawlerLinkRe
   await deps.crawlerLinks.recordSync(link.site, link.zone_id, result);
   return result;
 }
+
+/** The hourly job (the local scheduler; on AWS the EventBridge rule's worker runs syncAllCrawlerLinks). */
+export const crawlerSyncJob = (deps: CrawlerSyncDeps): ScheduledJob => ({ name: 'crawler-sync', everyMinutes: 60, run: async () => void (await syncAllCrawlerLinks(deps)) });
 
 /** Every link, one after another (Cloudflare rate-limits per token and account). */
 export async function syncAllCrawlerLinks(deps: CrawlerSyncDeps): Promise<number> {

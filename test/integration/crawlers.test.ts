@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type Response, type TestService } from '../support/local-node.ts';
 import { startFakeCloudflare, type FakeCloudflare } from '../support/fake-cloudflare.ts';
+import { crawlerSyncJob } from '#workers/crawler-sync.ts';
 
 const TOKEN = 'cf-token-never-shown-9d2e7b4a1c';
 const OTHER_TOKEN = 'cf-token-other-zone-5b8f0e3d2a';
@@ -140,6 +141,17 @@ describe('link and sync', () => {
     expect((await stats()).json.link).toBeNull();
     const sync = await req('POST', `/api/sites/${site}/crawlers/sync`, { token: owner });
     expect([sync.status, sync.json]).toEqual([409, { error: 'no Cloudflare zone is linked to this site; link one first' }]);
+  });
+});
+
+describe('the hourly sync', () => {
+  it('reads every linked zone and records the outcome on each link', async () => {
+    const second = await svc.site(owner, { prefix: 'crawled-hourly' });
+    expect((await link(second, { token: TOKEN, zone_id: ZONE.id })).status).toBe(200);
+    await crawlerSyncJob({ ...svc.node.services, crawlerLinks: svc.node.services.registry.crawlerLinks }).run(new Date());
+    const r = await req('GET', `/api/sites/${second}/crawlers?from=${Math.floor((Date.now() - 48 * H) / 1000)}&dim=categories`, { token: owner });
+    expect(r.json.rows.map((row: { name: string; hits: number }) => [row.name, row.hits])).toEqual([['ai', 12], ['search', 2]]);
+    expect(r.json.link.last_sync_at).not.toBeNull();
   });
 });
 
