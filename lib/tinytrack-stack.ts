@@ -87,7 +87,10 @@ export class TinytrackStack extends Stack {
       maxConcurrency: guardRails.writerMaxConcurrency,
     });
     this.imports = new Imports(this, 'Imports', { table: this.storage.table, eventStore: this.eventStore, maxConcurrency: guardRails.importWorkerMaxConcurrency });
+    // Crawler hits (issue 41): the Cloudflare API's base URL (context `cloudflareApiUrl`), its public address by default.
+    const cloudflareApiUrl = (this.node.tryGetContext('cloudflareApiUrl') as string | undefined) || undefined;
     this.api = new Api(this, 'Api', {
+      cloudflareApiUrl,
       routes,
       table: this.storage.table,
       eventQueue: this.events.queue,
@@ -103,7 +106,7 @@ export class TinytrackStack extends Stack {
       publicUrls: publicUrlsFromContext(this),
       mail,
     });
-    this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, eventStore: this.eventStore, mail });
+    this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, eventStore: this.eventStore, mail, crawlerTokenKey: this.imports.key, cloudflareApiUrl });
     if (this.eventStore instanceof ClickHouse) {
       // Every function that talks to ClickHouse feeds its failures into one alarm.
       const readers = [...this.api.functions].filter(([group]) => GROUP_ACCESS[group].eventStore !== 'none').map(([, fn]) => fn);
