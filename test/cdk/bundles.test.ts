@@ -29,6 +29,7 @@ describe('Lambda bundles', () => {
       'http/goals': HTTP_GROUP_BUDGET,
       'http/live': HTTP_GROUP_BUDGET,
       'http/digests': HTTP_GROUP_BUDGET,
+      'http/crawlers': HTTP_GROUP_BUDGET,
     });
   });
 
