@@ -30,8 +30,10 @@ import type { RouteDef, RouteGroup } from '#http/routes.ts';
 import { SITE_FIELDS } from '#adapters/dynamodb/registry-items.ts';
 import { alarmOnAny } from './alarms.ts';
 import { metricNamespace } from './clickhouse.ts';
-import { grantUnderCredentialContext } from './imports.ts';
+import { CRAWLER_TOKEN_CONTEXT_KEYS, grantUnderCredentialContext } from './imports.ts';
 import { googleEnvironment, grantUnderSearchConsoleContext } from './search-console.ts';
+
+export const DEFAULT_CLOUDFLARE_API_URL = 'https://api.cloudflare.com/client/v4';
 import { parsePublicUrls } from '#platform/config.ts';
 import { NodeFunction } from './node-function.ts';
 import { KEY_ATTRIBUTES, KEY_LOOKUP, KEY_LOOKUP_AND_TOUCH, KEY_PATTERNS, grantTableRules, type TableRule } from './table-access.ts';
@@ -55,6 +57,10 @@ export interface GroupAccess {
    * Decrypt only under a Search Console token's context (lib/search-console.ts).
    */
   importKey: 'none' | 'seal' | 'search-console';
+  /** Seals and opens crawler links' Cloudflare tokens (issue 41) with the same key, only under their context (lib/imports.ts). */
+  crawlerTokens?: boolean;
+  /** Calls the Cloudflare API (CLOUDFLARE_API_URL). */
+  cloudflare?: boolean;
   /** Gets the built latest.js inlined at bundling time. */
   tracker: boolean;
   /** Gets the OpenAPI document inlined at bundling time. */
@@ -249,6 +255,18 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     callers: true,
     timeoutSeconds: 28,
   },
+  // Crawler links (issue 41): the link and its sealed token under the site; link seals the token, sync now opens it, reads
+  // Cloudflare and writes the hits (the event store's crawler table); the stats read the event store. 28 s: a sync reads up
+  // to 72 hours of the zone under API Gateway's 30 s.
+  crawlers: {
+    ...NOTHING,
+    table: [{ keys: [site], actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] }, { keys: [sitesOf], actions: ['Query'], index: true }, KEY_LOOKUP_AND_TOUCH],
+    eventStore: 'read-write',
+    crawlerTokens: true,
+    cloudflare: true,
+    callers: true,
+    timeoutSeconds: 28,
+  },
   // Jobs, locks and sealed credentials under the site, the owner's daily slots; seals API keys
   // (create, retry with a new key) and queues chunks. It never opens a sealed key nor touches the
   // event store: the import worker (lib/imports.ts) does. 28 s: create waits up to 20 s for the
@@ -298,6 +316,8 @@ export interface ApiProps {
   importKey: kms.IKey;
   /** Sites' icons. */
   iconBucket: s3.IBucket;
+  /** The Cloudflare API's base URL (context `cloudflareApiUrl`); its public address by default. */
+  cloudflareApiUrl?: string;
   /** AUTH_ISSUER, AUTH_AUDIENCE, AUTH_JWKS_URI. */
   authEnvironment: Readonly<Record<string, string>>;
   /** The built, minified latest.js (functions/tracker/build.ts). */
@@ -402,8 +422,9 @@ export class Api extends Construct {
       if (access.eventQueue) environment.EVENT_QUEUE_URL = props.eventQueue.queueUrl;
       if (eventStore !== 'none') Object.assign(environment, props.eventStore.environment(eventStore));
       if (access.importQueue) environment.IMPORT_QUEUE_URL = props.importQueue.queueUrl;
-      if (access.importKey !== 'none') environment.IMPORT_KMS_KEY_ID = props.importKey.keyArn;
+      if (access.importKey !== 'none' || access.crawlerTokens) environment.IMPORT_KMS_KEY_ID = props.importKey.keyArn;
       if (access.importKey === 'search-console') Object.assign(environment, googleEnvironment(this));
+      if (access.cloudflare) environment.CLOUDFLARE_API_URL = props.cloudflareApiUrl ?? DEFAULT_CLOUDFLARE_API_URL;
       if (access.icons) environment.ICON_BUCKET = props.iconBucket.bucketName;
       if (access.ingestsApiRequests && !props.eventStore.keepsApiRequests) environment.API_REQUESTS = 'off';
       if (access.mail) Object.assign(environment, mailEnvironment(props.mail ?? null));
@@ -424,6 +445,7 @@ export class Api extends Construct {
       if (access.importQueue) props.importQueue.grantSendMessages(fn);
       if (access.importKey === 'seal') grantUnderCredentialContext(props.importKey, fn, 'kms:GenerateDataKey');
       if (access.importKey === 'search-console') grantUnderSearchConsoleContext(props.importKey, fn, ['kms:GenerateDataKey', 'kms:Decrypt']);
+      if (access.crawlerTokens) for (const action of ['kms:GenerateDataKey', 'kms:Decrypt'] as const) grantUnderCredentialContext(props.importKey, fn, action, CRAWLER_TOKEN_CONTEXT_KEYS);
       if (access.icons) {
         props.iconBucket.grantRead(fn, 'icons/*');
         props.iconBucket.grantPut(fn, 'icons/*');

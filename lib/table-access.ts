@@ -50,6 +50,8 @@ export const KEY_PATTERNS = {
   shareSlug: keys.shareSlugHash('*'),
   /** The share links' read grants' signing secret */
   shareSecret: keys.shareSecret.pk,
+  /** gsi1: every crawler link, for the hourly sync */
+  crawlerLinks: keys.crawlerLinks,
   /** An account's live stream slots */
   liveSlots: keys.liveSlot('*', 0).pk,
   /** Search Console consent states, by their hash */

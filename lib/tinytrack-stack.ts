@@ -90,7 +90,10 @@ export class TinytrackStack extends Stack {
       maxConcurrency: guardRails.writerMaxConcurrency,
     });
     this.imports = new Imports(this, 'Imports', { table: this.storage.table, eventStore: this.eventStore, maxConcurrency: guardRails.importWorkerMaxConcurrency });
+    // Crawler hits (issue 41): the Cloudflare API's base URL (context `cloudflareApiUrl`), its public address by default.
+    const cloudflareApiUrl = (this.node.tryGetContext('cloudflareApiUrl') as string | undefined) || undefined;
     this.api = new Api(this, 'Api', {
+      cloudflareApiUrl,
       routes,
       table: this.storage.table,
       eventQueue: this.events.queue,
@@ -106,7 +109,7 @@ export class TinytrackStack extends Stack {
       publicUrls: publicUrlsFromContext(this),
       mail,
     });
-    this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, eventStore: this.eventStore, mail });
+    this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, eventStore: this.eventStore, mail, crawlerTokenKey: this.imports.key, cloudflareApiUrl });
     this.searchSync = this.eventStore instanceof ClickHouse ? new SearchConsoleSync(this, 'SearchConsoleSync', { table: this.storage.table, eventStore: this.eventStore, key: this.imports.key }) : null;
     if (this.eventStore instanceof ClickHouse) {
       // Every function that talks to ClickHouse feeds its failures into one alarm.

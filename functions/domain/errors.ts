@@ -100,6 +100,9 @@ export const SharePasswordRequiredError = refusal('SharePasswordRequiredError', 
 export const WrongSharePasswordError = refusal('WrongSharePasswordError', 'unauthenticated', 'wrong password for this share link');
 export const NoSharePasswordError = refusal('NoSharePasswordError', 'invalid', 'this share link has no password');
 /** A deployment with no sender configured (AWS without -c mailFrom): nothing can be mailed. */
+export const NoCrawlerLinkError = refusal('NoCrawlerLinkError', 'conflict', 'no Cloudflare zone is linked to this site; link one first');
+export const CloudflareTokenRequiredError = refusal('CloudflareTokenRequiredError', 'invalid', 'X-Cloudflare-Token header required');
+
 export const MailNotConfiguredError = refusal('MailNotConfiguredError', 'not_implemented', 'mail is not configured on this deployment');
 /** A store that keeps refusing for load (throttling past the SDK's retries): worth asking again shortly. */
 export const StoreUnavailableError = refusal('StoreUnavailableError', 'unavailable', 'service unavailable, retry later', 1);
@@ -167,6 +170,8 @@ export const FIXED_REFUSALS: readonly FixedRefusal[] = [
   SharePasswordRequiredError,
   WrongSharePasswordError,
   NoSharePasswordError,
+  NoCrawlerLinkError,
+  CloudflareTokenRequiredError,
   MailNotConfiguredError,
   StoreUnavailableError,
   NotAvailableOnStoreError,

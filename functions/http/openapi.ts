@@ -37,6 +37,7 @@ const TAGS: Record<RouteGroup, string> = {
   digests: 'E-mail reports of a site, report defaults and the workspace digest, mailed at 07:00 local',
   live: 'The live visitor stream (Server-Sent Events; ID token only)',
   search: 'Google Search Console: linking a property and its figures',
+  crawlers: 'AI and search crawler hits read hourly from a linked Cloudflare zone',
 };
 
 const PATH_PARAMETERS: Record<string, string> = {

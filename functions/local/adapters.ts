@@ -2,6 +2,8 @@
  * Adapters for one machine: DynamoDB code over an in-process dynalite whose
  * files live in DATA_DIR (owner-only), the local ID-token issuer, the real page checker.
  */
+import { HttpCloudflareClient } from '#adapters/cloudflare/cloudflare-client.ts';
+import type { CrawlerHitStore } from '#ports/crawler-hits.ts';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Server } from 'node:http';
@@ -243,6 +245,12 @@ async function localApiRequests(config: Readonly<Config>, dataDir: string, store
   return { apiRequestQueue, apiJournal };
 }
 
+/** Crawler hits (issue 41): the event store's table, and Cloudflare at CLOUDFLARE_API_URL. */
+const localCrawlers = (config: Readonly<Config>, local: { crawlerHits: CrawlerHitStore }) => ({
+  crawlerHits: local.crawlerHits,
+  cloudflare: new HttpCloudflareClient({ baseUrl: config.cloudflareApiUrl }),
+});
+
 /** Everything one machine needs: registry, event store, queue with its writer, tracker, identity. */
 export async function startLocalRuntime(config: Readonly<Config>, { background = true, clock = systemClock, streamTimers = systemTimers }: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const dataDir = ownDataDir(config.dataDir);
@@ -273,8 +281,8 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     reports: local.reports,
     apiRequests: local.apiRequests,
     apiRequestQueue,
-    apiRequestsAvailable: config.apiRequestsAvailable,
-    mailer: localMailer(config, dataDir),
+    ...localCrawlers(config, local),
+    apiRequestsAvailable: config.apiRequestsAvailable, mailer: localMailer(config, dataDir),
     alertsUrl: alertsUrlOf(config.publicUrls?.[0]),
     icons: new IconFiles(dataDir),
     timers: streamTimers,

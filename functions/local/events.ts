@@ -20,6 +20,9 @@ import { DuckDbSearchStats } from '#adapters/duckdb/duckdb-search-console.ts';
 import { ClickHouseSearchStats } from '#adapters/clickhouse/clickhouse-search-console.ts';
 import type { SearchStatsStore } from '#ports/search-console.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
+import type { CrawlerHitStore } from '#ports/crawler-hits.ts';
+import { ClickHouseCrawlerHits } from '#adapters/clickhouse/clickhouse-crawler-hits.ts';
+import { DuckDbCrawlerHits } from '#adapters/duckdb/duckdb-crawler-hits.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 import type { RegistrationsOf } from '#adapters/duckdb/migrations.ts';
 import type { Config } from '#platform/config.ts';
@@ -33,6 +36,8 @@ export interface LocalEvents {
   apiRequests: ApiRequestStore;
   /** Search Console figures (issue 41). */
   searchStats: SearchStatsStore;
+  /** Crawler hits from Cloudflare zones (issue 41). */
+  crawlerHits: CrawlerHitStore;
   /** The embedded store when it is the one in use (tests and admin commands read it directly); null on ClickHouse. */
   duckdb: DuckDbEventStore | null;
   close(): Promise<void>;
@@ -47,6 +52,7 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
       ledger: new ClickHouseImportLedger(events),
       apiRequests: new ClickHouseApiRequests(events.executor, events.database),
       searchStats: await ClickHouseSearchStats.open(events.executor, events.database),
+      crawlerHits: new ClickHouseCrawlerHits(events.executor, events.database),
       duckdb: null,
       close: () => events.close(),
     };
@@ -54,6 +60,7 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
   const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { log, registrationsOf, indexBytes: config.eventIndexBytes });
   const apiRequests = await DuckDbApiRequests.open(events);
   const searchStats = await DuckDbSearchStats.open(events);
+  const crawlerHits = await DuckDbCrawlerHits.open(events);
   return {
     events,
     // Reports read through the event store's pooled reader connections.
@@ -61,10 +68,12 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
     ledger: new DuckDbImportLedger(events),
     apiRequests,
     searchStats,
+    crawlerHits,
     duckdb: events,
     close: async () => {
       await apiRequests.close();
       await searchStats.close();
+      await crawlerHits.close();
       await events.close();
     },
   };

@@ -24,6 +24,8 @@ const Env = z.object({
   // Memory the event store's flag index may take, MiB (past it a day's flags are decided in SQL: slower, never wrong).
   EVENT_INDEX_MB: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 1024),
   SIMPLEANALYTICS_BASE_URL: z._default(z.string(), 'https://simpleanalytics.com'),
+  // Crawler hits (issue 41): the Cloudflare API's base (REST and GraphQL under it); tests point it at a fake.
+  CLOUDFLARE_API_URL: z._default(z.string(), 'https://api.cloudflare.com/client/v4'),
   EVENT_QUEUE_URL: z.optional(z.string()),
   API_REQUESTS: z.optional(z.enum(['on', 'off'])),
   SMTP_URL: z.optional(z.string().check(z.regex(/^smtps?:\/\//))),
@@ -88,6 +90,8 @@ export interface Config {
   durableReceipt: boolean;
   eventIndexBytes: number;
   simpleAnalyticsBaseUrl: string;
+  /** The Cloudflare API's base URL (crawler hits). */
+  cloudflareApiUrl: string;
   /** AWS: the SQS queue between collector and writer. */
   eventQueueUrl: string | null;
   /** False (API_REQUESTS=off, set by the stack on Timestream): the event store keeps no API requests, so POST /api/ingest answers 501. */
@@ -218,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     durableReceipt: e.DURABLE_RECEIPT === '1',
     eventIndexBytes: e.EVENT_INDEX_MB * 2 ** 20,
     simpleAnalyticsBaseUrl: e.SIMPLEANALYTICS_BASE_URL,
+    cloudflareApiUrl: e.CLOUDFLARE_API_URL,
     eventQueueUrl: e.EVENT_QUEUE_URL ?? null,
     apiRequestsAvailable: e.API_REQUESTS !== 'off',
     smtpUrl: e.SMTP_URL ?? null,

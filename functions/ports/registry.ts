@@ -13,6 +13,7 @@ import type { LiveStreams } from './live-streams.ts';
 import type { EmailReports } from './email-reports.ts';
 import type { ShareLinks } from './share-links.ts';
 import type { SearchLinks } from './search-console.ts';
+import type { CrawlerLinks } from './crawler-links.ts';
 
 export interface SiteRecord {
   hostname: string;
@@ -153,4 +154,6 @@ export interface Registry extends SiteRegistry, SiteClaims, ManagementKeys, Dail
   readonly shares: ShareLinks;
   /** Search Console links and their consent states (issue 41). */
   readonly searchConsole: SearchLinks;
+  /** Sites' links to a Cloudflare zone for crawler hits (issue 41). */
+  readonly crawlerLinks: CrawlerLinks;
 }

@@ -30,6 +30,7 @@ describe('Lambda bundles', () => {
       'http/search': HTTP_GROUP_BUDGET,
       'http/live': HTTP_GROUP_BUDGET,
       'http/digests': HTTP_GROUP_BUDGET,
+      'http/crawlers': HTTP_GROUP_BUDGET,
     });
   });
 

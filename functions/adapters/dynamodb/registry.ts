@@ -21,6 +21,8 @@ import { DynamoShareLinks } from './share-links.ts';
 import type { ShareLinks } from '#ports/share-links.ts';
 import { DynamoSearchLinks } from './search-links.ts';
 import type { SearchLinks } from '#ports/search-console.ts';
+import type { CrawlerLinks } from '#ports/crawler-links.ts';
+import { DynamoCrawlerLinks } from './crawler-links.ts';
 import { keys } from './table.ts';
 import type { FunnelRecord, GoalRecord, SiteRecords } from '#ports/goals.ts';
 
@@ -66,6 +68,7 @@ export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
   readonly live: LiveStreams;
   readonly shares: ShareLinks;
   readonly searchConsole: SearchLinks;
+  readonly crawlerLinks: CrawlerLinks;
 
   constructor(client: DynamoDBClient, table: string) {
     // One document client for all of them, as the table is one.
@@ -80,6 +83,7 @@ export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
     this.live = new DynamoLiveStreams(this.items);
     this.shares = new DynamoShareLinks(this.items);
     this.searchConsole = new DynamoSearchLinks(this.items);
+    this.crawlerLinks = new DynamoCrawlerLinks(this.items);
   }
 
   readonly startClaim: Registry['startClaim'] = (...a) => this.claims.startClaim(...a);

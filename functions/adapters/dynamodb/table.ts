@@ -45,6 +45,10 @@ export const keys = {
   shareLinkPrefix: 'SHARE#',
   shareSlugHash: (slugHash: string) => `SHARESLUG#${slugHash}`,
   shareSecret: { pk: 'SECRET#share', sk: 'SECRET' },
+  // Crawler links (functions/adapters/dynamodb/crawler-links.ts): under the site, so a delete or a move removes the link and its
+  // sealed token; every link listed on gsi1 for the hourly sync.
+  crawlerLink: (hostname: string) => ({ pk: `SITE#${hostname}`, sk: 'CRAWLERS_LINK' }),
+  crawlerLinks: 'CRAWLER_LINKS',
   // Local sign-in (functions/adapters/dynamodb/login-links.ts): one item per unused link, by the code's hash.
   loginLink: (codeHash: string) => ({ pk: `LOGIN#${codeHash}`, sk: 'LOGIN' }),
   // Local dashboard sessions (functions/adapters/dynamodb/login-links.ts): one item per session, by its id's hash.
