@@ -114,7 +114,7 @@ export class TinytrackStack extends Stack {
     if (this.eventStore instanceof ClickHouse) {
       // Every function that talks to ClickHouse feeds its failures into one alarm.
       const readers = [...this.api.functions].filter(([group]) => GROUP_ACCESS[group].eventStore !== 'none').map(([, fn]) => fn);
-      for (const fn of [this.writer.function, this.imports.worker, this.schedules.alertChecks, this.schedules.digestSends, ...(this.searchSync ? [this.searchSync.function] : []), ...readers]) this.eventStore.watch(fn);
+      for (const fn of [this.writer.function, this.imports.worker, this.schedules.alertChecks, this.schedules.digestSends, this.schedules.crawlerSync, ...(this.searchSync ? [this.searchSync.function] : []), ...readers]) this.eventStore.watch(fn);
     }
     if (dashboard) {
       this.dashboardEdge = new DashboardEdgeFunctions(this, 'DashboardEdge', {
