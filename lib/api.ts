@@ -30,7 +30,10 @@ import type { RouteDef, RouteGroup } from '#http/routes.ts';
 import { SITE_FIELDS } from '#adapters/dynamodb/registry-items.ts';
 import { alarmOnAny } from './alarms.ts';
 import { metricNamespace } from './clickhouse.ts';
-import { grantUnderCredentialContext } from './imports.ts';
+import { CRAWLER_TOKEN_CONTEXT_KEYS, grantUnderCredentialContext } from './imports.ts';
+import { googleEnvironment, grantUnderSearchConsoleContext } from './search-console.ts';
+
+export const DEFAULT_CLOUDFLARE_API_URL = 'https://api.cloudflare.com/client/v4';
 import { parsePublicUrls } from '#platform/config.ts';
 import { NodeFunction } from './node-function.ts';
 import { KEY_ATTRIBUTES, KEY_LOOKUP, KEY_LOOKUP_AND_TOUCH, KEY_PATTERNS, grantTableRules, type TableRule } from './table-access.ts';
@@ -44,15 +47,20 @@ export interface GroupAccess {
   /** May send rows to the event queue (EVENT_QUEUE_URL). */
   eventQueue: boolean;
   /** The event store: the event writer alone writes it, so HTTP groups read at most (with the reader's credentials). */
-  eventStore: 'none' | 'read';
+  eventStore: 'none' | 'read' | 'read-write';
   /** May send chunk messages to the import queue (IMPORT_QUEUE_URL). */
   importQueue: boolean;
   /**
    * The import credential key (IMPORT_KMS_KEY_ID): `seal` is kms:GenerateDataKey only, a
    * fresh data key per sealed API key, under a credential's encryption context (site and job).
-   * Opening (kms:Decrypt) is the import worker's alone.
+   * Opening (kms:Decrypt) is the import worker's alone. `search-console`: GenerateDataKey and
+   * Decrypt only under a Search Console token's context (lib/search-console.ts).
    */
-  importKey: 'none' | 'seal';
+  importKey: 'none' | 'seal' | 'search-console';
+  /** Seals and opens crawler links' Cloudflare tokens (issue 41) with the same key, only under their context (lib/imports.ts). */
+  crawlerTokens?: boolean;
+  /** Calls the Cloudflare API (CLOUDFLARE_API_URL). */
+  cloudflare?: boolean;
   /** Gets the built latest.js inlined at bundling time. */
   tracker: boolean;
   /** Gets the OpenAPI document inlined at bundling time. */
@@ -69,6 +77,8 @@ export interface GroupAccess {
   timeoutSeconds: number;
   /** Takes API requests (POST /api/ingest): told whether the event store keeps them (API_REQUESTS=off on Timestream). */
   ingestsApiRequests?: boolean;
+  /** Its event store table is ClickHouse's alone (Search Console): no event store access on Timestream. */
+  clickhouseOnly?: boolean;
   /** Sends mail (alert test sends): MAIL_FROM and ses:SendEmail on the configured identity (lib/mail.ts). */
   mail?: boolean;
   /**
@@ -95,7 +105,7 @@ const NOTHING: GroupAccess = {
   timeoutSeconds: 10,
 };
 
-const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysOf, siteApiKeyHash, unsubscribeSecret, liveTicket, liveSlots, shareSlug, shareSecret } = KEY_PATTERNS;
+const { site, account, managementKey, salts, importsBy, sitesOf, managementKeysOf, siteApiKeyHash, unsubscribeSecret, liveTicket, liveSlots, shareSlug, shareSecret, oauthState } = KEY_PATTERNS;
 
 /** Share links (issue 40, part 5): a link by its slug's hash, and the grants' secret (made by the first to need it). */
 const SHARE_LOOKUP: readonly TableRule[] = [
@@ -228,6 +238,35 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     streaming: true,
     timeoutSeconds: 900,
   },
+  // Search Console (issue 41): the link (with its sealed refresh token) under the site, consent states by their hash
+  // (put, then taken by a conditional delete). Reads the event store's figures; Google is reached over the internet.
+  search: {
+    ...NOTHING,
+    table: [
+      { keys: [site], actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+      { keys: [oauthState], actions: ['PutItem', 'DeleteItem'] },
+      { keys: [sitesOf], actions: ['Query'], index: true },
+      KEY_LOOKUP_AND_TOUCH,
+    ],
+    // The sync writes the Search Console table; tokens are sealed and opened under their own KMS context.
+    eventStore: 'read-write',
+    clickhouseOnly: true,
+    importKey: 'search-console',
+    callers: true,
+    timeoutSeconds: 28,
+  },
+  // Crawler links (issue 41): the link and its sealed token under the site; link seals the token, sync now opens it, reads
+  // Cloudflare and writes the hits (the event store's crawler table); the stats read the event store. 28 s: a sync reads up
+  // to 72 hours of the zone under API Gateway's 30 s.
+  crawlers: {
+    ...NOTHING,
+    table: [{ keys: [site], actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] }, { keys: [sitesOf], actions: ['Query'], index: true }, KEY_LOOKUP_AND_TOUCH],
+    eventStore: 'read-write',
+    crawlerTokens: true,
+    cloudflare: true,
+    callers: true,
+    timeoutSeconds: 28,
+  },
   // Jobs, locks and sealed credentials under the site, the owner's daily slots; seals API keys
   // (create, retry with a new key) and queues chunks. It never opens a sealed key nor touches the
   // event store: the import worker (lib/imports.ts) does. 28 s: create waits up to 20 s for the
@@ -277,6 +316,8 @@ export interface ApiProps {
   importKey: kms.IKey;
   /** Sites' icons. */
   iconBucket: s3.IBucket;
+  /** The Cloudflare API's base URL (context `cloudflareApiUrl`); its public address by default. */
+  cloudflareApiUrl?: string;
   /** AUTH_ISSUER, AUTH_AUDIENCE, AUTH_JWKS_URI. */
   authEnvironment: Readonly<Record<string, string>>;
   /** The built, minified latest.js (functions/tracker/build.ts). */
@@ -377,10 +418,13 @@ export class Api extends Construct {
       const access = GROUP_ACCESS[group] as GroupAccess | undefined;
       if (!access) throw new Error(`lib/api.ts has no access settings for route group "${group}"`);
       const environment: Record<string, string> = { TABLE_NAME: props.table.tableName, ...(access.callers ? props.authEnvironment : {}) };
+      const eventStore = access.clickhouseOnly && !props.eventStore.keepsApiRequests ? 'none' : access.eventStore;
       if (access.eventQueue) environment.EVENT_QUEUE_URL = props.eventQueue.queueUrl;
-      if (access.eventStore !== 'none') Object.assign(environment, props.eventStore.environment(access.eventStore));
+      if (eventStore !== 'none') Object.assign(environment, props.eventStore.environment(eventStore));
       if (access.importQueue) environment.IMPORT_QUEUE_URL = props.importQueue.queueUrl;
-      if (access.importKey !== 'none') environment.IMPORT_KMS_KEY_ID = props.importKey.keyArn;
+      if (access.importKey !== 'none' || access.crawlerTokens) environment.IMPORT_KMS_KEY_ID = props.importKey.keyArn;
+      if (access.importKey === 'search-console') Object.assign(environment, googleEnvironment(this));
+      if (access.cloudflare) environment.CLOUDFLARE_API_URL = props.cloudflareApiUrl ?? DEFAULT_CLOUDFLARE_API_URL;
       if (access.icons) environment.ICON_BUCKET = props.iconBucket.bucketName;
       if (access.ingestsApiRequests && !props.eventStore.keepsApiRequests) environment.API_REQUESTS = 'off';
       if (access.mail) Object.assign(environment, mailEnvironment(props.mail ?? null));
@@ -397,9 +441,11 @@ export class Api extends Construct {
       grantTableRules(props.table, fn, access.table);
       if (access.mail) grantSendMail(fn, props.mail ?? null, this);
       if (access.eventQueue) props.eventQueue.grantSendMessages(fn);
-      if (access.eventStore !== 'none') props.eventStore.grant(fn, access.eventStore);
+      if (eventStore !== 'none') props.eventStore.grant(fn, eventStore);
       if (access.importQueue) props.importQueue.grantSendMessages(fn);
       if (access.importKey === 'seal') grantUnderCredentialContext(props.importKey, fn, 'kms:GenerateDataKey');
+      if (access.importKey === 'search-console') grantUnderSearchConsoleContext(props.importKey, fn, ['kms:GenerateDataKey', 'kms:Decrypt']);
+      if (access.crawlerTokens) for (const action of ['kms:GenerateDataKey', 'kms:Decrypt'] as const) grantUnderCredentialContext(props.importKey, fn, action, CRAWLER_TOKEN_CONTEXT_KEYS);
       if (access.icons) {
         props.iconBucket.grantRead(fn, 'icons/*');
         props.iconBucket.grantPut(fn, 'icons/*');

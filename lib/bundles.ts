@@ -9,16 +9,18 @@ import { GROUP_ACCESS, HTTP_SOURCE_MAPS, groupDefines, httpEntry } from './api.t
 import { EMBED_ENTRY, SESSION_ENTRY, embedDefines } from './dashboard-edge.ts';
 import { EVENT_WRITER_ENTRY } from './event-writer.ts';
 import { IMPORT_WORKER_ENTRY } from './imports.ts';
-import { ALERT_CHECKS_ENTRY, DIGEST_SENDS_ENTRY, ROTATE_SALTS_ENTRY } from './schedules.ts';
+import { ALERT_CHECKS_ENTRY, CRAWLER_SYNC_ENTRY, DIGEST_SENDS_ENTRY, ROTATE_SALTS_ENTRY } from './schedules.ts';
+import { SEARCH_SYNC_ENTRY } from './search-console.ts';
 
 const KiB = 1024;
 
 /**
  * HTTP route groups: their own code, minified. 320 KiB since the share links (issue 40, part 5): the
  * meta group inlines the OpenAPI document, which grows with every route, and the digests group sat
- * within 2 KiB of 300 with the whole registry in it (docs/decisions.md).
+ * within 2 KiB of 300 with the whole registry in it (docs/decisions.md). 368 KiB since issue 41: Search
+ * Console's seven routes and the crawler routes together took the meta group's document to 362 KiB.
  */
-export const HTTP_GROUP_BUDGET = 320 * KiB;
+export const HTTP_GROUP_BUDGET = 368 * KiB;
 /** The collector answers every beacon: its cold start is the one visitors' pages wait on. POST /api/ingest, called by owners' APIs at their own volume, is held to it too. */
 export const COLLECTOR_BUDGET = 200 * KiB;
 const HIGH_VOLUME_GROUPS: readonly RouteGroup[] = ['collector', 'ingest'];
@@ -52,5 +54,7 @@ export function lambdaBundles(texts: { trackerScript: string; apiDocument: strin
     { name: 'schedule/rotate-salts', entry: ROTATE_SALTS_ENTRY, define: {}, budget: null, sourceMaps: true },
     { name: 'schedule/alert-checks', entry: ALERT_CHECKS_ENTRY, define: {}, budget: null, sourceMaps: true },
     { name: 'schedule/digest-sends', entry: DIGEST_SENDS_ENTRY, define: {}, budget: null, sourceMaps: true },
+    { name: 'schedule/search-console-sync', entry: SEARCH_SYNC_ENTRY, define: {}, budget: null, sourceMaps: true },
+    { name: 'schedule/crawler-sync', entry: CRAWLER_SYNC_ENTRY, define: {}, budget: null, sourceMaps: true },
   ];
 }

@@ -54,17 +54,24 @@ export const IMPORT_WORKER_BATCH_SIZE = 1;
  * that is not one site's job credential.
  */
 export const CREDENTIAL_CONTEXT_KEYS = ['site', 'job_id'] as const;
+/** A crawler link's Cloudflare token is sealed under these (functions/workers/crawler-sync.ts, crawlerTokenContext). */
+export const CRAWLER_TOKEN_CONTEXT_KEYS = ['purpose', 'site', 'registration'] as const;
 
-/** A KMS grant on `key` for `action`, only under a credential's encryption context. */
-export function grantUnderCredentialContext(key: kms.IKey, grantee: iam.IGrantable, action: 'kms:GenerateDataKey' | 'kms:Decrypt'): void {
+/** A KMS grant on `key` for `action`, only under a credential's encryption context (an import job's, or `contextKeys`). */
+export function grantUnderCredentialContext(
+  key: kms.IKey,
+  grantee: iam.IGrantable,
+  action: 'kms:GenerateDataKey' | 'kms:Decrypt',
+  contextKeys: readonly string[] = CREDENTIAL_CONTEXT_KEYS,
+): void {
   iam.Grant.addToPrincipal({
     grantee,
     actions: [action],
     resourceArns: [key.keyArn],
     conditions: {
       // No other context key, and both of these present.
-      'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...CREDENTIAL_CONTEXT_KEYS] },
-      Null: Object.fromEntries(CREDENTIAL_CONTEXT_KEYS.map((k) => [`kms:EncryptionContext:${k}`, 'false'])),
+      'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...contextKeys] },
+      Null: Object.fromEntries(contextKeys.map((k) => [`kms:EncryptionContext:${k}`, 'false'])),
     },
   });
 }

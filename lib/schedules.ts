@@ -11,6 +11,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { alarmOnAny } from './alarms.ts';
 import { NodeFunction } from './node-function.ts';
@@ -18,6 +19,8 @@ import { deadLetterQueue as deadLetterQueue_, messagesWaitingAlarm } from './que
 import type { EventStoreResource } from './event-store.ts';
 import { grantSendMail, mailEnvironment, type MailSettings } from './mail.ts';
 import { KEY_PATTERNS, grantTableRules, type TableRule } from './table-access.ts';
+import { CRAWLER_TOKEN_CONTEXT_KEYS, grantUnderCredentialContext } from './imports.ts';
+import { DEFAULT_CLOUDFLARE_API_URL } from './api.ts';
 
 /** EventBridge's attempts to invoke the rotation after the first (Lambda then retries a failed run twice itself). */
 export const ROTATION_RETRY_ATTEMPTS = 4;
@@ -31,7 +34,14 @@ export interface SchedulesProps {
   eventStore: EventStoreResource;
   /** The SES sender of alert mail (lib/mail.ts); none: the checks run and log that mail is not configured. */
   mail: MailSettings | null;
+  /** The key crawler links' Cloudflare tokens are sealed with (the import credentials' key, under the crawler context). */
+  crawlerTokenKey: kms.IKey;
+  /** The Cloudflare API's base URL (context `cloudflareApiUrl`). */
+  cloudflareApiUrl?: string;
 }
+
+/** The hourly crawler sync's Lambda entry: the registry, the token key, Cloudflare, the crawler hits. */
+export const CRAWLER_SYNC_ENTRY = 'functions/aws/workers/crawler-sync.ts';
 
 /** The alert checks' Lambda entry: the registry, the event store's readers, SES. */
 export const ALERT_CHECKS_ENTRY = 'functions/aws/workers/alert-checks.ts';
@@ -84,6 +94,31 @@ function mailingReader(
   return fn;
 }
 
+/**
+ * The hourly crawler sync (issue 41): lists links on gsi1, reads and updates them under the site, opens their sealed
+ * tokens (kms:Decrypt under the crawler context only), calls Cloudflare and writes the hits into the event store.
+ */
+function crawlerSyncWorker(scope: Construct, props: SchedulesProps): NodeFunction {
+  const fn = new NodeFunction(scope, 'CrawlerSyncFunction', {
+    entry: CRAWLER_SYNC_ENTRY,
+    description: 'tinytrack worker: read crawler hits from linked Cloudflare zones',
+    timeout: Duration.minutes(10),
+    environment: {
+      TABLE_NAME: props.table.tableName,
+      ...props.eventStore.environment('read-write'),
+      IMPORT_KMS_KEY_ID: props.crawlerTokenKey.keyArn,
+      CLOUDFLARE_API_URL: props.cloudflareApiUrl ?? DEFAULT_CLOUDFLARE_API_URL,
+    },
+  });
+  grantTableRules(props.table, fn, [
+    { keys: [KEY_PATTERNS.site], actions: ['GetItem', 'UpdateItem'] },
+    { keys: [KEY_PATTERNS.crawlerLinks], actions: ['Query'], index: true },
+  ]);
+  props.eventStore.grant(fn, 'read-write');
+  grantUnderCredentialContext(props.crawlerTokenKey, fn, 'kms:Decrypt', CRAWLER_TOKEN_CONTEXT_KEYS);
+  return fn;
+}
+
 export class Schedules extends Construct {
   readonly rotateSalts: NodeFunction;
   readonly rotateSaltsRule: events.Rule;
@@ -94,6 +129,8 @@ export class Schedules extends Construct {
   readonly alertChecksDeadLetterQueue: sqs.Queue;
   readonly digestSends: NodeFunction;
   readonly digestSendsRule: events.Rule;
+  readonly crawlerSync: NodeFunction;
+  readonly crawlerSyncRule: events.Rule;
   readonly digestSendsDeadLetterQueue: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: SchedulesProps) {
@@ -171,6 +208,17 @@ export class Schedules extends Construct {
     });
     this.digestSendsRule = digests.rule;
     this.digestSendsDeadLetterQueue = digests.deadLetterQueue;
+    this.crawlerSync = crawlerSyncWorker(this, props);
+    this.crawlerSyncRule = scheduledWorker(this, 'CrawlerSync', {
+      fn: this.crawlerSync,
+      description: 'tinytrack: read crawler hits from linked Cloudflare zones every hour',
+      schedule: events.Schedule.cron({ minute: '5' }),
+      retryAttempts: 1,
+      maxEventAge: Duration.minutes(30),
+      undelivered: 'tinytrack: the crawler sync was not delivered (EventBridge gave up): the next run reads the missed hours',
+      failed: 'tinytrack: the crawler sync failed: read the crawler-sync function logs (each link records its last_error)',
+      errorPeriod: Duration.hours(1),
+    }).rule;
   }
 
   /** Where digests link to (the dashboard, the unsubscribe route): known once the stack has its public origin. */

@@ -50,8 +50,14 @@ export const KEY_PATTERNS = {
   shareSlug: keys.shareSlugHash('*'),
   /** The share links' read grants' signing secret */
   shareSecret: keys.shareSecret.pk,
+  /** gsi1: every crawler link, for the hourly sync */
+  crawlerLinks: keys.crawlerLinks,
   /** An account's live stream slots */
   liveSlots: keys.liveSlot('*', 0).pk,
+  /** Search Console consent states, by their hash */
+  oauthState: keys.oauthState('*').pk,
+  /** gsi1: the sites linked to Search Console */
+  searchLinks: keys.searchLinks,
 } as const;
 
 export type DynamoAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'BatchWriteItem';

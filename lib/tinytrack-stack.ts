@@ -28,6 +28,7 @@ import { EventWriter } from './event-writer.ts';
 import { Imports } from './imports.ts';
 import { WorkQueue } from './queues.ts';
 import { Schedules } from './schedules.ts';
+import { SearchConsoleSync } from './search-console.ts';
 import { mailFromContext } from './mail.ts';
 import { Storage } from './storage.ts';
 import { Timestream } from './timestream.ts';
@@ -49,6 +50,8 @@ export class TinytrackStack extends Stack {
   readonly imports: Imports;
   readonly api: Api;
   readonly schedules: Schedules;
+  /** The daily Search Console sync; none on Timestream (frozen: no Search Console table). */
+  readonly searchSync: SearchConsoleSync | null;
   readonly alarms: Alarms;
   /** Unset with `-c dashboard=false`. */
   readonly dashboard?: Dashboard;
@@ -87,7 +90,10 @@ export class TinytrackStack extends Stack {
       maxConcurrency: guardRails.writerMaxConcurrency,
     });
     this.imports = new Imports(this, 'Imports', { table: this.storage.table, eventStore: this.eventStore, maxConcurrency: guardRails.importWorkerMaxConcurrency });
+    // Crawler hits (issue 41): the Cloudflare API's base URL (context `cloudflareApiUrl`), its public address by default.
+    const cloudflareApiUrl = (this.node.tryGetContext('cloudflareApiUrl') as string | undefined) || undefined;
     this.api = new Api(this, 'Api', {
+      cloudflareApiUrl,
       routes,
       table: this.storage.table,
       eventQueue: this.events.queue,
@@ -103,11 +109,12 @@ export class TinytrackStack extends Stack {
       publicUrls: publicUrlsFromContext(this),
       mail,
     });
-    this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, eventStore: this.eventStore, mail });
+    this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, eventStore: this.eventStore, mail, crawlerTokenKey: this.imports.key, cloudflareApiUrl });
+    this.searchSync = this.eventStore instanceof ClickHouse ? new SearchConsoleSync(this, 'SearchConsoleSync', { table: this.storage.table, eventStore: this.eventStore, key: this.imports.key }) : null;
     if (this.eventStore instanceof ClickHouse) {
       // Every function that talks to ClickHouse feeds its failures into one alarm.
       const readers = [...this.api.functions].filter(([group]) => GROUP_ACCESS[group].eventStore !== 'none').map(([, fn]) => fn);
-      for (const fn of [this.writer.function, this.imports.worker, this.schedules.alertChecks, this.schedules.digestSends, ...readers]) this.eventStore.watch(fn);
+      for (const fn of [this.writer.function, this.imports.worker, this.schedules.alertChecks, this.schedules.digestSends, this.schedules.crawlerSync, ...(this.searchSync ? [this.searchSync.function] : []), ...readers]) this.eventStore.watch(fn);
     }
     if (dashboard) {
       this.dashboardEdge = new DashboardEdgeFunctions(this, 'DashboardEdge', {

@@ -20,6 +20,9 @@ import { TIMESTREAM_API_REQUESTS } from '#adapters/timestream/timestream-api-req
 import { TimestreamImportLedger } from '#adapters/timestream/timestream-import-ledger.ts';
 import { TimestreamReportStore } from '#adapters/timestream/timestream-report-store.ts';
 import type { ApiRequestStore } from '#ports/api-request-store.ts';
+import type { CrawlerHitStore } from '#ports/crawler-hits.ts';
+import { ClickHouseCrawlerHits } from '#adapters/clickhouse/clickhouse-crawler-hits.ts';
+import { TIMESTREAM_CRAWLER_HITS } from '#adapters/timestream/timestream-crawler-hits.ts';
 import type { EventStore } from '#ports/event-store.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
 import type { ReportStore } from '#ports/report-store.ts';
@@ -76,6 +79,12 @@ export async function awsReportStores(config: Readonly<Config>): Promise<{ repor
   if (clickhouse) return { reports: new ClickHouseReportStore(clickhouse, { log }), apiRequests: new ClickHouseApiRequests(clickhouse.executor, clickhouse.database) };
   const { database, table } = required(config, 'timestream');
   return { reports: new TimestreamReportStore(awsClient(TimestreamQueryClient), database, table), apiRequests: TIMESTREAM_API_REQUESTS };
+}
+
+/** Crawler hits (issue 41): ClickHouse's table (its migrations are the writer's); none on Timestream, frozen. */
+export async function awsCrawlerHits(config: Readonly<Config>): Promise<CrawlerHitStore> {
+  const clickhouse = await clickHouseStore(config, { migrate: false });
+  return clickhouse ? new ClickHouseCrawlerHits(clickhouse.executor, clickhouse.database) : TIMESTREAM_CRAWLER_HITS;
 }
 
 /** The writer and the ledger of imports, over one store. */

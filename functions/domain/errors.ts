@@ -100,11 +100,24 @@ export const SharePasswordRequiredError = refusal('SharePasswordRequiredError', 
 export const WrongSharePasswordError = refusal('WrongSharePasswordError', 'unauthenticated', 'wrong password for this share link');
 export const NoSharePasswordError = refusal('NoSharePasswordError', 'invalid', 'this share link has no password');
 /** A deployment with no sender configured (AWS without -c mailFrom): nothing can be mailed. */
+export const NoCrawlerLinkError = refusal('NoCrawlerLinkError', 'conflict', 'no Cloudflare zone is linked to this site; link one first');
+export const CloudflareTokenRequiredError = refusal('CloudflareTokenRequiredError', 'invalid', 'X-Cloudflare-Token header required');
+
 export const MailNotConfiguredError = refusal('MailNotConfiguredError', 'not_implemented', 'mail is not configured on this deployment');
 /** A store that keeps refusing for load (throttling past the SDK's retries): worth asking again shortly. */
 export const StoreUnavailableError = refusal('StoreUnavailableError', 'unavailable', 'service unavailable, retry later', 1);
 /** A report the deployment's event store does not answer: Timestream is frozen at the first slice's reports (README, deploy). */
 export const NotAvailableOnStoreError = refusal('NotAvailableOnStoreError', 'not_implemented', 'not available with the Timestream event store');
+// Search Console (issue 41): the consent flow, the link and Google's answers (functions/adapters/google/).
+export const GoogleNotConfiguredError = refusal('GoogleNotConfiguredError', 'not_implemented', 'Google sign-in is not configured on this deployment');
+export const OAuthStateError = refusal('OAuthStateError', 'invalid', 'the Google sign-in expired or was already used: start again');
+export const SearchNotLinkedError = refusal('SearchNotLinkedError', 'conflict', 'Search Console is not linked to this site');
+export const NoSearchPropertyError = refusal('NoSearchPropertyError', 'conflict', 'choose a Search Console property first');
+export const UnknownSearchPropertyError = refusal('UnknownSearchPropertyError', 'invalid', 'the Google account has no such Search Console property');
+export const GoogleGrantRevokedError = refusal('GoogleGrantRevokedError', 'conflict', 'the Google grant was revoked or has expired: link Search Console again');
+export const GoogleQuotaError = refusal('GoogleQuotaError', 'rate_limited', 'the Search Console quota is used up, retry later');
+export const GooglePermissionError = refusal('GooglePermissionError', 'forbidden', 'the Google account cannot read this Search Console property');
+export const GoogleUnavailableError = refusal('GoogleUnavailableError', 'unavailable', 'Google did not answer, retry later');
 /** Anything unexpected: its details go to the log, never to the caller. */
 export const InternalError = refusal('InternalError', 'internal', 'internal error');
 
@@ -157,9 +170,20 @@ export const FIXED_REFUSALS: readonly FixedRefusal[] = [
   SharePasswordRequiredError,
   WrongSharePasswordError,
   NoSharePasswordError,
+  NoCrawlerLinkError,
+  CloudflareTokenRequiredError,
   MailNotConfiguredError,
   StoreUnavailableError,
   NotAvailableOnStoreError,
+  GoogleNotConfiguredError,
+  OAuthStateError,
+  SearchNotLinkedError,
+  NoSearchPropertyError,
+  UnknownSearchPropertyError,
+  GoogleGrantRevokedError,
+  GoogleQuotaError,
+  GooglePermissionError,
+  GoogleUnavailableError,
   InternalError,
 ];
 

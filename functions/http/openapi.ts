@@ -13,6 +13,17 @@ const REQUIRED = 'Required: ';
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[]; description?: string };
 
+/** A route's answers and the failures every product route may give, the texts of a status both name kept together. */
+function withFailures(responses: Record<number, ResponseDef>): Record<number, ResponseDef> {
+  const out = { ...responses };
+  for (const [status, failure] of Object.entries(FAILURE_RESPONSES)) {
+    const own = out[Number(status)];
+    const errors = [...(own?.errors ?? []), ...(failure.errors ?? [])];
+    out[Number(status)] = own ? { ...failure, ...own, errors, description: errors.join('; '), headers: { ...failure.headers, ...own.headers } } : failure;
+  }
+  return out;
+}
+
 const TAGS: Record<RouteGroup, string> = {
   meta: 'Liveness and this document',
   account: 'The caller and management keys',
@@ -25,6 +36,8 @@ const TAGS: Record<RouteGroup, string> = {
   goals: 'Goals and ordered funnels over visitor-days, with their stats',
   digests: 'E-mail reports of a site, report defaults and the workspace digest, mailed at 07:00 local',
   live: 'The live visitor stream (Server-Sent Events; ID token only)',
+  search: 'Google Search Console: linking a property and its figures',
+  crawlers: 'AI and search crawler hits read hourly from a linked Cloudflare zone',
 };
 
 const PATH_PARAMETERS: Record<string, string> = {
@@ -115,7 +128,7 @@ function operation(route: RouteDef, method: string, components: Record<string, J
       schema: { type: 'string' },
     })),
   ];
-  const declared = route.path.startsWith('/api/') ? { ...route.responses, ...FAILURE_RESPONSES } : route.responses;
+  const declared = route.path.startsWith('/api/') ? withFailures(route.responses) : route.responses;
   return {
     operationId: `${method}${route.path.replace(/[^A-Za-z0-9]+(\w)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: route.summary,

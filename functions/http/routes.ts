@@ -13,6 +13,8 @@ import { digestRoutes } from './digest-routes.ts';
 import { liveRoutes } from './live-routes.ts';
 import { reportRoutes } from './report-routes.ts';
 import { shareRoutes } from './share-routes.ts';
+import { searchRoutes } from './search-routes.ts';
+import { crawlerRoutes } from './crawler-routes.ts';
 import {
   ClaimOvertakenError,
   ClaimRecordMissingError,
@@ -339,7 +341,7 @@ const importRoutes: RouteDef[] = [
   },
 ];
 
-export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes, ...apiAnalyticsRoutes, ...goalRoutes, ...digestRoutes, ...liveRoutes, ...importRoutes, ...shareRoutes(reportRoutes.filter((r) => r.auth === 'site'))];
+export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes, ...apiAnalyticsRoutes, ...goalRoutes, ...digestRoutes, ...liveRoutes, ...crawlerRoutes, ...importRoutes, ...searchRoutes, ...shareRoutes(reportRoutes.filter((r) => r.auth === 'site'))];
 
 /**
  * The route for a request, preferring literal segments over parameters the way

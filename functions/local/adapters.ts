@@ -2,6 +2,8 @@
  * Adapters for one machine: DynamoDB code over an in-process dynalite whose
  * files live in DATA_DIR (owner-only), the local ID-token issuer, the real page checker.
  */
+import { HttpCloudflareClient } from '#adapters/cloudflare/cloudflare-client.ts';
+import type { CrawlerHitStore } from '#ports/crawler-hits.ts';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Server } from 'node:http';
@@ -35,6 +37,7 @@ import { eventRowBytes, type EventRow } from '#domain/rows/event-row.ts';
 import type { EventStore } from '#ports/event-store.ts';
 import type { ImportChunkMessage } from '#ports/import-jobs.ts';
 import { DynamoImportJobs } from '#adapters/dynamodb/import-jobs.ts';
+import { FetchGoogleSearchClient } from '#adapters/google/google-search-client.ts';
 import { LocalSecretBox } from '#adapters/local-secret-box/local-secret-box.ts';
 import { createImportWorker, type ImportWorker } from '#workers/import-worker.ts';
 import { systemTimers, type Timers } from '#workers/rotate-salts.ts';
@@ -187,9 +190,12 @@ export interface LocalRuntimeOptions {
   streamTimers?: Timers;
 }
 
-/** Imports on one machine: credentials sealed under a key file in DATA_DIR; chunks through an in-process queue to the worker. */
-function localImports(config: Readonly<Config>, dataDir: string, store: LocalStore, { events, ledger }: LocalEvents, clock: Clock) {
+/** Imports and Search Console on one machine: credentials sealed under a key file in DATA_DIR; chunks through an in-process queue to the worker. */
+function localImports(config: Readonly<Config>, dataDir: string, store: LocalStore, { events, ledger, searchStats }: LocalEvents, clock: Clock) {
   const imports = {
+    // Search Console (issue 41): its refresh tokens are sealed in the same box.
+    google: new FetchGoogleSearchClient(config.google),
+    searchStats,
     importJobs: new DynamoImportJobs(store.client, config.tableName),
     secrets: LocalSecretBox.open(dataDir),
     importSource: importSourceFor(config, { backoff: { baseMs: config.importRetryBaseMs, maxMs: 30_000 }, parseInWorkers: true }),
@@ -239,6 +245,12 @@ async function localApiRequests(config: Readonly<Config>, dataDir: string, store
   return { apiRequestQueue, apiJournal };
 }
 
+/** Crawler hits (issue 41): the event store's table, and Cloudflare at CLOUDFLARE_API_URL. */
+const localCrawlers = (config: Readonly<Config>, local: { crawlerHits: CrawlerHitStore }) => ({
+  crawlerHits: local.crawlerHits,
+  cloudflare: new HttpCloudflareClient({ baseUrl: config.cloudflareApiUrl }),
+});
+
 /** Everything one machine needs: registry, event store, queue with its writer, tracker, identity. */
 export async function startLocalRuntime(config: Readonly<Config>, { background = true, clock = systemClock, streamTimers = systemTimers }: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const dataDir = ownDataDir(config.dataDir);
@@ -269,8 +281,8 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     reports: local.reports,
     apiRequests: local.apiRequests,
     apiRequestQueue,
-    apiRequestsAvailable: config.apiRequestsAvailable,
-    mailer: localMailer(config, dataDir),
+    ...localCrawlers(config, local),
+    apiRequestsAvailable: config.apiRequestsAvailable, mailer: localMailer(config, dataDir),
     alertsUrl: alertsUrlOf(config.publicUrls?.[0]),
     icons: new IconFiles(dataDir),
     timers: streamTimers,

@@ -16,7 +16,13 @@ import type { EventStore } from '#ports/event-store.ts';
 import type { ApiRequestStore } from '#ports/api-request-store.ts';
 import { ClickHouseApiRequests } from '#adapters/clickhouse/clickhouse-api-requests.ts';
 import { DuckDbApiRequests } from '#adapters/duckdb/duckdb-api-requests.ts';
+import { DuckDbSearchStats } from '#adapters/duckdb/duckdb-search-console.ts';
+import { ClickHouseSearchStats } from '#adapters/clickhouse/clickhouse-search-console.ts';
+import type { SearchStatsStore } from '#ports/search-console.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
+import type { CrawlerHitStore } from '#ports/crawler-hits.ts';
+import { ClickHouseCrawlerHits } from '#adapters/clickhouse/clickhouse-crawler-hits.ts';
+import { DuckDbCrawlerHits } from '#adapters/duckdb/duckdb-crawler-hits.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 import type { RegistrationsOf } from '#adapters/duckdb/migrations.ts';
 import type { Config } from '#platform/config.ts';
@@ -28,6 +34,10 @@ export interface LocalEvents {
   ledger: ImportLedger;
   /** The API-requests series (POST /api/ingest, the API reports, the alert checks). */
   apiRequests: ApiRequestStore;
+  /** Search Console figures (issue 41). */
+  searchStats: SearchStatsStore;
+  /** Crawler hits from Cloudflare zones (issue 41). */
+  crawlerHits: CrawlerHitStore;
   /** The embedded store when it is the one in use (tests and admin commands read it directly); null on ClickHouse. */
   duckdb: DuckDbEventStore | null;
   close(): Promise<void>;
@@ -41,21 +51,29 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
       reports: new ClickHouseReportStore(events, { log }),
       ledger: new ClickHouseImportLedger(events),
       apiRequests: new ClickHouseApiRequests(events.executor, events.database),
+      searchStats: await ClickHouseSearchStats.open(events.executor, events.database),
+      crawlerHits: new ClickHouseCrawlerHits(events.executor, events.database),
       duckdb: null,
       close: () => events.close(),
     };
   }
   const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { log, registrationsOf, indexBytes: config.eventIndexBytes });
   const apiRequests = await DuckDbApiRequests.open(events);
+  const searchStats = await DuckDbSearchStats.open(events);
+  const crawlerHits = await DuckDbCrawlerHits.open(events);
   return {
     events,
     // Reports read through the event store's pooled reader connections.
     reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }, events, Date.now, log),
     ledger: new DuckDbImportLedger(events),
     apiRequests,
+    searchStats,
+    crawlerHits,
     duckdb: events,
     close: async () => {
       await apiRequests.close();
+      await searchStats.close();
+      await crawlerHits.close();
       await events.close();
     },
   };

@@ -14,6 +14,8 @@ import { createDigestSender } from '#workers/digest-sends.ts';
 import { digestMails } from '#reports/digest-reports.ts';
 import { log } from '#platform/log.ts';
 import { TimerScheduler } from './scheduler.ts';
+import { createSearchSyncer, SEARCH_SYNC_JOB } from '#workers/search-console-sync.ts';
+import { crawlerSyncJob } from '#workers/crawler-sync.ts';
 import { buildDashboard, type BuiltDashboard } from '#dashboard/build.ts';
 import { cognitoSignIn, type SignIn } from '#dashboard/config.ts';
 import { OidcTokenClient } from '#adapters/oidc/oidc-token-client.ts';
@@ -87,9 +89,14 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
   // Node's timers, not the salt rotation's (tests fire those by hand); the service clock still times each run.
   const scheduler = new TimerScheduler(services.clock, log);
   scheduler.add({ name: 'alert-checks', everyMinutes: 1, run: createAlertChecker({ ...services, log }) });
+  if (services.searchStats && services.google.configured) {
+    scheduler.add({ ...SEARCH_SYNC_JOB, run: createSearchSyncer({ ...services, google: services.google, stats: services.searchStats, log }) });
+  }
   // Links point at this server, whose address is known once it listens.
   const digestServices = { ...services, origin: () => services.publicOrigins[0] ?? null };
   scheduler.add({ name: 'digest-sends', everyMinutes: 15, run: createDigestSender({ ...services, log, mails: (target, at) => digestMails(digestServices, target, at) }) });
+  // Crawler hits (issue 41): every link read from its Cloudflare zone each hour.
+  scheduler.add(crawlerSyncJob({ ...services, crawlerLinks: services.registry.crawlerLinks }));
   const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies, services, dashboard: localDashboard(config, runtime, built, services) });
   try {
     await new Promise<void>((ok, fail) => {

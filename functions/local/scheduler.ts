@@ -15,6 +15,7 @@ const MINUTE_MS = 60_000;
 export class TimerScheduler implements Scheduler {
   private readonly timers = new Map<string, unknown>();
   private readonly running = new Map<string, Promise<void>>();
+  private readonly jobs = new Map<string, ScheduledJob>();
   private stopped = false;
 
   constructor(
@@ -25,6 +26,7 @@ export class TimerScheduler implements Scheduler {
 
   add(job: ScheduledJob): void {
     if (this.timers.has(job.name)) throw new Error(`a job named ${job.name} is already scheduled`);
+    this.jobs.set(job.name, job);
     this.arm(job);
     if (job.runAtStart) this.run(job, new Date(Math.floor(this.clock.now().getTime() / MINUTE_MS) * MINUTE_MS));
   }
@@ -45,6 +47,13 @@ export class TimerScheduler implements Scheduler {
       .finally(() => this.running.delete(job.name));
     this.running.set(job.name, run);
     return run;
+  }
+
+  /** Runs the job named `name` now for `minute`, as its timer would (tests); false when no such job is scheduled. */
+  async runNamed(name: string, minute: Date): Promise<boolean> {
+    const job = this.jobs.get(name);
+    if (job) await this.run(job, minute);
+    return Boolean(job);
   }
 
   private arm(job: ScheduledJob): void {

@@ -1,6 +1,7 @@
 /** Runtime configuration, parsed once from the environment into a frozen, typed object. */
 // zod/mini: the same schemas, tree-shaken, so every Lambda bundle stays small.
 import * as z from 'zod/mini';
+import type { GoogleSettings } from '#ports/search-console.ts';
 
 const flag = () => z._default(z.enum(['0', '1', '']), '0');
 
@@ -23,6 +24,8 @@ const Env = z.object({
   // Memory the event store's flag index may take, MiB (past it a day's flags are decided in SQL: slower, never wrong).
   EVENT_INDEX_MB: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 1024),
   SIMPLEANALYTICS_BASE_URL: z._default(z.string(), 'https://simpleanalytics.com'),
+  // Crawler hits (issue 41): the Cloudflare API's base (REST and GraphQL under it); tests point it at a fake.
+  CLOUDFLARE_API_URL: z._default(z.string(), 'https://api.cloudflare.com/client/v4'),
   EVENT_QUEUE_URL: z.optional(z.string()),
   API_REQUESTS: z.optional(z.enum(['on', 'off'])),
   SMTP_URL: z.optional(z.string().check(z.regex(/^smtps?:\/\//))),
@@ -56,6 +59,15 @@ const Env = z.object({
   TT_TRACKER_JS: z.optional(z.string()),
   // AWS: the OpenAPI document as JSON, inlined into the meta group's bundle (lambdaEnv).
   TT_OPENAPI_JSON: z.optional(z.string()),
+  // Search Console (issue 41): the OAuth client, where Google sends the consent back (a dashboard page), Google's base URLs.
+  GOOGLE_CLIENT_ID: z.optional(z.string()),
+  GOOGLE_CLIENT_SECRET: z.optional(z.string()),
+  GOOGLE_REDIRECT_URI: z.optional(z.url()),
+  GOOGLE_AUTH_URL: z._default(z.url(), 'https://accounts.google.com/o/oauth2/v2/auth'),
+  GOOGLE_TOKEN_URL: z._default(z.url(), 'https://oauth2.googleapis.com/token'),
+  GOOGLE_REVOKE_URL: z._default(z.url(), 'https://oauth2.googleapis.com/revoke'),
+  GOOGLE_API_URL: z._default(z.url(), 'https://www.googleapis.com'),
+  GOOGLE_RETRY_BASE_MS: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 2_000),
 });
 
 export interface Config {
@@ -78,6 +90,8 @@ export interface Config {
   durableReceipt: boolean;
   eventIndexBytes: number;
   simpleAnalyticsBaseUrl: string;
+  /** The Cloudflare API's base URL (crawler hits). */
+  cloudflareApiUrl: string;
   /** AWS: the SQS queue between collector and writer. */
   eventQueueUrl: string | null;
   /** False (API_REQUESTS=off, set by the stack on Timestream): the event store keeps no API requests, so POST /api/ingest answers 501. */
@@ -114,6 +128,8 @@ export interface Config {
   trackerScript: string | null;
   /** AWS: the OpenAPI document as JSON text (locally it is built on first use). */
   openApiJson: string | null;
+  /** Search Console: Google's OAuth client and endpoints (GOOGLE_*); the client id null when not set up. */
+  google: GoogleSettings;
 }
 
 /** The variables behind the settings an entry may require (`required`), as the operator sets them. */
@@ -173,6 +189,8 @@ export function parsePublicUrls(value: string): string[] {
   return urls;
 }
 
+const redirectDefault = (origin: string | undefined) => (origin ? `${origin.replace(/\/$/, '')}/account` : null);
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const parsed = Env.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
   if (!parsed.success) {
@@ -204,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     durableReceipt: e.DURABLE_RECEIPT === '1',
     eventIndexBytes: e.EVENT_INDEX_MB * 2 ** 20,
     simpleAnalyticsBaseUrl: e.SIMPLEANALYTICS_BASE_URL,
+    cloudflareApiUrl: e.CLOUDFLARE_API_URL,
     eventQueueUrl: e.EVENT_QUEUE_URL ?? null,
     apiRequestsAvailable: e.API_REQUESTS !== 'off',
     smtpUrl: e.SMTP_URL ?? null,
@@ -222,5 +241,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     clickhouse: e.CLICKHOUSE_URL ? { url: e.CLICKHOUSE_URL, user: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE } : null,
     trackerScript: e.TT_TRACKER_JS ?? null,
     openApiJson: e.TT_OPENAPI_JSON ?? null,
+    google: {
+      clientId: e.GOOGLE_CLIENT_ID ?? null,
+      clientSecret: e.GOOGLE_CLIENT_SECRET ?? null,
+      // Default: the dashboard's account page, which finishes the consent (GET /api/import-oauth/google/callback).
+      redirectUri: e.GOOGLE_REDIRECT_URI ?? redirectDefault(e.DASHBOARD_ORIGIN ?? e.PUBLIC_URL?.split(',')[0]?.trim()),
+      authUrl: e.GOOGLE_AUTH_URL,
+      tokenUrl: e.GOOGLE_TOKEN_URL,
+      revokeUrl: e.GOOGLE_REVOKE_URL,
+      apiUrl: e.GOOGLE_API_URL.replace(/\/$/, ''),
+      retryBaseMs: e.GOOGLE_RETRY_BASE_MS,
+    },
   });
 }

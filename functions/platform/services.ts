@@ -23,6 +23,9 @@ import type { Mailer } from '#ports/mailer.ts';
 import type { ImportChunkMessage, ImportJobs } from '#ports/import-jobs.ts';
 import type { ImportSourceClient } from '#ports/import-source.ts';
 import type { SecretBox } from '#ports/secret-box.ts';
+import type { GoogleSearchClient, SearchStatsStore } from '#ports/search-console.ts';
+import type { CrawlerHitStore } from '#ports/crawler-hits.ts';
+import type { CloudflareClient } from '#ports/cloudflare.ts';
 import { DropCounts } from '#domain/recent-drops.ts';
 import { collectorState, type CollectorState } from './collector-state.ts';
 import { MiB, checkState, keyState, nowOf, siteCaches, type KeyState, type SiteCaches } from './instance-state.ts';
@@ -53,10 +56,18 @@ export interface Adapters {
   importJobs: ImportJobs;
   /** Import chunks on their way to the import worker. */
   importQueue: Queue<ImportChunkMessage>;
-  /** Import credentials at rest. */
+  /** Import credentials and Search Console refresh tokens at rest. */
   secrets: SecretBox;
+  /** Google's OAuth and Search Console APIs (issue 41). */
+  google: GoogleSearchClient;
+  /** Search Console figures in the event store; null on Timestream (frozen): its routes answer 501. */
+  searchStats: SearchStatsStore | null;
   /** The Simple Analytics export (credential test; the worker streams chunks through it). */
   importSource: ImportSourceClient;
+  /** Crawler hits read from Cloudflare zones (issue 41), in the event store's own table. */
+  crawlerHits: CrawlerHitStore;
+  /** The Cloudflare API crawler links and syncs read. */
+  cloudflare: CloudflareClient;
   /** Alert mail (and test sends): SES on AWS, SMTP or the outbox locally. */
   mailer: Mailer;
   /** Where an owner sees a site's alerts in the dashboard (`{hostname}` filled in), when the public address is known. */

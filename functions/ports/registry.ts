@@ -12,6 +12,8 @@ import type { Goals } from './goals.ts';
 import type { LiveStreams } from './live-streams.ts';
 import type { EmailReports } from './email-reports.ts';
 import type { ShareLinks } from './share-links.ts';
+import type { SearchLinks } from './search-console.ts';
+import type { CrawlerLinks } from './crawler-links.ts';
 
 export interface SiteRecord {
   hostname: string;
@@ -150,4 +152,8 @@ export interface Registry extends SiteRegistry, SiteClaims, ManagementKeys, Dail
   readonly live: LiveStreams;
   /** Secret share links of sites (issue 40, part 5). */
   readonly shares: ShareLinks;
+  /** Search Console links and their consent states (issue 41). */
+  readonly searchConsole: SearchLinks;
+  /** Sites' links to a Cloudflare zone for crawler hits (issue 41). */
+  readonly crawlerLinks: CrawlerLinks;
 }

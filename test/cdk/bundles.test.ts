@@ -27,8 +27,10 @@ describe('Lambda bundles', () => {
       'http/ingest': COLLECTOR_BUDGET,
       'http/alerts': HTTP_GROUP_BUDGET,
       'http/goals': HTTP_GROUP_BUDGET,
+      'http/search': HTTP_GROUP_BUDGET,
       'http/live': HTTP_GROUP_BUDGET,
       'http/digests': HTTP_GROUP_BUDGET,
+      'http/crawlers': HTTP_GROUP_BUDGET,
     });
   });
 

@@ -56,6 +56,12 @@ describe('the stack on ClickHouse', () => {
     digests: logicalIdOf(stack.api.functions.get('digests') as NodeFunction),
     digestSends: logicalIdOf(stack.schedules.digestSends),
     live: logicalIdOf(stack.api.functions.get('live') as NodeFunction),
+    // Search Console (issue 41): the route group syncs in the request and the daily worker, both writing their table.
+    search: logicalIdOf(stack.api.functions.get('search') as NodeFunction),
+    searchSync: logicalIdOf((stack.searchSync as NonNullable<typeof stack.searchSync>).function),
+    // Crawlers (issue 41): the route group syncs in the request and the hourly worker, both writing the crawler hits.
+    crawlers: logicalIdOf(stack.api.functions.get('crawlers') as NodeFunction),
+    crawlerSync: logicalIdOf(stack.schedules.crawlerSync),
   });
 
   it('creates no Timestream resource', () => {
@@ -85,11 +91,15 @@ describe('the stack on ClickHouse', () => {
   });
 
   it('lets exactly those functions read their own secret, the reports function never the writer’s, and nothing more of Secrets Manager', () => {
-    const { writer, reports, goals, importWorker, alertChecks, digests, digestSends, live } = eventFunctions();
+    const { writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync } = eventFunctions();
     // The alert checks, the goals, digests and live functions and the digest sends only read: the reader's secret, as the reports function.
     const own = new Map<string, string>([
       [writer, ARN],
       [importWorker, ARN],
+      [search, ARN],
+      [searchSync, ARN],
+      [crawlers, ARN],
+      [crawlerSync, ARN],
       ...[reports, goals, alertChecks, digests, digestSends, live].map((id) => [id, READER_ARN] as [string, string]),
     ]);
     for (const id of Object.keys(resourcesOf(template, 'AWS::Lambda::Function'))) {
@@ -116,10 +126,10 @@ describe('the stack on ClickHouse', () => {
   });
 
   it('counts failed ClickHouse requests from the logs of every function that talks to it, into one alarm', () => {
-    const { writer, reports, goals, importWorker, alertChecks, digests, digestSends, live } = eventFunctions();
+    const { writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync } = eventFunctions();
     const fns = resourcesOf(template, 'AWS::Lambda::Function');
     const filters = Object.values(resourcesOf(template, 'AWS::Logs::MetricFilter')).filter((f) => f.Properties.MetricTransformations[0].MetricName === 'ClickHouseErrors');
-    expect(filters.map((f) => f.Properties.LogGroupName).sort(byJson)).toEqual([writer, reports, goals, importWorker, alertChecks, digests, digestSends, live].map((id) => fns[id]!.Properties.LoggingConfig.LogGroup).sort(byJson));
+    expect(filters.map((f) => f.Properties.LogGroupName).sort(byJson)).toEqual([writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync].map((id) => fns[id]!.Properties.LoggingConfig.LogGroup).sort(byJson));
     for (const f of filters) {
       expect(f.Properties.FilterPattern).toBe(`"${CLICKHOUSE_FAILURE_LOG}"`);
       expect(f.Properties.MetricTransformations[0]).toMatchObject({ MetricNamespace: 'tinytrack/Tinytrack', MetricValue: '1' });

@@ -96,8 +96,8 @@ describe('TinytrackStack guard rails by default', () => {
     it('notifies the topic from every alarm in the stack', () => {
       // Two dead-letter queues, the rotation's dead-letter queue and errors, writer errors and backlog, collector throttles,
       // the collector URL's 5xx and refused beacons, the API's 5xx, import worker errors, the alert checks' and the digest sends'
-      // dead-letter queues and errors.
-      expect(Object.keys(alarms)).toHaveLength(15);
+      // dead-letter queues and errors, the crawler sync's dead-letter queue and errors.
+      expect(Object.keys(alarms)).toHaveLength(17);
       for (const [id, alarm] of Object.entries(alarms)) expect(alarm.Properties.AlarmActions, id).toEqual([{ Ref: topicId() }]);
     });
 

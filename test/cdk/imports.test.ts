@@ -133,14 +133,17 @@ describe('TinytrackStack imports', () => {
   });
 
   describe('imports route group', () => {
-    it('passes the imports function IMPORT_QUEUE_URL and IMPORT_KMS_KEY_ID, and no other HTTP function', () => {
+    it('passes the imports function IMPORT_QUEUE_URL and IMPORT_KMS_KEY_ID, the crawlers function the key alone, and no other HTTP function but the search group the key (test/cdk/search-console.test.ts)', () => {
       const env = functions[groupFn('imports')]?.Properties.Environment.Variables;
       expect(env.IMPORT_QUEUE_URL).toEqual({ Ref: queueId });
       expect(env.IMPORT_KMS_KEY_ID).toEqual(keyArn());
+      // The crawlers group seals Cloudflare tokens with the same key, under their own context (test/cdk/crawlers.test.ts).
+      const crawlers = functions[groupFn('crawlers')]?.Properties.Environment.Variables;
+      expect(['IMPORT_QUEUE_URL' in crawlers, crawlers.IMPORT_KMS_KEY_ID]).toEqual([false, keyArn()]);
       for (const group of stack.api.functions.keys()) {
-        if (group === 'imports') continue;
+        if (group === 'imports' || group === 'crawlers') continue;
         const other = functions[groupFn(group)]?.Properties.Environment.Variables;
-        expect('IMPORT_QUEUE_URL' in other || 'IMPORT_KMS_KEY_ID' in other, group).toBe(false);
+        expect('IMPORT_QUEUE_URL' in other || ('IMPORT_KMS_KEY_ID' in other && group !== 'search'), group).toBe(false);
       }
     });
 
@@ -197,9 +200,10 @@ describe('TinytrackStack imports', () => {
       );
     });
 
-    it('gives KMS access to the imports function and the worker only', () => {
+    it('gives KMS access to the imports function and the worker only, besides the search group and the crawler functions under their own contexts (test/cdk/search-console.test.ts, test/cdk/crawlers.test.ts)', () => {
+      const crawlerFunctions = [groupFn('crawlers'), logicalIdOf(stack.schedules.crawlerSync)];
       for (const id of Object.keys(functions)) {
-        if (id === workerId || id === groupFn('imports')) continue;
+        if (id === workerId || id === groupFn('imports') || id === groupFn('search') || crawlerFunctions.includes(id)) continue;
         expect(kmsActions(id), id).toEqual([]);
       }
     });

@@ -99,9 +99,18 @@ describe('TinytrackStack', () => {
   });
 
   describe('functions', () => {
-    it('creates exactly one function per route group, plus the dashboard’s embed and session functions, the event writer, the import worker, the salt rotation, the alert checks and the digest sends', () => {
+    it('creates exactly one function per route group, plus the dashboard’s embed and session functions, the event writer, the import worker, the salt rotation, the alert checks, the digest sends and the crawler sync', () => {
       expect(Object.values(functions).map(groupOf).filter(Boolean).sort()).toEqual([...groups].sort());
-      const workers = [stack.dashboardEdge!.embed, stack.dashboardEdge!.session!, stack.writer.function, stack.imports.worker, stack.schedules.rotateSalts, stack.schedules.alertChecks, stack.schedules.digestSends];
+      const workers = [
+        stack.dashboardEdge!.embed,
+        stack.dashboardEdge!.session!,
+        stack.writer.function,
+        stack.imports.worker,
+        stack.schedules.rotateSalts,
+        stack.schedules.alertChecks,
+        stack.schedules.digestSends,
+        stack.schedules.crawlerSync,
+      ];
       expect(Object.keys(functions).sort()).toEqual([...fnIdOf.values(), ...workers.map(logicalIdOf)].sort());
     });
 
@@ -113,7 +122,7 @@ describe('TinytrackStack', () => {
       }
     });
 
-    it('gives the HTTP functions 512 MB and 10 s, imports (its 20 s credential test) and digests (a workspace preview reads every site) 28 s under API Gateway’s 30 s, the live stream 15 minutes', () => {
+    it('gives the HTTP functions 512 MB and 10 s, imports (its 20 s credential test), digests (a workspace preview reads every site), search (a sync in the request) and crawlers (a sync reads up to 72 hours) 28 s under API Gateway’s 30 s, the live stream 15 minutes', () => {
       for (const [group, id] of fnIdOf) {
         const fn = functions[id] as Resource;
         expect(fn.Properties.MemorySize, group).toBe(512);
@@ -124,7 +133,7 @@ describe('TinytrackStack', () => {
           expect(LIVE_CADENCE.maxMs).toBeLessThan(900_000);
           continue;
         }
-        expect(fn.Properties.Timeout, group).toBe(group === 'imports' || group === 'digests' ? 28 : 10);
+        expect(fn.Properties.Timeout, group).toBe(group === 'imports' || group === 'digests' || group === 'search' || group === 'crawlers' ? 28 : 10);
         expect(fn.Properties.Timeout, group).toBeLessThan(30);
       }
     });
@@ -158,7 +167,7 @@ describe('TinytrackStack', () => {
       for (const [id, fn] of Object.entries(functions)) if (id !== fnIdOf.get('ingest')) expect('API_REQUESTS' in fn.Properties.Environment.Variables, id).toBe(false);
     });
 
-    it('gives only the event writer, the import worker, the reports, goals, digests and live functions, the alert checks and the digest sends the event store', () => {
+    it('gives only the event writer, the import worker, the reports, goals, digests, live and crawlers functions, the alert checks, the digest sends and the crawler sync the event store', () => {
       const withStore = [
         logicalIdOf(stack.writer.function),
         logicalIdOf(stack.imports.worker),
@@ -166,8 +175,10 @@ describe('TinytrackStack', () => {
         fnIdOf.get('goals'),
         fnIdOf.get('digests'),
         fnIdOf.get('live'),
+        fnIdOf.get('crawlers'),
         logicalIdOf(stack.schedules.alertChecks),
         logicalIdOf(stack.schedules.digestSends),
+        logicalIdOf(stack.schedules.crawlerSync),
       ].sort();
       const database = template.findResources('AWS::Timestream::Database');
       const table = template.findResources('AWS::Timestream::Table');
@@ -395,7 +406,7 @@ describe('TinytrackStack', () => {
   describe('schedules', () => {
     it('rotates salts daily at 00:00 UTC with the salt rotation worker', () => {
       const rules = Object.values(template.findResources('AWS::Events::Rule') as Record<string, Resource>);
-      expect(rules).toHaveLength(3);
+      expect(rules).toHaveLength(4);
       const rule = rules.find((r) => refTarget(r.Properties.Targets[0].Arn) === logicalIdOf(stack.schedules.rotateSalts)) as Resource;
       expect(rule.Properties.ScheduleExpression).toBe('cron(0 0 * * ? *)');
       expect(rule.Properties.State).toBe('ENABLED');
@@ -484,8 +495,19 @@ describe('TinytrackStack', () => {
       expect(actionsOfFn(writerId(), 'sqs:')).not.toContain('sqs:SendMessage');
     });
 
-    it('gives Timestream access to the writer, the import worker, the reports, goals, digests and live functions, the alert checks and the digest sends only', () => {
-      const readers = [writerId(), logicalIdOf(stack.imports.worker), fnIdOf.get('reports'), fnIdOf.get('goals'), fnIdOf.get('digests'), fnIdOf.get('live'), logicalIdOf(stack.schedules.alertChecks), logicalIdOf(stack.schedules.digestSends)];
+    it('gives Timestream access to the writer, the import worker, the reports, goals, digests, live and crawlers functions, the alert checks, the digest sends and the crawler sync only', () => {
+      const readers = [
+        writerId(),
+        logicalIdOf(stack.imports.worker),
+        fnIdOf.get('reports'),
+        fnIdOf.get('goals'),
+        fnIdOf.get('digests'),
+        fnIdOf.get('live'),
+        fnIdOf.get('crawlers'),
+        logicalIdOf(stack.schedules.alertChecks),
+        logicalIdOf(stack.schedules.digestSends),
+        logicalIdOf(stack.schedules.crawlerSync),
+      ];
       for (const id of Object.keys(functions)) {
         if (readers.includes(id)) continue;
         expect(actionsOfFn(id, 'timestream:'), id).toEqual([]);

@@ -14,6 +14,8 @@ let owner: string;
 let site: string;
 let ownKeyId: string;
 let before: unknown;
+/** A verified site of the owner's made public: owner-only routes stay closed on it. */
+let publicSite: string;
 
 /** What the refused calls could have changed: the account's sites, the site, its imports, and the owner's key. */
 async function ownerState() {
@@ -31,6 +33,8 @@ beforeAll(async () => {
   owner = await svc.token('matrix-owner');
   site = await svc.site(owner, { prefix: 'matrix' });
   ownKeyId = (await svc.key(owner, ['ingest'])).id;
+  publicSite = await svc.site(owner, { prefix: 'matrix-public' });
+  expect((await svc.req('PATCH', `/api/sites/${publicSite}`, { token: owner, body: { is_public: true } })).status).toBe(200);
   before = await ownerState();
 });
 afterAll(() => svc.stop());
@@ -78,6 +82,16 @@ describe.each(guarded.filter((r) => siteRoute(r) && !claimRoute(r)).map((r) => [
   it('answers 404 unknown site', async () => {
     const r = await call(route, await svc.token('matrix-stranger'));
     expect([r.status, r.json]).toEqual([404, { error: 'unknown site' }]);
+  });
+});
+
+describe.each(guarded.filter((r) => r.auth === 'owner').map((r) => [routeKey(r), r] as const))('%s on a public site', (_, route) => {
+  it('answers 404 unknown site to anonymous callers and to another account (owner only, also for public sites)', async () => {
+    const at = path(route).replace(site, publicSite);
+    for (const token of [undefined, await svc.token('matrix-stranger')]) {
+      const r = await svc.req('GET', at, { token });
+      expect([r.status, r.json]).toEqual([404, { error: 'unknown site' }]);
+    }
   });
 });
 

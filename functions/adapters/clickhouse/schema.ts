@@ -11,6 +11,7 @@ import { FILTERED_COLUMNS } from '#domain/reports/filter.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 import { clickhouseApiTables } from '#domain/api-requests/series-sql.ts';
+import { clickhouseCrawlerTable } from '#domain/crawlers/hits-sql.ts';
 
 type Kind = 'text' | 'int' | 'double' | 'bool';
 
@@ -245,6 +246,11 @@ const MIGRATIONS: readonly { version: number; statements: (db: string) => string
     version: 8,
     // The API-requests series (issue 36): rows, and the rollups fed from their inserts.
     statements: (db) => clickhouseApiTables(db, ident),
+  },
+  {
+    version: 9,
+    // Crawler hits from a CDN zone (issue 41).
+    statements: (db) => [clickhouseCrawlerTable(ident(db))],
   },
 ];
 

@@ -19,6 +19,10 @@ import { DynamoLiveStreams } from './live-streams.ts';
 import { DynamoSiteRecords } from './site-records.ts';
 import { DynamoShareLinks } from './share-links.ts';
 import type { ShareLinks } from '#ports/share-links.ts';
+import { DynamoSearchLinks } from './search-links.ts';
+import type { SearchLinks } from '#ports/search-console.ts';
+import type { CrawlerLinks } from '#ports/crawler-links.ts';
+import { DynamoCrawlerLinks } from './crawler-links.ts';
 import { keys } from './table.ts';
 import type { FunnelRecord, GoalRecord, SiteRecords } from '#ports/goals.ts';
 
@@ -63,6 +67,8 @@ export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
   readonly digests: EmailReports;
   readonly live: LiveStreams;
   readonly shares: ShareLinks;
+  readonly searchConsole: SearchLinks;
+  readonly crawlerLinks: CrawlerLinks;
 
   constructor(client: DynamoDBClient, table: string) {
     // One document client for all of them, as the table is one.
@@ -76,6 +82,8 @@ export class DynamoRegistry extends DynamoSiteRegistry implements Registry {
     this.digests = new DynamoEmailReports(this.items);
     this.live = new DynamoLiveStreams(this.items);
     this.shares = new DynamoShareLinks(this.items);
+    this.searchConsole = new DynamoSearchLinks(this.items);
+    this.crawlerLinks = new DynamoCrawlerLinks(this.items);
   }
 
   readonly startClaim: Registry['startClaim'] = (...a) => this.claims.startClaim(...a);

@@ -45,10 +45,19 @@ export const keys = {
   shareLinkPrefix: 'SHARE#',
   shareSlugHash: (slugHash: string) => `SHARESLUG#${slugHash}`,
   shareSecret: { pk: 'SECRET#share', sk: 'SECRET' },
+  // Crawler links (functions/adapters/dynamodb/crawler-links.ts): under the site, so a delete or a move removes the link and its
+  // sealed token; every link listed on gsi1 for the hourly sync.
+  crawlerLink: (hostname: string) => ({ pk: `SITE#${hostname}`, sk: 'CRAWLERS_LINK' }),
+  crawlerLinks: 'CRAWLER_LINKS',
   // Local sign-in (functions/adapters/dynamodb/login-links.ts): one item per unused link, by the code's hash.
   loginLink: (codeHash: string) => ({ pk: `LOGIN#${codeHash}`, sk: 'LOGIN' }),
   // Local dashboard sessions (functions/adapters/dynamodb/login-links.ts): one item per session, by its id's hash.
   dashboardSession: (idHash: string) => ({ pk: `SESSION#${idHash}`, sk: 'SESSION' }),
+  // Search Console (functions/adapters/dynamodb/search-links.ts): the link under the site, so a delete or a move
+  // removes it and its sealed token; linked sites listed on gsi1 for the daily sync; consent states by their hash.
+  searchLink: (hostname: string) => ({ pk: `SITE#${hostname}`, sk: 'GSC' }),
+  searchLinks: 'GSC_LINKS',
+  oauthState: (stateHash: string) => ({ pk: `OAUTHSTATE#${stateHash}`, sk: 'OAUTHSTATE' }),
   // The live stream (functions/adapters/dynamodb/live-streams.ts): tickets by their hash, an account's stream slots.
   liveTicket: (ticketHash: string) => ({ pk: `LIVETICKET#${ticketHash}`, sk: 'LIVETICKET' }),
   liveSlot: (uid: string, slot: number) => ({ pk: `LIVE#${uid}`, sk: `SLOT#${slot}` }),

@@ -23,6 +23,8 @@ export interface CallOptions {
   /** Public reads (share pages) go without a token. Default true. */
   signedIn?: boolean;
   signal?: AbortSignal;
+  /** Further request headers (a Cloudflare token for GET /api/cloudflare/zones: never in a URL). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -35,8 +37,8 @@ export function setShareGrant(grant: string | null): void {
   else tabStorage.removeItem(GRANT_KEY);
 }
 
-export async function api<T>(path: string, { method = 'GET', body, signedIn = true, signal }: CallOptions = {}): Promise<T> {
-  const headers: Record<string, string> = {};
+export async function api<T>(path: string, { method = 'GET', body, signedIn = true, signal, headers: extra = {} }: CallOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { ...extra };
   const grant = path.startsWith('/api/share/') ? tabStorage.getItem(GRANT_KEY) : null;
   if (grant) headers['X-Share-Grant'] = grant;
   if (signedIn) {

@@ -8,6 +8,7 @@ import type { DashboardConfig } from '../config.ts';
 import { linkClick, navigate, routeOf, useLocation } from './router.ts';
 import { SitesView } from './views/sites.tsx';
 import { AccountView } from './views/account.tsx';
+import { FinishGoogleConsent } from './views/search.tsx';
 import { FieldError } from './components/panel.tsx';
 import { ShareView, SiteView } from './views/site.tsx';
 import { ShareLinkView } from './views/share-link.tsx';
@@ -93,7 +94,13 @@ function App() {
         ) : route.view === 'sites' ? (
           <SitesView />
         ) : route.view === 'account' ? (
-          <AccountView />
+          search.has('code') && search.has('state') ? (
+            <main class="page">
+              <FinishGoogleConsent search={search} />
+            </main>
+          ) : (
+            <AccountView />
+          )
         ) : route.view === 'site' ? (
           <SiteView key={route.hostname} hostname={route.hostname} tab={route.tab} search={search} />
         ) : route.view === 'share' ? (

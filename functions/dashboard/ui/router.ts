@@ -44,7 +44,7 @@ export type Route =
   | { view: 'share-link'; slug: string; embed: boolean }
   | { view: 'missing' };
 
-export const SITE_TABS = ['overview', 'goals', 'retention', 'api', 'imports', 'settings'] as const;
+export const SITE_TABS = ['overview', 'goals', 'retention', 'search', 'api', 'crawlers', 'imports', 'settings'] as const;
 export type SiteTab = (typeof SITE_TABS)[number];
 
 export function routeOf(path: string): Route {

@@ -12,5 +12,7 @@ import { handler as alerts } from './alerts.ts';
 import { handler as goals } from './goals.ts';
 import { handler as digests } from './digests.ts';
 import { handler as live } from './live.ts';
+import { handler as search } from './search-console.ts';
+import { handler as crawlers } from './crawlers.ts';
 
-export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports, ingest, alerts, goals, digests, live };
+export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports, ingest, alerts, goals, digests, live, search, crawlers };

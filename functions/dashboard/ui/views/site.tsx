@@ -5,17 +5,19 @@ import { Load } from '../components/panel.tsx';
 import { browserTimezone, readState, writeState, type ReportState } from '../report-state.ts';
 import { linkClick, navigate, siteUrl, type SiteTab } from '../router.ts';
 import { ImportsView } from './imports.tsx';
+import { CrawlersView } from './crawlers.tsx';
 import { ApiView } from './api.tsx';
 import { OverviewView } from './overview.tsx';
 import { GoalsView } from './goals.tsx';
 import { RetentionView } from './retention.tsx';
+import { SearchView } from './search.tsx';
 import { SettingsView } from './settings.tsx';
 import { SiteIcon, type SiteInfo } from './sites.tsx';
 import { SiteSwitcher } from '../components/site-switcher.tsx';
 import { ReportShortcuts } from '../components/shortcuts.tsx';
 import { UntilFirstPageview } from './waiting.tsx';
 
-const TAB_LABELS: Record<SiteTab, string> = { overview: 'Overview', goals: 'Goals', retention: 'Retention', api: 'API', imports: 'Imports', settings: 'Settings' };
+const TAB_LABELS: Record<SiteTab, string> = { overview: 'Overview', goals: 'Goals', retention: 'Retention', search: 'Search', api: 'API', crawlers: 'Crawlers', imports: 'Imports', settings: 'Settings' };
 /** An API site has no web reports nor imports: its overview is the API view. */
 const API_SITE_TABS: readonly SiteTab[] = ['api', 'settings'];
 /** Tabs whose reports take the period and filters: the keyboard shortcuts work there. */
@@ -89,6 +91,8 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
             <ReportShortcuts state={state} setState={setState} active={REPORT_TABS.includes(tab) && (s.kind === 'api' || Boolean(s.verified_at))} />
             {s.kind === 'api' && tab !== 'settings' ? (
               <ApiView hostname={hostname} state={state} setState={setState} search={search} />
+            ) : tab === 'crawlers' ? (
+              <CrawlersView hostname={hostname} />
             ) : !s.verified_at && tab !== 'settings' && tab !== 'imports' ? (
               <p class="note">
                 This site is not verified yet, so it has no reports. <a href={siteUrl(hostname, 'settings')} onClick={linkClick}>Install the script and verify it</a>.
@@ -101,6 +105,8 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
               <GoalsView hostname={hostname} state={state} setState={setState} />
             ) : tab === 'retention' ? (
               <RetentionView hostname={hostname} state={state} setState={setState} signedIn />
+            ) : tab === 'search' ? (
+              <SearchView hostname={hostname} />
             ) : tab === 'api' ? (
               <ApiView hostname={hostname} state={state} setState={setState} search={search} />
             ) : tab === 'imports' ? (

@@ -1,0 +1,1 @@
+import './crawler-hits.contract.ts';

@@ -1,0 +1,1 @@
+import './search-console-store.contract.ts';
