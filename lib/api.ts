@@ -31,7 +31,7 @@ import { SITE_FIELDS } from '#adapters/dynamodb/registry-items.ts';
 import { alarmOnAny } from './alarms.ts';
 import { metricNamespace } from './clickhouse.ts';
 import { CRAWLER_TOKEN_CONTEXT_KEYS, grantUnderCredentialContext } from './imports.ts';
-import { googleEnvironment, grantUnderSearchConsoleContext } from './search-console.ts';
+import { googleEnvironment, grantGoogleClientSecret, grantUnderSearchConsoleContext } from './search-console.ts';
 
 export const DEFAULT_CLOUDFLARE_API_URL = 'https://api.cloudflare.com/client/v4';
 import { parsePublicUrls } from '#platform/config.ts';
@@ -444,7 +444,10 @@ export class Api extends Construct {
       if (eventStore !== 'none') props.eventStore.grant(fn, eventStore);
       if (access.importQueue) props.importQueue.grantSendMessages(fn);
       if (access.importKey === 'seal') grantUnderCredentialContext(props.importKey, fn, 'kms:GenerateDataKey');
-      if (access.importKey === 'search-console') grantUnderSearchConsoleContext(props.importKey, fn, ['kms:GenerateDataKey', 'kms:Decrypt']);
+      if (access.importKey === 'search-console') {
+        grantUnderSearchConsoleContext(props.importKey, fn, ['kms:GenerateDataKey', 'kms:Decrypt']);
+        grantGoogleClientSecret(fn, fn);
+      }
       if (access.crawlerTokens) for (const action of ['kms:GenerateDataKey', 'kms:Decrypt'] as const) grantUnderCredentialContext(props.importKey, fn, action, CRAWLER_TOKEN_CONTEXT_KEYS);
       if (access.icons) {
         props.iconBucket.grantRead(fn, 'icons/*');

@@ -12,6 +12,7 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { alarmOnAny } from './alarms.ts';
 import type { EventStoreResource } from './event-store.ts';
@@ -36,18 +37,39 @@ export function grantUnderSearchConsoleContext(key: kms.IKey, grantee: iam.IGran
   });
 }
 
-/** GOOGLE_* of the deploy's context (`-c googleClientId=… -c googleClientSecret=… -c googleRedirectUri=…`); none: linking answers 501. */
+/** The contexts Google's client is set up from, and the variable each becomes. */
+const GOOGLE_CONTEXT = [
+  ['GOOGLE_CLIENT_ID', 'googleClientId'],
+  ['GOOGLE_CLIENT_SECRET_ARN', 'googleClientSecretArn'],
+  ['GOOGLE_REDIRECT_URI', 'googleRedirectUri'],
+] as const;
+
+const contextText = (scope: Construct, name: string): string | null => {
+  const value: unknown = scope.node.tryGetContext(name);
+  return typeof value === 'string' && value !== '' ? value : null;
+};
+
+/**
+ * GOOGLE_* of the deploy's context (`-c googleClientId=… -c googleClientSecretArn=… -c googleRedirectUri=…`);
+ * none: linking answers 501. The client secret is only ever named by its Secrets Manager ARN: a secret in
+ * the context would be written into the template and the function's environment.
+ */
 export function googleEnvironment(scope: Construct): Record<string, string> {
+  if (contextText(scope, 'googleClientSecret') !== null) {
+    throw new Error('-c googleClientSecret is refused: store the secret in Secrets Manager and pass -c googleClientSecretArn=arn:aws:secretsmanager:…');
+  }
   const env: Record<string, string> = {};
-  for (const [name, context] of [
-    ['GOOGLE_CLIENT_ID', 'googleClientId'],
-    ['GOOGLE_CLIENT_SECRET', 'googleClientSecret'],
-    ['GOOGLE_REDIRECT_URI', 'googleRedirectUri'],
-  ] as const) {
-    const value: unknown = scope.node.tryGetContext(context);
-    if (typeof value === 'string' && value !== '') env[name] = value;
+  for (const [name, context] of GOOGLE_CONTEXT) {
+    const value = contextText(scope, context);
+    if (value !== null) env[name] = value;
   }
   return env;
+}
+
+/** Lets `fn` read Google's client secret (that secret alone), when the deploy names one. */
+export function grantGoogleClientSecret(scope: Construct, fn: iam.IGrantable): void {
+  const arn = contextText(scope, 'googleClientSecretArn');
+  if (arn !== null) secretsmanager.Secret.fromSecretCompleteArn(scope, 'GoogleClientSecret', arn).grantRead(fn);
 }
 
 export interface SearchSyncProps {
@@ -75,6 +97,7 @@ export class SearchConsoleSync extends Construct {
     ]);
     props.eventStore.grant(this.function, 'read-write');
     grantUnderSearchConsoleContext(props.key, this.function, ['kms:Decrypt']);
+    grantGoogleClientSecret(this, this.function);
     this.rule = new events.Rule(this, 'Rule', {
       description: 'tinytrack: sync Search Console daily at 01:00 UTC',
       schedule: events.Schedule.cron({ minute: '0', hour: '1' }),

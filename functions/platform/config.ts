@@ -62,6 +62,8 @@ const Env = z.object({
   // Search Console (issue 41): the OAuth client, where Google sends the consent back (a dashboard page), Google's base URLs.
   GOOGLE_CLIENT_ID: z.optional(z.string()),
   GOOGLE_CLIENT_SECRET: z.optional(z.string()),
+  // AWS: the Secrets Manager secret holding the OAuth client secret (its plain text), read at start; never in the environment.
+  GOOGLE_CLIENT_SECRET_ARN: z.optional(z.string().check(z.regex(/^arn:aws[a-z-]*:secretsmanager:/))),
   GOOGLE_REDIRECT_URI: z.optional(z.url()),
   GOOGLE_AUTH_URL: z._default(z.url(), 'https://accounts.google.com/o/oauth2/v2/auth'),
   GOOGLE_TOKEN_URL: z._default(z.url(), 'https://oauth2.googleapis.com/token'),
@@ -124,6 +126,8 @@ export interface Config {
   clickhouse: { url: string; user: string; password: string; database: string } | null;
   /** AWS: where the ClickHouse credentials are (never in the environment); null locally. */
   clickhouseSecretArn: string | null;
+  /** AWS: where Google's OAuth client secret is (never in the environment); null locally. */
+  googleClientSecretArn: string | null;
   /** AWS: the built, minified latest.js (locally it is built at start instead). */
   trackerScript: string | null;
   /** AWS: the OpenAPI document as JSON text (locally it is built on first use). */
@@ -238,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     dashboardPage: e.TT_DASHBOARD_HTML ?? null,
     timestream: e.TIMESTREAM_DATABASE && e.TIMESTREAM_TABLE ? { database: e.TIMESTREAM_DATABASE, table: e.TIMESTREAM_TABLE } : null,
     clickhouseSecretArn: e.CLICKHOUSE_SECRET_ARN ?? null,
+    googleClientSecretArn: e.GOOGLE_CLIENT_SECRET_ARN ?? null,
     clickhouse: e.CLICKHOUSE_URL ? { url: e.CLICKHOUSE_URL, user: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE } : null,
     trackerScript: e.TT_TRACKER_JS ?? null,
     openApiJson: e.TT_OPENAPI_JSON ?? null,

@@ -15,13 +15,16 @@ const CLICKHOUSE = {
   clickhouseSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:tinytrack-clickhouse-AbCdEf',
   clickhouseReaderSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:tinytrack-clickhouse-reports-GhIjKl',
 };
-const GOOGLE = { googleClientId: 'id.apps.googleusercontent.com', googleClientSecret: 'shh', googleRedirectUri: 'https://dash.example.com/account' };
+const GOOGLE_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:tinytrack-google-MnOpQr';
+const GOOGLE = { googleClientId: 'id.apps.googleusercontent.com', googleClientSecretArn: GOOGLE_SECRET_ARN, googleRedirectUri: 'https://dash.example.com/account' };
 
 const synth = (context: Record<string, unknown>) => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
   const stack = new TinytrackStack(app, 'Tinytrack', { trackerScript: '', dashboardDir: DASHBOARD_FIXTURE });
   return { stack, template: Template.fromStack(stack) };
 };
+const secretReads = (t: Template, id: string) =>
+  (statementsOfFunction(t, id) as ConditionedStatement[]).filter((s) => JSON.stringify(s.Action).includes('secretsmanager:')).map((s) => s.Resource);
 const kmsStatements = (t: Template, id: string) => (statementsOfFunction(t, id) as ConditionedStatement[]).filter((s) => JSON.stringify(s.Action).includes('kms:'));
 const SEARCH_CONTEXT = {
   'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['site', 'purpose'] },
@@ -35,8 +38,16 @@ describe('Search Console on AWS', () => {
     const id = logicalIdOf(stack.api.functions.get('search') as NodeFunction);
     expect(kmsStatements(template, id).map((s) => [s.Action, s.Condition])).toEqual([[['kms:GenerateDataKey', 'kms:Decrypt'], SEARCH_CONTEXT]]);
     const env = resourcesOf(template, 'AWS::Lambda::Function')[id]?.Properties.Environment.Variables;
-    expect(env).toMatchObject({ GOOGLE_CLIENT_ID: GOOGLE.googleClientId, GOOGLE_REDIRECT_URI: GOOGLE.googleRedirectUri });
+    expect(env).toMatchObject({ GOOGLE_CLIENT_ID: GOOGLE.googleClientId, GOOGLE_CLIENT_SECRET_ARN: GOOGLE_SECRET_ARN, GOOGLE_REDIRECT_URI: GOOGLE.googleRedirectUri });
     expect(env.IMPORT_KMS_KEY_ID).toBeDefined();
+    expect(secretReads(template, id)).toContainEqual(GOOGLE_SECRET_ARN);
+  }, 120_000);
+
+  it('never puts Google’s client secret in the template: the secret itself as context is refused', () => {
+    expect(() => synth({ ...CLICKHOUSE, ...GOOGLE, googleClientSecret: 'hunter2' })).toThrow(/googleClientSecretArn/);
+    const { stack, template } = synth({ ...CLICKHOUSE, ...GOOGLE });
+    expect(JSON.stringify(template.toJSON())).not.toContain('GOOGLE_CLIENT_SECRET"');
+    expect(secretReads(template, logicalIdOf(stack.searchSync!.function))).toContainEqual(GOOGLE_SECRET_ARN);
   }, 120_000);
 
   it('syncs daily at 01:00 UTC with a worker that may only open tokens', () => {

@@ -13,6 +13,7 @@ import { createSearchHandler } from '#http/handlers/search-console.ts';
 import { awsClient } from '#aws/clients.ts';
 import { authServices } from '#aws/auth.ts';
 import { clickHouseStore } from '#aws/event-store.ts';
+import { awsGoogleSettings } from '#aws/google.ts';
 import { lambdaEnv, loadConfig, required } from '#platform/config.ts';
 
 const config = loadConfig(lambdaEnv());
@@ -21,6 +22,6 @@ const clickhouse = await clickHouseStore(config, { migrate: false });
 export const handler = createSearchHandler({
   ...authServices(config, awsClient(DynamoDBClient)),
   secrets: new KmsSecretBox(awsClient(KMSClient), required(config, 'importKmsKeyId')),
-  google: new FetchGoogleSearchClient(config.google),
+  google: new FetchGoogleSearchClient(await awsGoogleSettings(config)),
   searchStats: clickhouse ? await ClickHouseSearchStats.open(clickhouse.executor, clickhouse.database) : null,
 });

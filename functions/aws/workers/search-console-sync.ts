@@ -7,6 +7,7 @@ import { FetchGoogleSearchClient } from '#adapters/google/google-search-client.t
 import { KmsSecretBox } from '#adapters/kms/kms-secret-box.ts';
 import { awsClient } from '#aws/clients.ts';
 import { clickHouseStore } from '#aws/event-store.ts';
+import { awsGoogleSettings } from '#aws/google.ts';
 import { systemClock } from '#ports/clock.ts';
 import { lambdaEnv, loadConfig, required } from '#platform/config.ts';
 import { log } from '#platform/log.ts';
@@ -18,7 +19,7 @@ if (!clickhouse) throw new Error('the Search Console sync needs the ClickHouse e
 
 export const handler = createSearchSyncer({
   registry: new DynamoRegistry(awsClient(DynamoDBClient), config.tableName),
-  google: new FetchGoogleSearchClient(config.google),
+  google: new FetchGoogleSearchClient(await awsGoogleSettings(config)),
   secrets: new KmsSecretBox(awsClient(KMSClient), required(config, 'importKmsKeyId')),
   stats: await ClickHouseSearchStats.open(clickhouse.executor, clickhouse.database),
   clock: systemClock,
