@@ -108,9 +108,10 @@ export const searchRoutes: readonly RouteDef[] = [
     path: `${SITE}/sync`,
     auth: 'account',
     scope: 'manage',
-    summary: 'Pull the days since the last sync now (the last three again). Also runs daily. A failure is answered and kept as the link’s last_error.',
+    summary:
+      'Pull the days since the last sync now (the last three again), month by month, for up to 20 s: `complete` false means months are left, which the next call (or the daily sync) pulls. Also runs daily. A failure is answered and kept as the link’s last_error.',
     responses: {
-      200: { description: 'synced', schema: z.object({ link: Link }).meta({ id: 'SearchSynced' }) },
+      200: { description: 'synced', schema: z.object({ link: Link, complete: z.boolean().describe('Every day up to yesterday is stored; false: call again to pull the rest') }).meta({ id: 'SearchSynced' }) },
       ...refusals(...scoped('manage'), UnknownSiteError, SearchNotLinkedError, NoSearchPropertyError, NotAvailableOnStoreError, ...google),
     },
   },

@@ -3,9 +3,11 @@
  * sync (the last three again, as Google's figures still move; the first
  * time 16 months) in windows of a month, each stored dimension of each
  * window paged by `startRow` until a short page. The link records the
- * sync's time and its error text; `synced_through` moves only when every
- * window was stored, so a failed sync is pulled again next time. Run by
- * `POST …/gsc/sync` and daily (the local timers; EventBridge on AWS).
+ * sync's time and its error text; `synced_through` moves past a window only
+ * once all of it was stored, so a failed sync resumes where it failed. Run by
+ * `POST …/gsc/sync` (within a time budget: the windows left wait for the
+ * next call, as an API Gateway request ends at 30 s) and daily (the local
+ * timers; EventBridge on AWS, with 15 minutes).
  */
 import { ProductError, GoogleUnavailableError } from '#domain/errors.ts';
 import { registrationOf } from '#domain/registration.ts';
@@ -45,28 +47,43 @@ function refusalOf(e: unknown, site: string, log: SearchSyncServices['log']): Pr
   return new GoogleUnavailableError();
 }
 
-/** Syncs one link; the link as recorded after. A failure is recorded on the link and thrown as its refusal. */
-export async function syncSearchLink(s: SearchSyncServices, link: SearchLinkRecord): Promise<SearchLinkRecord> {
+/** A sync's outcome: the link as recorded after, and whether every window up to yesterday is stored. */
+export interface SearchSyncResult {
+  link: SearchLinkRecord;
+  complete: boolean;
+}
+
+/**
+ * Syncs one link, oldest window first, recording progress after each window. With `deadline`
+ * (epoch ms) no window starts after it, and the sync answers incomplete. A failure is recorded
+ * on the link (the windows stored before it kept) and thrown as its refusal.
+ */
+export async function syncSearchLink(s: SearchSyncServices, link: SearchLinkRecord, { deadline = Infinity }: { deadline?: number } = {}): Promise<SearchSyncResult> {
   const now = s.clock.now();
   const at = now.toISOString();
   const site = await s.registry.getSite(link.site);
-  if (!site || !link.property) return link;
+  if (!site || !link.property) return { link, complete: true };
   const ref: SiteRef = { site: site.hostname, registration: registrationOf(site) };
   const windows = syncWindows(link.synced_through, dayOf(now.getTime()));
+  let syncedThrough = link.synced_through;
+  let stored = 0;
   try {
     const refreshToken = await s.secrets.open(link.sealed_refresh_token, searchConsoleContext(link.site));
     const token = await s.google.accessToken(refreshToken);
     for (const window of windows) {
+      if (stored > 0 && s.clock.now().getTime() >= deadline) break;
       for (const dim of DIMS) await pullDimension(s, ref, token, link.property, window, dim);
+      syncedThrough = window.endDate;
+      stored++;
     }
   } catch (e) {
     const refusal = refusalOf(e, link.site, s.log);
-    await s.registry.searchConsole.updateLink(link.site, { last_sync_at: at, last_error: refusal.message });
+    await s.registry.searchConsole.updateLink(link.site, { last_sync_at: at, last_error: refusal.message, synced_through: syncedThrough });
     throw refusal;
   }
-  const patch = { last_sync_at: at, last_error: null, synced_through: windows.at(-1)?.endDate ?? link.synced_through };
+  const patch = { last_sync_at: at, last_error: null, synced_through: syncedThrough };
   await s.registry.searchConsole.updateLink(link.site, patch);
-  return { ...link, ...patch };
+  return { link: { ...link, ...patch }, complete: stored === windows.length };
 }
 
 /** The daily run: every linked site, one after another; one failing link never stops the others. */

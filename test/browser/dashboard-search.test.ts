@@ -85,4 +85,21 @@ describe('dashboard Search tab', () => {
     expect(google.revoked.size).toBe(1);
     await page.context().close();
   }, 120_000);
+
+  it('revokes the Google grant when the site is deleted from its settings', async () => {
+    const token = await svc.token('search-deleter');
+    const site = await svc.site(token, { prefix: 'dash-search-del' });
+    google.properties.push({ siteUrl: `https://${site}/`, permissionLevel: 'siteOwner' });
+    const page = await ownerPage(browser, token, { bypassCSP: true });
+    await page.goto(`${svc.url}/sites/${site}/search`);
+    await page.getByRole('button', { name: 'Link Search Console' }).click();
+    await page.getByLabel('Property').waitFor();
+    const revokedBefore = google.revoked.size;
+    await page.goto(`${svc.url}/sites/${site}/settings`);
+    await page.getByLabel('Type the hostname to delete the site (collected data stays)').fill(site);
+    await page.getByRole('button', { name: 'Delete site' }).click();
+    await page.waitForURL(`${svc.url}/`);
+    expect(google.revoked.size).toBe(revokedBefore + 1);
+    await page.context().close();
+  }, 120_000);
 });

@@ -109,7 +109,7 @@ describe('linking', () => {
 describe('sync and stats', () => {
   it('pulls 16 months in windows, paging past 25,000 rows, and answers the stats', async () => {
     const r = await req('POST', `/api/sites/${site}/gsc/sync`, { token: owner });
-    expect([r.status, r.json.link.last_error]).toEqual([200, null]);
+    expect([r.status, r.json.link.last_error, r.json.complete]).toEqual([200, null, true]);
     expect(google.queries[0]?.body.startDate).toBe(day(-486));
     expect(google.queries.some((q) => q.body.startRow === 25_000 && (q.body.dimensions as string[]).includes('query'))).toBe(true);
     const stats = await req('GET', `/api/sites/${site}/gsc?from=${day(-6)}&to=${day(-1)}&dim=queries&limit=2`, { token: owner });
@@ -165,7 +165,7 @@ describe("Google's failures", () => {
   it('recovers when the quota comes back within the retries', async () => {
     google.failNext(429, 2);
     const r = await req('POST', `/api/sites/${site}/gsc/sync`, { token: owner });
-    expect([r.status, r.json.link.last_error]).toEqual([200, null]);
+    expect([r.status, r.json.link.last_error, r.json.complete]).toEqual([200, null, true]);
   });
 
   it('answers a permission error', async () => {

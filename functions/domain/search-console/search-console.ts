@@ -19,6 +19,8 @@ export const FIRST_SYNC_DAYS = 486;
 export const DATA_DELAY_DAYS = 3;
 /** Days per request window: bounds one window's rows in memory. */
 export const SYNC_WINDOW_DAYS = 31;
+/** How long `POST …/gsc/sync` starts new windows for: the rest waits for the next call (API Gateway ends a request at 30 s). */
+export const ROUTE_SYNC_BUDGET_MS = 20_000;
 /** The longest stats range, in days. */
 export const MAX_STATS_DAYS = 500;
 

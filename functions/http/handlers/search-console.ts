@@ -8,7 +8,7 @@
 import { GoogleNotConfiguredError, InvalidInputError, NoSearchPropertyError, NotAvailableOnStoreError, OAuthStateError, SearchNotLinkedError, UnknownDimensionError, UnknownSearchPropertyError } from '#domain/errors.ts';
 import { INVALID_RANGE } from '#domain/reports/query.ts';
 import { registrationOf } from '#domain/registration.ts';
-import { codeChallenge, dayOf, linkView, newOAuthSecret, OAUTH_STATE_TTL_SECONDS, parseStatsQuery, PROPERTY_REQUIRED, stateHash } from '#domain/search-console/search-console.ts';
+import { codeChallenge, dayOf, linkView, newOAuthSecret, OAUTH_STATE_TTL_SECONDS, parseStatsQuery, PROPERTY_REQUIRED, ROUTE_SYNC_BUDGET_MS, stateHash } from '#domain/search-console/search-console.ts';
 import { searchConsoleContext, type GoogleSearchClient, type SearchLinkRecord, type SearchStatsStore } from '#ports/search-console.ts';
 import type { SecretBox } from '#ports/secret-box.ts';
 import { log } from '#platform/log.ts';
@@ -122,8 +122,9 @@ async function syncNow(req: ApiRequest) {
   const google = configuredGoogle(req);
   const link = await linkOf(req, site.hostname);
   if (!link.property) throw new NoSearchPropertyError();
-  const synced = await syncSearchLink({ ...req.services, google, stats, log }, link);
-  return json(200, { link: linkView(synced) });
+  const deadline = req.services.clock.now().getTime() + ROUTE_SYNC_BUDGET_MS;
+  const synced = await syncSearchLink({ ...req.services, google, stats, log }, link, { deadline });
+  return json(200, { link: linkView(synced.link), complete: synced.complete });
 }
 
 async function readStats(req: ApiRequest) {

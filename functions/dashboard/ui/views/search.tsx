@@ -143,6 +143,9 @@ function PickProperty({ hostname, onLinked }: { hostname: string; onLinked: () =
   );
 }
 
+/** At most this many sync calls per click (the daily sync pulls what is left). */
+const MAX_SYNC_ROUNDS = 20;
+
 function LinkPanel({ hostname, link, reload }: { hostname: string; link: Link | null; reload: () => void }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -163,7 +166,13 @@ function LinkPanel({ hostname, link, reload }: { hostname: string; link: Link | 
       const { url } = await api<{ url: string }>(`/api/import-oauth/google/start?hostname=${encodeURIComponent(hostname)}`);
       location.assign(url);
     }, 'Could not start linking.');
-  const sync = () => act(() => api(`${gsc(hostname)}/sync`, { method: 'POST' }).then(() => undefined), 'The sync failed.');
+  // Each call pulls about 20 s of months (a first sync has 16): call again until all are stored.
+  const sync = () =>
+    act(async () => {
+      for (let round = 0; round < MAX_SYNC_ROUNDS; round++) {
+        if ((await api<{ complete: boolean }>(`${gsc(hostname)}/sync`, { method: 'POST' })).complete) return;
+      }
+    }, 'The sync failed.');
   const unlink = () => act(() => api(`${gsc(hostname)}/link`, { method: 'DELETE' }).then(() => undefined), 'Could not unlink.');
   return (
     <Panel title="Google Search Console" id="gsc-link">

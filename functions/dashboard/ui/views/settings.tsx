@@ -182,6 +182,8 @@ function DeleteSite({ hostname }: { hostname: string }) {
       onSubmit={async (e) => {
         e.preventDefault();
         try {
+          // Unlinking Search Console revokes its Google grant; the delete alone only drops the sealed token. Not linked is fine.
+          await api(`${sitePath(hostname)}/gsc/link`, { method: 'DELETE' }).catch(() => undefined);
           await api(sitePath(hostname), { method: 'DELETE' });
           navigate('/');
         } catch (err) {
