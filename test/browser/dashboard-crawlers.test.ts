@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 
 describe('dashboard crawlers', () => {
-  it('links a zone, syncs, shows hits, crawlers and pages, a failed sync, and unlinks', async () => {
+  it('links a zone, syncs, shows hits, crawlers and pages, keeps the period in the URL, shows a failed sync, and unlinks', async () => {
     const token = await svc.token('crawler-dash-owner');
     const site = await svc.site(token, { prefix: 'dash-crawlers' });
     const page = await ownerPage(browser, token, { bypassCSP: true });
@@ -62,6 +62,13 @@ describe('dashboard crawlers', () => {
     expect(await page.getByTestId('crawler-chart').count()).toBe(1);
     expect(await accessibilityErrors(page)).toEqual([]);
     await screenshots(page, 'crawlers');
+
+    // The period is in the URL: a reload shows the same one.
+    await page.getByLabel('Period').selectOption('7');
+    expect(new URL(page.url()).searchParams.get('days')).toBe('7');
+    await page.reload();
+    await page.getByTestId('crawler-rows').getByText('GPTBot').waitFor();
+    expect(await page.getByLabel('Period').inputValue()).toBe('7');
 
     cf.addToken(TOKEN, []);
     await page.getByRole('button', { name: 'Sync now' }).click();

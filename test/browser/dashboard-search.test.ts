@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 
 describe('dashboard Search tab', () => {
-  it('links Search Console through the consent, syncs, shows the figures and unlinks', async () => {
+  it('links Search Console through the consent, syncs, shows the figures, keeps the period in the URL, and unlinks', async () => {
     const token = await svc.token('search-owner');
     const site = await svc.site(token, { prefix: 'dash-search' });
     const property = `https://${site}/`;
@@ -74,6 +74,14 @@ describe('dashboard Search tab', () => {
     await expect(page.getByTestId('gsc-link').innerText()).resolves.toContain(`Linked to ${property}`);
     expect(await accessibilityErrors(page)).toEqual([]);
     await screenshots(page, 'search');
+
+    // The period is in the URL: a reload shows the same one.
+    await page.getByLabel('Period').selectOption('90');
+    expect(new URL(page.url()).searchParams.get('days')).toBe('90');
+    await page.reload();
+    await page.getByTestId('gsc-queries').waitFor();
+    expect(await page.getByLabel('Period').inputValue()).toBe('90');
+    await expect(page.getByTestId('gsc-clicks').innerText()).resolves.toContain(String(totals));
 
     // A failed sync shows Google's error as the link's last error.
     google.failNext(403, 1);

@@ -1,6 +1,6 @@
 /**
  * Crawlers (issue 41): AI and search crawler hits read hourly from a linked
- * Cloudflare zone over the last 30 days in the browser's timezone: hits per
+ * Cloudflare zone over the last 7, 30 or 90 days (`days` in the URL) in the browser's timezone: hits per
  * day by category, the top crawlers and the most crawled pages; the link
  * flow (a token, the zones it reads, one picked), unlink, Sync now, and the
  * last sync's time and error. The token goes to the server in a header and
@@ -8,6 +8,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError, sitePath, useApi } from '../api.ts';
+import { DaysPicker, daysParam, type DaysOption } from '../components/days-picker.tsx';
 import { FieldError, Load, Panel } from '../components/panel.tsx';
 import { LineChart } from '../components/line-chart.tsx';
 import { formatNumber, formatTimestamp } from '../format.ts';
@@ -27,7 +28,11 @@ interface Report {
   link: Link | null;
 }
 
-const DAYS = 30;
+const PERIODS: readonly DaysOption[] = [
+  { days: 30, label: 'Last 30 days' },
+  { days: 7, label: 'Last 7 days' },
+  { days: 90, label: 'Last 90 days' },
+];
 const CATEGORY_LABELS: Record<Category, string> = { ai: 'AI', search: 'Search', other: 'Other bots' };
 const CATEGORY_COLORS = { ai: '#7e22ce', search: '#047857' } as const;
 
@@ -125,7 +130,7 @@ function LinkStatus({ hostname, link, onChanged }: { hostname: string; link: Lin
 }
 
 function RowsTable({ caption, first, rows, testId }: { caption: string; first: string; rows: Report['rows']; testId: string }) {
-  if (rows.length === 0) return <p class="note">No crawler hits in the last {DAYS} days.</p>;
+  if (rows.length === 0) return <p class="note">No crawler hits in this period.</p>;
   return (
     <table data-testid={testId}>
       <caption>{caption}</caption>
@@ -149,9 +154,11 @@ function RowsTable({ caption, first, rows, testId }: { caption: string; first: s
   );
 }
 
-export function CrawlersView({ hostname }: { hostname: string }) {
+export function CrawlersView({ hostname, search }: { hostname: string; search: URLSearchParams }) {
   const tz = browserTimezone();
-  const from = Math.floor(Date.now() / 1000) - DAYS * 86_400;
+  const days = daysParam(search, PERIODS);
+  // From a whole hour (the hits' grain), so the query stays the same from one render to the next.
+  const from = Math.floor(Date.now() / 3_600_000) * 3_600 - days * 86_400;
   const base = `${sitePath(hostname)}/crawlers?from=${from}&tz=${encodeURIComponent(tz)}`;
   const crawlers = useApi<Report>(base);
   const pages = useApi<Report>(`${base}&dim=pages`);
@@ -166,6 +173,7 @@ export function CrawlersView({ hostname }: { hostname: string }) {
           <Panel title="Cloudflare link">{report.link ? <LinkStatus hostname={hostname} link={report.link} onChanged={reload} /> : <LinkForm hostname={hostname} onLinked={reload} />}</Panel>
           {report.link && (
             <>
+              <DaysPicker search={search} options={PERIODS} />
               <Panel title="Crawler hits per day">
                 <LineChart
                   t={report.series.map((d) => Date.parse(`${d.day}T00:00:00Z`) / 1000)}

@@ -8,6 +8,7 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, ApiError, sitePath, useApi } from '../api.ts';
+import { DaysPicker, daysParam, type DaysOption } from '../components/days-picker.tsx';
 import { LineChart, type Line } from '../components/line-chart.tsx';
 import { FieldError, Load, Panel } from '../components/panel.tsx';
 import { formatNumber, formatRate, formatTimestamp } from '../format.ts';
@@ -33,11 +34,11 @@ interface Stats {
   link: Link | null;
 }
 
-const PERIODS = [
+const PERIODS: readonly DaysOption[] = [
   { days: 28, label: 'Last 28 days' },
   { days: 90, label: 'Last 3 months' },
   { days: 480, label: 'Last 16 months' },
-] as const;
+];
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 const message = (e: unknown, fallback: string) => (e instanceof ApiError ? e.message : fallback);
 const position = (p: number | null) => (p === null ? '—' : p.toFixed(1));
@@ -208,26 +209,15 @@ function LinkPanel({ hostname, link, reload }: { hostname: string; link: Link | 
   );
 }
 
-export function SearchView({ hostname }: { hostname: string }) {
-  const [days, setDays] = useState<number>(PERIODS[0].days);
+export function SearchView({ hostname, search }: { hostname: string; search: URLSearchParams }) {
+  const days = daysParam(search, PERIODS);
   const stats = useApi<Stats>(`${gsc(hostname)}?from=${day(-days)}&to=${day(-1)}&dim=queries&limit=10`);
   return (
     <Load state={stats} label="Search Console figures">
       {(s) => (
         <>
           <LinkPanel hostname={hostname} link={s.link} reload={stats.reload} />
-          {s.link?.property && (
-            <label class="inline-form">
-              Period{' '}
-              <select value={days} onChange={(e) => setDays(Number((e.target as HTMLSelectElement).value))}>
-                {PERIODS.map((p) => (
-                  <option key={p.days} value={p.days}>
-                    {p.label}
-                  </option>
-                ))}
-              </select>
-            </label>
-          )}
+          {s.link?.property && <DaysPicker search={search} options={PERIODS} />}
           {(s.link?.property || s.series.length > 0) && <SearchFigures key={s.link?.last_sync_at ?? ''} hostname={hostname} days={days} stats={s} />}
         </>
       )}

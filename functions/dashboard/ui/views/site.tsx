@@ -92,7 +92,7 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
             {s.kind === 'api' && tab !== 'settings' ? (
               <ApiView hostname={hostname} state={state} setState={setState} search={search} />
             ) : tab === 'crawlers' ? (
-              <CrawlersView hostname={hostname} />
+              <CrawlersView hostname={hostname} search={search} />
             ) : !s.verified_at && tab !== 'settings' && tab !== 'imports' ? (
               <p class="note">
                 This site is not verified yet, so it has no reports. <a href={siteUrl(hostname, 'settings')} onClick={linkClick}>Install the script and verify it</a>.
@@ -106,7 +106,7 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
             ) : tab === 'retention' ? (
               <RetentionView hostname={hostname} state={state} setState={setState} signedIn />
             ) : tab === 'search' ? (
-              <SearchView hostname={hostname} />
+              <SearchView hostname={hostname} search={search} />
             ) : tab === 'api' ? (
               <ApiView hostname={hostname} state={state} setState={setState} search={search} />
             ) : tab === 'imports' ? (
