@@ -1,7 +1,7 @@
 /**
  * latest.js, the browser tracker (spec part 4 rule 8 and part 6, DESIGN.md §4
  * "Collector"). Beacons go to the origin of the script's own src. No cookies,
- * no storage, no automatic download or form tracking; clicks on links to other
+ * no storage written (one key read: a visitor's opt-out), no automatic download or form tracking; clicks on links to other
  * hosts only with data-outbound="true". Built by build.ts
  * (esbuild, ES2017, IIFE); keep it short: the budget is 2,048 bytes gzip.
  */
@@ -87,7 +87,17 @@ declare const document: Any;
     return o;
   };
 
+  // The visitor's objection, set by the site's opt-out control: nothing is sent while it holds.
+  const optedOut = () => {
+    try {
+      return w.localStorage.getItem('tinytrack_ignore') == 'true';
+    } catch {
+      return false;
+    }
+  };
+
   const image = (o: Any, done?: () => void) => {
+    if (optedOut()) return done && done();
     const q = new URLSearchParams();
     for (const k in o) {
       const v = o[k];
@@ -100,6 +110,7 @@ declare const document: Any;
 
   /** POST JSON with sendBeacon (text/plain, no preflight); the image carries the same fields otherwise. */
   const post = (path: string, o: Any) => {
+    if (optedOut()) return;
     let queued;
     try {
       queued = nav.sendBeacon(origin + path, JSON.stringify(o));

@@ -10,10 +10,13 @@ describe('latest.js build', () => {
     expect(gzipBytes).toBeLessThanOrEqual(2048);
   });
 
-  it('is one minified IIFE without storage, cookies or randomUUID', async () => {
+  it('is one minified IIFE without storage, cookies or randomUUID; its one storage call reads the opt-out', async () => {
     const { code } = await buildTracker();
     expect(code.trim().split('\n')).toHaveLength(1);
     expect(code).toMatch(/^"use strict";\(\(\)=>\{/);
-    for (const word of ['localStorage', 'sessionStorage', 'cookie', 'randomUUID', 'indexedDB', 'import ', 'export ', 'require(']) expect(code, word).not.toContain(word);
+    const optOutRead = '.localStorage.getItem("tinytrack_ignore")';
+    expect(code.split(optOutRead)).toHaveLength(2);
+    const rest = code.replace(optOutRead, '');
+    for (const word of ['localStorage', 'sessionStorage', 'cookie', 'randomUUID', 'indexedDB', 'import ', 'export ', 'require(']) expect(rest, word).not.toContain(word);
   });
 });

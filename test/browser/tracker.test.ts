@@ -687,6 +687,27 @@ describe('manual mode', () => {
 });
 
 describe('privacy', () => {
+  it('sends nothing while the visitor has opted out (localStorage tinytrack_ignore = "true"), calls event callbacks, and sends again once they opt back in', async () => {
+    await page.addInitScript(() => localStorage.setItem('tinytrack_ignore', 'true'));
+    await open('/', srv.scriptTag(), '<div style="height:2000px">x</div>');
+    const called = await page.evaluate(
+      () =>
+        new Promise((done) => {
+          history.pushState({}, '', '/two');
+          window.tt_event('opted_out', {}, () => done(true));
+        }),
+    );
+    expect(called).toBe(true);
+    await page.evaluate(() => {
+      localStorage.removeItem('tinytrack_ignore');
+      window.tt_event('back');
+    });
+    const all = await srv.waitFor((b) => b.length > 0);
+    await page.waitForTimeout(300);
+    expect(srv.beacons.map((b) => (b.body as Record<string, unknown> | undefined)?.event ?? b.query.event)).toEqual(['back']);
+    expect(all.length).toBe(1);
+  });
+
   it('writes no cookies, localStorage or sessionStorage', async () => {
     await open('/', srv.scriptTag(), '<div style="height:2000px">x</div>');
     await page.evaluate(() => {
