@@ -15,6 +15,7 @@
  * (the reports handler sets it; owners get no-store). An HTTP API does not
  * cache, so nothing is configured here; a CDN placed in front honours the header.
  */
+import { gzipSync } from 'node:zlib';
 import { Duration, Fn } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -356,7 +357,8 @@ const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 export function groupDefines(access: GroupAccess, texts: { trackerScript: string; apiDocument: string }): Record<string, string> {
   return {
     ...(access.tracker ? { 'process.env.TT_TRACKER_JS': JSON.stringify(texts.trackerScript) } : {}),
-    ...(access.apiDocument ? { 'process.env.TT_OPENAPI_JSON': JSON.stringify(texts.apiDocument) } : {}),
+    // Gzipped: the document is data, and its JSON alone would be most of the group's bundle.
+    ...(access.apiDocument ? { 'process.env.TT_OPENAPI_GZ': JSON.stringify(gzipSync(texts.apiDocument, { level: 9 }).toString('base64')) } : {}),
   };
 }
 

@@ -16,11 +16,11 @@ const KiB = 1024;
 
 /**
  * HTTP route groups: their own code, minified. 320 KiB since the share links (issue 40, part 5): the
- * meta group inlines the OpenAPI document, which grows with every route, and the digests group sat
- * within 2 KiB of 300 with the whole registry in it (docs/decisions.md). 368 KiB since issue 41: Search
- * Console's seven routes and the crawler routes together took the meta group's document to 362 KiB.
+ * digests group has the whole registry, the report SQL, the ClickHouse client and the mail composer
+ * (309 KiB at issue 41). The meta group inlines the OpenAPI document gzipped (about 40 KiB of base64
+ * rather than 320 KiB of JSON, which had taken this budget to 368 KiB; docs/decisions.md).
  */
-export const HTTP_GROUP_BUDGET = 368 * KiB;
+export const HTTP_GROUP_BUDGET = 320 * KiB;
 /** The collector answers every beacon: its cold start is the one visitors' pages wait on. POST /api/ingest, called by owners' APIs at their own volume, is held to it too. */
 export const COLLECTOR_BUDGET = 200 * KiB;
 const HIGH_VOLUME_GROUPS: readonly RouteGroup[] = ['collector', 'ingest'];

@@ -57,8 +57,8 @@ const Env = z.object({
   CLICKHOUSE_DATABASE: z._default(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/)), 'tinytrack'),
   // AWS: the built latest.js, inlined into the collector's bundle (lambdaEnv).
   TT_TRACKER_JS: z.optional(z.string()),
-  // AWS: the OpenAPI document as JSON, inlined into the meta group's bundle (lambdaEnv).
-  TT_OPENAPI_JSON: z.optional(z.string()),
+  // AWS: the OpenAPI document as JSON, gzipped and base64, inlined into the meta group's bundle (lambdaEnv).
+  TT_OPENAPI_GZ: z.optional(z.string()),
   // Search Console (issue 41): the OAuth client, where Google sends the consent back (a dashboard page), Google's base URLs.
   GOOGLE_CLIENT_ID: z.optional(z.string()),
   GOOGLE_CLIENT_SECRET: z.optional(z.string()),
@@ -130,8 +130,8 @@ export interface Config {
   googleClientSecretArn: string | null;
   /** AWS: the built, minified latest.js (locally it is built at start instead). */
   trackerScript: string | null;
-  /** AWS: the OpenAPI document as JSON text (locally it is built on first use). */
-  openApiJson: string | null;
+  /** AWS: the OpenAPI document's JSON, gzipped, in base64 (locally it is built on first use). */
+  openApiGzip: string | null;
   /** Search Console: Google's OAuth client and endpoints (GOOGLE_*); the client id null when not set up. */
   google: GoogleSettings;
 }
@@ -145,7 +145,7 @@ const VARIABLES = {
   iconBucket: 'ICON_BUCKET',
   timestream: 'TIMESTREAM_DATABASE and TIMESTREAM_TABLE',
   trackerScript: 'TT_TRACKER_JS',
-  openApiJson: 'TT_OPENAPI_JSON',
+  openApiGzip: 'TT_OPENAPI_GZ',
   authDomainUrl: 'AUTH_DOMAIN_URL',
   dashboardOrigin: 'DASHBOARD_ORIGIN',
   dashboardPage: 'TT_DASHBOARD_HTML',
@@ -168,7 +168,7 @@ export function required<K extends keyof typeof VARIABLES>(config: Readonly<Conf
  * environment is too small to carry them).
  */
 export function lambdaEnv(): NodeJS.ProcessEnv {
-  return { ...process.env, TT_TRACKER_JS: process.env.TT_TRACKER_JS, TT_OPENAPI_JSON: process.env.TT_OPENAPI_JSON, TT_DASHBOARD_HTML: process.env.TT_DASHBOARD_HTML };
+  return { ...process.env, TT_TRACKER_JS: process.env.TT_TRACKER_JS, TT_OPENAPI_GZ: process.env.TT_OPENAPI_GZ, TT_DASHBOARD_HTML: process.env.TT_DASHBOARD_HTML };
 }
 
 /** A configuration the service refuses to start with; the message is one line for the operator. */
@@ -245,7 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     googleClientSecretArn: e.GOOGLE_CLIENT_SECRET_ARN ?? null,
     clickhouse: e.CLICKHOUSE_URL ? { url: e.CLICKHOUSE_URL, user: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE } : null,
     trackerScript: e.TT_TRACKER_JS ?? null,
-    openApiJson: e.TT_OPENAPI_JSON ?? null,
+    openApiGzip: e.TT_OPENAPI_GZ ?? null,
     google: {
       clientId: e.GOOGLE_CLIENT_ID ?? null,
       clientSecret: e.GOOGLE_CLIENT_SECRET ?? null,

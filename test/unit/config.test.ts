@@ -40,6 +40,6 @@ describe('settings of the AWS entries', () => {
     expect(required(config, 'trackerScript')).toBe('js');
     expect(() => required(config, 'importQueueUrl')).toThrow(new ConfigError('invalid configuration: IMPORT_QUEUE_URL is required'));
     expect(() => required(config, 'importKmsKeyId')).toThrow(new ConfigError('invalid configuration: IMPORT_KMS_KEY_ID is required'));
-    expect(() => required(config, 'openApiJson')).toThrow(new ConfigError('invalid configuration: TT_OPENAPI_JSON is required'));
+    expect(() => required(config, 'openApiGzip')).toThrow(new ConfigError('invalid configuration: TT_OPENAPI_GZ is required'));
   });
 });

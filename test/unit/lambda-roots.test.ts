@@ -4,6 +4,7 @@
  * requires, the import fails naming the variable, so a misconfigured function
  * fails its init instead of its first request.
  */
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const ENV: Record<string, string> = {
@@ -18,12 +19,12 @@ const ENV: Record<string, string> = {
   TIMESTREAM_DATABASE: 'tinytrack',
   TIMESTREAM_TABLE: 'events',
   TT_TRACKER_JS: '/* latest.js */',
-  TT_OPENAPI_JSON: '{}',
+  TT_OPENAPI_GZ: gzipSync('{}').toString('base64'),
 };
 
 /** Each entry and the variables it cannot start without. */
 const ENTRIES: [entry: string, required: string[]][] = [
-  ['functions/aws/http/meta.ts', ['TT_OPENAPI_JSON']],
+  ['functions/aws/http/meta.ts', ['TT_OPENAPI_GZ']],
   ['functions/aws/http/account.ts', ['AUTH_ISSUER']],
   ['functions/aws/http/sites.ts', ['AUTH_ISSUER', 'ICON_BUCKET', 'TT_TRACKER_JS']],
   ['functions/aws/http/reports.ts', ['AUTH_ISSUER', 'TIMESTREAM_DATABASE']],
