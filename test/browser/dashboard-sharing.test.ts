@@ -167,7 +167,7 @@ describe('embedding', () => {
   it('lets an allowed origin frame /embed/{slug} and refuses every other origin by CSP', async () => {
     const link = await shareLink({ label: 'Embed' });
     const frame = (origin: PageOrigin) => {
-      origin.pages.set('/', `<!doctype html><html lang="en"><head><title>Host</title></head><body><h1>Host page</h1><iframe title="Statistics" src="${svc.url}${link.embed_path}" width="1000" height="800"></iframe></body></html>`);
+      origin.pages.set('/', `<!doctype html><html lang="en"><head><title>Host</title></head><body><h1>Host page</h1><iframe title="Statistics" src="${svc.url}${link.embed_path}" style="width: 100%; height: 800px; border: 0"></iframe></body></html>`);
       return `${origin.origin}/`;
     };
     /** What the frame holds once loaded: its text, or null when the browser refused to render it. */

@@ -26,7 +26,10 @@ export async function accessibilityErrors(page: Page): Promise<string[]> {
   );
 }
 
-/** The page at 1280 and 360 px in light and dark mode (`dashboard-{name}[-dark]-{width}.png`), left light at 1280 px. */
+/**
+ * The page at 1280 and 360 px in light and dark mode (`dashboard-{name}[-dark]-{width}.png`), left light at
+ * 1280 px; each refused when the page is wider than the screen.
+ */
 export async function screenshots(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   for (const colorScheme of ['light', 'dark'] as const) {
@@ -35,6 +38,9 @@ export async function screenshots(page: Page, name: string): Promise<void> {
       await page.setViewportSize({ width, height: 900 });
       await page.waitForTimeout(100);
       await page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}${colorScheme === 'dark' ? '-dark' : ''}-${width}.png`), fullPage: true });
+      // Nothing wider than the screen: a phone would scroll the whole page sideways.
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      if (overflow > 0) throw new Error(`dashboard-${name} at ${width} px is ${overflow} px wider than the screen`);
     }
   }
   await page.emulateMedia({ colorScheme: 'light' });

@@ -133,7 +133,8 @@ function RowsTable({ caption, first, rows, testId }: { caption: string; first: s
   if (rows.length === 0) return <p class="note">No crawler hits in this period.</p>;
   return (
     <table data-testid={testId}>
-      <caption>{caption}</caption>
+      {/* The panel's heading shows it: the caption names the table for screen readers only. */}
+      <caption class="visually-hidden">{caption}</caption>
       <thead>
         <tr>
           <th scope="col">{first}</th>

@@ -42,6 +42,15 @@ const PERIODS: readonly DaysOption[] = [
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 const message = (e: unknown, fallback: string) => (e instanceof ApiError ? e.message : fallback);
 const position = (p: number | null) => (p === null ? '—' : p.toFixed(1));
+/** Google names pages by their whole URL; the site's own origin adds nothing on a narrow screen. */
+function pagePath(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.pathname + u.search;
+  } catch {
+    return url;
+  }
+}
 const gsc = (hostname: string) => `${sitePath(hostname)}/gsc`;
 
 function SearchTable({ title, rows, testId }: { title: string; rows: Stats['rows']; testId: string }) {
@@ -63,7 +72,9 @@ function SearchTable({ title, rows, testId }: { title: string; rows: Stats['rows
           <tbody>
             {rows.map((r) => (
               <tr key={r.name}>
-                <td class="name">{r.name}</td>
+                <td class="name" title={r.name}>
+                  {title === 'Pages' ? pagePath(r.name) : r.name}
+                </td>
                 <td class="num">{formatNumber(r.clicks)}</td>
                 <td class="num">{formatNumber(r.impressions)}</td>
                 <td class="num">{formatRate(r.ctr)}</td>
