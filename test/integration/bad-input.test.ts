@@ -17,8 +17,21 @@ let site: string;
 let key: string;
 
 beforeAll(async () => {
-  // Import credential tests go nowhere: nothing leaves the machine.
-  svc = await startTestService({ SIMPLEANALYTICS_BASE_URL: 'http://127.0.0.1:9' });
+  // Import credential tests, Google and Cloudflare go nowhere: nothing leaves the machine. Google is
+  // configured so that its routes answer as on a deployment that offers them, not 501.
+  const nowhere = 'http://127.0.0.1:9';
+  svc = await startTestService({
+    SIMPLEANALYTICS_BASE_URL: nowhere,
+    CLOUDFLARE_API_URL: nowhere,
+    GOOGLE_CLIENT_ID: 'bad-input.apps.googleusercontent.com',
+    GOOGLE_CLIENT_SECRET: 'bad-input-secret',
+    GOOGLE_AUTH_URL: `${nowhere}/auth`,
+    GOOGLE_TOKEN_URL: `${nowhere}/token`,
+    GOOGLE_REVOKE_URL: `${nowhere}/revoke`,
+    GOOGLE_API_URL: nowhere,
+    GOOGLE_REDIRECT_URI: 'http://127.0.0.1:9/account',
+    GOOGLE_RETRY_BASE_MS: '0',
+  });
   owner = await svc.token('bad-input-owner');
   site = await svc.site(owner, { prefix: 'bad-input' });
   key = (await svc.key(owner, ['read', 'manage', 'ingest'])).key;
