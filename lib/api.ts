@@ -267,6 +267,17 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     callers: true,
     timeoutSeconds: 28,
   },
+  // Erasure (issue 42): reads the site (and the caller's other registrations of it) and removes its rows from the event
+  // store (a mutation per table, run synchronously). ID token only: no management keys to look up. 28 s: the mutations
+  // of a long range wait for their parts to be rewritten, under API Gateway's 30 s.
+  data: {
+    ...NOTHING,
+    table: [{ keys: [site], actions: ['GetItem'] }, { keys: [sitesOf], actions: ['Query'], index: true }],
+    eventStore: 'read-write',
+    clickhouseOnly: true,
+    callers: true,
+    timeoutSeconds: 28,
+  },
   // Jobs, locks and sealed credentials under the site, the owner's daily slots; seals API keys
   // (create, retry with a new key) and queues chunks. It never opens a sealed key nor touches the
   // event store: the import worker (lib/imports.ts) does. 28 s: create waits up to 20 s for the

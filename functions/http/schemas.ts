@@ -21,6 +21,7 @@ export const Site = z
     verify_token: z.string().optional().describe('Owner reads only'),
     reports_mode: z.literal('inherit').optional().describe('Owner reads only'),
     pinned_at: Timestamp.nullable().optional().describe('Owner reads only'),
+    retention_months: z.number().int().min(1).optional().describe('Owner reads only: months the site keeps its rows (default 25); the daily purge removes older ones'),
   })
   .meta({ id: 'Site' });
 
@@ -45,6 +46,12 @@ export const UpdateSiteRequest = z
     pinned: z.boolean().optional().describe('true pins the site now, false unpins it'),
     redirect_hosts: z.array(z.string()).max(20).optional().describe('Hosts GET /r may redirect to besides the site and its subdomains, normalized as registration normalizes hostnames'),
     embed_origins: z.array(z.string()).max(10).optional().describe('Origins (https, or http on loopback) that may frame the site’s share links at /embed/{slug}; normalized; none: no framing'),
+    retention_months: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('Months the site keeps its rows: 1 to 25 (the operator may allow more with RETENTION_MAX_MONTHS); the daily purge removes older ones'),
   })
   .meta({ id: 'UpdateSiteRequest' });
 
@@ -55,6 +62,7 @@ export const UpdatedSite = z
     is_public: z.boolean(),
     reports_mode: z.literal('inherit'),
     pinned_at: Timestamp.nullable(),
+    retention_months: z.number().int().min(1),
   })
   .meta({ id: 'UpdatedSite' });
 
@@ -101,6 +109,34 @@ export const SetupDrop = z
   })
   .meta({ id: 'SetupDrop' });
 
+export const PurgeRun = z
+  .object({
+    at: Timestamp.describe('When the purge ran'),
+    retention_months: z.number().int().min(1).describe('The months it kept'),
+    cutoff: Timestamp.describe('The first instant kept (00:00 UTC of the day after today less retention_months); every row before it was removed'),
+    rows_removed: z.number().int().min(0).describe('Rows it removed, every series together (events, API requests, Search Console, crawler hits)'),
+    oldest_row_kept: Timestamp.nullable().describe("The site's oldest row left in any series; null when it has none"),
+  })
+  .meta({ id: 'PurgeRun' });
+
+export const RemovedRows = z
+  .object({
+    events: z.number().int().min(0).describe('Collected and imported event rows (pageviews, events, appends)'),
+    api_requests: z.number().int().min(0),
+    search_console: z.number().int().min(0).describe('Search Console rows (a day, dimension and name each)'),
+    crawler_hits: z.number().int().min(0).describe('Crawler-hit rows (an hour, crawler and path each)'),
+  })
+  .meta({ id: 'RemovedRows' });
+
+export const ErasedData = z
+  .object({
+    hostname: z.string(),
+    from: z.string().describe('The first day removed (YYYY-MM-DD, UTC)'),
+    to: z.string().describe('The last day removed (YYYY-MM-DD, UTC), included'),
+    removed: RemovedRows.describe('Rows removed per series; rollups built from them go too and are not counted'),
+  })
+  .meta({ id: 'ErasedData' });
+
 export const SiteSetup = z
   .object({
     verified: z.boolean(),
@@ -122,6 +158,7 @@ export const SiteSetup = z
       ),
     redirect_hosts: z.array(z.string()).describe('Hosts GET /r may redirect to besides the site and its subdomains (set by the settings PATCH)'),
     embed_origins: z.array(z.string()).describe('Origins that may frame the site’s share links (set by the settings PATCH)'),
+    last_purge: PurgeRun.nullable().describe("The daily retention purge's last run on the site; null before the first"),
     local_drops: z
       .array(SetupDrop)
       .nullable()

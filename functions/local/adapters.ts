@@ -281,6 +281,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     reports: local.reports,
     apiRequests: local.apiRequests,
     apiRequestQueue,
+    siteData: local.siteData,
     ...localCrawlers(config, local),
     apiRequestsAvailable: config.apiRequestsAvailable, mailer: localMailer(config, dataDir),
     alertsUrl: alertsUrlOf(config.publicUrls?.[0]),

@@ -138,6 +138,7 @@ async function siteSetup(req: ApiRequest) {
     local_drops: drops?.local_drops ?? null,
     redirect_hosts: site.redirect_hosts ?? [],
     embed_origins: site.embed_origins ?? [],
+    last_purge: site.last_purge ?? null,
   });
 }
 
