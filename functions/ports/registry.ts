@@ -115,8 +115,6 @@ export interface SiteRegistry {
    * stored under the old registration (import jobs, claims…) is removed, as a delete would.
    */
   moveSite(from: SiteRecord, to: SiteRecord, maxSitesPerAccount: number): Promise<MoveSiteResult>;
-  /** Every registered site, of every account (the daily retention purge). */
-  listAllSites(): Promise<SiteRecord[]>;
   /** Keeps the purge's last run on the site while it is still `ownerUid`'s registration; false when it is not. */
   recordPurge(hostname: string, ownerUid: string, run: PurgeRun): Promise<boolean>;
   /** Records the latest stored beacon time of a site (for the setup check). */

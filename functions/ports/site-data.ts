@@ -29,6 +29,8 @@ export interface SiteDataStore {
    * at once (no removal is still pending). Idempotent: a second call removes nothing.
    */
   removeSiteData(ref: SiteRef, from: number, to: number): Promise<RemovedRows>;
+  /** Every (hostname, registration) holding a row in any series: the purge's list, deleted sites' rows included. */
+  storedSites(): Promise<SiteRef[]>;
   /** The time of the site's oldest stored row in any series (Unix milliseconds); null when it has none. */
   oldestRow(ref: SiteRef): Promise<number | null>;
 }

@@ -3,7 +3,8 @@
  * with a controlled clock, on DuckDB and ClickHouse (chDB): rows one day past
  * a site's limit go from every series, rows one day inside stay, reports
  * (overview, breakdown) agree with a store that only ever held the kept rows,
- * the run is recorded on the site, and a second run removes nothing.
+ * an earlier registration's rows keep the default 25 months, the run is
+ * recorded on the site, and a second run removes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSiteRecord } from '#domain/site.ts';
@@ -28,6 +29,12 @@ const SHORT = site('short.example', 3);
 /** The default, 25 months: nothing of the seeded rows is that old. */
 const LONG = site('long.example', null);
 const refOf = (s: SiteRecord): SiteRef => ({ site: s.hostname, registration: registrationOf(s) });
+/** An earlier registration of SHORT's hostname (a deleted site): its rows keep the default 25 months, from 1 May 2024. */
+const ORPHAN: SiteRef = { site: SHORT.hostname, registration: 'earlier-registration' };
+const orphanRows = (keptOnly: boolean) => [
+  ...(keptOnly ? [] : [eventRow({ ...ORPHAN, ts: Date.UTC(2024, 3, 30, 12), path: '/orphan-past', id: 'orphan-past' })]),
+  eventRow({ ...ORPHAN, ts: Date.UTC(2024, 4, 1, 12), path: '/orphan-inside', id: 'orphan-inside' }),
+];
 
 /** Rows around the cutoff for a site: a day past it (removed for SHORT) and a day inside it (kept). */
 function rowsOf(ref: SiteRef, keptOnly: boolean) {
@@ -43,7 +50,7 @@ function rowsOf(ref: SiteRef, keptOnly: boolean) {
 }
 
 async function seed(s: AllSeries, keptOnly: boolean): Promise<void> {
-  await s.events.saveEvents([...rowsOf(refOf(SHORT), keptOnly), ...rowsOf(refOf(LONG), false)]);
+  await s.events.saveEvents([...rowsOf(refOf(SHORT), keptOnly), ...rowsOf(refOf(LONG), false), ...orphanRows(keptOnly)]);
   const api = (ts: number, id: string) => ({ ...refOf(SHORT), ts, id, method: 'GET', route: '/', status: 200, duration_ms: 5, bytes_in: null, bytes_out: 10, consumer: null });
   await s.apiRequests.saveApiRequests(keptOnly ? [api(CUTOFF + H, 'in')] : [api(CUTOFF - H, 'past'), api(CUTOFF + H, 'in')]);
   const hit = (hour: number) => ({ ...refOf(SHORT), hour, crawler: 'GPTBot', category: 'ai' as const, path: '/', hits: 2 });
@@ -66,7 +73,7 @@ function registry() {
   const runs = new Map<string, PurgeRun>();
   return {
     runs,
-    listAllSites: async () => [SHORT, LONG],
+    getSite: async (hostname: string) => [SHORT, LONG].find((x) => x.hostname === hostname) ?? null,
     recordPurge: async (hostname: string, _owner: string, run: PurgeRun) => (runs.set(hostname, run), true),
   };
 }
@@ -102,7 +109,7 @@ for (const under of SITE_DATA_STORES) {
     it('removes the rows a day past the limit from every series and keeps those a day inside', async () => {
       await reportsOf(store, refOf(SHORT));
       lines.length = 0;
-      expect(await purge()).toEqual({ sites: 2, rows: 5, failed: 0 });
+      expect(await purge()).toEqual({ sites: 3, rows: 6, failed: 0 });
       // The Search Console day 2026-03-01 is the oldest left: its day's start is the cutoff.
       expect(await store.data.oldestRow(refOf(SHORT))).toBe(CUTOFF);
       expect((await reportsOf(store, refOf(SHORT))).pages.map((r) => r.name)).toEqual(['/inside']);
@@ -111,9 +118,11 @@ for (const under of SITE_DATA_STORES) {
     it('leaves reports (overview, breakdowns) equal to those of a store that never held the purged rows', async () => {
       expect(await reportsOf(store, refOf(SHORT))).toEqual(await reportsOf(reference, refOf(SHORT)));
       expect((await reportsOf(store, refOf(LONG))).pages.map((r) => r.name).sort()).toEqual(['/inside', '/past']);
+      const orphan = { ...ORPHAN, from: Date.UTC(2024, 3, 1), to: Date.UTC(2024, 5, 1), filters: [] };
+      expect((await store.reports.breakdown(orphan, 'pages', 10)).map((r) => r.name)).toEqual(['/orphan-inside']);
     });
 
-    it('records the run on each site and logs one line per site that lost rows', () => {
+    it('records the run on each registered site and logs one line per registration that lost rows', () => {
       expect(reg.runs.get(SHORT.hostname)).toEqual({
         at: NOW.toISOString(),
         retention_months: 3,
@@ -122,16 +131,21 @@ for (const under of SITE_DATA_STORES) {
         oldest_row_kept: new Date(CUTOFF).toISOString(),
       });
       expect(reg.runs.get(LONG.hostname)).toMatchObject({ retention_months: 25, rows_removed: 0, oldest_row_kept: new Date(CUTOFF - D + 6 * H).toISOString() });
-      expect(lines).toEqual([
+      expect(lines).toHaveLength(2);
+      expect(lines).toEqual(expect.arrayContaining([
         {
           msg: 'retention purge removed rows',
-          fields: { hostname: SHORT.hostname, retention_months: 3, cutoff: new Date(CUTOFF).toISOString(), events: 2, api_requests: 1, search_console: 1, crawler_hits: 1 },
+          fields: { hostname: SHORT.hostname, registered: false, retention_months: 25, cutoff: new Date(Date.UTC(2024, 4, 1)).toISOString(), events: 1, api_requests: 0, search_console: 0, crawler_hits: 0 },
         },
-      ]);
+        {
+          msg: 'retention purge removed rows',
+          fields: { hostname: SHORT.hostname, registered: true, retention_months: 3, cutoff: new Date(CUTOFF).toISOString(), events: 2, api_requests: 1, search_console: 1, crawler_hits: 1 },
+        },
+      ]));
     });
 
     it('removes nothing on a second run', async () => {
-      expect(await purge()).toEqual({ sites: 2, rows: 0, failed: 0 });
+      expect(await purge()).toEqual({ sites: 3, rows: 0, failed: 0 });
       expect(reg.runs.get(SHORT.hostname)?.rows_removed).toBe(0);
     });
   });

@@ -138,6 +138,10 @@ for (const under of SITE_DATA_STORES) {
       expect(await store.data.oldestRow({ site: 'none.example', registration: 'reg-1' })).toBeNull();
     });
 
+    it('lists every (hostname, registration) holding rows in any series', async () => {
+      expect(await store.data.storedSites()).toEqual([OTHER_REG, SITE, OTHER_SITE].sort((a, b) => a.site.localeCompare(b.site) || a.registration.localeCompare(b.registration)));
+    });
+
     it('refuses a range that is not whole UTC days', async () => {
       await expect(store.data.removeSiteData(SITE, T + H, T + 2 * D)).rejects.toThrow(RangeError);
       await expect(store.data.removeSiteData(SITE, T, T)).rejects.toThrow(RangeError);

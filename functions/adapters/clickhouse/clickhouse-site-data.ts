@@ -8,7 +8,7 @@
  */
 import type { SiteRef } from '#ports/report-store.ts';
 import type { RemovedRows, SiteDataStore } from '#ports/site-data.ts';
-import { assertWholeDays, removeEverySeries, oldestRowOf, oldestSelect, rangeCondition, rangeParams, SIDE_SERIES, type SideSeries } from '#reports/sql/site-data.ts';
+import { assertWholeDays, storedSitesSelect, removeEverySeries, oldestRowOf, oldestSelect, rangeCondition, rangeParams, SIDE_SERIES, type SideSeries } from '#reports/sql/site-data.ts';
 import type { ClickHouseEventStore } from './clickhouse-event-store.ts';
 import { ident } from './schema.ts';
 
@@ -41,6 +41,11 @@ export class ClickHouseSiteData implements SiteDataStore {
       () => this.events.removeRange(ref, from, to),
       (series) => this.removeSide(series, ref, from, to),
     );
+  }
+
+  async storedSites(): Promise<SiteRef[]> {
+    const rows = await this.events.executor.query<SiteRef>(`SELECT site, registration FROM (${storedSitesSelect((t) => this.table(t))}) ORDER BY site, registration`);
+    return rows.map((r) => ({ site: String(r.site), registration: String(r.registration) }));
   }
 
   oldestRow(ref: SiteRef): Promise<number | null> {

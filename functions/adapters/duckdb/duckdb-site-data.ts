@@ -7,7 +7,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SiteRef } from '#ports/report-store.ts';
 import type { RemovedRows, SiteDataStore } from '#ports/site-data.ts';
-import { assertWholeDays, removeEverySeries, oldestRowOf, oldestSelect, rangeCondition, rangeParams, SIDE_SERIES, type SideSeries } from '#reports/sql/site-data.ts';
+import { assertWholeDays, storedSitesSelect, removeEverySeries, oldestRowOf, oldestSelect, rangeCondition, rangeParams, SIDE_SERIES, type SideSeries } from '#reports/sql/site-data.ts';
 import type { DuckDbEventStore } from './duckdb-event-store.ts';
 import { inTransaction } from './transaction.ts';
 
@@ -44,6 +44,11 @@ export class DuckDbSiteData implements SiteDataStore {
       () => this.events.removeRange(ref, from, to),
       (series) => this.series[series].removeRange(ref, from, to),
     );
+  }
+
+  async storedSites(): Promise<SiteRef[]> {
+    const rows = await this.events.query<SiteRef>(`SELECT site, registration FROM (${storedSitesSelect((t) => t)}) ORDER BY site, registration`);
+    return rows.map((r) => ({ site: String(r.site), registration: String(r.registration) }));
   }
 
   oldestRow(ref: SiteRef): Promise<number | null> {

@@ -48,7 +48,6 @@ export class DynamoSiteRegistry implements SiteRegistry, DailySalts {
   readonly updateSite: Registry['updateSite'] = (...a) => this.sites.updateSite(...a);
   readonly markVerified: Registry['markVerified'] = (...a) => this.sites.markVerified(...a);
   readonly recordCheck: Registry['recordCheck'] = (...a) => this.sites.recordCheck(...a);
-  readonly listAllSites: Registry['listAllSites'] = () => this.sites.listAllSites();
   readonly recordPurge: Registry['recordPurge'] = (...a) => this.sites.recordPurge(...a);
   readonly deleteSite: Registry['deleteSite'] = (...a) => this.sites.deleteSite(...a);
   readonly moveSite: Registry['moveSite'] = (...a) => this.sites.moveSite(...a);

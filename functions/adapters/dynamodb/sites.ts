@@ -4,7 +4,7 @@
  * (account-counters.ts); a registration's removal takes what it stored with it
  * (site-partition.ts).
  */
-import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PurgeRun } from '#domain/data-retention/retention.ts';
 import type { CreateSiteResult, MoveSiteResult, SitePatch, SiteRecord, SiteRegistry } from '#ports/registry.ts';
 import type { SiteCheck } from '#domain/site-verification.ts';
@@ -143,26 +143,6 @@ export class DynamoSites implements SiteRegistry {
       ExpressionAttributeValues: { ':c': check },
     });
     return recorded ? this.getSite(hostname) : null;
-  }
-
-  /** A scan of the table for site items (each a projection of the site's fields), page by page. */
-  async listAllSites(): Promise<SiteRecord[]> {
-    const sites: SiteRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.items.doc.send(
-        new ScanCommand({
-          TableName: this.items.table,
-          FilterExpression: 'sk = :site',
-          ExpressionAttributeValues: { ':site': keys.site('').sk },
-          ...SITE_PROJECTION,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) sites.push(toSite(item) as SiteRecord);
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return sites;
   }
 
   recordPurge(hostname: string, ownerUid: string, run: PurgeRun): Promise<boolean> {

@@ -84,3 +84,8 @@ export async function removeEverySeries(events: () => Promise<number>, side: (se
   for (const series of Object.keys(SIDE_SERIES) as SideSeries[]) removed[series] = await side(series);
   return removed;
 }
+
+/** The distinct (site, registration) of every series' rows table, `table` naming each as the store does. */
+export function storedSitesSelect(table: (name: string) => string): string {
+  return [EVENT_SERIES, ...Object.values(SIDE_SERIES)].map((series) => `SELECT DISTINCT site, registration FROM ${table(series.tables[0])}`).join(' UNION DISTINCT ');
+}
