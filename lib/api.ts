@@ -79,6 +79,8 @@ export interface GroupAccess {
   ingestsApiRequests?: boolean;
   /** Its event store table is ClickHouse's alone (Search Console): no event store access on Timestream. */
   clickhouseOnly?: boolean;
+  /** Validates sites' retention_months: told the operator's maximum (RETENTION_MAX_MONTHS). */
+  retentionSettings?: boolean;
   /** Sends mail (alert test sends): MAIL_FROM and ses:SendEmail on the configured identity (lib/mail.ts). */
   mail?: boolean;
   /**
@@ -150,6 +152,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
       ...SHARE_LOOKUP,
     ],
     verifiesSites: true,
+    retentionSettings: true,
     // Verification reads a proxied /latest.js and compares it with this build.
     tracker: true,
     callers: true,
@@ -321,6 +324,8 @@ export interface ApiProps {
   eventStore: EventStoreResource;
   /** The SES sender of alert mail (lib/mail.ts); none: nothing may send. */
   mail?: MailSettings | null;
+  /** RETENTION_MAX_MONTHS for the groups that validate retention_months (context `retentionMaxMonths`). */
+  retentionMaxMonths?: number;
   /** The chunk queue of historical imports. */
   importQueue: sqs.IQueue;
   /** The KMS key that wraps import credentials. */
@@ -439,6 +444,7 @@ export class Api extends Construct {
       if (access.icons) environment.ICON_BUCKET = props.iconBucket.bucketName;
       if (access.ingestsApiRequests && !props.eventStore.keepsApiRequests) environment.API_REQUESTS = 'off';
       if (access.mail) Object.assign(environment, mailEnvironment(props.mail ?? null));
+      if (access.retentionSettings && props.retentionMaxMonths !== undefined) environment.RETENTION_MAX_MONTHS = String(props.retentionMaxMonths);
       const fn = new NodeFunction(this, `${pascal(group)}Function`, {
         entry: httpEntry(group),
         description: `tinytrack HTTP routes: ${group}`,
