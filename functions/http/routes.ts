@@ -150,7 +150,7 @@ const productRoutes: RouteDef[] = [
     group: 'sites',
     auth: 'account',
     scope: 'manage',
-    summary: 'Update display name, public sharing, reports mode, pin, share-link framing, redirect hosts and retention (retention_months).',
+    summary: 'Update display name, public sharing, reports mode, pin and retention.',
     request: s.UpdateSiteRequest,
     responses: {
       200: { description: 'updated', schema: s.UpdatedSite },
@@ -170,8 +170,7 @@ const productRoutes: RouteDef[] = [
     path: '/api/sites/{hostname}/data',
     group: 'data',
     auth: 'id_token',
-    summary:
-      "Erase the site's collected and imported rows of the days from..to (YYYY-MM-DD, UTC, both included) from every series: events, API requests, Search Console rows, crawler hits, and the rollups built from them (ID token only). Answers the rows removed per series. Not on Timestream (501).",
+    summary: "Erase the site's rows of the days from..to (YYYY-MM-DD, UTC, included) from every series (ID token only).",
     responses: {
       200: { description: 'erased', schema: s.ErasedData },
       ...refusals(invalidInput(ERASURE_RANGE_ERRORS), ...idOnly, UnknownSiteError, NotAvailableOnStoreError),

@@ -24,7 +24,7 @@ export const Site = z
     verify_token: z.string().optional().describe('Owner reads only'),
     reports_mode: z.literal('inherit').optional().describe('Owner reads only'),
     pinned_at: Timestamp.nullable().optional().describe('Owner reads only'),
-    retention_months: z.number().int().min(1).optional().describe('Owner reads only: months the site keeps its rows (default 25); the daily purge removes older ones'),
+    retention_months: z.number().int().min(1).optional().describe('Owner reads only'),
   })
   .meta({ id: 'Site' });
 
@@ -49,12 +49,7 @@ export const UpdateSiteRequest = z
     pinned: z.boolean().optional().describe('true pins the site now, false unpins it'),
     redirect_hosts: z.array(z.string()).max(20).optional().describe('Hosts GET /r may redirect to besides the site and its subdomains, normalized as registration normalizes hostnames'),
     embed_origins: z.array(z.string()).max(10).optional().describe('Origins (https, or http on loopback) that may frame the site’s share links at /embed/{slug}; normalized; none: no framing'),
-    retention_months: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe('Months the site keeps its rows: 1 to 25 (the operator may allow more with RETENTION_MAX_MONTHS); the daily purge removes older ones'),
+    retention_months: z.number().int().min(1).optional().describe('Months rows are kept: 1 to 25 (or RETENTION_MAX_MONTHS)'),
   })
   .meta({ id: 'UpdateSiteRequest' });
 
@@ -133,7 +128,7 @@ export const SiteSetup = z
       ),
     redirect_hosts: z.array(z.string()).describe('Hosts GET /r may redirect to besides the site and its subdomains (set by the settings PATCH)'),
     embed_origins: z.array(z.string()).describe('Origins that may frame the site’s share links (set by the settings PATCH)'),
-    last_purge: PurgeRun.nullable().describe("The daily retention purge's last run on the site; null before the first"),
+    last_purge: PurgeRun.nullable(),
     local_drops: z
       .array(SetupDrop)
       .nullable()
