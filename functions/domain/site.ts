@@ -66,14 +66,7 @@ export function createdView(site: SiteRecord) {
 }
 
 export function updatedView(site: SiteRecord) {
-  return {
-    hostname: site.hostname,
-    display_name: site.display_name,
-    is_public: site.is_public,
-    reports_mode: site.reports_mode,
-    pinned_at: site.pinned_at,
-    retention_months: site.retention_months ?? DEFAULT_RETENTION_MONTHS,
-  };
+  return { hostname: site.hostname, display_name: site.display_name, is_public: site.is_public, reports_mode: site.reports_mode, pinned_at: site.pinned_at };
 }
 
 /** Pinned first (most recent pin first), then creation order. */

@@ -60,7 +60,6 @@ export const UpdatedSite = z
     is_public: z.boolean(),
     reports_mode: z.literal('inherit'),
     pinned_at: Timestamp.nullable(),
-    retention_months: z.number().int().min(1),
   })
   .meta({ id: 'UpdatedSite' });
 
