@@ -80,6 +80,8 @@ export interface GroupAccess {
   ingestsApiRequests?: boolean;
   /** Its event store table is ClickHouse's alone (Search Console): no event store access on Timestream. */
   clickhouseOnly?: boolean;
+  /** Validates sites' retention_months: told the operator's maximum (RETENTION_MAX_MONTHS). */
+  retentionSettings?: boolean;
   /** Sends mail (alert test sends): MAIL_FROM and ses:SendEmail on the configured identity (lib/mail.ts). */
   mail?: boolean;
   /**
@@ -151,6 +153,7 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
       ...SHARE_LOOKUP,
     ],
     verifiesSites: true,
+    retentionSettings: true,
     // Verification reads a proxied /latest.js and compares it with this build.
     tracker: true,
     callers: true,
@@ -268,6 +271,17 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     callers: true,
     timeoutSeconds: 28,
   },
+  // Erasure (issue 42): reads the site (and the caller's other registrations of it) and removes its rows from the event
+  // store (a mutation per table, run synchronously). ID token only: no management keys to look up. 28 s: the mutations
+  // of a long range wait for their parts to be rewritten, under API Gateway's 30 s.
+  data: {
+    ...NOTHING,
+    table: [{ keys: [site], actions: ['GetItem'] }, { keys: [sitesOf], actions: ['Query'], index: true }],
+    eventStore: 'read-write',
+    clickhouseOnly: true,
+    callers: true,
+    timeoutSeconds: 28,
+  },
   // Jobs, locks and sealed credentials under the site, the owner's daily slots; seals API keys
   // (create, retry with a new key) and queues chunks. It never opens a sealed key nor touches the
   // event store: the import worker (lib/imports.ts) does. 28 s: create waits up to 20 s for the
@@ -311,6 +325,8 @@ export interface ApiProps {
   eventStore: EventStoreResource;
   /** The SES sender of alert mail (lib/mail.ts); none: nothing may send. */
   mail?: MailSettings | null;
+  /** RETENTION_MAX_MONTHS for the groups that validate retention_months (context `retentionMaxMonths`). */
+  retentionMaxMonths?: number;
   /** The chunk queue of historical imports. */
   importQueue: sqs.IQueue;
   /** The KMS key that wraps import credentials. */
@@ -430,6 +446,7 @@ export class Api extends Construct {
       if (access.icons) environment.ICON_BUCKET = props.iconBucket.bucketName;
       if (access.ingestsApiRequests && !props.eventStore.keepsApiRequests) environment.API_REQUESTS = 'off';
       if (access.mail) Object.assign(environment, mailEnvironment(props.mail ?? null));
+      if (access.retentionSettings && props.retentionMaxMonths !== undefined) environment.RETENTION_MAX_MONTHS = String(props.retentionMaxMonths);
       const fn = new NodeFunction(this, `${pascal(group)}Function`, {
         entry: httpEntry(group),
         description: `tinytrack HTTP routes: ${group}`,

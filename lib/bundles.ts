@@ -11,6 +11,7 @@ import { EVENT_WRITER_ENTRY } from './event-writer.ts';
 import { IMPORT_WORKER_ENTRY } from './imports.ts';
 import { ALERT_CHECKS_ENTRY, CRAWLER_SYNC_ENTRY, DIGEST_SENDS_ENTRY, ROTATE_SALTS_ENTRY } from './schedules.ts';
 import { SEARCH_SYNC_ENTRY } from './search-console.ts';
+import { RETENTION_PURGE_ENTRY } from './retention.ts';
 
 const KiB = 1024;
 
@@ -56,5 +57,6 @@ export function lambdaBundles(texts: { trackerScript: string; apiDocument: strin
     { name: 'schedule/digest-sends', entry: DIGEST_SENDS_ENTRY, define: {}, budget: null, sourceMaps: true },
     { name: 'schedule/search-console-sync', entry: SEARCH_SYNC_ENTRY, define: {}, budget: null, sourceMaps: true },
     { name: 'schedule/crawler-sync', entry: CRAWLER_SYNC_ENTRY, define: {}, budget: null, sourceMaps: true },
+    { name: 'schedule/retention-purge', entry: RETENTION_PURGE_ENTRY, define: {}, budget: null, sourceMaps: true },
   ];
 }

@@ -49,7 +49,7 @@ export const ALERT_CHECKS_ENTRY = 'functions/aws/workers/alert-checks.ts';
 /** The e-mail digest sends' Lambda entry: the registry, the event store's readers, SES. */
 export const DIGEST_SENDS_ENTRY = 'functions/aws/workers/digest-sends.ts';
 
-interface ScheduledWorkerProps {
+export interface ScheduledWorkerProps {
   fn: NodeFunction;
   description: string;
   schedule: events.Schedule;
@@ -63,7 +63,7 @@ interface ScheduledWorkerProps {
 }
 
 /** An EventBridge rule calling `fn` with retries, a dead-letter queue for runs it could not deliver, and alarms on both ways a run can fail. */
-function scheduledWorker(scope: Construct, id: string, p: ScheduledWorkerProps): { rule: events.Rule; deadLetterQueue: sqs.Queue } {
+export function scheduledWorker(scope: Construct, id: string, p: ScheduledWorkerProps): { rule: events.Rule; deadLetterQueue: sqs.Queue } {
   const deadLetterQueue = deadLetterQueue_(scope, `${id}DeadLetter`);
   const rule = new events.Rule(scope, `${id}Rule`, {
     description: p.description,

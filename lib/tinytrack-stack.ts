@@ -29,6 +29,8 @@ import { Imports } from './imports.ts';
 import { WorkQueue } from './queues.ts';
 import { Schedules } from './schedules.ts';
 import { SearchConsoleSync } from './search-console.ts';
+import { RetentionPurge } from './retention.ts';
+import { CNIL_MAX_MONTHS } from '#domain/data-retention/retention.ts';
 import { mailFromContext } from './mail.ts';
 import { Storage } from './storage.ts';
 import { Timestream } from './timestream.ts';
@@ -52,6 +54,8 @@ export class TinytrackStack extends Stack {
   readonly schedules: Schedules;
   /** The daily Search Console sync; none on Timestream (frozen: no Search Console table). */
   readonly searchSync: SearchConsoleSync | null;
+  /** The daily retention purge (issue 42); none on Timestream (its table's own retention only). */
+  readonly retentionPurge: RetentionPurge | null;
   readonly alarms: Alarms;
   /** Unset with `-c dashboard=false`. */
   readonly dashboard?: Dashboard;
@@ -69,6 +73,7 @@ export class TinytrackStack extends Stack {
     const domainPrefix = contextString(this, 'authDomainPrefix');
     const { dashboard, dashboardOrigin } = dashboardFromContext(this);
     const sessionDays = contextInteger(this, 'dashboardSessionDays', 1, 365) ?? DEFAULT_SESSION_DAYS;
+    const retentionMaxMonths = contextInteger(this, 'retentionMaxMonths', CNIL_MAX_MONTHS, 1200) ?? CNIL_MAX_MONTHS;
     this.auth = new Auth(this, 'Auth', {
       ...(external ? { external } : {}),
       ...(domainPrefix ? { domainPrefix } : {}),
@@ -108,13 +113,15 @@ export class TinytrackStack extends Stack {
       throttle: guardRails.apiThrottle,
       publicUrls: publicUrlsFromContext(this),
       mail,
+      retentionMaxMonths,
     });
     this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, eventStore: this.eventStore, mail, crawlerTokenKey: this.imports.key, cloudflareApiUrl });
+    this.retentionPurge = this.eventStore instanceof ClickHouse ? new RetentionPurge(this, 'RetentionPurge', { table: this.storage.table, eventStore: this.eventStore, maxMonths: retentionMaxMonths }) : null;
     this.searchSync = this.eventStore instanceof ClickHouse ? new SearchConsoleSync(this, 'SearchConsoleSync', { table: this.storage.table, eventStore: this.eventStore, key: this.imports.key }) : null;
     if (this.eventStore instanceof ClickHouse) {
       // Every function that talks to ClickHouse feeds its failures into one alarm.
       const readers = [...this.api.functions].filter(([group]) => GROUP_ACCESS[group].eventStore !== 'none').map(([, fn]) => fn);
-      for (const fn of [this.writer.function, this.imports.worker, this.schedules.alertChecks, this.schedules.digestSends, this.schedules.crawlerSync, ...(this.searchSync ? [this.searchSync.function] : []), ...readers]) this.eventStore.watch(fn);
+      for (const fn of [this.writer.function, this.imports.worker, this.schedules.alertChecks, this.schedules.digestSends, this.schedules.crawlerSync, ...(this.searchSync ? [this.searchSync.function] : []), ...(this.retentionPurge ? [this.retentionPurge.function] : []), ...readers]) this.eventStore.watch(fn);
     }
     if (dashboard) {
       this.dashboardEdge = new DashboardEdgeFunctions(this, 'DashboardEdge', {

@@ -26,6 +26,8 @@ import { TIMESTREAM_CRAWLER_HITS } from '#adapters/timestream/timestream-crawler
 import type { EventStore } from '#ports/event-store.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
 import type { ReportStore } from '#ports/report-store.ts';
+import type { SiteDataStore } from '#ports/site-data.ts';
+import { ClickHouseSiteData } from '#adapters/clickhouse/clickhouse-site-data.ts';
 import { awsClient } from './clients.ts';
 import { ConfigError, required, type Config } from '#platform/config.ts';
 import { log } from '#platform/log.ts';
@@ -96,4 +98,10 @@ export async function awsImportStores(config: Readonly<Config>): Promise<{ event
     events: new TimestreamEventStore(awsClient(TimestreamWriteClient), database, table, { log }),
     ledger: new TimestreamImportLedger(awsClient(TimestreamQueryClient), database, table),
   };
+}
+
+/** A site's removal over every series (issue 42): ClickHouse's; null on Timestream (frozen: erasure answers 501, no purge). */
+export async function awsSiteData(config: Readonly<Config>): Promise<SiteDataStore | null> {
+  const clickhouse = await clickHouseStore(config, { migrate: false });
+  return clickhouse ? new ClickHouseSiteData(clickhouse) : null;
 }

@@ -4,6 +4,7 @@ import type { SiteKind } from './hostname.ts';
 import type { SitePatch, SiteRecord } from '#ports/registry.ts';
 import { parseRedirectHosts } from './ingest/outbound.ts';
 import { INVALID_EMBED_ORIGINS, parseEmbedOrigins } from './sharing/embed-origins.ts';
+import { DEFAULT_RETENTION_MONTHS, INVALID_RETENTION, parseRetentionMonths } from './data-retention/retention.ts';
 
 export const SITE_CACHE_TTL_VERIFIED_MS = 30_000;
 export const SITE_CACHE_TTL_PENDING_MS = 15_000;
@@ -25,6 +26,8 @@ export function newSiteRecord(hostname: string, kind: SiteKind, ownerUid: string
     last_check: null,
     redirect_hosts: [],
     embed_origins: [],
+    retention_months: null,
+    last_purge: null,
   };
 }
 
@@ -50,6 +53,7 @@ export function ownerView(site: SiteRecord) {
     verify_token: site.verify_token,
     reports_mode: site.reports_mode,
     pinned_at: site.pinned_at,
+    retention_months: site.retention_months ?? DEFAULT_RETENTION_MONTHS,
   };
 }
 
@@ -88,11 +92,15 @@ export const SETTINGS_ERRORS = [
   // MAX_REDIRECT_HOSTS (20): written out, as every error text is once.
   'redirect_hosts must be a list of at most 20 hostnames',
   INVALID_EMBED_ORIGINS,
+  INVALID_RETENTION,
 ] as const;
 const [INVALID_SETTINGS, INVALID_DISPLAY_NAME, INVALID_SHARING, INVALID_REPORTS_MODE, INVALID_PIN, INVALID_REDIRECT_HOSTS] = SETTINGS_ERRORS;
 
-/** Field checks run in a fixed order; the first failure names its field. Unknown fields are ignored. */
-export function parseSiteSettings(body: unknown): SettingsResult {
+/**
+ * Field checks run in a fixed order; the first failure names its field. Unknown fields are ignored.
+ * `retentionMaxMonths`: the operator's maximum (RETENTION_MAX_MONTHS).
+ */
+export function parseSiteSettings(body: unknown, retentionMaxMonths: number = DEFAULT_RETENTION_MONTHS): SettingsResult {
   if (!isPlainObject(body)) return { ok: false, error: INVALID_SETTINGS };
   const settings: SiteSettings = {};
   if ('display_name' in body) {
@@ -121,6 +129,11 @@ export function parseSiteSettings(body: unknown): SettingsResult {
     const origins = parseEmbedOrigins(body.embed_origins);
     if (!origins) return { ok: false, error: INVALID_EMBED_ORIGINS };
     settings.embed_origins = origins;
+  }
+  if ('retention_months' in body) {
+    const months = parseRetentionMonths(body.retention_months, retentionMaxMonths);
+    if (months === null) return { ok: false, error: INVALID_RETENTION };
+    settings.retention_months = months;
   }
   return { ok: true, settings };
 }

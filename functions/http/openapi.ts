@@ -38,6 +38,7 @@ const TAGS: Record<RouteGroup, string> = {
   live: 'The live visitor stream (Server-Sent Events; ID token only)',
   search: 'Google Search Console: linking a property and its figures',
   crawlers: 'AI and search crawler hits read hourly from a linked Cloudflare zone',
+  data: "Erasing a site's stored rows (the daily retention purge is set on the site: retention_months)",
 };
 
 const PATH_PARAMETERS: Record<string, string> = {

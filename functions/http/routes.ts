@@ -24,6 +24,7 @@ import {
   InvalidKindError,
   KeyLimitError,
   KeysForbiddenError,
+  NotAvailableOnStoreError,
   NotCancellableError,
   NoActiveClaimError,
   NotRetryableError,
@@ -42,6 +43,7 @@ import { HOSTNAME_ERRORS } from '#domain/hostname.ts';
 import { IMPORT_REQUEST_ERRORS, RETRY_CREDENTIAL_ERRORS } from '#domain/imports/create-request.ts';
 import { SOURCE_ERROR_FORMS } from '#domain/imports/source.ts';
 import { SETTINGS_ERRORS } from '#domain/site.ts';
+import { ERASURE_RANGE_ERRORS } from '#domain/data-retention/retention.ts';
 
 export { matchPath };
 export { FAILURE_RESPONSES, routeKey } from './route-def.ts';
@@ -148,7 +150,7 @@ const productRoutes: RouteDef[] = [
     group: 'sites',
     auth: 'account',
     scope: 'manage',
-    summary: 'Update display name, public sharing, reports mode and pin.',
+    summary: 'Update display name, public sharing, reports mode, pin and retention.',
     request: s.UpdateSiteRequest,
     responses: {
       200: { description: 'updated', schema: s.UpdatedSite },
@@ -162,6 +164,17 @@ const productRoutes: RouteDef[] = [
     auth: 'id_token',
     summary: 'Delete the registration and its owner data (ID token only). Collected analytics remain.',
     responses: { 200: { description: 'deleted', schema: s.DeletedSite }, ...refusals(...idOnly, UnknownSiteError) },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/sites/{hostname}/data',
+    group: 'data',
+    auth: 'id_token',
+    summary: "Erase the site's rows of the days from..to (YYYY-MM-DD, UTC, included) from every series (ID token only).",
+    responses: {
+      200: { description: 'erased', schema: s.ErasedData },
+      ...refusals(invalidInput(ERASURE_RANGE_ERRORS), ...idOnly, UnknownSiteError, NotAvailableOnStoreError),
+    },
   },
   {
     method: 'POST',

@@ -5,6 +5,9 @@
  */
 import { z } from 'zod';
 import { DROP_REASONS } from '#domain/ingest/drop.ts';
+import { PurgeRun } from './data-schemas.ts';
+
+export { ErasedData } from './data-schemas.ts';
 
 export const ErrorBody = z.object({ error: z.string() }).meta({ id: 'Error' });
 export const Timestamp = z.iso.datetime();
@@ -21,6 +24,7 @@ export const Site = z
     verify_token: z.string().optional().describe('Owner reads only'),
     reports_mode: z.literal('inherit').optional().describe('Owner reads only'),
     pinned_at: Timestamp.nullable().optional().describe('Owner reads only'),
+    retention_months: z.number().int().min(1).optional().describe('Owner reads only'),
   })
   .meta({ id: 'Site' });
 
@@ -45,6 +49,7 @@ export const UpdateSiteRequest = z
     pinned: z.boolean().optional().describe('true pins the site now, false unpins it'),
     redirect_hosts: z.array(z.string()).max(20).optional().describe('Hosts GET /r may redirect to besides the site and its subdomains, normalized as registration normalizes hostnames'),
     embed_origins: z.array(z.string()).max(10).optional().describe('Origins (https, or http on loopback) that may frame the site’s share links at /embed/{slug}; normalized; none: no framing'),
+    retention_months: z.number().int().min(1).optional().describe('Months rows are kept: 1 to 25 (or RETENTION_MAX_MONTHS)'),
   })
   .meta({ id: 'UpdateSiteRequest' });
 
@@ -122,6 +127,7 @@ export const SiteSetup = z
       ),
     redirect_hosts: z.array(z.string()).describe('Hosts GET /r may redirect to besides the site and its subdomains (set by the settings PATCH)'),
     embed_origins: z.array(z.string()).describe('Origins that may frame the site’s share links (set by the settings PATCH)'),
+    last_purge: PurgeRun.nullable(),
     local_drops: z
       .array(SetupDrop)
       .nullable()

@@ -280,7 +280,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     apiDocument: () => (apiDocument ??= JSON.stringify(buildOpenApi())),
     reports: local.reports,
     apiRequests: local.apiRequests,
-    apiRequestQueue,
+    apiRequestQueue, siteData: local.siteData,
     ...localCrawlers(config, local),
     apiRequestsAvailable: config.apiRequestsAvailable, mailer: localMailer(config, dataDir),
     alertsUrl: alertsUrlOf(config.publicUrls?.[0]),

@@ -24,6 +24,9 @@ import type { CrawlerHitStore } from '#ports/crawler-hits.ts';
 import { ClickHouseCrawlerHits } from '#adapters/clickhouse/clickhouse-crawler-hits.ts';
 import { DuckDbCrawlerHits } from '#adapters/duckdb/duckdb-crawler-hits.ts';
 import type { ReportStore } from '#ports/report-store.ts';
+import type { SiteDataStore } from '#ports/site-data.ts';
+import { ClickHouseSiteData } from '#adapters/clickhouse/clickhouse-site-data.ts';
+import { DuckDbSiteData } from '#adapters/duckdb/duckdb-site-data.ts';
 import type { RegistrationsOf } from '#adapters/duckdb/migrations.ts';
 import type { Config } from '#platform/config.ts';
 import { log } from '#platform/log.ts';
@@ -38,6 +41,8 @@ export interface LocalEvents {
   searchStats: SearchStatsStore;
   /** Crawler hits from Cloudflare zones (issue 41). */
   crawlerHits: CrawlerHitStore;
+  /** Removes a site's rows from every series (the retention purge, the owner's erasure; issue 42). */
+  siteData: SiteDataStore;
   /** The embedded store when it is the one in use (tests and admin commands read it directly); null on ClickHouse. */
   duckdb: DuckDbEventStore | null;
   close(): Promise<void>;
@@ -53,6 +58,7 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
       apiRequests: new ClickHouseApiRequests(events.executor, events.database),
       searchStats: await ClickHouseSearchStats.open(events.executor, events.database),
       crawlerHits: new ClickHouseCrawlerHits(events.executor, events.database),
+      siteData: new ClickHouseSiteData(events),
       duckdb: null,
       close: () => events.close(),
     };
@@ -69,6 +75,7 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
     apiRequests,
     searchStats,
     crawlerHits,
+    siteData: new DuckDbSiteData(events, { api_requests: apiRequests, search_console: searchStats, crawler_hits: crawlerHits }),
     duckdb: events,
     close: async () => {
       await apiRequests.close();

@@ -14,6 +14,7 @@ import { createDigestSender } from '#workers/digest-sends.ts';
 import { digestMails } from '#reports/digest-reports.ts';
 import { log } from '#platform/log.ts';
 import { TimerScheduler } from './scheduler.ts';
+import { retentionPurgeJob } from '#workers/retention-purge.ts';
 import { createSearchSyncer, SEARCH_SYNC_JOB } from '#workers/search-console-sync.ts';
 import { crawlerSyncJob } from '#workers/crawler-sync.ts';
 import { buildDashboard, type BuiltDashboard } from '#dashboard/build.ts';
@@ -97,6 +98,8 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
   scheduler.add({ name: 'digest-sends', everyMinutes: 15, run: createDigestSender({ ...services, log, mails: (target, at) => digestMails(digestServices, target, at) }) });
   // Crawler hits (issue 41): every link read from its Cloudflare zone each hour.
   scheduler.add(crawlerSyncJob({ ...services, crawlerLinks: services.registry.crawlerLinks }));
+  // Retention (issue 42): each site's rows older than its limit, daily at 00:00 UTC.
+  if (services.siteData) scheduler.add(retentionPurgeJob({ ...services, siteData: services.siteData, log, retentionMaxMonths: services.config.retentionMaxMonths }));
   const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies, services, dashboard: localDashboard(config, runtime, built, services) });
   try {
     await new Promise<void>((ok, fail) => {

@@ -45,6 +45,8 @@ const Env = z.object({
   TT_DASHBOARD_HTML: z.optional(z.string()),
   // The dashboard's sign-in: how long a session lasts until sign-out (on AWS, the app client's refresh-token validity).
   DASHBOARD_SESSION_DAYS: z._default(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(365)), 30),
+  // The most months a site may keep its rows (issue 42). Above 25 the CNIL's consent exemption no longer applies (README).
+  RETENTION_MAX_MONTHS: z._default(z.coerce.number().check(z.int(), z.minimum(25), z.maximum(1200)), 25),
   // AWS: the event store (Timestream), set on the functions that read or write it.
   TIMESTREAM_DATABASE: z.optional(z.string()),
   TIMESTREAM_TABLE: z.optional(z.string()),
@@ -114,6 +116,8 @@ export interface Config {
   importRetryBaseMs: number;
   /** How long a dashboard session lasts (DASHBOARD_SESSION_DAYS, 1 to 365). */
   dashboardSessionDays: number;
+  /** The most months a site may keep its rows (RETENTION_MAX_MONTHS, 25 to 1200; default 25, the CNIL's limit). */
+  retentionMaxMonths: number;
   /** AWS: Cognito's hosted sign-in domain (AUTH_DOMAIN_URL), without a trailing slash. */
   authDomainUrl: string | null;
   /** AWS: the dashboard's origin (DASHBOARD_ORIGIN), without a trailing slash. */
@@ -237,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     importCredentialTimeoutMs: e.IMPORT_CREDENTIAL_TIMEOUT_MS,
     importRetryBaseMs: e.IMPORT_RETRY_BASE_MS,
     dashboardSessionDays: e.DASHBOARD_SESSION_DAYS,
+    retentionMaxMonths: e.RETENTION_MAX_MONTHS,
     authDomainUrl: e.AUTH_DOMAIN_URL?.replace(/\/$/, '') ?? null,
     dashboardOrigin: e.DASHBOARD_ORIGIN?.replace(/\/$/, '') ?? null,
     dashboardPage: e.TT_DASHBOARD_HTML ?? null,

@@ -5,6 +5,7 @@
  * (functions/aws/http/, functions/aws/workers/) builds only the parts
  * its routes read, through the same builders (instance-state.ts, collector-state.ts).
  */
+import type { SiteDataStore } from '#ports/site-data.ts';
 import type { Config } from './config.ts';
 import type { IconStore } from '#ports/icon-store.ts';
 import type { Clock } from '#ports/clock.ts';
@@ -66,6 +67,8 @@ export interface Adapters {
   importSource: ImportSourceClient;
   /** Crawler hits read from Cloudflare zones (issue 41), in the event store's own table. */
   crawlerHits: CrawlerHitStore;
+  /** Removes a site's rows from every series of the event store (issue 42); null on Timestream (frozen): erasure answers 501. */
+  siteData: SiteDataStore | null;
   /** The Cloudflare API crawler links and syncs read. */
   cloudflare: CloudflareClient;
   /** Alert mail (and test sends): SES on AWS, SMTP or the outbox locally. */

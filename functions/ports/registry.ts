@@ -3,6 +3,7 @@
  * the same code over dynalite locally), one part per kind of record: sites,
  * DNS claims on them, management keys, daily salts.
  */
+import type { PurgeRun } from '#domain/data-retention/retention.ts';
 import type { SiteKind } from '#domain/hostname.ts';
 import type { Scope } from '#domain/auth.ts';
 import type { SiteCheck } from '#domain/site-verification.ts';
@@ -33,6 +34,10 @@ export interface SiteRecord {
   redirect_hosts: string[] | null;
   /** Origins that may frame the site's share links (none: null, on records made before them). */
   embed_origins: string[] | null;
+  /** Months its rows are kept (issue 42); null: the default, 25 (domain/data-retention/retention.ts). */
+  retention_months: number | null;
+  /** The retention purge's last run on the site; null before the first. */
+  last_purge: PurgeRun | null;
 }
 
 export interface SitePatch {
@@ -42,6 +47,7 @@ export interface SitePatch {
   pinned_at?: string | null;
   redirect_hosts?: string[];
   embed_origins?: string[];
+  retention_months?: number;
 }
 
 export type CreateSiteResult =
@@ -109,6 +115,8 @@ export interface SiteRegistry {
    * stored under the old registration (import jobs, claims…) is removed, as a delete would.
    */
   moveSite(from: SiteRecord, to: SiteRecord, maxSitesPerAccount: number): Promise<MoveSiteResult>;
+  /** Keeps the purge's last run on the site while it is still `ownerUid`'s registration; false when it is not. */
+  recordPurge(hostname: string, ownerUid: string, run: PurgeRun): Promise<boolean>;
   /** Records the latest stored beacon time of a site (for the setup check). */
   recordSiteSeen(hostname: string, at: string): Promise<void>;
 }

@@ -17,6 +17,8 @@ import type { EventStore } from '#ports/event-store.ts';
 import { copiesAmong, lessListedCopies, OF_ITS_PAGE, pageTsOver, type Listing } from '#domain/rows/flags/clickhouse-sql.ts';
 import { APPEND_WINDOW_MS, COPY_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
 import type { Logger } from '#ports/logger.ts';
+import type { SiteRef } from '#ports/report-store.ts';
+import { DAY_MS } from '#domain/rows/days.ts';
 import type { ClickHouseExecutor } from './executor.ts';
 import { ClickHouseRollups } from './rollups.ts';
 import { EVENTS_TABLE, ident, LISTED_APPENDS, LISTED_APPENDS_SINCE, LISTED_COPIES, LISTED_SINCE, migrate, storedRow } from './schema.ts';
@@ -193,6 +195,41 @@ export class ClickHouseEventStore implements EventStore {
        SELECT * FROM ${copiesAmong(rows, ['site', 'registration', 'kind', 'id'])} AS c`,
       { ...params, from, to },
     );
+  }
+
+  /**
+   * Removes the rows of `ref` in [from, to) (whole UTC days) and returns how many were stored
+   * (ports/site-data.ts), synchronously (mutations_sync: a report straight after sees none):
+   * the rows, their entries in the writer's lists and the rollups of their days. The lists are
+   * made again for the rows within a window after the range, whose copies and pages may have
+   * been removed rows, so reads equal those of a store that never held them.
+   */
+  removeRange(ref: SiteRef, from: number, to: number): Promise<number> {
+    if (this.closed) return Promise.reject(new Error('event store is closed'));
+    const run = this.tail.then(() => this.remove(ref, from, to));
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async remove(ref: SiteRef, from: number, to: number): Promise<number> {
+    const site = 'site = {site:String} AND registration = {registration:String}';
+    const params = { site: ref.site, registration: ref.registration, from, to, copiesTo: to + COPY_WINDOW_MS, appendsTo: to + 2 * APPEND_WINDOW_MS };
+    const [count] = await this.executor.query<{ n: number }>(`SELECT count() AS n FROM ${this.table} FINAL WHERE ${site} AND ts >= {from:Int64} AND ts < {to:Int64}`, params);
+    const removed = Number(count?.n ?? 0);
+    if (removed === 0) return 0;
+    const sync = 'SETTINGS mutations_sync = 2';
+    await this.executor.command(`ALTER TABLE ${this.table} DELETE WHERE ${site} AND ts >= {from:Int64} AND ts < {to:Int64} ${sync}`, params);
+    await this.executor.command(`ALTER TABLE ${ident(this.database)}.${LISTED_COPIES} DELETE WHERE ${site} AND ts >= {from:Int64} AND ts <= {copiesTo:Int64} ${sync}`, params);
+    await this.executor.command(
+      `ALTER TABLE ${ident(this.database)}.${LISTED_APPENDS} DELETE WHERE ${site} AND ((page_ts >= {from:Int64} AND page_ts < {to:Int64}) OR (ts >= {from:Int64} AND ts <= {appendsTo:Int64})) ${sync}`,
+      params,
+    );
+    const scope = { sites: [ref.site], registrations: [ref.registration] };
+    const sites = 'site IN {sites:Array(String)} AND registration IN {registrations:Array(String)}';
+    await this.listCopiesWhere(sites, to, params.copiesTo, scope);
+    await this.listAppendsWhere(sites, sites, to, params.appendsTo, scope);
+    await this.rollups.removeDays(ref.site, ref.registration, Math.floor(from / DAY_MS), Math.floor(to / DAY_MS) - 1);
+    return removed;
   }
 
   /**

@@ -218,6 +218,26 @@ export class ClickHouseRollups {
   }
 
   /**
+   * A removal of a site's rows of days first..last (clickhouse-site-data.ts): every rollup table's
+   * rows of those days go, synchronously, and the two days after are marked stale (a removed row
+   * changes which rows of the next day are copies, and that day's pages, as a stored one does).
+   */
+  async removeDays(site: string, registration: string, first: number, last: number): Promise<void> {
+    const params = { site, registration, first, last };
+    for (const table of Object.values(this.tables)) {
+      await this.executor.command(
+        `ALTER TABLE ${table} DELETE WHERE site = {site:String} AND registration = {registration:String} AND day BETWEEN {first:Int32} AND {last:Int32} SETTINGS mutations_sync = 2`,
+        params,
+      );
+    }
+    await this.executor.command(
+      `INSERT INTO ${this.tables.stale} (site, registration, day, at)
+       SELECT {site:String}, {registration:String}, toInt32({last:Int32} + offset), toUnixTimestamp64Micro(now64(6)) FROM system.one ARRAY JOIN [1, 2] AS offset`,
+      params,
+    );
+  }
+
+  /**
    * The site's days whose newest build (of the variant: '' the site's own rows) no stale mark of the
    * day is as new as, in day order; a variant's only while it is younger than VARIANT_DAYS.
    */

@@ -11,6 +11,8 @@ import { API_TABLE, DUCKDB_API } from '#domain/api-requests/series-sql.ts';
 import { SqlApiRequestStore, type HistogramRow } from '#reports/sql/api-store.ts';
 import { inTransaction } from './transaction.ts';
 import type { DuckDbEventStore } from './duckdb-event-store.ts';
+import { removeSideRows } from './duckdb-site-data.ts';
+import type { SiteRef } from '#ports/report-store.ts';
 
 const BATCH = 'api_batch';
 const BATCH_COLUMNS = 'site VARCHAR, registration VARCHAR, ts BIGINT, id VARCHAR, method VARCHAR, route VARCHAR, status SMALLINT, duration_ms DOUBLE, bytes_in BIGINT, bytes_out BIGINT, consumer VARCHAR';
@@ -88,6 +90,15 @@ export class DuckDbApiRequests extends SqlApiRequestStore {
         await this.writer.run('DROP TABLE api_selected');
       }),
     );
+  }
+
+  /** Removes the site's requests in [from, to) with their rollups, in the writes' turn (ports/site-data.ts). */
+  async removeRange(ref: SiteRef, from: number, to: number): Promise<number> {
+    let removed = 0;
+    await this.inTurn(async () => {
+      removed = await removeSideRows(this.writer, 'api_requests', ref, from, to);
+    });
+    return removed;
   }
 
   protected run(sql: string, params: Record<string, unknown>): Promise<HistogramRow[]> {

@@ -9,6 +9,8 @@ import { CRAWLER_TABLE, DUCKDB_CRAWLER_TABLE } from '#domain/crawlers/hits-sql.t
 import { SqlCrawlerHits } from '#reports/sql/crawlers.ts';
 import { inTransaction } from './transaction.ts';
 import type { DuckDbEventStore } from './duckdb-event-store.ts';
+import { removeSideRows } from './duckdb-site-data.ts';
+import type { SiteRef } from '#ports/report-store.ts';
 
 const FIELDS = ['site', 'registration', 'hour', 'crawler', 'category', 'path', 'hits'] as const;
 
@@ -51,6 +53,13 @@ export class DuckDbCrawlerHits extends SqlCrawlerHits {
     await inTransaction(this.writer, () =>
       this.writer.run(`INSERT OR REPLACE INTO ${CRAWLER_TABLE} (${FIELDS.join(', ')}) SELECT ${FIELDS.map((f) => `unnest($${f})`).join(', ')}`, params, types),
     );
+  }
+
+  /** Removes the site's hits of the hours in [from, to), in the writes' turn (ports/site-data.ts). */
+  removeRange(ref: SiteRef, from: number, to: number): Promise<number> {
+    const next = this.turn.then(() => removeSideRows(this.writer, 'crawler_hits', ref, from, to));
+    this.turn = next.catch(() => undefined);
+    return next;
   }
 
   protected run(sql: string, params: Record<string, string | number>): Promise<Record<string, unknown>[]> {

@@ -16,6 +16,9 @@ import { migrate, type RegistrationsOf } from './migrations.ts';
 import { compactOn, Compactor, COMPACT_AT_ROWS } from './compactor.ts';
 import { DuckDbRollups, type DuckDbSubject } from './rollups.ts';
 import { inTransaction } from './transaction.ts';
+import { repairTargets, rowOf } from './stored-rows.ts';
+import { removeEventRows, staleDays } from './range-removal.ts';
+import type { SiteRef } from '#ports/report-store.ts';
 import type { FilterClause } from '#domain/reports/filter.ts';
 import { DuckDbReadPool, type QueryParams } from './read-pool.ts';
 import { uniqueEvents, eventKey, type EventRow } from '#domain/rows/event-row.ts';
@@ -284,6 +287,28 @@ export class DuckDbEventStore implements EventStore {
     });
   }
 
+  /**
+   * Removes the rows of `ref` in [from, to) (whole UTC days) between batches, repairing the flags
+   * after them and dropping the rollups they fed (range-removal.ts); then checkpoints, which
+   * frees the deleted rows' space in the file. Returns the rows removed.
+   */
+  removeRange(ref: SiteRef, from: number, to: number): Promise<number> {
+    if (this.closed) return Promise.reject(new Error('event store is closed'));
+    return this.writes.run(async () => {
+      await this.compactor.running;
+      const { first, last } = staleDays(from, to);
+      const [removed, forget] = await inTransaction(this.writer, async () => {
+        const n = await removeEventRows(this.writer, ref, from, to);
+        return [n, n > 0 ? await this.rollups.removeDays(ref.site, ref.registration, first, last) : null] as const;
+      });
+      if (removed === 0) return 0;
+      forget?.();
+      this.index.forget(this.index.heldDays.filter((d) => d >= first && d <= last));
+      await this.writer.run('CHECKPOINT').catch((e: unknown) => this.log.warn('duckdb checkpoint skipped', { message: (e as Error).message }));
+      return removed;
+    });
+  }
+
   /** Moves every fresh row into the sorted main table now (the writer starts one every COMPACT_AT_ROWS fresh rows). */
   compact(): Promise<void> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
@@ -366,35 +391,3 @@ export class DuckDbEventStore implements EventStore {
     }
   }
 }
-
-/** An EventRow from a selection's named values: numbers as numbers, missing fields empty. */
-function rowOf(names: readonly string[], values: readonly unknown[]): EventRow {
-  const row: Record<string, unknown> = {};
-  for (const c of COLUMNS) row[c.name] = null;
-  names.forEach((name, i) => {
-    const v = values[i];
-    row[name] = typeof v === 'bigint' ? Number(v) : v;
-  });
-  row.bot = row.bot === true;
-  row.imported = row.imported === true;
-  return row as unknown as EventRow;
-}
-
-/**
- * What the index marked for the SQL rules, as rows of the targets table:
- * (what, site, registration, kind, key, lo, hi).
- */
-function repairTargets(b: PreparedBatch, d: Decisions): DuckDBValue[][] {
-  const targets: DuckDBValue[][] = [];
-  const key = (lanes: Uint32Array, i: number) => (BigInt(lanes[2 * i + 1] as number) << 32n) | BigInt(lanes[2 * i] as number);
-  b.rows.forEach((r, i) => {
-    if (d.repairIdentity[i] === 1) targets.push(['identity', r.site, r.registration, r.kind, key(b.id, i), r.ts, r.ts]);
-    if (d.repairVisitorDay[i] === 1 && b.hasVisitor[i] === 1) targets.push(['visitor_day', r.site, r.registration, r.kind, key(b.visitor, i), r.ts, r.ts]);
-    if (d.repairParent[i] === 1) {
-      if (r.kind === 'append' && b.hasParent[i] === 1) targets.push(['parent', r.site, r.registration, 'pageview', key(b.parent, i), r.ts, r.ts]);
-      else if (r.kind === 'pageview') targets.push(['parent', r.site, r.registration, 'pageview', key(b.id, i), r.ts, r.ts]);
-    }
-  });
-  return targets;
-}
-

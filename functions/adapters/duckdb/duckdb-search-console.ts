@@ -8,6 +8,7 @@ import type { SiteRef } from '#ports/report-store.ts';
 import type { SearchRow } from '#ports/search-console.ts';
 import { SEARCH_TABLE, SEARCH_TABLE_DDL, SqlSearchStats, type SearchAggregate } from '#reports/sql/search-console.ts';
 import type { DuckDbEventStore } from './duckdb-event-store.ts';
+import { removeSideRows } from './duckdb-site-data.ts';
 
 const TYPES = { dim: LIST(VARCHAR), date: LIST(VARCHAR), name: LIST(VARCHAR), clicks: LIST(BIGINT), impressions: LIST(BIGINT), position: LIST(DOUBLE), site: VARCHAR, registration: VARCHAR };
 
@@ -52,6 +53,13 @@ export class DuckDbSearchStats extends SqlSearchStats {
     );
     this.tail = run.catch(() => undefined);
     return run.then(() => undefined);
+  }
+
+  /** Removes the site's rows of the days in [from, to), in the writes' turn (ports/site-data.ts). */
+  removeRange(ref: SiteRef, from: number, to: number): Promise<number> {
+    const run = this.tail.then(() => removeSideRows(this.writer, 'search_console', ref, from, to));
+    this.tail = run.catch(() => undefined);
+    return run;
   }
 
   protected run(sql: string, params: Record<string, string | number>): Promise<SearchAggregate[]> {

@@ -296,6 +296,17 @@ export class DuckDbRollups {
       });
   }
 
+  /**
+   * Inside a transaction: the rollups (of every variant) of a site's days first..last go (a removal
+   * of its rows, range-removal.ts). Returns what to forget in memory once the transaction commits.
+   */
+  async removeDays(site: string, registration: string, first: number, last: number): Promise<() => void> {
+    for (const table of ROLLED_TABLES) {
+      await this.writer.run(`DELETE FROM ${table} WHERE site = $site AND registration = $registration AND day BETWEEN $first AND $last`, { site, registration, first, last });
+    }
+    return () => this.built.get(siteKey(site, registration))?.forEach((days) => days.forEach((d) => d >= first && d <= last && days.delete(d)));
+  }
+
   /** Inside a transaction: every rollup goes (the flags were recomputed from scratch). Returns what to forget once it commits. */
   async clear(): Promise<() => void> {
     for (const table of ROLLED_TABLES) await this.writer.run(`DELETE FROM ${table}`);

@@ -4,7 +4,7 @@ import type { ClaimRecord, ManagementKeyRecord, SiteRecord } from '#ports/regist
 /** A site item's attributes besides its keys: what getSite reads (a projection, as the collector's IAM policy names them). */
 export const SITE_FIELDS = [
   'hostname', 'owner_uid', 'kind', 'display_name', 'is_public', 'created_at', 'verified_at', 'verify_token', 'reports_mode', 'pinned_at', 'last_seen_at', 'last_check',
-  'redirect_hosts', 'embed_origins',
+  'redirect_hosts', 'embed_origins', 'retention_months', 'last_purge',
 ] as const;
 
 /** getSite's projection: every field by a placeholder name (some are DynamoDB reserved words). */

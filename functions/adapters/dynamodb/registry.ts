@@ -48,6 +48,7 @@ export class DynamoSiteRegistry implements SiteRegistry, DailySalts {
   readonly updateSite: Registry['updateSite'] = (...a) => this.sites.updateSite(...a);
   readonly markVerified: Registry['markVerified'] = (...a) => this.sites.markVerified(...a);
   readonly recordCheck: Registry['recordCheck'] = (...a) => this.sites.recordCheck(...a);
+  readonly recordPurge: Registry['recordPurge'] = (...a) => this.sites.recordPurge(...a);
   readonly deleteSite: Registry['deleteSite'] = (...a) => this.sites.deleteSite(...a);
   readonly moveSite: Registry['moveSite'] = (...a) => this.sites.moveSite(...a);
   readonly recordSiteSeen: Registry['recordSiteSeen'] = (...a) => this.sites.recordSiteSeen(...a);

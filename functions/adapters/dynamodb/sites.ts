@@ -5,6 +5,7 @@
  * (site-partition.ts).
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { PurgeRun } from '#domain/data-retention/retention.ts';
 import type { CreateSiteResult, MoveSiteResult, SitePatch, SiteRecord, SiteRegistry } from '#ports/registry.ts';
 import type { SiteCheck } from '#domain/site-verification.ts';
 import { isLapsedRegistration } from '#domain/site.ts';
@@ -142,6 +143,14 @@ export class DynamoSites implements SiteRegistry {
       ExpressionAttributeValues: { ':c': check },
     });
     return recorded ? this.getSite(hostname) : null;
+  }
+
+  recordPurge(hostname: string, ownerUid: string, run: PurgeRun): Promise<boolean> {
+    return this.updateSiteItem(hostname, {
+      UpdateExpression: 'SET last_purge = :run',
+      ConditionExpression: 'attribute_exists(pk) AND owner_uid = :owner',
+      ExpressionAttributeValues: { ':run': run, ':owner': ownerUid },
+    });
   }
 
   async recordSiteSeen(hostname: string, at: string): Promise<void> {

@@ -14,6 +14,7 @@ import { checkState, verifyState } from '#platform/instance-state.ts';
 const config = loadConfig(lambdaEnv());
 
 export const handler = createSitesHandler({
+  config,
   ...authServices(config, awsClient(DynamoDBClient)),
   ...verifyState(systemClock),
   ...checkState(systemClock),

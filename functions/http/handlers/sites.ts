@@ -30,7 +30,7 @@ import { siteKeyRoutes } from './site-api-keys.ts';
 import { shareLinkRoutes } from './share-links.ts';
 
 /** Callers, the registry with its caches, verification runs, site icons, and (in one process with the collector) its recent drops. */
-export type SitesServices = AuthServices & VerifyServices & IconServices & SiteCheckState & Pick<Services, 'recentDrops'>;
+export type SitesServices = AuthServices & VerifyServices & IconServices & SiteCheckState & Pick<Services, 'recentDrops' | 'config'>;
 type ApiRequest = AnyApiRequest<SitesServices>;
 
 const hostnameParam = (req: ApiRequest) => req.params.hostname ?? '';
@@ -72,7 +72,7 @@ async function getSite(req: ApiRequest) {
 
 async function updateSite(req: ApiRequest) {
   const { principal, site } = await requireOwnedSite(req, hostnameParam(req), 'manage');
-  const parsed = parseSiteSettings(jsonBody(req));
+  const parsed = parseSiteSettings(jsonBody(req), req.services.config.retentionMaxMonths);
   if (!parsed.ok) throw new InvalidInputError(parsed.error);
   if (parsed.settings.is_public && !isVerified(site)) throw new PublicNeedsVerificationError();
   const updated = await req.services.registry.updateSite(site.hostname, principal.uid, settingsToPatch(parsed.settings, req.services.clock.now()));
@@ -138,6 +138,7 @@ async function siteSetup(req: ApiRequest) {
     local_drops: drops?.local_drops ?? null,
     redirect_hosts: site.redirect_hosts ?? [],
     embed_origins: site.embed_origins ?? [],
+    last_purge: site.last_purge ?? null,
   });
 }
 

@@ -1,13 +1,15 @@
 /**
  * A site's settings: name, public toggle and pin (PATCH), the install snippets
  * (the site's, and the one for testing on another host) with copy buttons and
- * what the setup check found (with a check on demand), and deleting the site.
+ * what the setup check found (with a check on demand), the data's retention and
+ * erasure (views/data-retention.tsx), and deleting the site.
  * The account's management keys are on the account page (views/account.tsx).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, sitePath, useApi } from '../api.ts';
 import { EmailReports } from './email-reports.tsx';
 import { ShareLinks } from './share-links.tsx';
+import { DataPanels } from './data-retention.tsx';
 import { FieldError, Load, Outcome, Panel } from '../components/panel.tsx';
 import { formatTimestamp } from '../format.ts';
 import { Snippets, type Setup, type Verification } from '../components/snippets.tsx';
@@ -216,6 +218,7 @@ export function SettingsView({ site, onSaved }: { site: SiteInfo; onSaved: () =>
       )}
       {site.kind === 'web' && <ShareLinks hostname={site.hostname} verified={Boolean(site.verified_at)} />}
       <EmailReports hostname={site.hostname} />
+      <DataPanels site={site} onSaved={onSaved} />
       <Panel title="Delete" id="delete">
         <DeleteSite hostname={site.hostname} />
       </Panel>

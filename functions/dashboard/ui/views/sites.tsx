@@ -19,6 +19,8 @@ export interface SiteInfo {
   kind: 'web' | 'api';
   verified_at?: string | null;
   pinned_at?: string | null;
+  /** Owner reads: months the rows are kept (issue 42). */
+  retention_months?: number;
 }
 
 interface SummaryItem {

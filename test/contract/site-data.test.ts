@@ -1,0 +1,1 @@
+import './site-data.contract.ts';
