@@ -53,7 +53,6 @@ export function ownerView(site: SiteRecord) {
     verify_token: site.verify_token,
     reports_mode: site.reports_mode,
     pinned_at: site.pinned_at,
-    retention_months: site.retention_months ?? DEFAULT_RETENTION_MONTHS,
   };
 }
 

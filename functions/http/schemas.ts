@@ -24,7 +24,6 @@ export const Site = z
     verify_token: z.string().optional().describe('Owner reads only'),
     reports_mode: z.literal('inherit').optional().describe('Owner reads only'),
     pinned_at: Timestamp.nullable().optional().describe('Owner reads only'),
-    retention_months: z.number().int().min(1).optional().describe('Owner reads only'),
   })
   .meta({ id: 'Site' });
 
@@ -127,6 +126,7 @@ export const SiteSetup = z
       ),
     redirect_hosts: z.array(z.string()).describe('Hosts GET /r may redirect to besides the site and its subdomains (set by the settings PATCH)'),
     embed_origins: z.array(z.string()).describe('Origins that may frame the site’s share links (set by the settings PATCH)'),
+    retention_months: z.number().int().min(1).describe('Months the site keeps its rows (PATCH retention_months; default 25); the daily purge removes older ones'),
     last_purge: PurgeRun.nullable(),
     local_drops: z
       .array(SetupDrop)

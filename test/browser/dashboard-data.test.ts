@@ -57,7 +57,7 @@ describe('data retention and erasure in the site’s settings', () => {
     await page.getByTestId('retention-months').fill('1');
     await page.getByRole('button', { name: 'Save retention' }).click();
     await page.getByText('Retention saved: the next daily purge applies it.').waitFor();
-    expect((await svc.req('GET', `/api/sites/${site}`, { token })).json.retention_months).toBe(1);
+    expect((await svc.req('GET', `/api/sites/${site}/setup`, { token })).json.retention_months).toBe(1);
 
     await svc.node.scheduler.runNamed('retention-purge', new Date());
     await page.reload();

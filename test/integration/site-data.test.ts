@@ -2,7 +2,7 @@
  * Retention and erasure over HTTP (issue 42), on the local node (dynalite,
  * DuckDB): DELETE /api/sites/{h}/data's access matrix and input checks, the
  * erased days gone from the reports while the days around them stay;
- * retention_months on the site (PATCH, the metadata read, its bounds); and
+ * retention_months on the site (PATCH, the setup read, its bounds); and
  * the daily purge run through the node's scheduler, its last run in GET …/setup.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,11 +83,12 @@ describe('DELETE /api/sites/{hostname}/data', () => {
 });
 
 describe('retention', () => {
-  it('defaults to 25 months, set by PATCH and shown in the metadata read', async () => {
-    expect((await svc.req('GET', `/api/sites/${site}`, { token: owner })).json.retention_months).toBe(25);
+  it('defaults to 25 months, set by PATCH and shown in the setup read, not in the site metadata', async () => {
+    expect((await svc.req('GET', `/api/sites/${site}/setup`, { token: owner })).json.retention_months).toBe(25);
     const r = await svc.req('PATCH', `/api/sites/${site}`, { token: owner, body: { retention_months: 1 } });
     expect(r.status).toBe(200);
-    expect((await svc.req('GET', `/api/sites/${site}`, { token: owner })).json.retention_months).toBe(1);
+    expect((await svc.req('GET', `/api/sites/${site}/setup`, { token: owner })).json.retention_months).toBe(1);
+    expect((await svc.req('GET', `/api/sites/${site}`, { token: owner })).json).not.toHaveProperty('retention_months');
   });
 
   it('refuses months out of 1..25 with the settings error', async () => {

@@ -116,7 +116,7 @@ describe('GET /api/sites', () => {
     expect(list.json.sites.map((s: { hostname: string }) => s.hostname)).toEqual([hosts[2], hosts[0], hosts[1], hosts[3]]);
     expect(list.json.sites[0]).not.toHaveProperty('owner_uid');
     expect(Object.keys(list.json.sites[0]).sort()).toEqual(
-      ['created_at', 'display_name', 'hostname', 'is_public', 'kind', 'pinned_at', 'reports_mode', 'retention_months', 'verified_at', 'verify_token'].sort(),
+      ['created_at', 'display_name', 'hostname', 'is_public', 'kind', 'pinned_at', 'reports_mode', 'verified_at', 'verify_token'].sort(),
     );
   });
 
@@ -133,7 +133,7 @@ describe('GET /api/sites/{hostname}', () => {
     const r = await svc.req('GET', `/api/sites/${h}`, { token: alice });
     expect(r.json).toEqual({
       hostname: h, display_name: '', is_public: false, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), kind: 'web',
-      verified_at: null, verify_token: expect.any(String), reports_mode: 'inherit', pinned_at: null, retention_months: 25,
+      verified_at: null, verify_token: expect.any(String), reports_mode: 'inherit', pinned_at: null,
     });
   });
 
@@ -336,6 +336,7 @@ describe('verification', () => {
       local_drops: [],
       redirect_hosts: [],
       embed_origins: [],
+      retention_months: 25,
       last_purge: null,
     });
     expect((await svc.req('GET', `/api/sites/${h}/setup`, { token: bob })).json).toEqual({ error: 'unknown site' });

@@ -17,6 +17,7 @@ import {
 import { hostTwins } from '#domain/page-scan.ts';
 import { setupDrops } from '#domain/recent-drops.ts';
 import { trackerSnippet } from '#domain/snippet.ts';
+import { retentionOf } from '#domain/data-retention/retention.ts';
 import { createGroupHandler, json, jsonBody, type ApiRequest as AnyApiRequest } from '../api.ts';
 import { readableSite, requireOwnedSite, requireOwnedSiteByIdToken, requirePrincipal, type AuthServices } from '../auth.ts';
 import { findSite, siteChanged } from '#domain/site-lookup.ts';
@@ -138,6 +139,7 @@ async function siteSetup(req: ApiRequest) {
     local_drops: drops?.local_drops ?? null,
     redirect_hosts: site.redirect_hosts ?? [],
     embed_origins: site.embed_origins ?? [],
+    retention_months: retentionOf(site, req.services.config.retentionMaxMonths),
     last_purge: site.last_purge ?? null,
   });
 }

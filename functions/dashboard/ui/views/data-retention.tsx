@@ -8,7 +8,6 @@ import { useState } from 'preact/hooks';
 import { api, ApiError, sitePath, useApi } from '../api.ts';
 import { Load, Outcome, Panel } from '../components/panel.tsx';
 import { formatTimestamp } from '../format.ts';
-import type { SiteInfo } from './sites.tsx';
 
 interface PurgeRun {
   at: string;
@@ -29,30 +28,28 @@ type Status = { error: boolean; text: string } | null;
 const failed = (e: unknown, fallback: string): Status => ({ error: true, text: e instanceof ApiError ? e.message : fallback });
 const rows = (n: number) => `${n.toLocaleString()} ${n === 1 ? 'row' : 'rows'}`;
 
-function LastPurge({ hostname }: { hostname: string }) {
-  const setup = useApi<{ last_purge: PurgeRun | null }>(`${sitePath(hostname)}/setup`);
+interface DataSetup {
+  retention_months: number;
+  last_purge: PurgeRun | null;
+}
+
+function LastPurge({ run }: { run: PurgeRun | null }) {
   return (
-    <Load state={setup} label="the last purge">
-      {(s) => (
-        <p class="note" data-testid="last-purge">
-          {s.last_purge
-            ? `Last purge ${formatTimestamp(s.last_purge.at)}: ${rows(s.last_purge.rows_removed)} removed (kept from ${formatTimestamp(s.last_purge.cutoff)}); oldest row kept ${
-                s.last_purge.oldest_row_kept ? formatTimestamp(s.last_purge.oldest_row_kept) : 'none'
-              }.`
-            : 'The daily purge (00:00 UTC) has not run on this site yet.'}
-        </p>
-      )}
-    </Load>
+    <p class="note" data-testid="last-purge">
+      {run
+        ? `Last purge ${formatTimestamp(run.at)}: ${rows(run.rows_removed)} removed (kept from ${formatTimestamp(run.cutoff)}); oldest row kept ${run.oldest_row_kept ? formatTimestamp(run.oldest_row_kept) : 'none'}.`
+        : 'The daily purge (00:00 UTC) has not run on this site yet.'}
+    </p>
   );
 }
 
-function Retention({ site, onSaved }: { site: SiteInfo; onSaved: () => void }) {
-  const [months, setMonths] = useState(String(site.retention_months ?? 25));
+function Retention({ hostname, setup, onSaved }: { hostname: string; setup: DataSetup; onSaved: () => void }) {
+  const [months, setMonths] = useState(String(setup.retention_months));
   const [status, setStatus] = useState<Status>(null);
   const save = async () => {
     setStatus(null);
     try {
-      await api(sitePath(site.hostname), { method: 'PATCH', body: { retention_months: Number(months) } });
+      await api(sitePath(hostname), { method: 'PATCH', body: { retention_months: Number(months) } });
       setStatus({ error: false, text: 'Retention saved: the next daily purge applies it.' });
       onSaved();
     } catch (e) {
@@ -74,7 +71,7 @@ function Retention({ site, onSaved }: { site: SiteInfo; onSaved: () => void }) {
         </label>
         <button type="submit">Save retention</button>
       </form>
-      <LastPurge hostname={site.hostname} />
+      <LastPurge run={setup.last_purge} />
       <Outcome outcome={status} />
     </div>
   );
@@ -130,14 +127,18 @@ function EraseData({ hostname }: { hostname: string }) {
   );
 }
 
-export function DataPanels({ site, onSaved }: { site: SiteInfo; onSaved: () => void }) {
+export function DataPanels({ hostname }: { hostname: string }) {
+  // retention_months and the last purge are in the site's setup, not its metadata (the spec fixes the site's fields).
+  const setup = useApi<DataSetup>(`${sitePath(hostname)}/setup`);
   return (
     <>
       <Panel title="Data retention" id="retention-settings">
-        <Retention key={site.hostname} site={site} onSaved={onSaved} />
+        <Load state={setup} label="the retention">
+          {(d) => <Retention key={hostname} hostname={hostname} setup={d} onSaved={setup.reload} />}
+        </Load>
       </Panel>
       <Panel title="Delete data" id="erase-data">
-        <EraseData hostname={site.hostname} />
+        <EraseData hostname={hostname} />
       </Panel>
     </>
   );

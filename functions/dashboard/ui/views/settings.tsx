@@ -218,7 +218,7 @@ export function SettingsView({ site, onSaved }: { site: SiteInfo; onSaved: () =>
       )}
       {site.kind === 'web' && <ShareLinks hostname={site.hostname} verified={Boolean(site.verified_at)} />}
       <EmailReports hostname={site.hostname} />
-      <DataPanels site={site} onSaved={onSaved} />
+      <DataPanels hostname={site.hostname} />
       <Panel title="Delete" id="delete">
         <DeleteSite hostname={site.hostname} />
       </Panel>

@@ -20,7 +20,6 @@ export interface SiteInfo {
   verified_at?: string | null;
   pinned_at?: string | null;
   /** Owner reads: months the rows are kept (issue 42). */
-  retention_months?: number;
 }
 
 interface SummaryItem {
