@@ -1,0 +1,5 @@
+/** Timestream has no export: it is frozen (DESIGN.md §1); the export answers 501. */
+import { NotAvailableOnStoreError } from '#domain/errors.ts';
+import type { RowExportStore } from '#ports/row-export.ts';
+
+export const TIMESTREAM_ROW_EXPORT: RowExportStore = { exportPage: () => Promise.reject(new NotAvailableOnStoreError()) };
