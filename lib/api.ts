@@ -267,6 +267,16 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     callers: true,
     timeoutSeconds: 28,
   },
+  // The owner's export (issue 42): reads sites and keys (a read key works), then the event store a page at a time.
+  // It streams (a file of any size) through its own Function URL, RESPONSE_STREAM, up to Lambda's 15 minutes.
+  export: {
+    ...NOTHING,
+    table: [{ keys: [site], actions: ['GetItem'] }, { keys: [sitesOf], actions: ['Query'], index: true }, KEY_LOOKUP],
+    eventStore: 'read',
+    callers: true,
+    streaming: true,
+    timeoutSeconds: 900,
+  },
   // Jobs, locks and sealed credentials under the site, the owner's daily slots; seals API keys
   // (create, retry with a new key) and queues chunks. It never opens a sealed key nor touches the
   // event store: the import worker (lib/imports.ts) does. 28 s: create waits up to 20 s for the

@@ -38,6 +38,7 @@ const TAGS: Record<RouteGroup, string> = {
   live: 'The live visitor stream (Server-Sent Events; ID token only)',
   search: 'Google Search Console: linking a property and its figures',
   crawlers: 'AI and search crawler hits read hourly from a linked Cloudflare zone',
+  export: "The owner's export of a site's raw rows (CSV or NDJSON, streamed; never a visitor hash)",
 };
 
 const PATH_PARAMETERS: Record<string, string> = {

@@ -282,6 +282,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     apiRequests: local.apiRequests,
     apiRequestQueue,
     ...localCrawlers(config, local),
+    rowExport: local.rowExport,
     apiRequestsAvailable: config.apiRequestsAvailable, mailer: localMailer(config, dataDir),
     alertsUrl: alertsUrlOf(config.publicUrls?.[0]),
     icons: new IconFiles(dataDir),

@@ -24,6 +24,9 @@ import type { CrawlerHitStore } from '#ports/crawler-hits.ts';
 import { ClickHouseCrawlerHits } from '#adapters/clickhouse/clickhouse-crawler-hits.ts';
 import { DuckDbCrawlerHits } from '#adapters/duckdb/duckdb-crawler-hits.ts';
 import type { ReportStore } from '#ports/report-store.ts';
+import type { RowExportStore } from '#ports/row-export.ts';
+import { ClickHouseRowExport } from '#adapters/clickhouse/clickhouse-row-export.ts';
+import { DuckDbRowExport } from '#adapters/duckdb/duckdb-row-export.ts';
 import type { RegistrationsOf } from '#adapters/duckdb/migrations.ts';
 import type { Config } from '#platform/config.ts';
 import { log } from '#platform/log.ts';
@@ -38,6 +41,8 @@ export interface LocalEvents {
   searchStats: SearchStatsStore;
   /** Crawler hits from Cloudflare zones (issue 41). */
   crawlerHits: CrawlerHitStore;
+  /** The owner's export (issue 42): the series' rows a page at a time. */
+  rowExport: RowExportStore;
   /** The embedded store when it is the one in use (tests and admin commands read it directly); null on ClickHouse. */
   duckdb: DuckDbEventStore | null;
   close(): Promise<void>;
@@ -53,6 +58,7 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
       apiRequests: new ClickHouseApiRequests(events.executor, events.database),
       searchStats: await ClickHouseSearchStats.open(events.executor, events.database),
       crawlerHits: new ClickHouseCrawlerHits(events.executor, events.database),
+      rowExport: new ClickHouseRowExport(events.executor, events.database),
       duckdb: null,
       close: () => events.close(),
     };
@@ -69,6 +75,7 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
     apiRequests,
     searchStats,
     crawlerHits,
+    rowExport: new DuckDbRowExport(events),
     duckdb: events,
     close: async () => {
       await apiRequests.close();

@@ -25,6 +25,7 @@ import type { ImportSourceClient } from '#ports/import-source.ts';
 import type { SecretBox } from '#ports/secret-box.ts';
 import type { GoogleSearchClient, SearchStatsStore } from '#ports/search-console.ts';
 import type { CrawlerHitStore } from '#ports/crawler-hits.ts';
+import type { RowExportStore } from '#ports/row-export.ts';
 import type { CloudflareClient } from '#ports/cloudflare.ts';
 import { DropCounts } from '#domain/recent-drops.ts';
 import { collectorState, type CollectorState } from './collector-state.ts';
@@ -66,6 +67,8 @@ export interface Adapters {
   importSource: ImportSourceClient;
   /** Crawler hits read from Cloudflare zones (issue 41), in the event store's own table. */
   crawlerHits: CrawlerHitStore;
+  /** The owner's export (issue 42): raw rows a page at a time; Timestream answers 501. */
+  rowExport: RowExportStore;
   /** The Cloudflare API crawler links and syncs read. */
   cloudflare: CloudflareClient;
   /** Alert mail (and test sends): SES on AWS, SMTP or the outbox locally. */

@@ -14,5 +14,6 @@ import { handler as digests } from './digests.ts';
 import { handler as live } from './live.ts';
 import { handler as search } from './search-console.ts';
 import { handler as crawlers } from './crawlers.ts';
+import { handler as exportGroup } from './export.ts';
 
-export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports, ingest, alerts, goals, digests, live, search, crawlers };
+export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports, ingest, alerts, goals, digests, live, search, crawlers, export: exportGroup };
