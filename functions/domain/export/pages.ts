@@ -1,9 +1,10 @@
 /**
  * How an export reads a range in bounded memory (issue 42): pages of at most
  * `limit` rows in (ts, id) order, each the next rows after a cursor within a
- * time window. The window adapts to the site's traffic: it halves after a
- * full page (so a busy hour is not scanned again for every page) and doubles
- * after a short one (so a quiet year is not a query per hour). A store
+ * time window. The window adapts to the site's traffic: after a full page it
+ * becomes the span that page covered (so a busy hour is not scanned again
+ * for every page), and it doubles after a short one (so a quiet year is not
+ * a query per hour). A store
  * answers one page at a time; nothing holds more than a page.
  */
 import type { ExportRow } from './encode.ts';
@@ -32,8 +33,9 @@ export async function* exportPages(read: (page: PageRequest) => Promise<readonly
     if (rows.length >= limit) {
       const last = rows[rows.length - 1] as ExportRow;
       after = { ts: Number(last.ts), id: String(last.id) };
+      // The page spanned [start, last.ts]: about a page's rows fit in that span, so the next window is that long.
+      window = Math.max(1, Math.min(window, after.ts - start));
       start = after.ts;
-      window = Math.max(1, Math.floor(window / 2));
     } else {
       start = end;
       after = null;
