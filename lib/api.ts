@@ -88,6 +88,8 @@ export interface GroupAccess {
    * the one origin its CORS lets in.
    */
   streaming?: boolean;
+  /** The most rows one export answers (EXPORT_MAX_ROWS): Lambda streams at most 200 MB per answer. */
+  exportMaxRows?: number;
 }
 
 const NOTHING: GroupAccess = {
@@ -275,6 +277,8 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     eventStore: 'read',
     callers: true,
     streaming: true,
+    // Rows of a few hundred bytes: 500,000 is about 150 MB of CSV, under Lambda's 200 MB streamed answer.
+    exportMaxRows: 500_000,
     timeoutSeconds: 900,
   },
   // Jobs, locks and sealed credentials under the site, the owner's daily slots; seals API keys
@@ -438,6 +442,7 @@ export class Api extends Construct {
       if (access.icons) environment.ICON_BUCKET = props.iconBucket.bucketName;
       if (access.ingestsApiRequests && !props.eventStore.keepsApiRequests) environment.API_REQUESTS = 'off';
       if (access.mail) Object.assign(environment, mailEnvironment(props.mail ?? null));
+      if (access.exportMaxRows !== undefined) environment.EXPORT_MAX_ROWS = String(access.exportMaxRows);
       const fn = new NodeFunction(this, `${pascal(group)}Function`, {
         entry: httpEntry(group),
         description: `tinytrack HTTP routes: ${group}`,

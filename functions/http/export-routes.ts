@@ -5,7 +5,7 @@
  */
 import { EXPORT_COLUMNS } from '#domain/export/columns.ts';
 import { EXPORT_QUERY_ERRORS } from '#domain/export/request.ts';
-import { NotAvailableOnStoreError } from '#domain/errors.ts';
+import { ExportTooLargeError, NotAvailableOnStoreError } from '#domain/errors.ts';
 import { invalidInput, refusals, siteReader, type RouteDef } from './route-def.ts';
 
 const columnList = (series: keyof typeof EXPORT_COLUMNS) => EXPORT_COLUMNS[series].map((c) => c.name).join(', ');
@@ -22,7 +22,7 @@ export const exportRoutes: readonly RouteDef[] = [
       'pageviews, events and appends (`series=events`) or API requests (`series=api`). Owner only (ID token or read key), also for public sites. ' +
       'Never a visitor hash or session id: the columns are a fixed list (docs/export.md). ' +
       `events: ${columnList('events')}. api: ${columnList('api')}. ` +
-      'On AWS it is served by the export Function URL (response streaming), not the HTTP API.',
+      'On AWS it is served by the export Function URL (response streaming), not the HTTP API, and one export holds at most EXPORT_MAX_ROWS rows (400 beyond).',
     query: {
       series: 'events (default) or api',
       format: 'csv (default; RFC 4180, header line, CRLF) or ndjson (one JSON object per line)',
@@ -36,7 +36,7 @@ export const exportRoutes: readonly RouteDef[] = [
         contentType: 'text/csv',
         headers: { 'Content-Disposition': 'attachment; filename="<hostname>-<series>-<from>-<to>.<format>"' },
       },
-      ...refusals(invalidInput(EXPORT_QUERY_ERRORS), ...siteReader, NotAvailableOnStoreError),
+      ...refusals(invalidInput(EXPORT_QUERY_ERRORS), ExportTooLargeError, ...siteReader, NotAvailableOnStoreError),
     },
   },
 ];

@@ -15,4 +15,6 @@ export interface RowExportStore {
    * (domain/export/columns.ts, by stored name), never any other.
    */
   exportPage(series: ExportSeries, site: SiteRef, page: PageRequest): Promise<ExportRow[]>;
+  /** How many rows of the series the site's registration has with range.from <= ts < range.to. */
+  exportCount(series: ExportSeries, site: SiteRef, range: { from: number; to: number }): Promise<number>;
 }

@@ -33,9 +33,10 @@ describe('TinytrackStack export', () => {
     expect(routeKeys).not.toContain('GET /api/sites/{hostname}/export');
   });
 
-  it('gives the function 15 minutes and names its URL in the dashboard configuration and the ExportUrl output', () => {
+  it('gives the function 15 minutes, a cap of 500,000 rows an export (Lambda streams at most 200 MB), and names its URL in the dashboard configuration and the ExportUrl output', () => {
     const { template, fnId, url } = synth({ dashboard: 'false', dashboardOrigin: 'https://analytics.example.com' });
-    expect(resourcesOf(template, 'AWS::Lambda::Function')[fnId]?.Properties.Timeout).toBe(900);
+    const fn = resourcesOf(template, 'AWS::Lambda::Function')[fnId];
+    expect([fn?.Properties.Timeout, fn?.Properties.Environment.Variables.EXPORT_MAX_ROWS]).toEqual([900, '500000']);
     const [urlId] = url!;
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(renderValue(outputs.ExportUrl?.Value)).toBe(`\${${urlId}.FunctionUrl}`);

@@ -113,6 +113,12 @@ for (const under of EXPORT_STORES) {
       expect(Boolean(seen.find((r) => r.id === 's-4')?.bot)).toBe(true);
     });
 
+    it('counts the rows of a range of the registration, for either series', async () => {
+      expect(await s.exports.exportCount('events', SITE, range)).toBe(expected.length);
+      expect(await s.exports.exportCount('events', SITE, { from: T0 + 5_000, to: T0 + 5_001 })).toBe(30);
+      expect(await s.exports.exportCount('api', SITE, { from: T0, to: T0 + 1_000 })).toBe(3);
+    });
+
     it('reads the API-requests series: its columns, in (ts, id) order, of the registration', async () => {
       const rows = await s.exports.exportPage('api', SITE, { from: T0, to: T0 + 1_000, after: null, limit: 10 });
       expect(rows.map((r) => r.id)).toEqual(['r-1', 'r-2', 'r-3']);

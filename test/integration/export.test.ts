@@ -137,6 +137,22 @@ describe('GET /api/sites/{hostname}/export', () => {
     expect([row.method, row.route, row.status, row.duration_ms, row.bytes_in, row.consumer]).toEqual(['GET', '/users/{id}', 503, 12.5, null, 'app']);
   });
 
+  it('refuses a range over EXPORT_MAX_ROWS with 400 before any row, and answers one at the cap', async () => {
+    const capped = await startTestService({ EXPORT_MAX_ROWS: '2' });
+    try {
+      const token = await capped.token(OWNER);
+      const h = await capped.site(token, { prefix: 'export-capped' });
+      const at = (id: string, ts: number) => ({ ...planted(ts, id), site: h, registration: registrationKey(OWNER, h) });
+      await capped.node.runtime.events.saveEvents([at('one', D1), at('two', D1 + DAY), at('three', D1 + 2 * DAY)]);
+      const over = await capped.req('GET', `/api/sites/${h}/export?from=2026-01-10&to=2026-01-12`, { token });
+      expect([over.status, over.json]).toEqual([400, { error: 'too many rows for one export on this deployment: choose fewer days' }]);
+      const at2 = await capped.req('GET', `/api/sites/${h}/export?from=2026-01-10&to=2026-01-11&format=ndjson`, { token });
+      expect([at2.status, at2.text.split('\n').filter(Boolean).length]).toEqual([200, 2]);
+    } finally {
+      await capped.stop();
+    }
+  });
+
   it('is owner only, also on a public site: a read key works, other accounts and anonymous readers get 404, a key without read 403', async () => {
     expect((await svc.req('PATCH', `/api/sites/${site}`, { token: owner, body: { is_public: true } })).status).toBe(200);
     expect((await svc.req('GET', `/api/sites/${site}/overview`)).status).toBe(200);

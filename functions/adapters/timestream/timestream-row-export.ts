@@ -2,4 +2,6 @@
 import { NotAvailableOnStoreError } from '#domain/errors.ts';
 import type { RowExportStore } from '#ports/row-export.ts';
 
-export const TIMESTREAM_ROW_EXPORT: RowExportStore = { exportPage: () => Promise.reject(new NotAvailableOnStoreError()) };
+const refuse = () => Promise.reject(new NotAvailableOnStoreError());
+
+export const TIMESTREAM_ROW_EXPORT: RowExportStore = { exportPage: refuse, exportCount: refuse };

@@ -16,4 +16,5 @@ export const handler = streamingHandler(exportGroup, {
   ...authServices(config, awsClient(DynamoDBClient)),
   rowExport: await awsRowExport(config),
   apiRequestsAvailable: config.apiRequestsAvailable,
+  config,
 });

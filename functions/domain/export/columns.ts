@@ -26,26 +26,20 @@ export interface ExportColumn {
 }
 
 const col = (name: string, type: ExportColumnType, description: string, nullable = true): ExportColumn => ({ name, stored: name, type, nullable, description });
-const TIME: ExportColumn = {
-  name: 'time',
-  stored: 'ts',
-  type: 'string',
-  nullable: false,
-  description: 'When the row arrived (the collector\'s clock, or the imported row\'s time), ISO 8601 in UTC with milliseconds; rows are in this order',
-};
+const time = (description: string): ExportColumn => ({ name: 'time', stored: 'ts', type: 'string', nullable: false, description: `${description}, ISO 8601 in UTC with milliseconds; rows are in this order` });
 
 /** Collected and imported rows: pageviews, custom events and appends (duration and scroll of a pageview). */
 export const EVENT_EXPORT_COLUMNS: readonly ExportColumn[] = [
-  TIME,
+  time("When the row arrived (the collector's clock; for an imported row, its time at the source)"),
   col('kind', 'string', '`pageview`, `event` or `append` (an append adds duration and scroll to the pageview named by original_id)', false),
   col('id', 'string', "The row's id: resends of one pageview or event carry the same id", false),
   col('original_id', 'string', 'For an append: the id of its pageview'),
   col('page_id', 'string', 'The page load the row belongs to, as the tracker sent it'),
   col('event', 'string', 'The custom event name, normalized (kind event)'),
   col('path', 'string', 'The page path'),
-  col('query', 'string', 'The query string as collected (kept parameters only)'),
+  col('query', 'string', "The page's query string as stored"),
   col('https', 'boolean', 'The page was served over https'),
-  col('referrer', 'string', 'The referring URL'),
+  col('referrer', 'string', 'The referrer as stored'),
   col('referrer_host', 'string', "The referring URL's host"),
   col('source', 'string', 'The derived source: the campaign source first, then a known name for the referring host'),
   col('utm_source', 'string', 'Campaign tag'),
@@ -73,7 +67,7 @@ export const EVENT_EXPORT_COLUMNS: readonly ExportColumn[] = [
 
 /** The API-requests series (POST /api/ingest). */
 export const API_EXPORT_COLUMNS: readonly ExportColumn[] = [
-  TIME,
+  time('When the request was received by POST /api/ingest'),
   col('id', 'string', "The request's id", false),
   col('method', 'string', 'HTTP method, upper case', false),
   col('route', 'string', 'The route template (never a raw path)', false),

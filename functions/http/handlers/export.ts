@@ -12,13 +12,13 @@ import { EXPORT_COLUMNS, type ExportColumn, type ExportFormat } from '#domain/ex
 import { CONTENT_TYPES, encodeRows, fileHeader, type ExportRow } from '#domain/export/encode.ts';
 import { exportPages } from '#domain/export/pages.ts';
 import { exportFileName, parseExportQuery } from '#domain/export/request.ts';
-import { InvalidInputError, NotAvailableOnStoreError } from '#domain/errors.ts';
+import { ExportTooLargeError, InvalidInputError, NotAvailableOnStoreError } from '#domain/errors.ts';
 import { registrationOf } from '#domain/registration.ts';
 import type { Services } from '#platform/services.ts';
 import { createGroupHandler, type ApiRequest as AnyApiRequest, type ApiResponse, type StreamSink } from '../api.ts';
 import { requireOwnedSiteRead, type AuthServices } from '../auth.ts';
 
-export type ExportServices = AuthServices & Pick<Services, 'rowExport' | 'apiRequestsAvailable'>;
+export type ExportServices = AuthServices & Pick<Services, 'rowExport' | 'apiRequestsAvailable'> & { config: Pick<Services['config'], 'exportMaxRows'> };
 type ApiRequest = AnyApiRequest<ExportServices>;
 
 /** Writes the file: its header, then each page as it comes, waiting for the client after each; stops when the client goes. */
@@ -39,6 +39,8 @@ async function exportRows(req: ApiRequest): Promise<ApiResponse> {
   const q = parsed.value;
   if (q.series === 'api' && !req.services.apiRequestsAvailable) throw new NotAvailableOnStoreError();
   const ref = { site: site.hostname, registration: registrationOf(site) };
+  const max = req.services.config.exportMaxRows;
+  if (max !== null && (await req.services.rowExport.exportCount(q.series, ref, q)) > max) throw new ExportTooLargeError();
   const pages = exportPages((page) => req.services.rowExport.exportPage(q.series, ref, page), q);
   const first = await pages.next();
   return {

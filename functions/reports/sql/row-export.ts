@@ -24,16 +24,23 @@ const SELECTS: Readonly<Record<ExportSeries, string>> = {
   api: EXPORT_COLUMNS.api.map((c) => `"${c.stored}"`).join(', '),
 };
 
-/** The page statement and its parameters, in a dialect, over `table` (as a read names it). */
+/** The rows of the series of one site's registration in [from, to), in a dialect, over `table` (as a read names it). */
+function scoped(dialect: Dialect, table: string, site: SiteRef, range: { from: number; to: number }): { from: string; params: Record<string, string | number> } {
+  const p = PARAMS[dialect];
+  return {
+    from: `FROM ${table}${dialect === 'clickhouse' ? ' FINAL' : ''}
+    WHERE site = ${p('site', 'String')} AND registration = ${p('registration', 'String')} AND ts >= ${p('from', 'Int64')} AND ts < ${p('to', 'Int64')}`,
+    params: { site: site.site, registration: site.registration, from: Math.trunc(range.from), to: Math.trunc(range.to) },
+  };
+}
+
+/** The page statement and its parameters. */
 export function exportPageSql(dialect: Dialect, table: string, series: ExportSeries, site: SiteRef, page: PageRequest): { sql: string; params: Record<string, string | number> } {
   const p = PARAMS[dialect];
+  const { from, params } = scoped(dialect, table, site, page);
   const cursor = page.after ? ` AND (ts > ${p('after_ts', 'Int64')} OR (ts = ${p('after_ts', 'Int64')} AND id > ${p('after_id', 'String')}))` : '';
-  const sql = `SELECT ${SELECTS[series]} FROM ${table}${dialect === 'clickhouse' ? ' FINAL' : ''}
-    WHERE site = ${p('site', 'String')} AND registration = ${p('registration', 'String')} AND ts >= ${p('from', 'Int64')} AND ts < ${p('to', 'Int64')}${cursor}
-    ORDER BY ts, id LIMIT ${Math.max(1, Math.trunc(page.limit))}`;
-  const params: Record<string, string | number> = { site: site.site, registration: site.registration, from: Math.trunc(page.from), to: Math.trunc(page.to) };
   if (page.after) Object.assign(params, { after_ts: Math.trunc(page.after.ts), after_id: page.after.id });
-  return { sql, params };
+  return { sql: `SELECT ${SELECTS[series]} ${from}${cursor} ORDER BY ts, id LIMIT ${Math.max(1, Math.trunc(page.limit))}`, params };
 }
 
 /** The port over a dialect's tables; adapters give the tables and run the statement. */
@@ -46,5 +53,11 @@ export abstract class SqlRowExport implements RowExportStore {
   exportPage(series: ExportSeries, site: SiteRef, page: PageRequest): Promise<ExportRow[]> {
     const { sql, params } = exportPageSql(this.dialect, this.tables[series], series, site, page);
     return this.run(sql, params);
+  }
+
+  async exportCount(series: ExportSeries, site: SiteRef, range: { from: number; to: number }): Promise<number> {
+    const { from, params } = scoped(this.dialect, this.tables[series], site, range);
+    const [row] = await this.run(`SELECT count(*) AS n ${from}`, params);
+    return Number(row?.n ?? 0);
   }
 }
