@@ -4,6 +4,7 @@ import { API_EXPORT_COLUMNS, EVENT_EXPORT_COLUMNS, EXPORT_COLUMNS } from '#domai
 import { encodeRows, fileHeader, type ExportRow } from '#domain/export/encode.ts';
 import { exportPages, type PageRequest } from '#domain/export/pages.ts';
 import { exportFileName, parseExportQuery } from '#domain/export/request.ts';
+import { readFileSync } from 'node:fs';
 import { COLUMNS as DUCKDB_COLUMNS } from '#adapters/duckdb/schema.ts';
 
 const NOW = new Date('2026-03-15T23:30:00Z');
@@ -22,6 +23,17 @@ describe('the column allow-list', () => {
     expect(EVENT_EXPORT_COLUMNS.filter((c) => !stored.has(c.stored))).toEqual([]);
     expect(new Set(EVENT_EXPORT_COLUMNS.map((c) => c.name)).size).toBe(EVENT_EXPORT_COLUMNS.length);
     expect([EVENT_EXPORT_COLUMNS[0]?.name, API_EXPORT_COLUMNS[0]?.name]).toEqual(['time', 'time']);
+  });
+});
+
+describe('docs/export.md', () => {
+  it('lists each series’ columns in order with their types, and nothing else', () => {
+    const page = readFileSync(new URL('../../docs/export.md', import.meta.url), 'utf8');
+    for (const [series, columns] of Object.entries(EXPORT_COLUMNS)) {
+      const section = page.split(`### series=${series}`)[1]?.split('\n\n')[1] ?? '';
+      const rows = section.split('\n').slice(2).map((line) => /^\| `([a-z_]+)` \| ([a-z]+)(, may be empty)? \|/.exec(line)?.slice(1, 4));
+      expect(rows, series).toEqual(columns.map((c) => [c.name, c.type, c.nullable ? ', may be empty' : undefined]));
+    }
   });
 });
 
