@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { API_EXPORT_COLUMNS, EVENT_EXPORT_COLUMNS, EXPORT_COLUMNS } from '#domain/export/columns.ts';
 import { encodeRows, fileHeader, type ExportRow } from '#domain/export/encode.ts';
 import { exportPages, type PageRequest } from '#domain/export/pages.ts';
-import { exportFileName, parseExportQuery } from '#domain/export/request.ts';
+import { exportFileName } from '#domain/export/file-name.ts';
+import { parseExportQuery } from '#domain/export/request.ts';
 import { readFileSync } from 'node:fs';
 import { COLUMNS as DUCKDB_COLUMNS } from '#adapters/duckdb/schema.ts';
 

@@ -53,7 +53,3 @@ export function parseExportQuery(query: Readonly<Record<string, string | undefin
   if (tz === null) return { ok: false, error: INVALID_TIMEZONE };
   return { ok: true, value: { series, format, fromDay, toDay, tz, from: startOf(fromDay, tz), to: startOf(addDays(toDay, 1), tz) } };
 }
-
-/** The download's file name: `<hostname>-<series>-<from>-<to>.<csv|ndjson>` (a hostname has no character a name must escape). */
-export const exportFileName = (hostname: string, q: Pick<ExportQuery, 'series' | 'format' | 'fromDay' | 'toDay'>): string =>
-  `${hostname}-${q.series}-${q.fromDay}-${q.toDay}.${q.format}`;

@@ -11,7 +11,8 @@
 import { EXPORT_COLUMNS, type ExportColumn, type ExportFormat } from '#domain/export/columns.ts';
 import { CONTENT_TYPES, encodeRows, fileHeader, type ExportRow } from '#domain/export/encode.ts';
 import { exportPages } from '#domain/export/pages.ts';
-import { exportFileName, parseExportQuery } from '#domain/export/request.ts';
+import { exportFileName } from '#domain/export/file-name.ts';
+import { parseExportQuery } from '#domain/export/request.ts';
 import { ExportTooLargeError, InvalidInputError, NotAvailableOnStoreError } from '#domain/errors.ts';
 import { registrationOf } from '#domain/registration.ts';
 import type { Services } from '#platform/services.ts';
