@@ -31,6 +31,7 @@ describe('Lambda bundles', () => {
       'http/live': HTTP_GROUP_BUDGET,
       'http/digests': HTTP_GROUP_BUDGET,
       'http/crawlers': HTTP_GROUP_BUDGET,
+      'http/export': HTTP_GROUP_BUDGET,
     });
   });
 
