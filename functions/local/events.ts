@@ -67,6 +67,7 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
   const apiRequests = await DuckDbApiRequests.open(events);
   const searchStats = await DuckDbSearchStats.open(events);
   const crawlerHits = await DuckDbCrawlerHits.open(events);
+  const rowExport = new DuckDbRowExport(events.instance);
   return {
     events,
     // Reports read through the event store's pooled reader connections.
@@ -75,12 +76,13 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
     apiRequests,
     searchStats,
     crawlerHits,
-    rowExport: new DuckDbRowExport(events),
+    rowExport,
     duckdb: events,
     close: async () => {
       await apiRequests.close();
       await searchStats.close();
       await crawlerHits.close();
+      rowExport.close();
       await events.close();
     },
   };

@@ -39,7 +39,8 @@ export const EXPORT_STORES: readonly { name: string; open(): Promise<Opened> }[]
     async open() {
       const events = await DuckDbEventStore.open(':memory:', { log });
       const api = await DuckDbApiRequests.open(events);
-      return { events, api, exports: new DuckDbRowExport(events), settle: () => events.compact(), close: async () => (await api.close(), await events.close()) };
+      const exports = new DuckDbRowExport(events.instance);
+      return { events, api, exports, settle: () => events.compact(), close: async () => (exports.close(), await api.close(), await events.close()) };
     },
   },
   {
