@@ -6,9 +6,12 @@
  * holding any visitor hash the store keeps for those rows (read from the
  * store, collected through the real collector and planted).
  */
+import { get } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Papa from 'papaparse';
 import { EXPORT_COLUMNS } from '#domain/export/columns.ts';
+import { EXPORT_PAGE_ROWS } from '#domain/export/pages.ts';
+import { StoreUnavailableError } from '#domain/errors.ts';
 import { registrationKey } from '#domain/registration.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
 import { eventRow } from '../contract/event-store.contract.ts';
@@ -135,6 +138,29 @@ describe('GET /api/sites/{hostname}/export', () => {
     const [row] = r.text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
     expect(Object.keys(row)).toEqual(EXPORT_COLUMNS.api.map((c) => c.name));
     expect([row.method, row.route, row.status, row.duration_ms, row.bytes_in, row.consumer]).toEqual(['GET', '/users/{id}', 503, 12.5, null, 'app']);
+  });
+
+  it('cuts the connection when the store fails after the first page, so no download looks whole; a failure before it is a JSON 503', async () => {
+    const real = svc.node.services.rowExport;
+    let calls = 0;
+    const page = Array.from({ length: EXPORT_PAGE_ROWS }, (_, i) => ({ ts: D1 + i, id: `r${i}`, kind: 'pageview', bot: false, imported: false }));
+    svc.node.services.rowExport = { ...real, exportPage: async () => (calls++ === 0 ? page : Promise.reject(new Error('store went away'))) };
+    try {
+      // node:http says whether the answer ended as sent (undici's fetch takes a cut chunked body as whole).
+      const cut = await new Promise<[number | undefined, boolean, number]>((ok) => {
+        get(`${svc.url}/api/sites/${site}/export?from=2026-01-10&to=2026-01-20`, { headers: { authorization: `Bearer ${owner}` } }, (res) => {
+          let bytes = 0;
+          res.on('data', (d: Buffer) => (bytes += d.length));
+          res.on('error', () => undefined);
+          res.on('close', () => ok([res.statusCode, res.complete, bytes]));
+        });
+      });
+      expect([cut[0], cut[1], cut[2] > 0]).toEqual([200, false, true]);
+      svc.node.services.rowExport = { ...real, exportPage: () => Promise.reject(new StoreUnavailableError()) };
+      expect(await exportOf('from=2026-01-10&to=2026-01-20').then((a) => [a.status, a.json])).toEqual([503, { error: StoreUnavailableError.text }]);
+    } finally {
+      svc.node.services.rowExport = real;
+    }
   });
 
   it('refuses a range over EXPORT_MAX_ROWS with 400 before any row, and answers one at the cap', async () => {
