@@ -91,6 +91,8 @@ export interface GroupAccess {
    * the one origin its CORS lets in.
    */
   streaming?: boolean;
+  /** The most rows one export answers (EXPORT_MAX_ROWS): Lambda streams at most 200 MB per answer. */
+  exportMaxRows?: number;
 }
 
 const NOTHING: GroupAccess = {
@@ -282,6 +284,18 @@ export const GROUP_ACCESS: Readonly<Record<RouteGroup, GroupAccess>> = {
     callers: true,
     timeoutSeconds: 28,
   },
+  // The owner's export (issue 42): reads sites and keys (a read key works), then the event store a page at a time.
+  // It streams (a file of any size) through its own Function URL, RESPONSE_STREAM, up to Lambda's 15 minutes.
+  export: {
+    ...NOTHING,
+    table: [{ keys: [site], actions: ['GetItem'] }, { keys: [sitesOf], actions: ['Query'], index: true }, KEY_LOOKUP],
+    eventStore: 'read',
+    callers: true,
+    streaming: true,
+    // Rows of a few hundred bytes: 500,000 is about 150 MB of CSV, under Lambda's 200 MB streamed answer.
+    exportMaxRows: 500_000,
+    timeoutSeconds: 900,
+  },
   // Jobs, locks and sealed credentials under the site, the owner's daily slots; seals API keys
   // (create, retry with a new key) and queues chunks. It never opens a sealed key nor touches the
   // event store: the import worker (lib/imports.ts) does. 28 s: create waits up to 20 s for the
@@ -447,6 +461,7 @@ export class Api extends Construct {
       if (access.ingestsApiRequests && !props.eventStore.keepsApiRequests) environment.API_REQUESTS = 'off';
       if (access.mail) Object.assign(environment, mailEnvironment(props.mail ?? null));
       if (access.retentionSettings && props.retentionMaxMonths !== undefined) environment.RETENTION_MAX_MONTHS = String(props.retentionMaxMonths);
+      if (access.exportMaxRows !== undefined) environment.EXPORT_MAX_ROWS = String(access.exportMaxRows);
       const fn = new NodeFunction(this, `${pascal(group)}Function`, {
         entry: httpEntry(group),
         description: `tinytrack HTTP routes: ${group}`,

@@ -34,8 +34,8 @@ export interface DashboardProps {
   /** The built files (functions/dashboard/build.ts writeDashboard). */
   assetsDir: string;
   api: HttpApi;
-  /** The live stream's Function URL (lib/api.ts addStreamingUrl), made for the dashboard's origin: the page calls it there. */
-  liveUrl: (origin: string) => string;
+  /** The live stream's and the export's Function URLs (lib/api.ts addStreamingUrl), made for the dashboard's origin: the page calls them there. */
+  streamingUrls: (origin: string) => Pick<DashboardConfig, 'liveUrl' | 'exportUrl'>;
   /** How owners sign in: filled once the distribution's domain is known (Cognito's callback URL). */
   signIn: (origin: string) => DashboardConfig['signIn'];
   /** The session routes exist on the API (lib/dashboard-edge.ts: Cognito's hosted sign-in): CloudFront sends them there. */
@@ -159,7 +159,7 @@ export class Dashboard extends Construct {
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
     });
     this.origin = `https://${this.distribution.distributionDomainName}`;
-    const config: DashboardConfig = { signIn: props.signIn(this.origin), liveUrl: props.liveUrl(this.origin) };
+    const config: DashboardConfig = { signIn: props.signIn(this.origin), ...props.streamingUrls(this.origin) };
     // Two uploads: hashed assets are cached for good, the page and its configuration are revalidated.
     // Neither prunes (each would delete the other's files); old hashed assets stay, a few KiB each.
     new deploy.BucketDeployment(this, 'Assets', {

@@ -61,8 +61,8 @@ export class TinytrackStack extends Stack {
   readonly dashboard?: Dashboard;
   /** The dashboard's session routes and embed page on the API; unset with `-c dashboard=false`. */
   readonly dashboardEdge?: DashboardEdgeFunctions;
-  /** The live stream's Function URL (made once the dashboard's origin is known). */
-  private liveUrl?: lambda.FunctionUrl;
+  /** The streaming groups' Function URLs, the live stream's and the export's (made once the dashboard's origin is known). */
+  private readonly streamingUrls = new Map<'live' | 'export', lambda.FunctionUrl>();
 
   constructor(scope: Construct, id: string, props: TinytrackStackProps) {
     super(scope, id, props);
@@ -135,7 +135,7 @@ export class TinytrackStack extends Stack {
       this.dashboard = new Dashboard(this, 'Dashboard', {
         assetsDir: props.dashboardDir,
         api: this.api.httpApi,
-        liveUrl: (origin) => this.addLiveUrl([origin]),
+        streamingUrls: (origin) => this.addStreamingUrls([origin]),
         signIn: (origin) => dashboardSignIn(this.auth, origin, session),
         sessionRoutes: session,
       });
@@ -158,8 +158,12 @@ export class TinytrackStack extends Stack {
       description: 'Lambda Function URL of the collector (latest.js and the beacon routes); ends with a slash',
     });
     new CfnOutput(this, 'LiveUrl', {
-      value: this.liveUrl?.url ?? this.addLiveUrl([]),
+      value: this.streamingUrls.get('live')?.url ?? this.addStreamingUrls([]).liveUrl,
       description: 'Lambda Function URL of the live stream (/api/live/...); the dashboard serves it under its own /api/live/',
+    });
+    new CfnOutput(this, 'ExportUrl', {
+      value: this.streamingUrls.get('export')?.url ?? this.addStreamingUrls([]).exportUrl,
+      description: 'Lambda Function URL of the owner export (/api/sites/{hostname}/export, response streaming); the HTTP API does not serve it',
     });
     new CfnOutput(this, 'TableName', { value: this.storage.table.tableName });
     new CfnOutput(this, 'EventQueueUrl', { value: this.events.queue.queueUrl });
@@ -182,9 +186,12 @@ export class TinytrackStack extends Stack {
   }
 
   /** The live stream's Function URL, its CORS open to the dashboard's origin (none without a dashboard). */
-  private addLiveUrl(origins: readonly string[]): string {
-    this.liveUrl = this.api.addStreamingUrl('live', origins);
-    return this.liveUrl.url;
+  /** The Function URLs of the live stream and the export, made once (CORS for `origins`), as the dashboard's configuration names them. */
+  private addStreamingUrls(origins: readonly string[]): { liveUrl: string; exportUrl: string } {
+    for (const group of ['live', 'export'] as const) {
+      if (!this.streamingUrls.has(group)) this.streamingUrls.set(group, this.api.addStreamingUrl(group, origins));
+    }
+    return { liveUrl: (this.streamingUrls.get('live') as lambda.FunctionUrl).url, exportUrl: (this.streamingUrls.get('export') as lambda.FunctionUrl).url };
   }
 
   /**
@@ -195,7 +202,7 @@ export class TinytrackStack extends Stack {
   private dashboardElsewhere(origin: string | undefined): void {
     const external = !this.auth.userPool;
     if (origin === undefined && !external) return;
-    const config: DashboardConfig = { signIn: dashboardSignIn(this.auth, origin ?? ''), liveUrl: this.addLiveUrl(origin === undefined ? [] : [origin]) };
+    const config: DashboardConfig = { signIn: dashboardSignIn(this.auth, origin ?? ''), ...this.addStreamingUrls(origin === undefined ? [] : [origin]) };
     if (origin !== undefined) new CfnOutput(this, 'DashboardUrl', { value: origin, description: 'Where you serve the dashboard (context dashboardOrigin), /api/* proxied to ApiUrl' });
     new CfnOutput(this, 'DashboardConfig', { value: this.toJsonString(config), description: 'Serve this as /dashboard/config.json beside the dashboard files' });
   }

@@ -24,6 +24,9 @@ import type { CrawlerHitStore } from '#ports/crawler-hits.ts';
 import { ClickHouseCrawlerHits } from '#adapters/clickhouse/clickhouse-crawler-hits.ts';
 import { TIMESTREAM_CRAWLER_HITS } from '#adapters/timestream/timestream-crawler-hits.ts';
 import type { EventStore } from '#ports/event-store.ts';
+import type { RowExportStore } from '#ports/row-export.ts';
+import { ClickHouseRowExport } from '#adapters/clickhouse/clickhouse-row-export.ts';
+import { TIMESTREAM_ROW_EXPORT } from '#adapters/timestream/timestream-row-export.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 import type { SiteDataStore } from '#ports/site-data.ts';
@@ -87,6 +90,12 @@ export async function awsReportStores(config: Readonly<Config>): Promise<{ repor
 export async function awsCrawlerHits(config: Readonly<Config>): Promise<CrawlerHitStore> {
   const clickhouse = await clickHouseStore(config, { migrate: false });
   return clickhouse ? new ClickHouseCrawlerHits(clickhouse.executor, clickhouse.database) : TIMESTREAM_CRAWLER_HITS;
+}
+
+/** The owner's export (issue 42): ClickHouse's page reads; none on Timestream, frozen (501). */
+export async function awsRowExport(config: Readonly<Config>): Promise<RowExportStore> {
+  const clickhouse = await clickHouseStore(config, { migrate: false });
+  return clickhouse ? new ClickHouseRowExport(clickhouse.executor, clickhouse.database) : TIMESTREAM_ROW_EXPORT;
 }
 
 /** The writer and the ledger of imports, over one store. */

@@ -7,7 +7,7 @@
  */
 import type { Writable } from 'node:stream';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { toApiRequest, type GroupHandler } from '#http/api.ts';
+import { drainedOf, toApiRequest, type GroupHandler } from '#http/api.ts';
 
 type StreamingBody = (event: APIGatewayProxyEventV2, responseStream: Writable, context: Context) => Promise<void>;
 
@@ -33,7 +33,7 @@ export function streamingHandler<S>(group: GroupHandler<S>, services: S, runtime
       const abort = () => closed.abort();
       out.once('close', abort);
       out.once('error', abort);
-      await response.stream({ write: (chunk) => void out.write(chunk), closed: closed.signal });
+      await response.stream({ write: (chunk) => void out.write(chunk), drained: drainedOf(out), closed: closed.signal });
       out.off('close', abort);
       out.off('error', abort);
     } else if (response.body) {

@@ -40,6 +40,11 @@ export interface DashboardConfig {
    * whose CORS lets this origin in); absent locally, where `/api/live/...` is on the same server.
    */
   liveUrl?: string;
+  /**
+   * Where the owner export (`/api/sites/{hostname}/export`) is served when not on the page's own origin
+   * (AWS: its response-streaming Function URL; the HTTP API cannot stream); absent locally.
+   */
+  exportUrl?: string;
 }
 
 /**

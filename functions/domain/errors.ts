@@ -108,6 +108,8 @@ export const MailNotConfiguredError = refusal('MailNotConfiguredError', 'not_imp
 export const StoreUnavailableError = refusal('StoreUnavailableError', 'unavailable', 'service unavailable, retry later', 1);
 /** A report the deployment's event store does not answer: Timestream is frozen at the first slice's reports (README, deploy). */
 export const NotAvailableOnStoreError = refusal('NotAvailableOnStoreError', 'not_implemented', 'not available with the Timestream event store');
+// The owner export (issue 42): a deployment that caps one download (AWS: Lambda's streamed answer).
+export const ExportTooLargeError = refusal('ExportTooLargeError', 'invalid', 'too many rows for one export on this deployment: choose fewer days');
 // Search Console (issue 41): the consent flow, the link and Google's answers (functions/adapters/google/).
 export const GoogleNotConfiguredError = refusal('GoogleNotConfiguredError', 'not_implemented', 'Google sign-in is not configured on this deployment');
 export const OAuthStateError = refusal('OAuthStateError', 'invalid', 'the Google sign-in expired or was already used: start again');
@@ -175,6 +177,7 @@ export const FIXED_REFUSALS: readonly FixedRefusal[] = [
   MailNotConfiguredError,
   StoreUnavailableError,
   NotAvailableOnStoreError,
+  ExportTooLargeError,
   GoogleNotConfiguredError,
   OAuthStateError,
   SearchNotLinkedError,

@@ -17,7 +17,31 @@ import { parseQueryString } from './query-string.ts';
 /** Where a streamed answer writes; `closed` is aborted when the client goes away (or the platform ends the response). */
 export interface StreamSink {
   write(chunk: string): void;
+  /**
+   * Back-pressure: settles once what was written has gone out far enough to write more (at once when
+   * nothing waits), or when the client went away. A stream that writes much (the export) awaits it
+   * after each write, so a slow client holds the reads back instead of filling memory.
+   */
+  drained(): Promise<void>;
   readonly closed: AbortSignal;
+}
+
+/** StreamSink.drained over a Node writable: at once unless it asked for a drain, then its `drain`, `close` or `error`. */
+export function drainedOf(out: { writableNeedDrain: boolean; once(event: 'drain' | 'close' | 'error', listener: () => void): unknown; off(event: 'drain' | 'close' | 'error', listener: () => void): unknown }): () => Promise<void> {
+  return () => {
+    if (!out.writableNeedDrain) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        out.off('drain', done);
+        out.off('close', done);
+        out.off('error', done);
+        resolve();
+      };
+      out.once('drain', done);
+      out.once('close', done);
+      out.once('error', done);
+    });
+  };
 }
 
 export type ApiResponse = APIGatewayProxyStructuredResultV2 & {

@@ -39,6 +39,7 @@ const TAGS: Record<RouteGroup, string> = {
   search: 'Google Search Console: linking a property and its figures',
   crawlers: 'AI and search crawler hits read hourly from a linked Cloudflare zone',
   data: "Erasing a site's stored rows (the daily retention purge is set on the site: retention_months)",
+  export: "The owner's export of a site's raw rows (CSV or NDJSON, streamed; never a visitor hash)",
 };
 
 const PATH_PARAMETERS: Record<string, string> = {

@@ -24,7 +24,7 @@ import {
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'ANY';
 /** One Lambda function per group in AWS. */
-export type RouteGroup = 'meta' | 'account' | 'sites' | 'collector' | 'reports' | 'imports' | 'ingest' | 'alerts' | 'goals' | 'digests' | 'live' | 'search' | 'crawlers' | 'data';
+export type RouteGroup = 'meta' | 'account' | 'sites' | 'collector' | 'reports' | 'imports' | 'ingest' | 'alerts' | 'goals' | 'digests' | 'live' | 'search' | 'crawlers' | 'data' | 'export';
 export type Scope = 'read' | 'manage' | 'ingest';
 
 /**

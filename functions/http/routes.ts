@@ -15,6 +15,7 @@ import { reportRoutes } from './report-routes.ts';
 import { shareRoutes } from './share-routes.ts';
 import { searchRoutes } from './search-routes.ts';
 import { crawlerRoutes } from './crawler-routes.ts';
+import { exportRoutes } from './export-routes.ts';
 import {
   ClaimOvertakenError,
   ClaimRecordMissingError,
@@ -354,7 +355,7 @@ const importRoutes: RouteDef[] = [
   },
 ];
 
-export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes, ...apiAnalyticsRoutes, ...goalRoutes, ...digestRoutes, ...liveRoutes, ...crawlerRoutes, ...importRoutes, ...searchRoutes, ...shareRoutes(reportRoutes.filter((r) => r.auth === 'site'))];
+export const routes: readonly RouteDef[] = [...productRoutes, ...collectorRoutes, ...reportRoutes, ...apiAnalyticsRoutes, ...goalRoutes, ...digestRoutes, ...liveRoutes, ...crawlerRoutes, ...exportRoutes, ...importRoutes, ...searchRoutes, ...shareRoutes(reportRoutes.filter((r) => r.auth === 'site'))];
 
 /**
  * The route for a request, preferring literal segments over parameters the way

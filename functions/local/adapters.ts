@@ -278,7 +278,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     eventQueue,
     trackerScript,
     apiDocument: () => (apiDocument ??= JSON.stringify(buildOpenApi())),
-    reports: local.reports,
+    reports: local.reports, rowExport: local.rowExport,
     apiRequests: local.apiRequests,
     apiRequestQueue, siteData: local.siteData,
     ...localCrawlers(config, local),

@@ -27,6 +27,9 @@ import type { ReportStore } from '#ports/report-store.ts';
 import type { SiteDataStore } from '#ports/site-data.ts';
 import { ClickHouseSiteData } from '#adapters/clickhouse/clickhouse-site-data.ts';
 import { DuckDbSiteData } from '#adapters/duckdb/duckdb-site-data.ts';
+import type { RowExportStore } from '#ports/row-export.ts';
+import { ClickHouseRowExport } from '#adapters/clickhouse/clickhouse-row-export.ts';
+import { DuckDbRowExport } from '#adapters/duckdb/duckdb-row-export.ts';
 import type { RegistrationsOf } from '#adapters/duckdb/migrations.ts';
 import type { Config } from '#platform/config.ts';
 import { log } from '#platform/log.ts';
@@ -43,6 +46,8 @@ export interface LocalEvents {
   crawlerHits: CrawlerHitStore;
   /** Removes a site's rows from every series (the retention purge, the owner's erasure; issue 42). */
   siteData: SiteDataStore;
+  /** The owner's export (issue 42): the series' rows a page at a time. */
+  rowExport: RowExportStore;
   /** The embedded store when it is the one in use (tests and admin commands read it directly); null on ClickHouse. */
   duckdb: DuckDbEventStore | null;
   close(): Promise<void>;
@@ -59,6 +64,7 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
       searchStats: await ClickHouseSearchStats.open(events.executor, events.database),
       crawlerHits: new ClickHouseCrawlerHits(events.executor, events.database),
       siteData: new ClickHouseSiteData(events),
+      rowExport: new ClickHouseRowExport(events.executor, events.database),
       duckdb: null,
       close: () => events.close(),
     };
@@ -67,6 +73,7 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
   const apiRequests = await DuckDbApiRequests.open(events);
   const searchStats = await DuckDbSearchStats.open(events);
   const crawlerHits = await DuckDbCrawlerHits.open(events);
+  const rowExport = new DuckDbRowExport(events.instance);
   return {
     events,
     // Reports read through the event store's pooled reader connections.
@@ -76,11 +83,13 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
     searchStats,
     crawlerHits,
     siteData: new DuckDbSiteData(events, { api_requests: apiRequests, search_console: searchStats, crawler_hits: crawlerHits }),
+    rowExport,
     duckdb: events,
     close: async () => {
       await apiRequests.close();
       await searchStats.close();
       await crawlerHits.close();
+      rowExport.close();
       await events.close();
     },
   };

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { routeKey, routes, type RouteGroup } from '#http/routes.ts';
 import { createRouteMatcher, type RouteMatch, type RoutePattern } from '#http/route-match.ts';
-import type { ApiRequest, ApiResponse, GroupHandler } from '#http/api.ts';
+import { drainedOf, type ApiRequest, type ApiResponse, type GroupHandler } from '#http/api.ts';
 import { parseQueryString } from '#http/query-string.ts';
 import type { Services } from '#platform/services.ts';
 import { clientIp } from '#domain/client-ip.ts';
@@ -159,12 +159,18 @@ async function streamAnswer(res: ServerResponse, result: ApiResponse, stream: No
   const abort = () => closed.abort();
   res.once('close', abort);
   open.add(closed);
+  let failed = false;
   try {
-    await stream({ write: (chunk) => void res.write(chunk), closed: closed.signal });
+    await stream({ write: (chunk) => void res.write(chunk), drained: drainedOf(res), closed: closed.signal });
+  } catch (e) {
+    // The status went out long ago: cut the connection, so the client sees an unfinished answer, never a whole-looking file.
+    failed = true;
+    console.error(JSON.stringify({ level: 'error', msg: 'stream failed', message: (e as Error)?.message, stack: (e as Error)?.stack }));
   } finally {
     open.delete(closed);
     res.off('close', abort);
-    res.end();
+    if (failed) res.destroy();
+    else res.end();
   }
 }
 

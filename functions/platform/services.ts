@@ -26,6 +26,7 @@ import type { ImportSourceClient } from '#ports/import-source.ts';
 import type { SecretBox } from '#ports/secret-box.ts';
 import type { GoogleSearchClient, SearchStatsStore } from '#ports/search-console.ts';
 import type { CrawlerHitStore } from '#ports/crawler-hits.ts';
+import type { RowExportStore } from '#ports/row-export.ts';
 import type { CloudflareClient } from '#ports/cloudflare.ts';
 import { DropCounts } from '#domain/recent-drops.ts';
 import { collectorState, type CollectorState } from './collector-state.ts';
@@ -69,6 +70,8 @@ export interface Adapters {
   crawlerHits: CrawlerHitStore;
   /** Removes a site's rows from every series of the event store (issue 42); null on Timestream (frozen): erasure answers 501. */
   siteData: SiteDataStore | null;
+  /** The owner's export (issue 42): raw rows a page at a time; Timestream answers 501. */
+  rowExport: RowExportStore;
   /** The Cloudflare API crawler links and syncs read. */
   cloudflare: CloudflareClient;
   /** Alert mail (and test sends): SES on AWS, SMTP or the outbox locally. */

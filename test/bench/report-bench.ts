@@ -31,10 +31,10 @@ const BATCH_SETTLE_MS = 500;
 const FILTER = 'country:DE';
 
 /** The seed's shape, in either engine's SQL: site shares follow a 1/rank curve, so site-0 is the largest. */
-function seedShape(hash: (expr: string) => string, text: (expr: string) => string) {
+function seedShape(hash: (expr: string) => string, text: (expr: string) => string, sites = SEED_SITES) {
   const end = Date.now();
   const start = end - SEED_DAYS * 86_400_000;
-  const weights = Array.from({ length: SEED_SITES }, (_, i) => 1 / (i + 1));
+  const weights = Array.from({ length: sites }, (_, i) => 1 / (i + 1));
   const sum = weights.reduce((a, b) => a + b, 0);
   let cumulative = 0;
   const cuts = weights.map((w) => (cumulative += w / sum));
@@ -42,7 +42,7 @@ function seedShape(hash: (expr: string) => string, text: (expr: string) => strin
   // The rows of the bench owner's registrations, which the reports bench registers again (bench-owner, see ownerSession).
   const registrationCase = weights.map((_, i) => `WHEN 'site-${i}.example' THEN '${registrationKey(BENCH_OWNER, `site-${i}.example`)}'`).join(' ');
   const rows = (numbers: string) => `
-    SELECT CASE ${siteCase} ELSE 'site-${SEED_SITES - 1}.example' END AS site,
+    SELECT CASE ${siteCase} ELSE 'site-${sites - 1}.example' END AS site,
       ${start} + (page * 7919 % ${end - start}) + CASE WHEN i % 10 = 1 THEN (i % 120) * 1000 ELSE 0 END AS ts,
       CASE WHEN i % 10 = 0 THEN 'event' WHEN i % 10 = 1 THEN 'append' ELSE 'pageview' END AS kind,
       'e' || ${text('i')} AS id,
@@ -59,13 +59,13 @@ function seedShape(hash: (expr: string) => string, text: (expr: string) => strin
 }
 
 /**
- * 10 million events over 90 days and 50 sites, made with SQL and handed to
+ * 10 million events over 90 days and 50 sites (or `sites`: 1 puts every row on site-0), made with SQL and handed to
  * the DuckDB store in arrival (ts) order through the writer's own insert
  * statement (saveSelected), so flags and compaction are as in production.
  */
-export async function seedReports(dataDir: string, total: number): Promise<void> {
+export async function seedReports(dataDir: string, total: number, { sites = SEED_SITES } = {}): Promise<void> {
   const store = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { log });
-  const { rows, registrationCase } = seedShape((e) => `hash(${e})`, (e) => `(${e})`);
+  const { rows, registrationCase } = seedShape((e) => `hash(${e})`, (e) => `(${e})`, sites);
   const seed = join(dataDir, 'seed.duckdb');
   await store.query(`ATTACH '${seed}' AS seed`);
   await store.query(`

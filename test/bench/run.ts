@@ -2,10 +2,10 @@
  * `npm run bench`: the budgets of DESIGN.md §6, measured on this machine and
  * written to docs/benchmarks.md. Servers run in their own processes; load
  * comes from autocannon in this one. A missed budget is reported, not hidden.
- * BENCH_ONLY=tracker,dashboard,bundles,writer,writer-clickhouse,http,ingest,long,phases,imports,imports-clickhouse,reports,reports-clickhouse,api-reports,api-reports-clickhouse,goals,goals-clickhouse runs some parts (a section of its own after the last full run's table)
+ * BENCH_ONLY=tracker,dashboard,bundles,writer,writer-clickhouse,http,ingest,long,phases,imports,imports-clickhouse,reports,reports-clickhouse,api-reports,api-reports-clickhouse,goals,goals-clickhouse,export runs some parts (a section of its own after the last full run's table)
  * while iterating (the default runs all); each part's file documents its own
  * settings (collector-bench.ts, collector-phases.ts, writer-bench.ts, BENCH_EVENTS here for the
- * reports' seed).
+ * reports' seed, BENCH_EXPORT_ROWS in export-bench.ts).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
@@ -24,6 +24,7 @@ import { importBench } from './import-bench.ts';
 import { apiReportsBench, clickHouseApiReportsBench, ingestBench } from './api-bench.ts';
 import { clickHouseGoalsBench, goalsBench } from './goals-bench.ts';
 import { bundleBench } from './bundle-bench.ts';
+import { exportBench } from './export-bench.ts';
 import { dashboardSizeBench } from './dashboard-bench.ts';
 import { envNumber, fmt, RUNS, type BenchRow } from './stats.ts';
 import { calibrate, calibrationRow } from './calibration.ts';
@@ -62,7 +63,7 @@ function render(rows: BenchRow[]): string {
   return lines.join('\n');
 }
 
-const PARTS = ['tracker', 'dashboard', 'bundles', 'writer', 'writer-clickhouse', 'http', 'ingest', 'long', 'phases', 'imports', 'imports-clickhouse', 'reports', 'reports-clickhouse', 'api-reports', 'api-reports-clickhouse', 'goals', 'goals-clickhouse'];
+const PARTS = ['tracker', 'dashboard', 'bundles', 'writer', 'writer-clickhouse', 'http', 'ingest', 'long', 'phases', 'imports', 'imports-clickhouse', 'reports', 'reports-clickhouse', 'api-reports', 'api-reports-clickhouse', 'goals', 'goals-clickhouse', 'export'];
 
 /** What docs/benchmarks.md says above the table: how each part was run. */
 function header(total: number, only: ReadonlySet<string>): string {
@@ -84,6 +85,8 @@ function header(total: number, only: ReadonlySet<string>): string {
       'ClickHouse writer and import: the same rows and export as DuckDB\'s, into chDB behind its HTTP stand-in in the bench\'s process (one statement at a time, each run a database of its own); the writer through the local queue in-process, the imports through `npm start` with CLICKHOUSE_URL.',
     (only.has('goals') || only.has('goals-clickhouse')) &&
       `Goals (goals-bench.ts): the reports' seed of ${fmt(total)} events, its largest site with five goals (an exact path, two wildcards, two events) and a 4-step funnel whose three page steps are broad wildcards (the hits of any step are over half the site's rows), and event_10's metadata; each asked 12 times over HTTP against \`npm start\`, the first dropped (its time is shown: a range's first read builds the daily rollups of its subject, which later reads sum). The seed's 90 days are all inside the 365-day range.`,
+    only.has('export') &&
+      `Export (export-bench.ts): ${fmt(envNumber('BENCH_EXPORT_ROWS', 10_000_000))} rows of one site (the reports' seed shape on one site), exported as CSV and as NDJSON through \`npm start\` and read to the end by the bench as fast as they come; the server's RSS sampled every 50 ms during each export; the budget (issue 42, 200 MB) is on what the export adds at its peak over the RSS just before it (the server's own baseline is listed beside it).`,
     only.has('writer') &&
       `Writer: ${fmt(writer.rows)} rows through the local queue into an empty store and onto a store already holding ${fmt(writer.prefill)} rows of the same UTC day (made with SQL, stored through saveSelected, the store closed and reopened), ${RUNS} alternating rounds, each in a process of its own; the reopen's time and the RSS it adds are listed.`,
   ]
@@ -138,6 +141,7 @@ export async function runBenchmarks(): Promise<void> {
     if (only.has('api-reports-clickhouse')) rows.push(...(await clickHouseApiReportsBench(pages.template)));
     if (only.has('goals')) rows.push(...(await goalsBench(pages.template, total)));
     if (only.has('goals-clickhouse')) rows.push(...(await clickHouseGoalsBench(pages.template, total)));
+    if (only.has('export')) rows.push(...(await exportBench(pages.template)));
   } finally {
     pages.server.close();
   }

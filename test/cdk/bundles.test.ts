@@ -32,6 +32,7 @@ describe('Lambda bundles', () => {
       'http/digests': HTTP_GROUP_BUDGET,
       'http/crawlers': HTTP_GROUP_BUDGET,
       'http/data': HTTP_GROUP_BUDGET,
+      'http/export': HTTP_GROUP_BUDGET,
     });
   });
 

@@ -62,6 +62,8 @@ describe('the stack on ClickHouse', () => {
     // Crawlers (issue 41): the route group syncs in the request and the hourly worker, both writing the crawler hits.
     crawlers: logicalIdOf(stack.api.functions.get('crawlers') as NodeFunction),
     crawlerSync: logicalIdOf(stack.schedules.crawlerSync),
+    // The owner export (issue 42) reads rows a page at a time.
+    export: logicalIdOf(stack.api.functions.get('export') as NodeFunction),
   });
 
   it('creates no Timestream resource', () => {
@@ -91,8 +93,8 @@ describe('the stack on ClickHouse', () => {
   });
 
   it('lets exactly those functions read their own secret, the reports function never the writer’s, and nothing more of Secrets Manager', () => {
-    const { writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync } = eventFunctions();
-    // The alert checks, the goals, digests and live functions and the digest sends only read: the reader's secret, as the reports function.
+    const { writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync, export: exporter } = eventFunctions();
+    // The alert checks, the goals, digests, live and export functions and the digest sends only read: the reader's secret, as the reports function.
     const own = new Map<string, string>([
       [writer, ARN],
       [importWorker, ARN],
@@ -100,7 +102,7 @@ describe('the stack on ClickHouse', () => {
       [searchSync, ARN],
       [crawlers, ARN],
       [crawlerSync, ARN],
-      ...[reports, goals, alertChecks, digests, digestSends, live].map((id) => [id, READER_ARN] as [string, string]),
+      ...[reports, goals, alertChecks, digests, digestSends, live, exporter].map((id) => [id, READER_ARN] as [string, string]),
     ]);
     for (const id of Object.keys(resourcesOf(template, 'AWS::Lambda::Function'))) {
       const actions = actionsOfFunction(template, id, 'secretsmanager:');
@@ -126,10 +128,10 @@ describe('the stack on ClickHouse', () => {
   });
 
   it('counts failed ClickHouse requests from the logs of every function that talks to it, into one alarm', () => {
-    const { writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync } = eventFunctions();
+    const { writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync, export: exporter } = eventFunctions();
     const fns = resourcesOf(template, 'AWS::Lambda::Function');
     const filters = Object.values(resourcesOf(template, 'AWS::Logs::MetricFilter')).filter((f) => f.Properties.MetricTransformations[0].MetricName === 'ClickHouseErrors');
-    expect(filters.map((f) => f.Properties.LogGroupName).sort(byJson)).toEqual([writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync].map((id) => fns[id]!.Properties.LoggingConfig.LogGroup).sort(byJson));
+    expect(filters.map((f) => f.Properties.LogGroupName).sort(byJson)).toEqual([writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync, exporter].map((id) => fns[id]!.Properties.LoggingConfig.LogGroup).sort(byJson));
     for (const f of filters) {
       expect(f.Properties.FilterPattern).toBe(`"${CLICKHOUSE_FAILURE_LOG}"`);
       expect(f.Properties.MetricTransformations[0]).toMatchObject({ MetricNamespace: 'tinytrack/Tinytrack', MetricValue: '1' });

@@ -165,9 +165,9 @@ describe('the stack without its dashboard (-c dashboard=false)', () => {
     expect(config.signIn.authorizeUrl).toMatch(new RegExp(`^https://\\$\\{${domain}\\}\\.auth\\.\\$\\{AWS::Region\\}\\.amazoncognito\\.com/oauth2/authorize$`));
   });
 
-  it('with dashboardOrigin: DashboardConfig names the live stream’s URL, whose CORS lets that origin in', () => {
+  it('with dashboardOrigin: DashboardConfig names the live stream’s URL, whose CORS lets that origin in (the export’s: test/cdk/export.test.ts)', () => {
     const { stack, template } = synth({ dashboard: 'false', dashboardOrigin: 'https://analytics.example.com' });
-    const urls = Object.entries(template.findResources('AWS::Lambda::Url')).filter(([, u]) => u.Properties.InvokeMode === 'RESPONSE_STREAM');
+    const urls = Object.entries(template.findResources('AWS::Lambda::Url')).filter(([id, u]) => u.Properties.InvokeMode === 'RESPONSE_STREAM' && id.startsWith('ApiLive'));
     expect(urls).toHaveLength(1);
     const [id, url] = urls[0] as [string, { Properties: { Cors: { AllowOrigins: string[] }; TargetFunctionArn: unknown } }];
     expect(url.Properties.Cors.AllowOrigins).toEqual(['https://analytics.example.com']);
@@ -178,10 +178,11 @@ describe('the stack without its dashboard (-c dashboard=false)', () => {
 
   it('with another OIDC issuer: DashboardConfig names it, no origin needed', () => {
     const { template } = synth({ dashboard: 'false', authIssuer: 'https://id.example.com/realm', authAudience: 'dashboard-client' });
-    const liveUrl = Object.keys(template.findResources('AWS::Lambda::Url')).find((id) => id.startsWith('ApiLive'));
+    const urlOf = (prefix: string) => Object.keys(template.findResources('AWS::Lambda::Url')).find((id) => id.startsWith(prefix));
     expect(JSON.parse(renderValue(outputs(template).DashboardConfig?.Value))).toEqual({
       signIn: { type: 'oidc', issuer: 'https://id.example.com/realm', clientId: 'dashboard-client' },
-      liveUrl: `\${${liveUrl}.FunctionUrl}`,
+      liveUrl: `\${${urlOf('ApiLive')}.FunctionUrl}`,
+      exportUrl: `\${${urlOf('ApiExport')}.FunctionUrl}`,
     });
   });
 

@@ -122,7 +122,7 @@ describe('TinytrackStack', () => {
       }
     });
 
-    it('gives the HTTP functions 512 MB and 10 s, imports (its 20 s credential test), digests (a workspace preview reads every site), search (a sync in the request) and crawlers (a sync reads up to 72 hours) 28 s under API Gateway’s 30 s, the live stream 15 minutes', () => {
+    it('gives the HTTP functions 512 MB and 10 s, imports (its 20 s credential test), digests (a workspace preview reads every site), search (a sync in the request) and crawlers (a sync reads up to 72 hours) 28 s under API Gateway’s 30 s, the live stream and the export 15 minutes', () => {
       for (const [group, id] of fnIdOf) {
         const fn = functions[id] as Resource;
         expect(fn.Properties.MemorySize, group).toBe(512);
@@ -131,6 +131,11 @@ describe('TinytrackStack', () => {
           // Lambda's maximum; a stream ends itself 30 s before (LIVE_STREAM_MAX_MS).
           expect(fn.Properties.Timeout).toBe(900);
           expect(LIVE_CADENCE.maxMs).toBeLessThan(900_000);
+          continue;
+        }
+        // The export streams a file of up to EXPORT_MAX_ROWS rows: Lambda's maximum (test/cdk/export.test.ts).
+        if (group === 'export') {
+          expect(fn.Properties.Timeout).toBe(900);
           continue;
         }
         expect(fn.Properties.Timeout, group).toBe(group === 'imports' || group === 'digests' || group === 'search' || group === 'crawlers' ? 28 : 10);
@@ -167,7 +172,7 @@ describe('TinytrackStack', () => {
       for (const [id, fn] of Object.entries(functions)) if (id !== fnIdOf.get('ingest')) expect('API_REQUESTS' in fn.Properties.Environment.Variables, id).toBe(false);
     });
 
-    it('gives only the event writer, the import worker, the reports, goals, digests, live and crawlers functions, the alert checks, the digest sends and the crawler sync the event store', () => {
+    it('gives only the event writer, the import worker, the reports, goals, digests, live, crawlers and export functions, the alert checks, the digest sends and the crawler sync the event store', () => {
       const withStore = [
         logicalIdOf(stack.writer.function),
         logicalIdOf(stack.imports.worker),
@@ -176,6 +181,7 @@ describe('TinytrackStack', () => {
         fnIdOf.get('digests'),
         fnIdOf.get('live'),
         fnIdOf.get('crawlers'),
+        fnIdOf.get('export'),
         logicalIdOf(stack.schedules.alertChecks),
         logicalIdOf(stack.schedules.digestSends),
         logicalIdOf(stack.schedules.crawlerSync),
@@ -232,8 +238,9 @@ describe('TinytrackStack', () => {
   });
 
   describe('live stream Function URL', () => {
-    it('is the only other Function URL: streamed, without IAM auth (the handler takes ID tokens and tickets), CORS for the dashboard alone', () => {
-      expect(Object.keys(template.findResources('AWS::Lambda::Url'))).toHaveLength(2);
+    it('is, with the export’s (test/cdk/export.test.ts), the only other Function URL: streamed, without IAM auth (the handler takes ID tokens and tickets), CORS for the dashboard alone', () => {
+      expect(Object.keys(template.findResources('AWS::Lambda::Url'))).toHaveLength(3);
+      expect(functionUrlIdOf('export')).toBeDefined();
       const url = functionUrlOf('live');
       expect([url.Properties.AuthType, url.Properties.InvokeMode]).toEqual(['NONE', 'RESPONSE_STREAM']);
       const origin = renderValue(stack.resolve((stack.dashboard as NonNullable<typeof stack.dashboard>).origin));
@@ -278,13 +285,13 @@ describe('TinytrackStack', () => {
       expect(url.Properties.Cors.AllowCredentials).toBeUndefined();
     });
 
-    it('lets anyone invoke the collector through its URL only', () => {
+    it('lets anyone invoke the collector, the live stream and the export through their URLs only', () => {
       const permissions = Object.values(template.findResources('AWS::Lambda::Permission') as Record<string, Resource>).filter(
         (p) => p.Properties.Principal === '*',
       );
       expect(permissions.length).toBeGreaterThan(0);
       for (const p of permissions) {
-        expect([fnIdOf.get('collector'), fnIdOf.get('live')]).toContain(refTarget(p.Properties.FunctionName));
+        expect([fnIdOf.get('collector'), fnIdOf.get('live'), fnIdOf.get('export')]).toContain(refTarget(p.Properties.FunctionName));
         const viaUrl = p.Properties.FunctionUrlAuthType === 'NONE' || p.Properties.InvokedViaFunctionUrl === true;
         expect(viaUrl, JSON.stringify(p.Properties)).toBe(true);
       }
@@ -494,7 +501,7 @@ describe('TinytrackStack', () => {
       expect(actionsOfFn(writerId(), 'sqs:')).not.toContain('sqs:SendMessage');
     });
 
-    it('gives Timestream access to the writer, the import worker, the reports, goals, digests, live and crawlers functions, the alert checks, the digest sends and the crawler sync only', () => {
+    it('gives Timestream access to the writer, the import worker, the reports, goals, digests, live, crawlers and export functions, the alert checks, the digest sends and the crawler sync only', () => {
       const readers = [
         writerId(),
         logicalIdOf(stack.imports.worker),
@@ -503,6 +510,7 @@ describe('TinytrackStack', () => {
         fnIdOf.get('digests'),
         fnIdOf.get('live'),
         fnIdOf.get('crawlers'),
+        fnIdOf.get('export'),
         logicalIdOf(stack.schedules.alertChecks),
         logicalIdOf(stack.schedules.digestSends),
         logicalIdOf(stack.schedules.crawlerSync),

@@ -4,9 +4,15 @@
  * the composition root decides which connections serve reports (today the
  * event store's own DuckDbReadPool, through `events.query`).
  */
-import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBResultReader, DuckDBValue } from '@duckdb/node-api';
 
 export type QueryParams = DuckDBValue[] | Record<string, DuckDBValue>;
+
+/** A result's column names and its rows, each an array in that order. */
+export interface RowArrays {
+  names: string[];
+  rows: unknown[][];
+}
 
 export interface ReadPool {
   /**
@@ -28,10 +34,21 @@ export class DuckDbReadPool implements ReadPool {
    * as JS integers or bigints: they bind as BIGINT, keeping `ts` range filters prunable.
    */
   async query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]> {
+    return this.read(sql, params, (reader) => reader.getRowObjectsJS() as T[]);
+  }
+
+  /**
+   * The column names and the rows as arrays: for many rows (the export's pages), several times
+   * cheaper than query's objects (measured: 5,000 rows of 33 columns in 35–200 ms against 240–570 ms).
+   */
+  rows(sql: string, params?: QueryParams): Promise<RowArrays> {
+    return this.read(sql, params, (reader) => ({ names: reader.columnNames(), rows: reader.getRowsJS() }));
+  }
+
+  private async read<T>(sql: string, params: QueryParams | undefined, take: (reader: DuckDBResultReader) => T): Promise<T> {
     const connection = this.idle.pop() ?? (await this.open());
     try {
-      const reader = await connection.runAndReadAll(sql, params);
-      return reader.getRowObjectsJS() as T[];
+      return take(await connection.runAndReadAll(sql, params));
     } finally {
       this.idle.push(connection);
     }

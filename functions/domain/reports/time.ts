@@ -248,8 +248,8 @@ function transitionAfter(tz: string, lo: number, hi: number, offset: number): nu
   return hi;
 }
 
-/** First instant whose local date in `tz` is on or after the given date (the start of that day). */
-function dayStart(tz: string, y: number, m: number, d: number): number {
+/** First instant whose local date in `tz` is on or after the given date (the start of that day), Unix seconds. */
+export function dayStart(tz: string, y: number, m: number, d: number): number {
   const target = dayNumber(y, m, d);
   const s = zonedToUnix(tz, y, m, d);
   const dateAt = (t: number): number => {

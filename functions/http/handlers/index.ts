@@ -15,5 +15,6 @@ import { handler as live } from './live.ts';
 import { handler as search } from './search-console.ts';
 import { handler as crawlers } from './crawlers.ts';
 import { handler as data } from './site-data.ts';
+import { handler as exportGroup } from './export.ts';
 
-export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports, ingest, alerts, goals, digests, live, search, crawlers, data };
+export const groupHandlers: Record<RouteGroup, GroupHandler> = { meta, account, sites, collector, reports, imports, ingest, alerts, goals, digests, live, search, crawlers, data, export: exportGroup };

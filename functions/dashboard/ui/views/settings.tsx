@@ -10,6 +10,8 @@ import { api, ApiError, sitePath, useApi } from '../api.ts';
 import { EmailReports } from './email-reports.tsx';
 import { ShareLinks } from './share-links.tsx';
 import { DataPanels } from './data-retention.tsx';
+import { DataExport } from './data-export.tsx';
+import type { ReportState } from '../report-state.ts';
 import { FieldError, Load, Outcome, Panel } from '../components/panel.tsx';
 import { formatTimestamp } from '../format.ts';
 import { Snippets, type Setup, type Verification } from '../components/snippets.tsx';
@@ -205,7 +207,8 @@ function DeleteSite({ hostname }: { hostname: string }) {
   );
 }
 
-export function SettingsView({ site, onSaved }: { site: SiteInfo; onSaved: () => void }) {
+/** `state`: the report state the owner came with (its period starts the export's). */
+export function SettingsView({ site, onSaved, state }: { site: SiteInfo; onSaved: () => void; state: ReportState }) {
   return (
     <div class="stack">
       <Panel title="Site" id="site-settings">
@@ -219,6 +222,7 @@ export function SettingsView({ site, onSaved }: { site: SiteInfo; onSaved: () =>
       {site.kind === 'web' && <ShareLinks hostname={site.hostname} verified={Boolean(site.verified_at)} />}
       <EmailReports hostname={site.hostname} />
       <DataPanels hostname={site.hostname} />
+      <DataExport hostname={site.hostname} kind={site.kind} state={state} />
       <Panel title="Delete" id="delete">
         <DeleteSite hostname={site.hostname} />
       </Panel>

@@ -62,7 +62,7 @@ function UnknownSite({ hostname }: { hostname: string }) {
 export function SiteView({ hostname, tab, search }: { hostname: string; tab: SiteTab; search: URLSearchParams }) {
   const site = useApi<SiteInfo>(sitePath(hostname));
   const [state, setState] = useReportState(search);
-  // Tabs keep the report state (period, filters) as the owner moves between them.
+  // Tabs keep the report state (period, filters) as the owner moves between them; settings takes it for its export.
   const query = search.toString();
   if (site.error instanceof ApiError && site.error.status === 404) return <UnknownSite hostname={hostname} />;
   return (
@@ -77,7 +77,7 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
                   {(s.kind === 'api' ? API_SITE_TABS : (Object.keys(TAB_LABELS) as SiteTab[])).map((t) => (
                     <li key={t}>
                       <a
-                        href={siteUrl(hostname, t, REPORT_TABS.includes(t) ? query : '')}
+                        href={siteUrl(hostname, t, REPORT_TABS.includes(t) || t === 'settings' ? query : '')}
                         onClick={linkClick}
                         aria-current={t === tab || (s.kind === 'api' && t === 'api' && tab === 'overview') ? 'page' : undefined}
                       >
@@ -112,7 +112,7 @@ export function SiteView({ hostname, tab, search }: { hostname: string; tab: Sit
             ) : tab === 'imports' ? (
               <ImportsView hostname={hostname} />
             ) : (
-              <SettingsView site={s} onSaved={site.reload} />
+              <SettingsView site={s} onSaved={site.reload} state={state} />
             )}
           </>
         )}

@@ -1,0 +1,1 @@
+import './row-export.contract.ts';
