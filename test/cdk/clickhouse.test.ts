@@ -64,6 +64,9 @@ describe('the stack on ClickHouse', () => {
     crawlerSync: logicalIdOf(stack.schedules.crawlerSync),
     // The owner export (issue 42) reads rows a page at a time.
     export: logicalIdOf(stack.api.functions.get('export') as NodeFunction),
+    // Erasure and the daily purge (issue 42) delete rows.
+    data: logicalIdOf(stack.api.functions.get('data') as NodeFunction),
+    retentionPurge: logicalIdOf((stack.retentionPurge as NonNullable<typeof stack.retentionPurge>).function),
   });
 
   it('creates no Timestream resource', () => {
@@ -93,7 +96,7 @@ describe('the stack on ClickHouse', () => {
   });
 
   it('lets exactly those functions read their own secret, the reports function never the writer’s, and nothing more of Secrets Manager', () => {
-    const { writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync, export: exporter } = eventFunctions();
+    const { writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync, export: exporter, data, retentionPurge } = eventFunctions();
     // The alert checks, the goals, digests, live and export functions and the digest sends only read: the reader's secret, as the reports function.
     const own = new Map<string, string>([
       [writer, ARN],
@@ -102,6 +105,8 @@ describe('the stack on ClickHouse', () => {
       [searchSync, ARN],
       [crawlers, ARN],
       [crawlerSync, ARN],
+      [data, ARN],
+      [retentionPurge, ARN],
       ...[reports, goals, alertChecks, digests, digestSends, live, exporter].map((id) => [id, READER_ARN] as [string, string]),
     ]);
     for (const id of Object.keys(resourcesOf(template, 'AWS::Lambda::Function'))) {
@@ -128,10 +133,10 @@ describe('the stack on ClickHouse', () => {
   });
 
   it('counts failed ClickHouse requests from the logs of every function that talks to it, into one alarm', () => {
-    const { writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync, export: exporter } = eventFunctions();
+    const { writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync, export: exporter, data, retentionPurge } = eventFunctions();
     const fns = resourcesOf(template, 'AWS::Lambda::Function');
     const filters = Object.values(resourcesOf(template, 'AWS::Logs::MetricFilter')).filter((f) => f.Properties.MetricTransformations[0].MetricName === 'ClickHouseErrors');
-    expect(filters.map((f) => f.Properties.LogGroupName).sort(byJson)).toEqual([writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync, exporter].map((id) => fns[id]!.Properties.LoggingConfig.LogGroup).sort(byJson));
+    expect(filters.map((f) => f.Properties.LogGroupName).sort(byJson)).toEqual([writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync, exporter, data, retentionPurge].map((id) => fns[id]!.Properties.LoggingConfig.LogGroup).sort(byJson));
     for (const f of filters) {
       expect(f.Properties.FilterPattern).toBe(`"${CLICKHOUSE_FAILURE_LOG}"`);
       expect(f.Properties.MetricTransformations[0]).toMatchObject({ MetricNamespace: 'tinytrack/Tinytrack', MetricValue: '1' });
