@@ -59,7 +59,7 @@ describe('TinytrackStack', () => {
       const group = groupOf(fn);
       if (group) fnIdOf.set(group, id);
     }
-  }, 120_000);
+  }, 300_000);
 
   describe('routes', () => {
     /** RouteKey → the function logical id its integration invokes. */
@@ -122,7 +122,7 @@ describe('TinytrackStack', () => {
       }
     });
 
-    it('gives the HTTP functions 512 MB and 10 s, imports (its 20 s credential test), digests (a workspace preview reads every site), search (a sync in the request) and crawlers (a sync reads up to 72 hours) 28 s under API Gateway’s 30 s, the live stream and the export 15 minutes', () => {
+    it('gives the HTTP functions 512 MB and 10 s, imports (its 20 s credential test), digests (a workspace preview reads every site), search (a sync in the request), crawlers (a sync reads up to 72 hours) and data (an erasure waits for its deletions) 28 s under API Gateway’s 30 s, the live stream and the export 15 minutes', () => {
       for (const [group, id] of fnIdOf) {
         const fn = functions[id] as Resource;
         expect(fn.Properties.MemorySize, group).toBe(512);
@@ -138,7 +138,7 @@ describe('TinytrackStack', () => {
           expect(fn.Properties.Timeout).toBe(900);
           continue;
         }
-        expect(fn.Properties.Timeout, group).toBe(group === 'imports' || group === 'digests' || group === 'search' || group === 'crawlers' ? 28 : 10);
+        expect(fn.Properties.Timeout, group).toBe(['imports', 'digests', 'search', 'crawlers', 'data'].includes(group) ? 28 : 10);
         expect(fn.Properties.Timeout, group).toBeLessThan(30);
       }
     });
