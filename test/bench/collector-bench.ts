@@ -40,7 +40,7 @@ const bareServer = (spinMicros: number) => {
   .listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port); });`;
 };
 
-export const BENCH_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+const BENCH_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
 /** One fixed beacon without an `id` (the collector assigns one), for benches that send a few; the collector's loads send real traffic (traffic.ts). */
 export const beaconBody = (hostname: string) => JSON.stringify({ hostname, path: '/pricing', ua: BENCH_UA, timezone: 'Europe/Berlin' });
