@@ -14,12 +14,9 @@
  * the first two slices are judged against the last two.
  */
 import { startTestService } from '../support/local-node.ts';
-import { handler, type CollectorServices } from '#http/handlers/collector.ts';
-import type { ApiRequest } from '#http/api.ts';
-import { TRAFFIC_VISITORS, trafficBeacon, visitorAgent } from './traffic.ts';
+import type { CollectorServices } from '#http/handlers/collector.ts';
+import { IN_FLIGHT, sendBeacons } from './collector-phases.ts';
 import { envNumber, fmt, percent, type BenchRow } from './stats.ts';
-
-const IN_FLIGHT = 100;
 
 interface GrowthSlice {
   beacons: number;
@@ -38,29 +35,11 @@ export async function collectorGrowthBench(): Promise<BenchRow[]> {
     const services = service.node.services as CollectorServices;
     const queue = service.node.runtime.eventQueue;
     const duckdb = service.node.runtime.duckdb;
-    let n = 0;
-    const request = (): ApiRequest<CollectorServices> => {
-      const i = n++;
-      const headers = { 'user-agent': visitorAgent(i % TRAFFIC_VISITORS) };
-      return { method: 'POST', path: '/events', params: {}, query: {}, headers, body: Buffer.from(trafficBeacon(hostname, 'growth', i)), sourceIp: '127.0.0.1', services };
-    };
-    const send = async (count: number) => {
-      let sent = 0;
-      const sender = async () => {
-        while (sent < count) {
-          sent++;
-          const answer = await handler.serve(request(), 'POST /events');
-          if (answer.statusCode !== 200) throw new Error(`growth bench: ${answer.statusCode} ${answer.body}`);
-        }
-      };
-      await Promise.all(Array.from({ length: IN_FLIGHT }, sender));
-      await queue.drain();
-    };
     const slices: GrowthSlice[] = [];
     for (let done = 0; done < total; done += sliceSize) {
       const count = Math.min(sliceSize, total - done);
       const before = process.cpuUsage();
-      await send(count);
+      await sendBeacons(services, queue, hostname, count, IN_FLIGHT);
       const used = process.cpuUsage(before);
       const memory = process.memoryUsage();
       slices.push({

@@ -46,7 +46,7 @@ import { TRAFFIC_VISITORS, trafficBeacon, trafficRequests, visitorAgent } from '
 import { envNumber, fmt, type BenchRow } from './stats.ts';
 import { log } from '#platform/log.ts';
 
-const IN_FLIGHT = 100;
+export const IN_FLIGHT = 100;
 
 /** A store that takes every batch and keeps nothing: the queue's cost without the writer's. */
 const droppingStore: EventStore = { saveEvents: async () => undefined, close: async () => undefined };
@@ -68,7 +68,7 @@ class StepTimes implements IngestMetrics {
 let sends = 0;
 
 /** Sends `count` beacons of real traffic (traffic.ts) for `hostname` through the collector route, `inFlight` at a time, then drains `queue`. */
-async function sendBeacons(services: CollectorServices, queue: MemoryQueue<EventRow>, hostname: string, count: number, inFlight: number): Promise<void> {
+export async function sendBeacons(services: CollectorServices, queue: MemoryQueue<EventRow>, hostname: string, count: number, inFlight: number): Promise<void> {
   const tag = `phases${sends++}`;
   let n = 0;
   const request = (): ApiRequest<CollectorServices> => {
