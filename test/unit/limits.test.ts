@@ -149,6 +149,20 @@ describe('memoize', () => {
     expect([calls, memo.size]).toEqual([['bb'], 3]);
   });
 
+  it('costs about as much per miss at its bound (each dropping the least recently used) as below it', () => {
+    const timeMisses = (maxEntries: number) => {
+      const memo = memoize((k: string) => k.length, maxEntries, 2 ** 30);
+      for (let i = 0; i < 50_000; i++) memo(`warm-${i}`);
+      for (let i = 0; i < 50_000; i += 2) memo(`warm-${i}`); // hits move keys around
+      const started = performance.now();
+      for (let i = 0; i < 100_000; i++) memo(`key-${i}`);
+      return performance.now() - started;
+    };
+    const belowBound = Math.min(timeMisses(1_000_000), timeMisses(1_000_000));
+    const atBound = Math.min(timeMisses(50_000), timeMisses(50_000));
+    expect(atBound).toBeLessThan(5 * belowBound);
+  });
+
   it('at its byte bound, drops the least recently used keys until the new one fits', () => {
     const memo = memoize((k: string) => k, 100, keyBytes('x'.repeat(10)) * 2);
     memo('a'.repeat(10));
