@@ -11,6 +11,7 @@ import { inTransaction } from './transaction.ts';
 import type { DuckDbEventStore } from './duckdb-event-store.ts';
 import { removeSideRows } from './duckdb-site-data.ts';
 import type { SiteRef } from '#ports/report-store.ts';
+import { Serial } from '#domain/serial.ts';
 
 const FIELDS = ['site', 'registration', 'hour', 'crawler', 'category', 'path', 'hits'] as const;
 
@@ -24,7 +25,7 @@ export function lastPerKey(rows: readonly CrawlerHitRow[]): CrawlerHitRow[] {
 export class DuckDbCrawlerHits extends SqlCrawlerHits {
   protected readonly dialect = 'duckdb' as const;
   protected readonly table = CRAWLER_TABLE;
-  private turn: Promise<unknown> = Promise.resolve();
+  private readonly writes = new Serial();
 
   private constructor(
     private readonly events: DuckDbEventStore,
@@ -41,9 +42,7 @@ export class DuckDbCrawlerHits extends SqlCrawlerHits {
 
   saveCrawlerHits(rows: readonly CrawlerHitRow[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
-    const next = this.turn.then(() => this.write(lastPerKey(rows)));
-    this.turn = next.catch(() => undefined);
-    return next;
+    return this.writes.run(() => this.write(lastPerKey(rows)));
   }
 
   private async write(rows: readonly CrawlerHitRow[]): Promise<void> {
@@ -57,9 +56,7 @@ export class DuckDbCrawlerHits extends SqlCrawlerHits {
 
   /** Removes the site's hits of the hours in [from, to), in the writes' turn (ports/site-data.ts). */
   removeRange(ref: SiteRef, from: number, to: number): Promise<number> {
-    const next = this.turn.then(() => removeSideRows(this.writer, 'crawler_hits', ref, from, to));
-    this.turn = next.catch(() => undefined);
-    return next;
+    return this.writes.run(() => removeSideRows(this.writer, 'crawler_hits', ref, from, to));
   }
 
   protected run(sql: string, params: Record<string, string | number>): Promise<Record<string, unknown>[]> {
@@ -67,7 +64,7 @@ export class DuckDbCrawlerHits extends SqlCrawlerHits {
   }
 
   async close(): Promise<void> {
-    await this.turn;
+    await this.writes.settled();
     this.writer.closeSync();
   }
 }

@@ -29,6 +29,7 @@ import { prepareBatch, visitorDayKey, type PreparedBatch } from '#domain/rows/fl
 import { keyInto } from '#domain/rows/flags/keys.ts';
 import type { Logger } from '#ports/logger.ts';
 import { NO_REGISTRATION } from '#domain/registration.ts';
+import { Serial } from '#domain/serial.ts';
 
 export { FRESH_TABLE, MAIN_TABLE } from './schema.ts';
 export { SCHEMA_VERSION, type RegistrationsOf } from './migrations.ts';
@@ -37,21 +38,6 @@ export type { QueryParams } from './read-pool.ts';
 
 /** Memory the flag index may take by default (EVENT_INDEX_MB): about 30 bytes an id and 23 a visitor-day, so some 25 M rows a day. */
 export const DEFAULT_INDEX_BYTES = 1024 * 2 ** 20;
-
-/** Runs tasks one after another, each once the one before has settled. */
-class Serial {
-  private tail: Promise<unknown> = Promise.resolve();
-
-  run<T = void>(task: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(task);
-    this.tail = run.catch(() => undefined);
-    return run;
-  }
-
-  settled(): Promise<unknown> {
-    return this.tail;
-  }
-}
 
 /** Quiet time after the last batch before the WAL is checkpointed into the database file. */
 const CHECKPOINT_IDLE_MS = 2_000;

@@ -9,13 +9,14 @@ import type { SearchRow } from '#ports/search-console.ts';
 import { SEARCH_TABLE, SEARCH_TABLE_DDL, SqlSearchStats, type SearchAggregate } from '#reports/sql/search-console.ts';
 import type { DuckDbEventStore } from './duckdb-event-store.ts';
 import { removeSideRows } from './duckdb-site-data.ts';
+import { Serial } from '#domain/serial.ts';
 
 const TYPES = { dim: LIST(VARCHAR), date: LIST(VARCHAR), name: LIST(VARCHAR), clicks: LIST(BIGINT), impressions: LIST(BIGINT), position: LIST(DOUBLE), site: VARCHAR, registration: VARCHAR };
 
 export class DuckDbSearchStats extends SqlSearchStats {
   protected readonly dialect = 'duckdb' as const;
   protected readonly table = SEARCH_TABLE;
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly writes = new Serial();
 
   private constructor(
     private readonly events: DuckDbEventStore,
@@ -43,7 +44,7 @@ export class DuckDbSearchStats extends SqlSearchStats {
       impressions: list('impressions', (v) => BigInt(Math.round(v))),
       position: list('position'),
     };
-    const run = this.tail.then(() =>
+    const run = this.writes.run(() =>
       this.writer.run(
         `INSERT OR REPLACE INTO ${SEARCH_TABLE} SELECT DISTINCT ON (dim, date, name) $site, $registration, *
            FROM (SELECT unnest($dim) AS dim, unnest($date) AS date, unnest($name) AS name, unnest($clicks), unnest($impressions), unnest($position))`,
@@ -51,15 +52,12 @@ export class DuckDbSearchStats extends SqlSearchStats {
         TYPES,
       ),
     );
-    this.tail = run.catch(() => undefined);
     return run.then(() => undefined);
   }
 
   /** Removes the site's rows of the days in [from, to), in the writes' turn (ports/site-data.ts). */
   removeRange(ref: SiteRef, from: number, to: number): Promise<number> {
-    const run = this.tail.then(() => removeSideRows(this.writer, 'search_console', ref, from, to));
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.writes.run(() => removeSideRows(this.writer, 'search_console', ref, from, to));
   }
 
   protected run(sql: string, params: Record<string, string | number>): Promise<SearchAggregate[]> {
@@ -67,7 +65,7 @@ export class DuckDbSearchStats extends SqlSearchStats {
   }
 
   async close(): Promise<void> {
-    await this.tail;
+    await this.writes.settled();
     this.writer.closeSync();
   }
 }

@@ -12,6 +12,7 @@ import type { ApiBreakdownDim, ApiBreakdownRow, ApiDay, ApiFilter, ApiFilterDim,
 import type { SiteRef } from '#ports/report-store.ts';
 import type { ApiDialect } from '#domain/api-requests/series-sql.ts';
 import { apiReadStatement, BREAKDOWN_DIMS, type ApiRead } from './api-requests.ts';
+import { Serial } from '#domain/serial.ts';
 
 export interface HistogramRow {
   g?: number | bigint;
@@ -81,18 +82,16 @@ function rollupFor(boundaries: readonly number[], filters: readonly ApiFilter[],
 
 export abstract class SqlApiRequestStore implements ApiRequestStore {
   protected abstract readonly dialect: ApiDialect;
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly writes = new Serial();
 
   /** Runs writes one after another (each once the one before has settled). */
   protected inTurn(task: () => Promise<void>): Promise<void> {
-    const run = this.tail.then(task);
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.writes.run(task);
   }
 
   /** Resolves once every write asked for so far has settled. */
   protected settled(): Promise<unknown> {
-    return this.tail;
+    return this.writes.settled();
   }
   /** The database the ClickHouse tables live in (unused by DuckDB). */
   protected readonly database: string = '';
