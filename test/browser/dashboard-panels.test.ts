@@ -144,7 +144,8 @@ describe('dashboard panels', () => {
   it('groups languages by primary language, keeps the tab across a reload, and a group row filters on its primary subtag', async () => {
     await page.locator('#devices-dim').selectOption({ label: 'Languages' });
     const languages = page.getByTestId('breakdown-languages');
-    await languages.locator('tbody tr').first().waitFor();
+    // The devices rows stay in the table until the languages answer: wait for a language.
+    await languages.locator('tbody tr', { hasText: 'English' }).first().waitFor();
     await settled(page);
     expect(new URL(page.url()).searchParams.get('tabs')).toBe('devices:languages');
     const raw = (await api(`/api/sites/${site}/breakdown?dim=languages&${range()}`)).rows as { name: string; visitors: number }[];
