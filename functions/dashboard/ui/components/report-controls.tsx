@@ -6,6 +6,22 @@ import { browserTimezone, INTERVAL_LABELS, MAX_DAYS, PERIOD_LABELS, PERIODS, day
 import { INTERVALS, type Interval } from '#domain/reports/time.ts';
 
 /** `valueNames`: how a filter's value reads where it is an id (a goal's name); the menu offers goals when there are some. */
+/** The reports' period presets as a labelled select (the report controls, the export panel). */
+export function PeriodSelect({ value, onChange }: { value: Period; onChange: (p: Period) => void }) {
+  return (
+    <label class="control">
+      <span>Period</span>
+      <select value={value} onChange={(e) => onChange((e.currentTarget as HTMLSelectElement).value as Period)}>
+        {PERIODS.map((p) => (
+          <option key={p} value={p}>
+            {PERIOD_LABELS[p]}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 export function ReportControls({ state, setState, valueNames = {}, menu }: { state: ReportState; setState: (s: ReportState) => void; valueNames?: Record<string, string>; menu?: FilterMenuSource }) {
   const days = stateDays(state, Date.now() / 1000);
   const [custom, setCustom] = useState({ from: days.from, to: days.to });
@@ -25,16 +41,7 @@ export function ReportControls({ state, setState, valueNames = {}, menu }: { sta
   return (
     <div class="controls">
       <div class="control-row">
-        <label class="control">
-          <span>Period</span>
-          <select value={showCustom ? 'custom' : state.period} onChange={(e) => choosePeriod((e.currentTarget as HTMLSelectElement).value as Period)}>
-            {PERIODS.map((p) => (
-              <option key={p} value={p}>
-                {PERIOD_LABELS[p]}
-              </option>
-            ))}
-          </select>
-        </label>
+        <PeriodSelect value={showCustom ? 'custom' : state.period} onChange={choosePeriod} />
         <label class="control">
           <span>Chart by</span>
           <select value={state.interval ?? ''} onChange={(e) => setState({ ...state, interval: ((e.currentTarget as HTMLSelectElement).value || null) as Interval | null })}>

@@ -14,7 +14,8 @@ import { ApiError } from '../api.ts';
 import { loadConfig, requireSignIn, tokenOrRenewed } from '../auth.ts';
 import { downloadBlob } from '../components/csv-button.tsx';
 import { Outcome, Panel } from '../components/panel.tsx';
-import { PERIOD_LABELS, PERIODS, stateDays, type Period, type ReportState } from '../report-state.ts';
+import { PeriodSelect } from '../components/report-controls.tsx';
+import { stateDays, type Period, type ReportState } from '../report-state.ts';
 
 const SERIES_LABELS: Record<ExportSeries, string> = { events: 'Pageviews and events', api: 'API requests' };
 const FORMAT_LABELS: Record<ExportFormat, string> = { csv: 'CSV', ndjson: 'NDJSON' };
@@ -64,16 +65,13 @@ export function DataExport({ hostname, kind, state }: { hostname: string; kind: 
         Every stored row of the period ({days.from} to {days.to}, {state.tz}), collected and imported, for your own analysis. Visitor hashes never leave the service.
       </p>
       <div class="control-row">
-        <label class="control">
-          <span>Period</span>
-          <select value={period} onChange={(e) => (setPeriod((e.currentTarget as HTMLSelectElement).value as Period), setOutcome(null))}>
-            {PERIODS.map((p) => (
-              <option key={p} value={p}>
-                {PERIOD_LABELS[p]}
-              </option>
-            ))}
-          </select>
-        </label>
+        <PeriodSelect
+          value={period}
+          onChange={(p) => {
+            setPeriod(p);
+            setOutcome(null);
+          }}
+        />
         {period === 'custom' && (
           <>
             <label class="control">
