@@ -69,7 +69,7 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
       close: () => events.close(),
     };
   }
-  const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { log, registrationsOf, indexBytes: config.eventIndexBytes });
+  const events = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { log, registrationsOf, indexBytes: config.eventIndexBytes, memoryMb: config.duckdbMemoryMb });
   const apiRequests = await DuckDbApiRequests.open(events);
   const searchStats = await DuckDbSearchStats.open(events);
   const crawlerHits = await DuckDbCrawlerHits.open(events);

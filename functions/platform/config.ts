@@ -23,6 +23,8 @@ const Env = z.object({
   DURABLE_RECEIPT: z._default(z.enum(['0', '1']), '1'),
   // Memory the event store's flag index may take, MiB (past it a day's flags are decided in SQL: slower, never wrong).
   EVENT_INDEX_MB: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 1024),
+  // DuckDB's memory (its buffer pool of cached pages included), MiB; past it DuckDB evicts pages or spills to DATA_DIR.
+  DUCKDB_MEMORY_MB: z._default(z.coerce.number().check(z.int(), z.minimum(64)), 1024),
   EXPORT_MAX_ROWS: z._default(z.coerce.number().check(z.int(), z.minimum(0)), 0),
   SIMPLEANALYTICS_BASE_URL: z._default(z.string(), 'https://simpleanalytics.com'),
   // Crawler hits (issue 41): the Cloudflare API's base (REST and GraphQL under it); tests point it at a fake.
@@ -94,6 +96,8 @@ export interface Config {
   /** Locally, a beacon is journaled (on disk) before its 200; off, a crash may lose the last half second. */
   durableReceipt: boolean;
   eventIndexBytes: number;
+  /** DUCKDB_MEMORY_MB: DuckDB's memory_limit, MiB (without one it may hold 80 % of the machine's memory as cached pages). */
+  duckdbMemoryMb: number;
   /** EXPORT_MAX_ROWS: the most rows one export may answer (the AWS stack sets it: Lambda streams at most 200 MB); null (0, unset) for no limit. */
   exportMaxRows: number | null;
   simpleAnalyticsBaseUrl: string;
@@ -232,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     trustedProxies: e.TRUST_PROXY,
     durableReceipt: e.DURABLE_RECEIPT === '1',
     eventIndexBytes: e.EVENT_INDEX_MB * 2 ** 20,
+    duckdbMemoryMb: e.DUCKDB_MEMORY_MB,
     exportMaxRows: e.EXPORT_MAX_ROWS === 0 ? null : e.EXPORT_MAX_ROWS,
     simpleAnalyticsBaseUrl: e.SIMPLEANALYTICS_BASE_URL,
     cloudflareApiUrl: e.CLOUDFLARE_API_URL,

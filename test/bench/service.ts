@@ -29,9 +29,9 @@ export function listeningUrl(child: ChildProcess): Promise<string> {
 
 /** Starts the service over `dataDir`; `env` adds to (or overrides) the bench's settings. */
 export async function startServer(dataDir: string, verifyTemplate: string, env: Record<string, string> = {}): Promise<Server> {
-  // As `npm start` runs it (package.json), young-generation size included.
+  // As `npm start` runs it (package.json): young-generation size and malloc arenas included.
   const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_SERVER_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_SERVER_PROF] : []), '--max-semi-space-size=64', '--import', 'tsx', 'bin/local.ts'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_ISSUER: '', VERIFY_URL_TEMPLATE: verifyTemplate, VERIFY_ALLOW_PRIVATE_ADDRESSES: '1', ...env },
+    env: { MALLOC_ARENA_MAX: '2', ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_ISSUER: '', VERIFY_URL_TEMPLATE: verifyTemplate, VERIFY_ALLOW_PRIVATE_ADDRESSES: '1', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await listeningUrl(child);

@@ -92,17 +92,25 @@ describe('MemoryQueue', () => {
   });
 
   it('sends at once what has already waited maxWaitMs when the consumer frees up', async () => {
-    const { batches, consumer } = recorder(async (_, call) => {
-      if (call === 1) await new Promise((r) => setTimeout(r, 120));
-      return [];
-    });
-    const q = queue({ consumer, batchSize: 10, maxWaitMs: 50 });
-    await q.send(1);
-    await vi.waitFor(() => expect(batches).toHaveLength(1), { timeout: 2_000, interval: 5 });
-    await q.send(2);
-    await vi.waitFor(() => expect(batches).toHaveLength(2), { timeout: 2_000, interval: 5 });
-    // 2 waited 120 ms behind the first delivery, more than maxWaitMs: no second wait.
-    expect(batches[1]!.at - batches[0]!.at).toBeLessThan(120 + 40);
+    // A fake clock: on a busy machine real timers fire late, and the gap measured below with them.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+    try {
+      const { batches, consumer } = recorder(async (_, call) => {
+        if (call === 1) await new Promise((r) => setTimeout(r, 120));
+        return [];
+      });
+      const q = queue({ consumer, batchSize: 10, maxWaitMs: 50 });
+      await q.send(1);
+      await vi.advanceTimersByTimeAsync(50);
+      expect(batches).toHaveLength(1);
+      await q.send(2);
+      await vi.advanceTimersByTimeAsync(120);
+      // 2 waited 120 ms behind the first delivery, more than maxWaitMs: no second wait.
+      expect(batches).toHaveLength(2);
+      expect(batches[1]!.at - batches[0]!.at).toBe(120);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('works on up to `concurrency` batches at once, taking the next as soon as one settles', async () => {

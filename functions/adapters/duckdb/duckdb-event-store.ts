@@ -108,12 +108,15 @@ export class DuckDbEventStore implements EventStore {
    * The flag index holds today and the two days before from the start, so the
    * first batches do not wait for it.
    */
-  static async open(path: string, options: { log: Logger; compactAtRows?: number; registrationsOf?: RegistrationsOf; indexBytes?: number; now?: number }): Promise<DuckDbEventStore> {
+  static async open(path: string, options: { log: Logger; compactAtRows?: number; registrationsOf?: RegistrationsOf; indexBytes?: number; now?: number; memoryMb?: number }): Promise<DuckDbEventStore> {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     // DuckDB checkpoints inside the commit that crosses the WAL threshold; at the default
     // 16 MB that stalled a batch every ~80k rows. Checkpoints now happen when writes go
     // idle (scheduleCheckpoint); the threshold only bounds WAL replay.
-    const instance = await DuckDBInstance.create(path, { checkpoint_threshold: '256MB' });
+    const instance = await DuckDBInstance.create(path, {
+      checkpoint_threshold: '256MB',
+      ...(options.memoryMb === undefined ? {} : { memory_limit: `${options.memoryMb}MB` }),
+    });
     const writer = await instance.connect();
     const registrationsOf = options.registrationsOf ?? (async () => new Map<string, string>());
     await migrate(writer, registrationsOf);

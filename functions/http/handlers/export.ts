@@ -9,7 +9,7 @@
  * Function URL (functions/aws/streaming.ts).
  */
 import { EXPORT_COLUMNS, type ExportColumn, type ExportFormat } from '#domain/export/columns.ts';
-import { CONTENT_TYPES, encodeRows, fileHeader, type ExportRow } from '#domain/export/encode.ts';
+import { CONTENT_TYPES, encodeChunks, fileHeader, type ExportRow } from '#domain/export/encode.ts';
 import { exportPages } from '#domain/export/pages.ts';
 import { exportFileName } from '#domain/export/file-name.ts';
 import { parseExportQuery } from '#domain/export/request.ts';
@@ -27,7 +27,7 @@ async function writeFile(sink: StreamSink, format: ExportFormat, columns: readon
   sink.write(fileHeader(format, columns));
   for (let page = first; !page.done; page = await pages.next()) {
     if (sink.closed.aborted) break;
-    sink.write(encodeRows(format, columns, page.value));
+    for (const text of encodeChunks(format, columns, page.value)) sink.write(text);
     await sink.drained();
   }
   await pages.return(undefined);
