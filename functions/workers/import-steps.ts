@@ -94,11 +94,14 @@ export async function succeedIfComplete(deps: Pick<StepDeps, 'jobs' | 'clock' | 
 
 /**
  * The rollups of the job's days, built before it is marked succeeded: an owner opens the reports
- * when the import says it is done. A failed build costs the first reports time, not the import.
+ * when the import says it is done. The overview of those days compares them with as many days
+ * before, which a first read would otherwise build (empty or not): they are built too. A failed
+ * build costs the first reports time, not the import.
  */
 async function warmImportedDays(deps: Pick<StepDeps, 'rollups'>, job: ImportJobRecord): Promise<void> {
   if (!deps.rollups) return;
-  const { from, to } = dateRangeMs(job.range_start, job.range_end);
+  const range = dateRangeMs(job.range_start, job.range_end);
+  const [from, to] = [2 * range.from - range.to, range.to];
   const started = performance.now();
   try {
     const days = await deps.rollups.warmRollups({ site: job.site, registration: registrationKey(job.owner_uid, job.site) }, from, to);

@@ -62,7 +62,7 @@ function importedRowsSql(total: number, numbers: string, text: (e: string) => st
     FROM ${numbers}`;
 }
 
-async function seedDuckDb(dataDir: string, total: number): Promise<void> {
+export async function seedDuckDb(dataDir: string, total: number): Promise<void> {
   const store = await DuckDbEventStore.open(join(dataDir, 'events.duckdb'), { log });
   try {
     for (let first = 0; first < total; first += SEED_CHUNK) {

@@ -147,7 +147,7 @@ describe('import worker', () => {
     expect(registrations).toEqual([{ registration: registrationKey('owner', job.site) }]);
   });
 
-  it("builds the rollups of the job's days under its registration before it marks the job succeeded, and succeeds when that build fails", async () => {
+  it("builds the rollups of the job's days and as many before them under its registration before it marks the job succeeded, and succeeds when that build fails", async () => {
     const job = await newJob();
     const reports = new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }, events);
     const statusAtWarm: string[] = [];
@@ -158,7 +158,9 @@ describe('import worker', () => {
     await runAll(worker(memorySource(data), { rollups }), job);
     const [first, last] = [Date.parse(`${START}T00:00:00Z`) / DAY_MS, Date.parse(`${END}T00:00:00Z`) / DAY_MS];
     expect(statusAtWarm).toEqual(['running']);
-    expect(await events.builtRollupDays(job.site, registrationKey('owner', job.site), first, last)).toHaveLength(last - first + 1);
+    // The job's days, and as many before them (the overview's previous period).
+    const span = last - first + 1;
+    expect(await events.builtRollupDays(job.site, registrationKey('owner', job.site), first - span, last)).toHaveLength(2 * span);
     expect(await jobs.getJob(job.site, job.id)).toMatchObject({ status: 'succeeded' });
     const failing = await newJob();
     await runAll(worker(memorySource(data), { rollups: { warmRollups: () => Promise.reject(new Error('disk full')) } }), failing);
