@@ -30,6 +30,7 @@ import { WorkQueue } from './queues.ts';
 import { Schedules } from './schedules.ts';
 import { SearchConsoleSync } from './search-console.ts';
 import { RetentionPurge } from './retention.ts';
+import { RollupWarm } from './rollup-warm.ts';
 import { CNIL_MAX_MONTHS } from '#domain/data-retention/retention.ts';
 import { mailFromContext } from './mail.ts';
 import { Storage } from './storage.ts';
@@ -56,6 +57,8 @@ export class TinytrackStack extends Stack {
   readonly searchSync: SearchConsoleSync | null;
   /** The daily retention purge (issue 42); none on Timestream (its table's own retention only). */
   readonly retentionPurge: RetentionPurge | null;
+  /** The daily rollup warm-up (issue 43): ClickHouse only, Timestream keeps no rollups. */
+  readonly rollupWarm: RollupWarm | null;
   readonly alarms: Alarms;
   /** Unset with `-c dashboard=false`. */
   readonly dashboard?: Dashboard;
@@ -117,11 +120,12 @@ export class TinytrackStack extends Stack {
     });
     this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, eventStore: this.eventStore, mail, crawlerTokenKey: this.imports.key, cloudflareApiUrl });
     this.retentionPurge = this.eventStore instanceof ClickHouse ? new RetentionPurge(this, 'RetentionPurge', { table: this.storage.table, eventStore: this.eventStore, maxMonths: retentionMaxMonths }) : null;
+    this.rollupWarm = this.eventStore instanceof ClickHouse ? new RollupWarm(this, 'RollupWarm', { table: this.storage.table, eventStore: this.eventStore }) : null;
     this.searchSync = this.eventStore instanceof ClickHouse ? new SearchConsoleSync(this, 'SearchConsoleSync', { table: this.storage.table, eventStore: this.eventStore, key: this.imports.key }) : null;
     if (this.eventStore instanceof ClickHouse) {
       // Every function that talks to ClickHouse feeds its failures into one alarm.
       const readers = [...this.api.functions].filter(([group]) => GROUP_ACCESS[group].eventStore !== 'none').map(([, fn]) => fn);
-      for (const fn of [this.writer.function, this.imports.worker, this.schedules.alertChecks, this.schedules.digestSends, this.schedules.crawlerSync, ...(this.searchSync ? [this.searchSync.function] : []), ...(this.retentionPurge ? [this.retentionPurge.function] : []), ...readers]) this.eventStore.watch(fn);
+      for (const fn of [this.writer.function, this.imports.worker, this.schedules.alertChecks, this.schedules.digestSends, this.schedules.crawlerSync, ...(this.searchSync ? [this.searchSync.function] : []), ...(this.retentionPurge ? [this.retentionPurge.function] : []), ...(this.rollupWarm ? [this.rollupWarm.function] : []), ...readers]) this.eventStore.watch(fn);
     }
     if (dashboard) {
       this.dashboardEdge = new DashboardEdgeFunctions(this, 'DashboardEdge', {

@@ -98,10 +98,10 @@ export async function awsRowExport(config: Readonly<Config>): Promise<RowExportS
   return clickhouse ? new ClickHouseRowExport(clickhouse.executor, clickhouse.database) : TIMESTREAM_ROW_EXPORT;
 }
 
-/** The writer and the ledger of imports, over one store. */
-export async function awsImportStores(config: Readonly<Config>): Promise<{ events: EventStore; ledger: ImportLedger }> {
+/** The writer and the ledger of imports, over one store, and what builds the imported days' rollups (none on Timestream). */
+export async function awsImportStores(config: Readonly<Config>): Promise<{ events: EventStore; ledger: ImportLedger; rollups?: Pick<ReportStore, 'warmRollups'> }> {
   const clickhouse = await clickHouseStore(config);
-  if (clickhouse) return { events: clickhouse, ledger: new ClickHouseImportLedger(clickhouse) };
+  if (clickhouse) return { events: clickhouse, ledger: new ClickHouseImportLedger(clickhouse), rollups: new ClickHouseReportStore(clickhouse, { log }) };
   const { database, table } = required(config, 'timestream');
   return {
     events: new TimestreamEventStore(awsClient(TimestreamWriteClient), database, table, { log }),

@@ -191,7 +191,7 @@ export interface LocalRuntimeOptions {
 }
 
 /** Imports and Search Console on one machine: credentials sealed under a key file in DATA_DIR; chunks through an in-process queue to the worker. */
-function localImports(config: Readonly<Config>, dataDir: string, store: LocalStore, { events, ledger, searchStats }: LocalEvents, clock: Clock) {
+function localImports(config: Readonly<Config>, dataDir: string, store: LocalStore, { events, ledger, searchStats, reports }: LocalEvents, clock: Clock) {
   const imports = {
     // Search Console (issue 41): its refresh tokens are sealed in the same box.
     google: new FetchGoogleSearchClient(config.google),
@@ -206,6 +206,7 @@ function localImports(config: Readonly<Config>, dataDir: string, store: LocalSto
     source: imports.importSource,
     ledger,
     events,
+    rollups: reports,
     clock,
     chunkRetryDelayMs: config.importRetryBaseMs * 5,
   });

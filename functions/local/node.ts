@@ -15,6 +15,7 @@ import { digestMails } from '#reports/digest-reports.ts';
 import { log } from '#platform/log.ts';
 import { TimerScheduler } from './scheduler.ts';
 import { retentionPurgeJob } from '#workers/retention-purge.ts';
+import { rollupWarmJob } from '#workers/rollup-warm.ts';
 import { createSearchSyncer, SEARCH_SYNC_JOB } from '#workers/search-console-sync.ts';
 import { crawlerSyncJob } from '#workers/crawler-sync.ts';
 import { buildDashboard, type BuiltDashboard } from '#dashboard/build.ts';
@@ -100,6 +101,8 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
   scheduler.add(crawlerSyncJob({ ...services, crawlerLinks: services.registry.crawlerLinks }));
   // Retention (issue 42): each site's rows older than its limit, daily at 00:00 UTC.
   if (services.siteData) scheduler.add(retentionPurgeJob({ ...services, siteData: services.siteData, log, retentionMaxMonths: services.config.retentionMaxMonths }));
+  // Rollups (issue 43): each site's days sealed since the last run, daily at 00:00 UTC, so no report builds them.
+  if (services.siteData) scheduler.add(rollupWarmJob({ ...services, siteData: services.siteData, log }));
   const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies, services, dashboard: localDashboard(config, runtime, built, services) });
   try {
     await new Promise<void>((ok, fail) => {

@@ -99,4 +99,10 @@ export interface ReportStore {
   funnel(scope: ReportScope, steps: readonly GoalMatch[]): Promise<number[]>;
   /** One event's metadata keys (`key` null), or one key's values, as rows: name, events (`value`) and visitors. */
   eventMetadata(scope: ReportScope, event: string, key: string | null, limit: number): Promise<BreakdownRow[]>;
+  /**
+   * Builds the site's own daily rollups of the sealed UTC days inside [from, to) that lack them, so
+   * no report pays for them (an import's end, a day's end: issue 43); the number of days built. A
+   * store without rollups builds none.
+   */
+  warmRollups(site: SiteRef, from: number, to: number): Promise<number>;
 }

@@ -142,7 +142,7 @@ export function planRollups(read: RollupRead, need: RollupNeed, policy: RollupPo
 }
 
 /** The plan's days without a build among `built`. */
-export function lackingDays(plan: RollupPlan, built: Iterable<number>): number[] {
+export function lackingDays(plan: Pick<RollupPlan, 'first' | 'last'>, built: Iterable<number>): number[] {
   const have = new Set(built);
   const lacking: number[] = [];
   for (let d = plan.first; d <= plan.last; d++) if (!have.has(d)) lacking.push(d);

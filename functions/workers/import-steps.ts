@@ -6,6 +6,7 @@
 import { DAY_MS } from '#domain/rows/days.ts';
 import type { EventRow } from '#domain/rows/event-row.ts';
 import type { EventStore } from '#ports/event-store.ts';
+import type { ReportStore } from '#ports/report-store.ts';
 import type { Clock } from '#ports/clock.ts';
 import type { ChunkCounts, ImportChunkMessage, ImportJobRecord, ImportJobs } from '#ports/import-jobs.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
@@ -26,6 +27,8 @@ export interface ImportPorts {
   ledger: ImportLedger;
   events: EventStore;
   clock: Clock;
+  /** Builds the daily rollups of the job's days before it succeeds, so its first reports read them (issue 43); none where the store keeps none. */
+  rollups?: Pick<ReportStore, 'warmRollups'>;
 }
 
 /** The import worker's settings (defaults in import-worker.ts). */
@@ -83,9 +86,29 @@ async function failJob(deps: StepDeps, job: ImportJobRecord, error: string): Pro
 }
 
 /** Moves a running job whose every chunk is recorded to succeeded. */
-export async function succeedIfComplete(deps: Pick<StepDeps, 'jobs' | 'clock'>, job: ImportJobRecord): Promise<void> {
+export async function succeedIfComplete(deps: Pick<StepDeps, 'jobs' | 'clock' | 'rollups'>, job: ImportJobRecord): Promise<void> {
   if (job.status !== 'running' || job.chunks_done < job.chunks_total) return;
+  await warmImportedDays(deps, job);
   await deps.jobs.finish(job.site, job.id, { ...transition('succeed'), at: deps.clock.now(), error: null });
+}
+
+/**
+ * The rollups of the job's days, built before it is marked succeeded: an owner opens the reports
+ * when the import says it is done. The overview of those days compares them with as many days
+ * before, which a first read would otherwise build (empty or not): they are built too. A failed
+ * build costs the first reports time, not the import.
+ */
+async function warmImportedDays(deps: Pick<StepDeps, 'rollups'>, job: ImportJobRecord): Promise<void> {
+  if (!deps.rollups) return;
+  const range = dateRangeMs(job.range_start, job.range_end);
+  const [from, to] = [2 * range.from - range.to, range.to];
+  const started = performance.now();
+  try {
+    const days = await deps.rollups.warmRollups({ site: job.site, registration: registrationKey(job.owner_uid, job.site) }, from, to);
+    log.info('import rollups built', { site: job.site, job_id: job.id, days, ms: Math.round(performance.now() - started) });
+  } catch (e) {
+    log.warn('import rollups not built: the first reports build them', { site: job.site, job_id: job.id, message: (e as Error).message });
+  }
 }
 
 /** Step 1: the message's job, moved to running, and its chunk; or why the message is stale or done. */

@@ -25,7 +25,7 @@ interface BenchJob {
   rows_skipped: number;
 }
 
-const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+export const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
 /** Median of RUNS imports, each into a fresh service and data directory, from the same fake export; `engine` names the event store `env` selects (DuckDB without it). */
 export async function importBench(verifyTemplate: string, engine = 'DuckDB', env: () => Promise<{ env: Record<string, string>; close: () => Promise<void> }> = noEnv): Promise<BenchRow[]> {
@@ -75,30 +75,35 @@ async function importRun(saUrl: string, verifyTemplate: string, start: string, e
   let server: Server | null = null;
   try {
     server = await startServer(dataDir, verifyTemplate, { SIMPLEANALYTICS_BASE_URL: saUrl, ...env });
-    const { url } = server;
     const auth = { authorization: `Bearer ${await mintIdToken(loadIssuerKey(dataDir), 'bench-importer')}` };
     const site = 'bench-import.example';
-    await fetch(`${url}/api/sites`, { method: 'POST', headers: auth, body: JSON.stringify({ hostname: site }) });
-    await fetch(`${url}/api/sites/${site}/verify`, { method: 'POST', headers: auth });
-    const created = await fetch(`${url}/api/sites/${site}/imports`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ source: 'simpleanalytics', range_start: start, range_end: end, config: { user_id: 'sa_user', api_key: 'sa_api_key_import_bench', source_hostname: SOURCE } }),
-    });
-    if (created.status !== 201) throw new Error(`import not created: ${created.status} ${await created.text()}`);
-    const { id } = (await created.json()) as { id: string };
-    for (;;) {
-      await new Promise((r) => setTimeout(r, 250));
-      const list = (await (await fetch(`${url}/api/sites/${site}/imports`, { headers: auth })).json()) as { imports: BenchJob[] };
-      const job = list.imports.find((j) => j.id === id);
-      if (!job || job.status === 'queued' || job.status === 'running') continue;
-      if (job.status !== 'succeeded') throw new Error(`import ${job.status}: ${job.error}`);
-      const seconds = (Date.parse(job.finished_at) - Date.parse(job.created_at)) / 1000;
-      const rows = job.rows_imported + job.rows_skipped;
-      return { rows, chunks: job.chunks_total, seconds, perSecond: rows / seconds };
-    }
+    await fetch(`${server.url}/api/sites`, { method: 'POST', headers: auth, body: JSON.stringify({ hostname: site }) });
+    await fetch(`${server.url}/api/sites/${site}/verify`, { method: 'POST', headers: auth });
+    const job = await importAndWait(server.url, auth, site, SOURCE, start, end);
+    const seconds = (Date.parse(job.finished_at) - Date.parse(job.created_at)) / 1000;
+    const rows = job.rows_imported + job.rows_skipped;
+    return { rows, chunks: job.chunks_total, seconds, perSecond: rows / seconds };
   } finally {
     await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Starts a Simple Analytics import of `source`'s export (start..end) into `site` through the API and waits until it succeeds; the finished job. */
+export async function importAndWait(url: string, auth: Record<string, string>, site: string, source: string, start: string, end: string): Promise<BenchJob> {
+  const created = await fetch(`${url}/api/sites/${site}/imports`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ source: 'simpleanalytics', range_start: start, range_end: end, config: { user_id: 'sa_user', api_key: 'sa_api_key_import_bench', source_hostname: source } }),
+  });
+  if (created.status !== 201) throw new Error(`import not created: ${created.status} ${await created.text()}`);
+  const { id } = (await created.json()) as { id: string };
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 250));
+    const list = (await (await fetch(`${url}/api/sites/${site}/imports`, { headers: auth })).json()) as { imports: BenchJob[] };
+    const job = list.imports.find((j) => j.id === id);
+    if (!job || job.status === 'queued' || job.status === 'running') continue;
+    if (job.status !== 'succeeded') throw new Error(`import ${job.status}: ${job.error}`);
+    return job;
   }
 }

@@ -12,7 +12,7 @@ import { clickHouseHttpExecutor } from '#adapters/clickhouse/http-executor.ts';
 import { DuckDbEventStore } from '#adapters/duckdb/duckdb-event-store.ts';
 import { registrationKey } from '#domain/registration.ts';
 import { BREAKDOWN_DIMS } from '#domain/reports/query.ts';
-import { clickHouseEnv, withClickHouse } from './clickhouse-bench.ts';
+import { clickHouseEnv, withClickHouse, type ClickHouseSettings } from './clickhouse-bench.ts';
 import { BENCH_OWNER, ownerSession, startServer, type Server } from './service.ts';
 import { fmt, timedGets, type BenchRow } from './stats.ts';
 import { dimensionColumns } from './seed-columns.ts';
@@ -83,14 +83,16 @@ export async function seedReports(dataDir: string, total: number, { sites = SEED
 /** The same rows into ClickHouse with one INSERT … SELECT (the store is append-only: nothing to decide per batch but its copies, listed after). */
 export async function seedClickHouse(store: ClickHouseEventStore, total: number): Promise<void> {
   const { rows, registrationCase } = seedShape((e) => `cityHash64(${e})`, (e) => `toString(${e})`);
-  await store.executor.command(`
-    INSERT INTO ${store.table} (site, registration, ts, kind, id, original_id, event, visitor, "unique", page_id, session_id, path, query, referrer,
+  await insertClickHouseRows(store, `SELECT *, CASE site ${registrationCase} END AS registration FROM (${rows(`(SELECT number AS i FROM numbers(${total}))`)})`);
+}
+
+const STORED_COLUMNS = `site, registration, ts, kind, id, original_id, event, visitor, "unique", page_id, session_id, path, query, referrer,
       referrer_host, utm_source, utm_medium, utm_campaign, utm_term, utm_content, source, country, browser, os, device, language,
-      viewport_width, viewport_height, screen_width, screen_height, duration, scrolled, bot, metadata, https, imported, source_id)
-    SELECT site, CASE site ${registrationCase} END, ts, kind, id, original_id, event, visitor, "unique", page_id, session_id, path, query, referrer,
-      referrer_host, utm_source, utm_medium, utm_campaign, utm_term, utm_content, source, country, browser, os, device, language,
-      viewport_width, viewport_height, screen_width, screen_height, duration, scrolled, bot, metadata, https, imported, source_id
-    FROM (${rows(`(SELECT number AS i FROM numbers(${total}))`)})`);
+      viewport_width, viewport_height, screen_width, screen_height, duration, scrolled, bot, metadata, https, imported, source_id`;
+
+/** The rows of `select` (every stored column, named as the table names them) into the store's table with one INSERT … SELECT. */
+export async function insertClickHouseRows(store: ClickHouseEventStore, select: string): Promise<void> {
+  await store.executor.command(`INSERT INTO ${store.table} (${STORED_COLUMNS}) SELECT ${STORED_COLUMNS} FROM (${select})`);
 }
 
 /** Every report of the largest site for 30 and 365 days: median and p95 of the requests after the first. */
@@ -155,32 +157,45 @@ export async function reportsBench(pages: string, total: number): Promise<BenchR
   }
 }
 
+/**
+ * A ClickHouse store in `settings`' database filled by `seed` as the bench fills it: its rows stored
+ * by SQL, their copies listed as a batch's would be, its parts merged; the rows saying how long each
+ * step took and what a trivial statement costs through the stand-in.
+ */
+export async function seededClickHouse(settings: ClickHouseSettings, label: string, seed: (store: ClickHouseEventStore) => Promise<void>): Promise<BenchRow[]> {
+  // The seed is one INSERT … SELECT of every row: far past the client's default 30 s request limit.
+  const store = await ClickHouseEventStore.open(clickHouseHttpExecutor({ ...settings, requestTimeoutMs: 30 * 60_000 }), settings.database, log);
+  try {
+    const seeded = performance.now();
+    await seed(store);
+    // Rows stored by SQL, not through saveEvents: their copies are listed as a batch's would be.
+    const listing = performance.now();
+    await store.listStoredIn(0, Date.now() + 86_400_000);
+    const merging = performance.now();
+    // One bulk insert leaves many parts that merge in the background for minutes, competing with the reports for the CPU: a store filled batch by batch has merged them as it went.
+    await store.executor.command(`OPTIMIZE TABLE ${store.table} FINAL`);
+    const seedRow: BenchRow = {
+      name: `ClickHouse (chDB): seeded ${label} (then its copies listed and its parts merged)`,
+      value: `${((listing - seeded) / 1000).toFixed(1)} s (list ${((merging - listing) / 1000).toFixed(1)} s, merge ${((performance.now() - merging) / 1000).toFixed(1)} s)`,
+    };
+    // What the stand-in and the HTTP client add to each statement, which a report runs several of one after another.
+    const trip = performance.now();
+    for (let i = 0; i < 20; i++) await store.executor.query('SELECT {n:UInt32} AS n', { n: i });
+    const roundTrip: BenchRow = { name: 'ClickHouse (chDB): round trip of a trivial statement through the HTTP stand-in (in every figure below, per statement)', value: `${((performance.now() - trip) / 20).toFixed(1)} ms` };
+    return [seedRow, roundTrip];
+  } finally {
+    await store.close();
+  }
+}
+
 export async function clickHouseReportsBench(pages: string, total: number): Promise<BenchRow[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tt-bench-reports-ch-'));
   try {
     return await withClickHouse('bench', async (settings) => {
-      // The seed is one INSERT … SELECT of every row: far past the client's default 30 s request limit.
-      const store = await ClickHouseEventStore.open(clickHouseHttpExecutor({ ...settings, requestTimeoutMs: 30 * 60_000 }), settings.database, log);
-      const seeded = performance.now();
-      await seedClickHouse(store, total);
-      // Rows stored by SQL, not through saveEvents: their copies are listed as a batch's would be.
-      const listing = performance.now();
-      await store.listStoredIn(0, Date.now() + 86_400_000);
-      const merging = performance.now();
-      // One bulk insert leaves many parts that merge in the background for minutes, competing with the reports for the CPU: a store filled batch by batch has merged them as it went.
-      await store.executor.command(`OPTIMIZE TABLE ${store.table} FINAL`);
-      const seed: BenchRow = {
-        name: `ClickHouse (chDB): seeded ${fmt(total)} events, ${SEED_SITES} sites, ${SEED_DAYS} days (then its copies listed and its parts merged)`,
-        value: `${((listing - seeded) / 1000).toFixed(1)} s (list ${((merging - listing) / 1000).toFixed(1)} s, merge ${((performance.now() - merging) / 1000).toFixed(1)} s)`,
-      };
-      // What the stand-in and the HTTP client add to each statement, which a report runs several of one after another.
-      const trip = performance.now();
-      for (let i = 0; i < 20; i++) await store.executor.query('SELECT {n:UInt32} AS n', { n: i });
-      const roundTrip: BenchRow = { name: 'ClickHouse (chDB): round trip of a trivial statement through the HTTP stand-in (in every figure below, per statement)', value: `${((performance.now() - trip) / 20).toFixed(1)} ms` };
-      await store.close();
+      const seed = await seededClickHouse(settings, `${fmt(total)} events, ${SEED_SITES} sites, ${SEED_DAYS} days`, (store) => seedClickHouse(store, total));
       const server = await startServer(dataDir, pages, clickHouseEnv(settings));
       try {
-        return [seed, roundTrip, ...(await measureReports(server, 'ClickHouse (chDB)'))];
+        return [...seed, ...(await measureReports(server, 'ClickHouse (chDB)'))];
       } finally {
         await server.stop();
       }

@@ -2,10 +2,10 @@
  * `npm run bench`: the budgets of DESIGN.md §6, measured on this machine and
  * written to docs/benchmarks.md. Servers run in their own processes; load
  * comes from autocannon in this one. A missed budget is reported, not hidden.
- * BENCH_ONLY=tracker,dashboard,bundles,writer,writer-clickhouse,http,ingest,long,phases,growth,imports,imports-clickhouse,reports,reports-clickhouse,api-reports,api-reports-clickhouse,goals,goals-clickhouse,export runs some parts (a section of its own after the last full run's table)
+ * BENCH_ONLY=tracker,dashboard,bundles,writer,writer-clickhouse,http,ingest,long,phases,growth,imports,imports-clickhouse,reports,reports-clickhouse,reports-imported,reports-imported-clickhouse,api-reports,api-reports-clickhouse,goals,goals-clickhouse,export runs some parts (a section of its own after the last full run's table)
  * while iterating (the default runs all); each part's file documents its own
  * settings (collector-bench.ts, collector-phases.ts, collector-growth.ts, writer-bench.ts, BENCH_EVENTS here for the
- * reports' seed, BENCH_EXPORT_ROWS in export-bench.ts).
+ * reports' seed, BENCH_IMPORTED_ROWS in imported-report-bench.ts, BENCH_EXPORT_ROWS in export-bench.ts).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
@@ -16,6 +16,7 @@ import { gzipSync } from 'node:zlib';
 import { buildTracker } from '#tracker/build.ts';
 import { load, ownerSession, rps, startServer, type Server } from './service.ts';
 import { clickHouseReportsBench, reportsBench } from './report-bench.ts';
+import { clickHouseImportedReportsBench, importedReportsBench, importedRows } from './imported-report-bench.ts';
 import { collectorBench, longCollectorBench, longRunSettings } from './collector-bench.ts';
 import { collectorPhasesBench } from './collector-phases.ts';
 import { collectorGrowthBench } from './collector-growth.ts';
@@ -64,7 +65,7 @@ function render(rows: BenchRow[]): string {
   return lines.join('\n');
 }
 
-const PARTS = ['tracker', 'dashboard', 'bundles', 'writer', 'writer-clickhouse', 'http', 'ingest', 'long', 'phases', 'growth', 'imports', 'imports-clickhouse', 'reports', 'reports-clickhouse', 'api-reports', 'api-reports-clickhouse', 'goals', 'goals-clickhouse', 'export'];
+const PARTS = ['tracker', 'dashboard', 'bundles', 'writer', 'writer-clickhouse', 'http', 'ingest', 'long', 'phases', 'growth', 'imports', 'imports-clickhouse', 'reports', 'reports-clickhouse', 'reports-imported', 'reports-imported-clickhouse', 'api-reports', 'api-reports-clickhouse', 'goals', 'goals-clickhouse', 'export'];
 
 /** What docs/benchmarks.md says above the table: how each part was run. */
 function header(total: number, only: ReadonlySet<string>): string {
@@ -88,6 +89,8 @@ function header(total: number, only: ReadonlySet<string>): string {
       'ClickHouse writer and import: the same rows and export as DuckDB\'s, into chDB behind its HTTP stand-in in the bench\'s process (one statement at a time, each run a database of its own); the writer through the local queue in-process, the imports through `npm start` with CLICKHOUSE_URL.',
     (only.has('goals') || only.has('goals-clickhouse')) &&
       `Goals (goals-bench.ts): the reports' seed of ${fmt(total)} events, its largest site with five goals (an exact path, two wildcards, two events) and a 4-step funnel whose three page steps are broad wildcards (the hits of any step are over half the site's rows), and event_10's metadata; each asked 12 times over HTTP against \`npm start\`, the first dropped (its time is shown: a range's first read builds the daily rollups of its subject, which later reads sum). The seed's 90 days are all inside the 365-day range.`,
+    (only.has('reports-imported') || only.has('reports-imported-clickhouse')) &&
+      `Imported reports (imported-report-bench.ts, issue 43): one site holding ${fmt(importedRows())} rows as the Simple Analytics import stores them (no visitor hash; every tenth an event, a third of the pageviews unique), evenly over the 365 days before today, made with SQL (DuckDB: through the writer's insert, saveSelected; ClickHouse: one INSERT … SELECT, copies listed, parts merged); then a real import of 2,200 more rows over the same days through the API, the first 365-day overview right after it succeeds, and every report for the last 30 and 365 days through \`npm start\`: median of 30 requests after a first one (shown apart).`,
     only.has('export') &&
       `Export (export-bench.ts): ${fmt(envNumber('BENCH_EXPORT_ROWS', 10_000_000))} rows of one site (the reports' seed shape on one site), exported as CSV and as NDJSON through \`npm start\` and read to the end by the bench as fast as they come; the server's RSS sampled every 50 ms during each export; the budget (issue 42, 200 MB) is on what the export adds at its peak over the RSS just before it (the server's own baseline is listed beside it).`,
     only.has('writer') &&
@@ -141,6 +144,8 @@ export async function runBenchmarks(): Promise<void> {
     }
     if (only.has('reports')) rows.push(...(await reportsBench(pages.template, total)));
     if (only.has('reports-clickhouse')) rows.push(...(await clickHouseReportsBench(pages.template, total)));
+    if (only.has('reports-imported')) rows.push(...(await importedReportsBench(pages.template)));
+    if (only.has('reports-imported-clickhouse')) rows.push(...(await clickHouseImportedReportsBench(pages.template)));
     if (only.has('api-reports')) rows.push(...(await apiReportsBench(pages.template)));
     if (only.has('api-reports-clickhouse')) rows.push(...(await clickHouseApiReportsBench(pages.template)));
     if (only.has('goals')) rows.push(...(await goalsBench(pages.template, total)));

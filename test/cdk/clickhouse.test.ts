@@ -67,6 +67,8 @@ describe('the stack on ClickHouse', () => {
     // Erasure and the daily purge (issue 42) delete rows.
     data: logicalIdOf(stack.api.functions.get('data') as NodeFunction),
     retentionPurge: logicalIdOf((stack.retentionPurge as NonNullable<typeof stack.retentionPurge>).function),
+    // The daily rollup warm-up (issue 43) builds rollups as the reports function does: with the reader's access.
+    rollupWarm: logicalIdOf((stack.rollupWarm as NonNullable<typeof stack.rollupWarm>).function),
   });
 
   it('creates no Timestream resource', () => {
@@ -96,7 +98,7 @@ describe('the stack on ClickHouse', () => {
   });
 
   it('lets exactly those functions read their own secret, the reports function never the writer’s, and nothing more of Secrets Manager', () => {
-    const { writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync, export: exporter, data, retentionPurge } = eventFunctions();
+    const { writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync, export: exporter, data, retentionPurge, rollupWarm } = eventFunctions();
     // The alert checks, the goals, digests, live and export functions and the digest sends only read: the reader's secret, as the reports function.
     const own = new Map<string, string>([
       [writer, ARN],
@@ -107,7 +109,7 @@ describe('the stack on ClickHouse', () => {
       [crawlerSync, ARN],
       [data, ARN],
       [retentionPurge, ARN],
-      ...[reports, goals, alertChecks, digests, digestSends, live, exporter].map((id) => [id, READER_ARN] as [string, string]),
+      ...[reports, goals, alertChecks, digests, digestSends, live, exporter, rollupWarm].map((id) => [id, READER_ARN] as [string, string]),
     ]);
     for (const id of Object.keys(resourcesOf(template, 'AWS::Lambda::Function'))) {
       const actions = actionsOfFunction(template, id, 'secretsmanager:');
@@ -133,10 +135,10 @@ describe('the stack on ClickHouse', () => {
   });
 
   it('counts failed ClickHouse requests from the logs of every function that talks to it, into one alarm', () => {
-    const { writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync, export: exporter, data, retentionPurge } = eventFunctions();
+    const { writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync, export: exporter, data, retentionPurge, rollupWarm } = eventFunctions();
     const fns = resourcesOf(template, 'AWS::Lambda::Function');
     const filters = Object.values(resourcesOf(template, 'AWS::Logs::MetricFilter')).filter((f) => f.Properties.MetricTransformations[0].MetricName === 'ClickHouseErrors');
-    expect(filters.map((f) => f.Properties.LogGroupName).sort(byJson)).toEqual([writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync, exporter, data, retentionPurge].map((id) => fns[id]!.Properties.LoggingConfig.LogGroup).sort(byJson));
+    expect(filters.map((f) => f.Properties.LogGroupName).sort(byJson)).toEqual([writer, reports, goals, importWorker, alertChecks, digests, digestSends, live, search, searchSync, crawlers, crawlerSync, exporter, data, retentionPurge, rollupWarm].map((id) => fns[id]!.Properties.LoggingConfig.LogGroup).sort(byJson));
     for (const f of filters) {
       expect(f.Properties.FilterPattern).toBe(`"${CLICKHOUSE_FAILURE_LOG}"`);
       expect(f.Properties.MetricTransformations[0]).toMatchObject({ MetricNamespace: 'tinytrack/Tinytrack', MetricValue: '1' });

@@ -4,7 +4,8 @@
  * fields and write its last run (every request the purge's registry calls send is allowed, a
  * whole-item read or another attribute is not); it writes the event store. The `data` route
  * group and the worker get RETENTION_MAX_MONTHS from the context, as does the sites group. On
- * Timestream there is no purge, and the `data` group has no event store access.
+ * Timestream there is no purge, and the `data` group has no event store access. The daily
+ * rollup warm-up (issue 43) has the same schedule's parts at 00:05 and reads only a site's fields.
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -94,10 +95,27 @@ describe('the retention purge on AWS', () => {
   });
 });
 
+describe('the rollup warm-up on AWS (issue 43)', () => {
+  const { stack, template } = synth(CLICKHOUSE);
+  const warm = stack.rollupWarm as NonNullable<typeof stack.rollupWarm>;
+  const warmId = logicalIdOf(warm.function);
+
+  it('runs daily at 00:05 UTC (after the purge) with retries and a dead-letter queue, alarms on undelivered and failed runs, and may only read a site’s fields', () => {
+    const rule = Object.values(resourcesOf(template, 'AWS::Events::Rule')).find((r) => refTarget(r.Properties.Targets[0].Arn) === warmId) as Resource;
+    expect(rule.Properties.ScheduleExpression).toBe('cron(5 0 * * ? *)');
+    expect(rule.Properties.Targets[0]).toMatchObject({ RetryPolicy: { MaximumRetryAttempts: 2 } });
+    expect(refTarget(rule.Properties.Targets[0].DeadLetterConfig.Arn)).toBe(logicalIdOf(warm.deadLetterQueue));
+    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => String(a.Properties.AlarmDescription));
+    expect(alarms.filter((d) => d.includes('rollup warm-up'))).toHaveLength(2);
+    expect(dynamoStatements(template, warmId).flatMap(actionsOf)).toEqual(['dynamodb:GetItem']);
+  });
+});
+
 describe('retention on Timestream', () => {
-  it('has no purge, and the data group no event store', () => {
+  it('has no purge and no rollup warm-up, and the data group no event store', () => {
     const { stack, template } = synth({ eventStore: 'timestream' });
     expect(stack.retentionPurge).toBeNull();
+    expect(stack.rollupWarm).toBeNull();
     const env = resourcesOf(template, 'AWS::Lambda::Function')[logicalIdOf(stack.api.functions.get('data') as NodeFunction)]?.Properties.Environment.Variables;
     expect(env.TIMESTREAM_DATABASE).toBeUndefined();
   });

@@ -229,6 +229,28 @@ describe('ClickHouse daily rollups', () => {
     expect((await rolled.breakdown(scope, 'pages', 10)).map((r) => r.value)).toEqual([3]);
   });
 
+  it("are built ahead of any report by a warm-up (an import's end, a day's end): sealed days without a usable build, pages again once sealed for them", async () => {
+    const site = newSite();
+    const now = Date.now();
+    const today = Math.floor(now / DAY);
+    const ref = { site, registration: REGISTRATION };
+    await events.saveEvents(Array.from({ length: 5 }, (_, d) => row(site, 0, { ts: (today - d) * DAY + 60_000, visitor: `v${d}` })));
+    const built = async () => (await events.rollups.usable(site, REGISTRATION)).map((u) => u.day - today);
+    expect(await rolled.warmRollups(ref, (today - 4) * DAY, now)).toBe(4);
+    expect(await built()).toEqual([-4, -3, -2, -1]);
+    // A batch of today leaves yesterday's labels usable; its pages are not sealed yet.
+    await events.saveEvents([row(site, 0, { ts: now, visitor: 'new' })]);
+    expect(await rolled.warmRollups(ref, (today - 4) * DAY, now)).toBe(0);
+    // A late row of day -3 marks it and day -2 stale, and with them day -4's pages (its next day changed): all three are built again.
+    await events.saveEvents([row(site, 0, { ts: (today - 3) * DAY + 120_000, visitor: 'late' })]);
+    expect(await rolled.warmRollups(ref, (today - 4) * DAY, now)).toBe(3);
+    const warmed = await events.rollups.usable(site, REGISTRATION);
+    const scope = scopeOf(site, (today - 4) * DAY, today * DAY);
+    expect(await rolled.breakdown(scope, 'pages', 10)).toEqual(await rows.breakdown(scope, 'pages', 10));
+    // The report built nothing: every build is the warm-up's.
+    expect(await events.rollups.usable(site, REGISTRATION)).toEqual(warmed);
+  });
+
   it('are built per dim:value filter the first time a report needs them, none for other filters, and a batch marks every variant of its days stale', async () => {
     const site = newSite();
     const day = (d: number, visitor: string, country: string) => row(site, 0, { ts: T0 + d * DAY + 3_600_000, visitor: `${visitor}-${d}`, country });

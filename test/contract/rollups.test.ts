@@ -156,6 +156,26 @@ describe('DuckDB daily rollups', () => {
     expect(days.map((d) => Number(d.day))).toEqual([today - 4, today - 3, today - 2]);
   });
 
+  it("are built ahead of any report by a warm-up (an import's end, a day's end): the sealed whole days of its range that lack them, after which a report builds none", async () => {
+    const site = `rollup-${randomUUID().slice(0, 8)}.example`;
+    const now = Date.now();
+    const today = Math.floor(now / DAY);
+    await events.saveEvents(Array.from({ length: 6 }, (_, d) => row(site, 0, { ts: (today - d) * DAY + 60_000, visitor: `v${d}` })));
+    const ref = { site, registration: REGISTRATION };
+    // From inside day today-6 (cut: not built) to now: today-5 … today-2 are sealed, yesterday and today open.
+    expect(await rolled.warmRollups(ref, (today - 6) * DAY + 1, now)).toBe(4);
+    expect(await events.builtRollupDays(site, REGISTRATION, today - 6, today)).toEqual([today - 5, today - 4, today - 3, today - 2]);
+    expect(await rolled.warmRollups(ref, (today - 6) * DAY + 1, now)).toBe(0);
+    const builds: number[] = [];
+    const reader = new DuckDbReportStore({ query: (sql: string, params?: Record<string, unknown>) => events.query(sql, params as never) } as never, {
+      ensureRollups: async (...args) => void builds.push(args[2]),
+      builtRollupDays: events.builtRollupDays.bind(events),
+    });
+    const scope: ReportScope = { site, registration: REGISTRATION, from: (today - 5) * DAY, to: now, filters: [] };
+    expect(await reader.breakdown(scope, 'pages', 10)).toEqual(await rows.breakdown(scope, 'pages', 10));
+    expect(builds).toEqual([]);
+  });
+
   it('are built per dim:value filter the first time a report needs them, none for other filters, and a batch forgets every variant of the days it touches', async () => {
     const site = `rollup-${randomUUID().slice(0, 8)}.example`;
     const first = T0 / DAY;

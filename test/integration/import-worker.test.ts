@@ -2,7 +2,8 @@
  * The import worker over real dynalite and DuckDB with an in-memory export:
  * a crash inside a chunk (rows written, chunk not recorded) and redeliveries
  * never count twice; stale, cancelled and credential-less jobs; overlap
- * de-duplication; transient and permanent source failures.
+ * de-duplication; transient and permanent source failures; the rollups of a
+ * job's days built before it succeeds.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,9 @@ import { EXPORT_FIELDS } from '#domain/imports/export-row.ts';
 import { ImportSourceError, type ExportBatch, type ExportRequest, type ImportSourceClient } from '#ports/import-source.ts';
 import type { ImportJobRecord, ImportJobs } from '#ports/import-jobs.ts';
 import type { EventStore } from '#ports/event-store.ts';
+import type { ReportStore } from '#ports/report-store.ts';
+import { DuckDbReportStore } from '#adapters/duckdb/duckdb-report-store.ts';
+import { DAY_MS } from '#domain/rows/days.ts';
 import type { ImportLedger } from '#ports/import-ledger.ts';
 import { systemClock } from '#ports/clock.ts';
 import { CREDENTIALS_GONE, createImportWorker, type ImportWorker } from '#workers/import-worker.ts';
@@ -79,9 +83,10 @@ async function newJob(range: [string, string] = [START, END]): Promise<ImportJob
   return job;
 }
 
-function worker(source: ImportSourceClient, over: Partial<{ jobs: ImportJobs; events: EventStore; writeRows: number; ledger: ImportLedger }> = {}): ImportWorker {
+function worker(source: ImportSourceClient, over: Partial<{ jobs: ImportJobs; events: EventStore; writeRows: number; ledger: ImportLedger; rollups: Pick<ReportStore, 'warmRollups'> }> = {}): ImportWorker {
   return createImportWorker({
     jobs: over.jobs ?? jobs, secrets, source, ledger: over.ledger ?? new DuckDbImportLedger(events), events: over.events ?? events, clock: systemClock, chunkRetryDelayMs: 1, writeRows: over.writeRows,
+    rollups: over.rollups,
   });
 }
 
@@ -140,6 +145,26 @@ describe('import worker', () => {
     await runAll(worker(memorySource(data)), job);
     const registrations = await events.query<{ registration: string }>('SELECT DISTINCT registration FROM events WHERE site = $site', { site: job.site });
     expect(registrations).toEqual([{ registration: registrationKey('owner', job.site) }]);
+  });
+
+  it("builds the rollups of the job's days and as many before them under its registration before it marks the job succeeded, and succeeds when that build fails", async () => {
+    const job = await newJob();
+    const reports = new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }, events);
+    const statusAtWarm: string[] = [];
+    const rollups = { warmRollups: async (...args: Parameters<ReportStore['warmRollups']>) => {
+      statusAtWarm.push((await jobs.getJob(job.site, job.id))!.status);
+      return reports.warmRollups(...args);
+    } };
+    await runAll(worker(memorySource(data), { rollups }), job);
+    const [first, last] = [Date.parse(`${START}T00:00:00Z`) / DAY_MS, Date.parse(`${END}T00:00:00Z`) / DAY_MS];
+    expect(statusAtWarm).toEqual(['running']);
+    // The job's days, and as many before them (the overview's previous period).
+    const span = last - first + 1;
+    expect(await events.builtRollupDays(job.site, registrationKey('owner', job.site), first - span, last)).toHaveLength(2 * span);
+    expect(await jobs.getJob(job.site, job.id)).toMatchObject({ status: 'succeeded' });
+    const failing = await newJob();
+    await runAll(worker(memorySource(data), { rollups: { warmRollups: () => Promise.reject(new Error('disk full')) } }), failing);
+    expect(await jobs.getJob(failing.site, failing.id)).toMatchObject({ status: 'succeeded', rows_imported: TOTAL });
   });
 
   it('survives a crash after writing a chunk and before recording it: the redelivery counts each row once', async () => {

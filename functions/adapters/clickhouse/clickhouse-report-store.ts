@@ -12,8 +12,9 @@
  * the dialect's canonicalIn).
  */
 import type { Logger } from '#ports/logger.ts';
+import { DAY_MS } from '#domain/rows/days.ts';
 import type { SiteRef } from '#ports/report-store.ts';
-import { buildKindOf, daysToBuildFor, planRollups, UNFILTERED, type RollupPlan, type RollupPolicy } from '#reports/plan.ts';
+import { buildKindOf, daysToBuildFor, planRollups, sealedDays, UNFILTERED, type RollupPlan, type RollupPolicy } from '#reports/plan.ts';
 import type { Query, QueryRunner, ResultRow } from '#reports/sql/dialect.ts';
 import { ClickHouseSql } from '#reports/sql/dialects/clickhouse.ts';
 import { staleBuilds, staleMarks, type RolledDays, type RolledPart } from '#reports/sql/dialects/clickhouse-rollups.ts';
@@ -264,6 +265,27 @@ export class ClickHouseReportStore extends SqlReportStore {
     // site that batches keep marking, the next read then sends the open part with the marks, in one request.
     this.openAnswers.delete(openKey);
     return [...sealed, ...(await this.clickhouse.runClickHouse(open))];
+  }
+
+  /**
+   * Builds the site's own rollups of the sealed whole days of [from, to) without a usable build:
+   * days whose labels lack one, and days sealed for pages whose pages went stale (rollups.ts).
+   */
+  override async warmRollups(site: SiteRef, from: number, to: number): Promise<number> {
+    const now = (this.options.now ?? Date.now)();
+    const days = this.options.rollups === false ? null : sealedDays(from, to, now, OPEN_DAYS.labels);
+    if (!days) return 0;
+    const { rollups } = this.events;
+    const usable = new Map((await rollups.usable(site.site, site.registration)).map((u) => [u.day, u]));
+    const pagesSealed = Math.floor(now / DAY_MS) - OPEN_DAYS.pages;
+    const lacking: number[] = [];
+    for (let d = days.first; d <= days.last; d++) {
+      const build = usable.get(d);
+      if (!build || (d <= pagesSealed && !build.pages)) lacking.push(d);
+    }
+    if (lacking.length > 0) await rollups.build(site.site, site.registration, lacking);
+    this.known.delete(buildsKey(site, UNFILTERED));
+    return lacking.length;
   }
 
   /**

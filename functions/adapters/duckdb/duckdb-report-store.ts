@@ -7,7 +7,9 @@
  */
 import type { FilterClause } from '#domain/reports/filter.ts';
 import type { Logger } from '#ports/logger.ts';
-import { daysToBuildFor, planRollups, rolledDays, type RollupPlan, type RollupPolicy } from '#reports/plan.ts';
+import type { SiteRef } from '#ports/report-store.ts';
+import { daysToBuildFor, lackingDays, planRollups, rolledDays, sealedDays, type RollupPlan, type RollupPolicy } from '#reports/plan.ts';
+import { dayRuns } from '#domain/rows/days.ts';
 import type { Query, QueryRunner, ResultRow } from '#reports/sql/dialect.ts';
 import type { Report } from '#reports/sql/report.ts';
 import { listValue } from '@duckdb/node-api';
@@ -48,6 +50,9 @@ export interface RollupBuilder {
  * the rows; stored pages keep their ts, so they answer the days a range only cuts into too.
  */
 export const DUCKDB_ROLLUPS: RollupPolicy = { openDays: { labels: 2, pages: 2 }, cutDays: (need) => need === 'pages', otherFilters: 'rows' };
+
+/** Days a warm-up builds per turn of the writer, so batches land between its parts. */
+const WARM_DAYS = 31;
 
 /** A read the store makes three times at most: each race with a batch that removed a named rollup costs one. */
 const ATTEMPTS = 3;
@@ -91,6 +96,20 @@ export class DuckDbReportStore extends SqlReportStore {
       if (Number(rows[0]?.still_built) === named.length) return form.answer(rows, ...args);
     }
     return null;
+  }
+
+  /**
+   * Builds the site's own rollups of the sealed whole days of [from, to) that lack them (all three
+   * kinds: labels, slots and pages are built together), a month per turn of the writer.
+   */
+  override async warmRollups(site: SiteRef, from: number, to: number): Promise<number> {
+    const rollups = this.rollups;
+    const days = rollups && sealedDays(from, to, this.now(), DUCKDB_ROLLUPS.openDays.labels);
+    if (!days) return 0;
+    const built = await rollups.builtRollupDays(site.site, site.registration, days.first, days.last);
+    const lacking = lackingDays(days, built);
+    for (const [first, last] of dayRuns(lacking, WARM_DAYS)) await rollups.ensureRollups(site.site, site.registration, first, last);
+    return lacking.length;
   }
 
   /** The plan's days with a rollup (of its variant: a report's own `subject`'s when it has one), after building the missing ones where the plan asks for it. */

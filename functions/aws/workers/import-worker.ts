@@ -18,7 +18,7 @@ import { createImportWorker } from '#workers/import-worker.ts';
 import { createSqsImportWorkerHandler } from '#workers/sqs-import-worker.ts';
 
 const config = loadConfig();
-const { events, ledger } = await awsImportStores(config);
+const { events, ledger, rollups } = await awsImportStores(config);
 
 export const handler = createSqsImportWorkerHandler(
   createImportWorker({
@@ -27,6 +27,7 @@ export const handler = createSqsImportWorkerHandler(
     source: importSourceFor(config),
     ledger,
     events,
+    rollups,
     clock: systemClock,
   }),
 );

@@ -53,6 +53,11 @@ export class SqlReportStore implements ReportStore, ReportReader {
     return Promise.resolve(null);
   }
 
+  /** A store without rollups has none to build. */
+  warmRollups(_site: SiteRef, _from: number, _to: number): Promise<number> {
+    return Promise.resolve(0);
+  }
+
   /**
    * Per-bucket rows and the whole-range row come from separate statements
    * (distinct counts do not add up across buckets), and engagement from a
