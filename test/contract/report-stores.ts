@@ -143,14 +143,14 @@ const timestream: StoreUnderTest = {
 
 /**
  * The S3 store (issue 44) over real local servers (s3rver, dynalite): Parquet files per site-day,
- * reports by the DuckDB dialect over its mirror. Its properties run a quarter of the seeded cases:
+ * reports by the DuckDB dialect over its mirror. Its properties run a tenth of the seeded cases:
  * each seeded batch is a put and a conditional write per site-day, each read a manifest query.
  */
 const s3: StoreUnderTest = {
   name: 'S3 (s3rver, dynalite)',
   skip: null,
   skipProperties: null,
-  propertyShare: 0.25,
+  propertyShare: 0.1,
   async open() {
     const local = await startLocalS3();
     const events = await local.open();

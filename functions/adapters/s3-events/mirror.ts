@@ -46,6 +46,8 @@ export class EventMirror {
   private readonly held = new Map<string, number>();
   /** Loads run one after another on the writer connection. */
   private readonly loads = new Serial();
+  /** Loads asked for and not yet begun, by what they load: a read asking for the same shares it (its listing is read after the read began). */
+  private readonly queued = new Map<string, Promise<void>>();
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -76,7 +78,7 @@ export class EventMirror {
     const keys = sites.flatMap((ref) => Array.from({ length: last - first + 1 }, (_, i) => dayKey(ref, first + i)));
     for (const key of keys) this.held.set(key, (this.held.get(key) ?? 0) + 1);
     try {
-      await this.loads.run(() => this.sync(sites, first, last));
+      await this.syncQueued(sites, first, last);
       return await read();
     } finally {
       for (const key of keys) {
@@ -85,6 +87,19 @@ export class EventMirror {
         else this.held.set(key, n);
       }
     }
+  }
+
+  private syncQueued(sites: readonly SiteRef[], first: number, last: number): Promise<void> {
+    const key = JSON.stringify([sites.map(siteKey), first, last]);
+    let sync = this.queued.get(key);
+    if (!sync) {
+      sync = this.loads.run(() => {
+        this.queued.delete(key);
+        return this.sync(sites, first, last);
+      });
+      this.queued.set(key, sync);
+    }
+    return sync;
   }
 
   query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]> {

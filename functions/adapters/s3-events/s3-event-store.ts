@@ -71,7 +71,7 @@ export class S3EventStore implements EventStore {
 
   /** A writer over `bucket` and `manifest`, its files written in `scratch` (a directory of its own). */
   static async open(bucket: EventBucket, manifest: Manifest, scratch: string): Promise<S3EventStore> {
-    const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
+    const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
     const connection = await instance.connect();
     return new S3EventStore(instance, connection, new ParquetFiles(connection, join(scratch, 'writer')), bucket, manifest);
   }

@@ -1,0 +1,5 @@
+/** The report properties (report-properties.contract.ts) on the S3 store (issue 44), over s3rver and dynalite, on its share of the cases. */
+import { describeReportProperties } from './report-properties.contract.ts';
+import { S3_STORES } from './report-stores.ts';
+
+describeReportProperties(S3_STORES);
