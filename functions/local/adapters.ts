@@ -256,7 +256,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   const dataDir = ownDataDir(config.dataDir);
   const store = await startLocalStore(config);
   const registry = new DynamoRegistry(store.client, config.tableName);
-  const local = await openLocalEvents(config, dataDir, (hostnames) => currentRegistrations(registry, hostnames));
+  const local = await openLocalEvents(config, dataDir, (hostnames) => currentRegistrations(registry, hostnames), store.client);
   // Opened even when receipt is not durable, so rows an earlier durable run left are still written.
   const { journal, recovered } = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'events'), { codec: eventRowCodec, log });
   const eventQueue = createEventQueue(local.events, dataDir, journal, config.durableReceipt);
