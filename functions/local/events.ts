@@ -94,7 +94,7 @@ async function withS3Events(settings: S3EventsConfig, dataDir: string, dynamo: D
 }
 
 export async function openLocalEvents(config: Readonly<Config>, dataDir: string, registrationsOf: RegistrationsOf, dynamo?: DynamoDBClient): Promise<LocalEvents> {
-  if (config.s3Events && dynamo) return withS3Events(config.s3Events, dataDir, dynamo, await openLocalEvents({ ...config, s3Events: null }, dataDir, registrationsOf));
+  if (config.s3Events && !config.clickhouse && dynamo) return withS3Events(config.s3Events, dataDir, dynamo, await openLocalEvents({ ...config, s3Events: null }, dataDir, registrationsOf));
   if (config.clickhouse) {
     const events = await ClickHouseEventStore.open(clickHouseHttpExecutor(config.clickhouse), config.clickhouse.database, log);
     return {
