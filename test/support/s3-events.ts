@@ -10,7 +10,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
-import { openS3Events, type S3Events } from '#adapters/s3-events/s3-events.ts';
+import { openS3Events, type S3Events, type S3EventsSettings } from '#adapters/s3-events/s3-events.ts';
 
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const BUCKET = 'events';
@@ -22,7 +22,7 @@ export interface LocalS3 {
   /** The URL `npm start` takes as S3_EVENTS_URL for this server and bucket. */
   url: string;
   /** A fresh S3 event store over these servers (its own manifest table and directory). */
-  open(options?: { mirrorRows?: number; cacheBytes?: number }): Promise<S3Events>;
+  open(options?: Partial<Pick<S3EventsSettings, 'mirrorRows' | 'cacheBytes' | 'compaction' | 'table'>>): Promise<S3Events>;
   close(): Promise<void>;
 }
 
@@ -46,6 +46,7 @@ export async function startLocalS3(): Promise<LocalS3> {
     url: `${endpoint(s3Address)}/${BUCKET}`,
     async open(options = {}) {
       const n = ++tables;
+      // A table of its own unless `table` names one another store uses (two instances over one store).
       const events = await openS3Events({ bucket: { s3, bucket: BUCKET }, dynamo, table: `event-files-${n}`, dir: join(dir, `store-${n}`), createTable: true, ...options });
       opened.push(events);
       return events;

@@ -27,10 +27,18 @@ export interface ListedFile {
   rows: number;
 }
 
+/** A file compaction replaced, no longer listed: deleted once no read that listed it can still be running. */
+export interface RetiredFile {
+  name: string;
+  /** When it was replaced, Unix ms. */
+  at: number;
+}
+
 export interface SiteDay {
   ref: SiteRef;
   day: number;
   files: ListedFile[];
+  retired: RetiredFile[];
   /** Bumped by every change; 0 for a site-day not listed yet. */
   version: number;
 }
@@ -54,7 +62,14 @@ function encodeFiles(files: readonly ListedFile[]): AttributeValue {
 
 function decode(item: Record<string, AttributeValue>): SiteDay {
   const files = (JSON.parse(item.files?.S ?? '[]') as [string, string, number][]).map(([name, etag, rows]) => ({ name, etag, rows }));
-  return { ref: refOf(item.pk?.S ?? '|'), day: Number(item.day?.N), files, version: Number(item.version?.N ?? 0) };
+  const retired = (JSON.parse(item.retired?.S ?? '[]') as [string, number][]).map(([name, at]) => ({ name, at }));
+  return { ref: refOf(item.pk?.S ?? '|'), day: Number(item.day?.N), files, retired, version: Number(item.version?.N ?? 0) };
+}
+
+/** What a change writes: the listed files, and the retired ones (unchanged when absent). */
+export interface SiteDayChange {
+  files: ListedFile[];
+  retired?: RetiredFile[];
 }
 
 export class Manifest {
@@ -89,7 +104,7 @@ export class Manifest {
 
   async get(ref: SiteRef, day: number): Promise<SiteDay> {
     const r = await this.dynamo.send(new GetItemCommand({ TableName: this.table, Key: { pk: { S: pkOf(ref) }, day: { N: String(day) } }, ConsistentRead: true }));
-    return r.Item ? decode(r.Item) : { ref, day, files: [], version: 0 };
+    return r.Item ? decode(r.Item) : { ref, day, files: [], retired: [], version: 0 };
   }
 
   /** The listed site-days of `ref` in first..last (day numbers), ascending; days with no item are absent. */
@@ -122,16 +137,27 @@ export class Manifest {
     return item ? Number(item.day?.N) : null;
   }
 
-  /** Every site registration with a listed day. */
+  /** Every site registration with a listed file. */
   async sites(): Promise<SiteRef[]> {
     const seen = new Set<string>();
+    for (const day of await this.all()) if (day.files.length > 0) seen.add(`${day.ref.site}|${day.ref.registration}`);
+    return [...seen].sort().map(refOf);
+  }
+
+  /** The site-days compaction has work on: several files, or retired ones. */
+  async pending(): Promise<SiteDay[]> {
+    return (await this.all()).filter((d) => d.files.length > 1 || d.retired.length > 0);
+  }
+
+  private async all(): Promise<SiteDay[]> {
+    const days: SiteDay[] = [];
     let start: Record<string, AttributeValue> | undefined;
     do {
-      const r = await this.dynamo.send(new ScanCommand({ TableName: this.table, ProjectionExpression: 'pk', ExclusiveStartKey: start, ConsistentRead: true }));
-      for (const item of r.Items ?? []) seen.add(item.pk?.S ?? '');
+      const r = await this.dynamo.send(new ScanCommand({ TableName: this.table, ExclusiveStartKey: start, ConsistentRead: true }));
+      for (const item of r.Items ?? []) days.push(decode(item));
       start = r.LastEvaluatedKey;
     } while (start);
-    return [...seen].sort().map(refOf);
+    return days;
   }
 
   /**
@@ -140,24 +166,36 @@ export class Manifest {
    * and retried). An empty list removes the item. Returns the entry as written (or as found).
    */
   async update(ref: SiteRef, day: number, change: (current: SiteDay) => ListedFile[] | null): Promise<SiteDay> {
+    return this.change(ref, day, (current) => {
+      const files = change(current);
+      return files === null ? null : { files };
+    });
+  }
+
+  /** As update, the retired files too: the item goes once neither lists any file. */
+  async change(ref: SiteRef, day: number, change: (current: SiteDay) => SiteDayChange | null): Promise<SiteDay> {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const current = await this.get(ref, day);
-      const files = change(current);
-      if (files === null) return current;
+      const next = change(current);
+      if (next === null) return current;
+      const files = next.files;
+      const retired = next.retired ?? current.retired;
       const key = { pk: { S: pkOf(ref) }, day: { N: String(day) } };
       const condition =
         current.version === 0
           ? { ConditionExpression: 'attribute_not_exists(pk)' }
           : { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': { N: String(current.version) } } };
       try {
-        if (files.length === 0) {
+        const empty = files.length === 0 && retired.length === 0;
+        if (empty) {
           if (current.version === 0) return current;
           await this.dynamo.send(new DeleteItemCommand({ TableName: this.table, Key: key, ...condition }));
         } else {
-          const item = { ...key, files: encodeFiles(files), version: { N: String(current.version + 1) } };
+          const encodedRetired = { S: JSON.stringify(retired.map((r) => [r.name, r.at])) };
+          const item = { ...key, files: encodeFiles(files), retired: encodedRetired, version: { N: String(current.version + 1) } };
           await this.dynamo.send(new PutItemCommand({ TableName: this.table, Item: item, ...condition }));
         }
-        return { ref, day, files, version: files.length === 0 ? 0 : current.version + 1 };
+        return { ref, day, files, retired, version: empty ? 0 : current.version + 1 };
       } catch (e) {
         if (!(e instanceof ConditionalCheckFailedException)) throw e;
       }

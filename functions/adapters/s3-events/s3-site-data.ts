@@ -36,9 +36,9 @@ export class S3SiteData implements SiteDataStore {
     const removed = await this.countRows(ref, from, to);
     for (const listed of await this.manifest.list(ref, from / DAY_MS, to / DAY_MS - 1)) {
       let gone: string[] = [];
-      await this.manifest.update(ref, listed.day, (current) => {
-        gone = current.files.map((f) => objectKey(ref, listed.day, f.name));
-        return [];
+      await this.manifest.change(ref, listed.day, (current) => {
+        gone = [...current.files, ...current.retired].map((f) => objectKey(ref, listed.day, f.name));
+        return { files: [], retired: [] };
       });
       await deleteObjects(this.bucket, gone);
     }
