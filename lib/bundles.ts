@@ -12,6 +12,7 @@ import { IMPORT_WORKER_ENTRY } from './imports.ts';
 import { ALERT_CHECKS_ENTRY, CRAWLER_SYNC_ENTRY, DIGEST_SENDS_ENTRY, ROTATE_SALTS_ENTRY } from './schedules.ts';
 import { SEARCH_SYNC_ENTRY } from './search-console.ts';
 import { RETENTION_PURGE_ENTRY } from './retention.ts';
+import { EVENT_COMPACTION_ENTRY } from './compaction.ts';
 
 const KiB = 1024;
 
@@ -58,5 +59,6 @@ export function lambdaBundles(texts: { trackerScript: string; apiDocument: strin
     { name: 'schedule/search-console-sync', entry: SEARCH_SYNC_ENTRY, define: {}, budget: null, sourceMaps: true },
     { name: 'schedule/crawler-sync', entry: CRAWLER_SYNC_ENTRY, define: {}, budget: null, sourceMaps: true },
     { name: 'schedule/retention-purge', entry: RETENTION_PURGE_ENTRY, define: {}, budget: null, sourceMaps: true },
+    { name: 'schedule/event-compaction', entry: EVENT_COMPACTION_ENTRY, define: {}, budget: null, sourceMaps: true },
   ];
 }

@@ -22,6 +22,7 @@ import { Auth, dashboardSignIn, externalIssuerFromContext } from './auth.ts';
 import { Dashboard } from './dashboard.ts';
 import { ClickHouse } from './clickhouse.ts';
 import { S3EventStore } from './s3-events.ts';
+import { EventCompaction } from './compaction.ts';
 import { contextFlag, contextInteger, contextOrigin, contextString, guardRailsFromContext } from './context.ts';
 import { DashboardEdgeFunctions } from './dashboard-edge.ts';
 import type { EventStoreResource } from './event-store.ts';
@@ -49,6 +50,8 @@ export class TinytrackStack extends Stack {
   readonly auth: Auth;
   readonly events: WorkQueue;
   readonly eventStore: EventStoreResource;
+  /** The S3 store's hourly compaction (issue 44); null on the other stores. */
+  readonly compaction: EventCompaction | null;
   readonly writer: EventWriter;
   readonly imports: Imports;
   readonly api: Api;
@@ -118,6 +121,7 @@ export class TinytrackStack extends Stack {
     });
     this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, eventStore: this.eventStore, mail, crawlerTokenKey: this.imports.key, cloudflareApiUrl });
     this.retentionPurge = this.eventStore instanceof ClickHouse || this.eventStore instanceof S3EventStore ? new RetentionPurge(this, 'RetentionPurge', { table: this.storage.table, eventStore: this.eventStore, maxMonths: retentionMaxMonths }) : null;
+    this.compaction = this.eventStore instanceof S3EventStore ? new EventCompaction(this, 'EventCompaction', { eventStore: this.eventStore }) : null;
     this.searchSync = this.eventStore instanceof ClickHouse ? new SearchConsoleSync(this, 'SearchConsoleSync', { table: this.storage.table, eventStore: this.eventStore, key: this.imports.key }) : null;
     if (this.eventStore instanceof ClickHouse) {
       // Every function that talks to ClickHouse feeds its failures into one alarm.

@@ -131,6 +131,12 @@ export async function awsImportStores(config: Readonly<Config>): Promise<{ event
   };
 }
 
+/** One compaction pass of the S3 store (issue 44), or null on another store (nothing to compact). */
+export async function awsCompaction(config: Readonly<Config>): Promise<(() => Promise<number>) | null> {
+  const s3 = await s3Stores(config);
+  return s3 ? () => s3.stores.s3Compact(s3.settings) : null;
+}
+
 /** A site's removal over every series (issue 42): ClickHouse's; null on Timestream (frozen: erasure answers 501, no purge). */
 export async function awsSiteData(config: Readonly<Config>): Promise<SiteDataStore | null> {
   const s3 = await s3Stores(config);

@@ -38,6 +38,11 @@ export async function s3RowExport(settings: S3EventsConfig) {
   return new S3RowExport(await (await events(settings)).mirror());
 }
 
+/** One compaction pass (adapters/s3-events/compactor.ts): the site-days compacted. */
+export async function s3Compact(settings: S3EventsConfig): Promise<number> {
+  return (await events(settings)).compact();
+}
+
 export async function s3SiteData(settings: S3EventsConfig) {
   const opened = await events(settings);
   return new S3SiteData({ s3: awsClient(S3Client), bucket: settings.bucket }, opened.manifest, await opened.mirror());

@@ -164,6 +164,8 @@ export interface LocalRuntime {
   events: EventStore;
   /** The embedded DuckDB store when it is the one in use; null on ClickHouse (CLICKHOUSE_URL). */
   duckdb: DuckDbEventStore | null;
+  /** One compaction pass of the S3 store (S3_EVENTS_URL); null on the other stores. */
+  compactEvents: (() => Promise<number>) | null;
   eventQueue: MemoryQueue<EventRow>;
   /** Ingested API requests (POST /api/ingest). */
   apiRequestQueue: MemoryQueue<ApiRequestRow>;
@@ -301,7 +303,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     store: store.client,
     onSiteChanged: store.onSiteChanged,
     events: local.events,
-    duckdb: local.duckdb,
+    duckdb: local.duckdb, compactEvents: local.compactEvents,
     eventQueue,
     apiRequestQueue,
     importQueue,

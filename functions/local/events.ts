@@ -56,6 +56,8 @@ export interface LocalEvents {
   siteData: SiteDataStore;
   /** The owner's export (issue 42): the series' rows a page at a time. */
   rowExport: RowExportStore;
+  /** One compaction pass of the S3 store (S3_EVENTS_URL; adapters/s3-events/compactor.ts), hourly; null on the other stores. */
+  compactEvents: (() => Promise<number>) | null;
   /** The embedded store when it is the one in use (tests and admin commands read it directly); null on ClickHouse. */
   duckdb: DuckDbEventStore | null;
   close(): Promise<void>;
@@ -84,6 +86,7 @@ async function withS3Events(settings: S3EventsConfig, dataDir: string, dynamo: D
     ledger: new S3ImportLedger(mirror),
     siteData: new S3SiteData(bucket, opened.manifest, mirror, side.siteData),
     rowExport: new S3RowExport(mirror, side.rowExport),
+    compactEvents: () => opened.compact(),
     duckdb: null,
     close: async () => {
       await opened.close();
@@ -106,6 +109,7 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
       crawlerHits: new ClickHouseCrawlerHits(events.executor, events.database),
       siteData: new ClickHouseSiteData(events),
       rowExport: new ClickHouseRowExport(events.executor, events.database),
+      compactEvents: null,
       duckdb: null,
       close: () => events.close(),
     };
@@ -125,6 +129,7 @@ export async function openLocalEvents(config: Readonly<Config>, dataDir: string,
     crawlerHits,
     siteData: new DuckDbSiteData(events, { api_requests: apiRequests, search_console: searchStats, crawler_hits: crawlerHits }),
     rowExport,
+    compactEvents: null,
     duckdb: events,
     close: async () => {
       await apiRequests.close();

@@ -81,6 +81,20 @@ describe('the stack on S3 (the default)', () => {
     expect(purge.manifest).toContain('dynamodb:DeleteItem');
   });
 
+  it('compacts hourly with retries and a dead-letter queue, alarming on undelivered and failed runs; the compaction may read, put and delete', () => {
+    const compaction = stack.compaction as NonNullable<typeof stack.compaction>;
+    const fnId = logicalIdOf(compaction.function);
+    const rule = Object.values(resourcesOf(template, 'AWS::Events::Rule')).find((r) => refTarget(r.Properties.Targets[0].Arn) === fnId) as Resource;
+    expect(rule.Properties.ScheduleExpression).toBe('cron(20 * * * ? *)');
+    expect(rule.Properties.Targets[0]).toMatchObject({ RetryPolicy: { MaximumRetryAttempts: 2 } });
+    expect(refTarget(rule.Properties.Targets[0].DeadLetterConfig.Arn)).toBe(logicalIdOf(compaction.deadLetterQueue));
+    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => String(a.Properties.AlarmDescription));
+    expect(alarms.filter((d) => d.includes('event compaction'))).toHaveLength(2);
+    const actions = storeActions(fnId);
+    for (const action of ['s3:GetObject*', 's3:PutObject', 's3:DeleteObject*']) expect(actions.bucket).toContain(action);
+    for (const action of ['dynamodb:Scan', 'dynamodb:PutItem']) expect(actions.manifest).toContain(action);
+  });
+
   it('runs the functions that use it on x86-64 with /tmp for the object cache, and feeds the writer minute-long batches', () => {
     const users = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter((f) => f.Properties.Environment?.Variables?.EVENTS_BUCKET !== undefined);
     expect(users.length).toBeGreaterThan(3);
