@@ -103,7 +103,7 @@ export class EventMirror {
   }
 
   query<T = Record<string, unknown>>(sql: string, params?: QueryParams): Promise<T[]> {
-    return this.pool.query<T>(sql, params as never);
+    return this.pool.query<T>(sql, params);
   }
 
   rowArrays(sql: string, params?: QueryParams): Promise<RowArrays> {
