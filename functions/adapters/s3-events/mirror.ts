@@ -129,7 +129,11 @@ export class EventMirror {
   }
 
   private async load(ref: SiteRef, days: readonly { day: number; listed: SiteDay | undefined }[]): Promise<void> {
-    const files = await Promise.all(days.map(({ day, listed }) => this.cache.paths((listed?.files ?? []).map((f) => ({ key: objectKey(ref, day, f.name), etag: f.etag })))));
+    // One fetch list for every day, so at most the cache's fetches in flight at once.
+    const objects = days.map(({ day, listed }) => (listed?.files ?? []).map((f) => ({ key: objectKey(ref, day, f.name), etag: f.etag })));
+    const fetched = await this.cache.paths(objects.flat());
+    let at = 0;
+    const files = objects.map((o) => fetched.slice(at, (at += o.length)));
     const site = `site = ${sqlString(ref.site)} AND registration = ${sqlString(ref.registration)}`;
     await inTransaction(this.writer, async () => {
       for (const [i, { day, listed }] of days.entries()) {
