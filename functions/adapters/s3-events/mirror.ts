@@ -135,17 +135,21 @@ export class EventMirror {
     let at = 0;
     const files = objects.map((o) => fetched.slice(at, (at += o.length)));
     const site = `site = ${sqlString(ref.site)} AND registration = ${sqlString(ref.registration)}`;
+    const paths = files.flat();
+    const first = (days[0] as { day: number }).day;
+    const last = (days[days.length - 1] as { day: number }).day;
     await inTransaction(this.writer, async () => {
-      for (const [i, { day, listed }] of days.entries()) {
-        await this.writer.run(`DELETE FROM ${MAIN_TABLE} WHERE ${site} AND ts BETWEEN ${day * DAY_MS} AND ${day * DAY_MS + DAY_MS - 1}`);
-        const paths = files[i] as string[];
-        let rows = 0;
-        if (paths.length > 0) {
-          const r = await this.writer.run(`INSERT INTO ${MAIN_TABLE} (${STORED_COLUMNS}) SELECT *, false, false, NULL FROM (${distinctRows(paths)})`);
-          rows = Number(r.rowsChanged);
-        }
-        this.setRows(dayKey(ref, day), { ref, day, signature: signatureOf(listed), rows });
+      // One statement per run of days and one INSERT over every file: a cold read loads a year at once.
+      for (const [lo, hi] of dayRuns(days.map((d) => d.day), Infinity)) {
+        await this.writer.run(`DELETE FROM ${MAIN_TABLE} WHERE ${site} AND ts BETWEEN ${lo * DAY_MS} AND ${(hi + 1) * DAY_MS - 1}`);
       }
+      const counts = new Map<number, number>();
+      if (paths.length > 0) {
+        await this.writer.run(`INSERT INTO ${MAIN_TABLE} (${STORED_COLUMNS}) SELECT *, false, false, NULL FROM (${distinctRows(paths)})`);
+        const per = await this.writer.runAndReadAll(`SELECT ts // ${DAY_MS} AS day, count(*) AS n FROM ${MAIN_TABLE} WHERE ${site} AND ts BETWEEN ${first * DAY_MS} AND ${(last + 1) * DAY_MS - 1} GROUP BY 1`);
+        for (const r of per.getRowObjectsJS()) counts.set(Number(r.day), Number(r.n));
+      }
+      for (const { day, listed } of days) this.setRows(dayKey(ref, day), { ref, day, signature: signatureOf(listed), rows: counts.get(day) ?? 0 });
       // A day's rows move the flags of its own day and the two after it (a copy's window, an append's page's copy).
       for (const [lo, hi] of dayRuns(days.map((d) => d.day), Infinity)) {
         for (const statement of flagRuleStatements([MAIN_TABLE], { ...ref, lo: lo * DAY_MS, hi: (hi + 3) * DAY_MS - 1 })) await this.writer.run(statement);
