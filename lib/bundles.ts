@@ -13,6 +13,7 @@ import { ALERT_CHECKS_ENTRY, CRAWLER_SYNC_ENTRY, DIGEST_SENDS_ENTRY, ROTATE_SALT
 import { SEARCH_SYNC_ENTRY } from './search-console.ts';
 import { RETENTION_PURGE_ENTRY } from './retention.ts';
 import { ROLLUP_WARM_ENTRY } from './rollup-warm.ts';
+import { EVENT_COMPACTION_ENTRY } from './compaction.ts';
 
 const KiB = 1024;
 
@@ -60,5 +61,6 @@ export function lambdaBundles(texts: { trackerScript: string; apiDocument: strin
     { name: 'schedule/crawler-sync', entry: CRAWLER_SYNC_ENTRY, define: {}, budget: null, sourceMaps: true },
     { name: 'schedule/retention-purge', entry: RETENTION_PURGE_ENTRY, define: {}, budget: null, sourceMaps: true },
     { name: 'schedule/rollup-warm', entry: ROLLUP_WARM_ENTRY, define: {}, budget: null, sourceMaps: true },
+    { name: 'schedule/event-compaction', entry: EVENT_COMPACTION_ENTRY, define: {}, budget: null, sourceMaps: true },
   ];
 }

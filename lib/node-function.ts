@@ -6,7 +6,7 @@
  * group kept a month. `npm run bench` and test/cdk/bundles.test.ts build the
  * same bundles through lambdaBuildOptions.
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -82,6 +82,27 @@ function lazyModuleCommands(inputDir: string, outputDir: string): string[] {
 }
 
 /**
+ * What a function of an S3-store stack (issue 44; its environment names EVENTS_BUCKET) ships
+ * beside its bundle: the S3 store's module (functions/aws/s3-stores.ts, which the entry loads
+ * only on that store) and DuckDB, whose native binding is the one npm installed on the deploying
+ * machine: Linux x86-64, so these functions run on x86-64 (docs/decisions.md "Issue 44").
+ */
+export const S3_STORES_ENTRY = 'functions/aws/s3-stores.ts';
+export const DUCKDB_PACKAGES = ['@duckdb/node-api', '@duckdb/node-bindings', '@duckdb/node-bindings-linux-x64'] as const;
+/** DuckDB's memory and threads (1,769 MB is one full vCPU), and /tmp for the object cache (adapters/s3-events/s3-events.ts). */
+export const S3_STORE_MEMORY_MB = 2048;
+export const S3_STORE_TMP_MB = 3072;
+
+/** Shell commands that build the S3 store's module and copy DuckDB beside a bundle (run after bundling, on this machine). */
+function s3StoreCommands(inputDir: string, outputDir: string): string[] {
+  const esbuild = join(inputDir, 'node_modules', '.bin', 'esbuild');
+  return [
+    `"${esbuild}" "${join(inputDir, S3_STORES_ENTRY)}" --bundle --minify --platform=node --target=${NODE_TARGET} --format=esm --main-fields=module,main --banner:js="${REQUIRE_BANNER}" --external:@duckdb/* --log-level=warning --outfile="${join(outputDir, 's3-stores.mjs')}"`,
+    ...DUCKDB_PACKAGES.map((name) => `mkdir -p "${join(outputDir, 'node_modules', name)}" && cp -RL "${join(inputDir, 'node_modules', name)}/." "${join(outputDir, 'node_modules', name)}/"`),
+  ];
+}
+
+/**
  * esbuild runs as a command, and Linux refuses any one argument over 128 KiB:
  * a `define` longer than this (the OpenAPI document) goes to a file esbuild
  * injects instead, which sets the same `process.env` value before any other
@@ -126,6 +147,7 @@ export class NodeFunction extends NodejsFunction {
     const entry = join(PROJECT_ROOT, props.entry);
     if (!existsSync(entry)) throw new Error(`${props.entry} is missing: it is the Lambda entry of ${scope.node.path}/${id} and must export \`handler\``);
     const sourceMaps = props.sourceMaps ?? true;
+    const s3Store = props.environment?.EVENTS_BUCKET !== undefined;
     const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
       retention: logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -135,8 +157,9 @@ export class NodeFunction extends NodejsFunction {
       handler: 'handler',
       description: props.description,
       runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
+      architecture: s3Store ? lambda.Architecture.X86_64 : lambda.Architecture.ARM_64,
+      memorySize: s3Store ? Math.max(props.memorySize ?? 0, S3_STORE_MEMORY_MB) : (props.memorySize ?? 512),
+      ...(s3Store ? { ephemeralStorageSize: Size.mebibytes(S3_STORE_TMP_MB) } : {}),
       timeout: props.timeout ?? Duration.seconds(10),
       logGroup,
       ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
@@ -157,7 +180,7 @@ export class NodeFunction extends NodejsFunction {
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: lazyModuleCommands,
+          afterBundling: (inputDir: string, outputDir: string) => [...lazyModuleCommands(inputDir, outputDir), ...(s3Store ? s3StoreCommands(inputDir, outputDir) : [])],
         },
         logLevel: LogLevel.WARNING,
         ...commandLineDefines({ ...LAMBDA_DEFINES, ...props.define }),

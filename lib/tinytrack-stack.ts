@@ -21,6 +21,8 @@ import { Api, GROUP_ACCESS, publicUrlsFromContext } from './api.ts';
 import { Auth, dashboardSignIn, externalIssuerFromContext } from './auth.ts';
 import { Dashboard } from './dashboard.ts';
 import { ClickHouse } from './clickhouse.ts';
+import { S3EventStore } from './s3-events.ts';
+import { EventCompaction } from './compaction.ts';
 import { contextFlag, contextInteger, contextOrigin, contextString, guardRailsFromContext } from './context.ts';
 import { DashboardEdgeFunctions } from './dashboard-edge.ts';
 import type { EventStoreResource } from './event-store.ts';
@@ -49,6 +51,8 @@ export class TinytrackStack extends Stack {
   readonly auth: Auth;
   readonly events: WorkQueue;
   readonly eventStore: EventStoreResource;
+  /** The S3 store's hourly compaction (issue 44); null on the other stores. */
+  readonly compaction: EventCompaction | null;
   readonly writer: EventWriter;
   readonly imports: Imports;
   readonly api: Api;
@@ -119,8 +123,9 @@ export class TinytrackStack extends Stack {
       retentionMaxMonths,
     });
     this.schedules = new Schedules(this, 'Schedules', { table: this.storage.table, eventStore: this.eventStore, mail, crawlerTokenKey: this.imports.key, cloudflareApiUrl });
-    this.retentionPurge = this.eventStore instanceof ClickHouse ? new RetentionPurge(this, 'RetentionPurge', { table: this.storage.table, eventStore: this.eventStore, maxMonths: retentionMaxMonths }) : null;
+    this.retentionPurge = this.eventStore instanceof ClickHouse || this.eventStore instanceof S3EventStore ? new RetentionPurge(this, 'RetentionPurge', { table: this.storage.table, eventStore: this.eventStore, maxMonths: retentionMaxMonths }) : null;
     this.rollupWarm = this.eventStore instanceof ClickHouse ? new RollupWarm(this, 'RollupWarm', { table: this.storage.table, eventStore: this.eventStore }) : null;
+    this.compaction = this.eventStore instanceof S3EventStore ? new EventCompaction(this, 'EventCompaction', { eventStore: this.eventStore }) : null;
     this.searchSync = this.eventStore instanceof ClickHouse ? new SearchConsoleSync(this, 'SearchConsoleSync', { table: this.storage.table, eventStore: this.eventStore, key: this.imports.key }) : null;
     if (this.eventStore instanceof ClickHouse) {
       // Every function that talks to ClickHouse feeds its failures into one alarm.
@@ -225,15 +230,17 @@ function dashboardFromContext(scope: Construct): { dashboard: boolean; dashboard
 }
 
 /**
- * `-c clickhouseUrl=https://… -c clickhouseSecretArn=arn:…` (ClickHouse, the
- * default: a new AWS account can no longer create Timestream, and no
- * Timestream resource is created) or `-c eventStore=timestream` (accounts
- * that already have Timestream for LiveAnalytics).
+ * Parquet files on S3 (`-c eventStore=s3`, the default: no flag, no secret, no outside service,
+ * billed per use; issue 44), `-c eventStore=clickhouse -c clickhouseUrl=https://… -c
+ * clickhouseSecretArn=arn:…` (large sites, docs/scaling.md), or `-c eventStore=timestream`
+ * (accounts that already have Timestream for LiveAnalytics). A deployment that names a
+ * ClickHouse URL stays on ClickHouse without the flag: an upgrade never moves its store.
  */
 function eventStoreFromContext(scope: Construct): EventStoreResource {
-  const engine = contextString(scope, 'eventStore') ?? 'clickhouse';
+  const engine = contextString(scope, 'eventStore') ?? (contextString(scope, 'clickhouseUrl') ? 'clickhouse' : 's3');
+  if (engine === 's3') return new S3EventStore(scope, 'EventStore');
   if (engine === 'timestream') return new Timestream(scope, 'EventStore');
-  if (engine !== 'clickhouse') throw new Error('context eventStore must be clickhouse or timestream');
+  if (engine !== 'clickhouse') throw new Error('context eventStore must be s3, clickhouse or timestream');
   const url = contextString(scope, 'clickhouseUrl');
   const secretArn = contextString(scope, 'clickhouseSecretArn');
   if (!url || !secretArn) {

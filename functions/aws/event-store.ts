@@ -1,7 +1,8 @@
 /**
  * The event store of the AWS functions that read or write events (the
- * writer, the reports group, the import worker): ClickHouse when the stack
- * set CLICKHOUSE_URL (credentials read at start from the Secrets Manager
+ * writer, the reports group, the import worker): Parquet files on S3 when the
+ * stack set EVENTS_BUCKET (the default, issue 44; s3-stores.ts, loaded only
+ * then), ClickHouse when it set CLICKHOUSE_URL (credentials read at start from the Secrets Manager
  * secret CLICKHOUSE_SECRET_ARN names, never from the environment, and read
  * again when the server refuses them: a rotated secret needs no redeploy),
  * else Timestream. Each entry builds only the parts it uses.
@@ -32,8 +33,21 @@ import type { ReportStore } from '#ports/report-store.ts';
 import type { SiteDataStore } from '#ports/site-data.ts';
 import { ClickHouseSiteData } from '#adapters/clickhouse/clickhouse-site-data.ts';
 import { awsClient } from './clients.ts';
-import { ConfigError, required, type Config } from '#platform/config.ts';
+import type * as S3Stores from './s3-stores.ts';
+import { ConfigError, required, type Config, type S3EventsConfig } from '#platform/config.ts';
 import { log } from '#platform/log.ts';
+
+type S3StoresModule = typeof S3Stores;
+
+/**
+ * The S3 store's module, loaded on first use: in a Lambda bundle the file built beside it
+ * (lib/node-function.ts), so only the functions of an S3 stack load DuckDB; null on another store.
+ */
+async function s3Stores(config: Readonly<Config>): Promise<{ stores: S3StoresModule; settings: S3EventsConfig } | null> {
+  if (!config.s3Events || config.clickhouse) return null;
+  const path = process.env.TT_LAMBDA_BUNDLE === '1' ? './s3-stores.mjs' : './s3-stores.ts';
+  return { stores: (await import(path)) as S3StoresModule, settings: config.s3Events };
+}
 
 /** The user and password of a ClickHouse secret: `{"username": …, "password": …}` (the shape Secrets Manager's console writes). */
 export function clickHouseCredentials(secret: string | undefined): ClickHouseCredentials {
@@ -72,6 +86,8 @@ export async function clickHouseStore(
 
 /** The event writer's stores: events, and the API-requests series beside them (none on Timestream). */
 export async function awsWriterStores(config: Readonly<Config>): Promise<{ events: EventStore; apiRequests: ApiRequestStore }> {
+  const s3 = await s3Stores(config);
+  if (s3) return { events: await s3.stores.s3Writer(s3.settings), apiRequests: TIMESTREAM_API_REQUESTS };
   const clickhouse = await clickHouseStore(config);
   if (clickhouse) return { events: clickhouse, apiRequests: new ClickHouseApiRequests(clickhouse.executor, clickhouse.database) };
   const { database, table } = required(config, 'timestream');
@@ -80,13 +96,15 @@ export async function awsWriterStores(config: Readonly<Config>): Promise<{ event
 
 /** The reports function's readers: web reports and the API-requests series, over one store. */
 export async function awsReportStores(config: Readonly<Config>): Promise<{ reports: ReportStore; apiRequests: ApiRequestStore }> {
+  const s3 = await s3Stores(config);
+  if (s3) return { reports: await s3.stores.s3Reports(s3.settings), apiRequests: TIMESTREAM_API_REQUESTS };
   const clickhouse = await clickHouseStore(config, { migrate: false });
   if (clickhouse) return { reports: new ClickHouseReportStore(clickhouse, { log }), apiRequests: new ClickHouseApiRequests(clickhouse.executor, clickhouse.database) };
   const { database, table } = required(config, 'timestream');
   return { reports: new TimestreamReportStore(awsClient(TimestreamQueryClient), database, table), apiRequests: TIMESTREAM_API_REQUESTS };
 }
 
-/** Crawler hits (issue 41): ClickHouse's table (its migrations are the writer's); none on Timestream, frozen. */
+/** Crawler hits (issue 41): ClickHouse's table (its migrations are the writer's); none on S3 or Timestream. */
 export async function awsCrawlerHits(config: Readonly<Config>): Promise<CrawlerHitStore> {
   const clickhouse = await clickHouseStore(config, { migrate: false });
   return clickhouse ? new ClickHouseCrawlerHits(clickhouse.executor, clickhouse.database) : TIMESTREAM_CRAWLER_HITS;
@@ -94,12 +112,16 @@ export async function awsCrawlerHits(config: Readonly<Config>): Promise<CrawlerH
 
 /** The owner's export (issue 42): ClickHouse's page reads; none on Timestream, frozen (501). */
 export async function awsRowExport(config: Readonly<Config>): Promise<RowExportStore> {
+  const s3 = await s3Stores(config);
+  if (s3) return s3.stores.s3RowExport(s3.settings);
   const clickhouse = await clickHouseStore(config, { migrate: false });
   return clickhouse ? new ClickHouseRowExport(clickhouse.executor, clickhouse.database) : TIMESTREAM_ROW_EXPORT;
 }
 
 /** The writer and the ledger of imports, over one store, and what builds the imported days' rollups (none on Timestream). */
 export async function awsImportStores(config: Readonly<Config>): Promise<{ events: EventStore; ledger: ImportLedger; rollups?: Pick<ReportStore, 'warmRollups'> }> {
+  const s3 = await s3Stores(config);
+  if (s3) return { events: await s3.stores.s3Writer(s3.settings), ledger: await s3.stores.s3ImportLedger(s3.settings) };
   const clickhouse = await clickHouseStore(config);
   if (clickhouse) return { events: clickhouse, ledger: new ClickHouseImportLedger(clickhouse), rollups: new ClickHouseReportStore(clickhouse, { log }) };
   const { database, table } = required(config, 'timestream');
@@ -109,8 +131,16 @@ export async function awsImportStores(config: Readonly<Config>): Promise<{ event
   };
 }
 
+/** One compaction pass of the S3 store (issue 44), or null on another store (nothing to compact). */
+export async function awsCompaction(config: Readonly<Config>): Promise<(() => Promise<number>) | null> {
+  const s3 = await s3Stores(config);
+  return s3 ? () => s3.stores.s3Compact(s3.settings) : null;
+}
+
 /** A site's removal over every series (issue 42): ClickHouse's; null on Timestream (frozen: erasure answers 501, no purge). */
 export async function awsSiteData(config: Readonly<Config>): Promise<SiteDataStore | null> {
+  const s3 = await s3Stores(config);
+  if (s3) return s3.stores.s3SiteData(s3.settings);
   const clickhouse = await clickHouseStore(config, { migrate: false });
   return clickhouse ? new ClickHouseSiteData(clickhouse) : null;
 }

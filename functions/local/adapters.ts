@@ -164,6 +164,8 @@ export interface LocalRuntime {
   events: EventStore;
   /** The embedded DuckDB store when it is the one in use; null on ClickHouse (CLICKHOUSE_URL). */
   duckdb: DuckDbEventStore | null;
+  /** One compaction pass of the S3 store (S3_EVENTS_URL); null on the other stores. */
+  compactEvents: (() => Promise<number>) | null;
   eventQueue: MemoryQueue<EventRow>;
   /** Ingested API requests (POST /api/ingest). */
   apiRequestQueue: MemoryQueue<ApiRequestRow>;
@@ -257,7 +259,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
   const dataDir = ownDataDir(config.dataDir);
   const store = await startLocalStore(config);
   const registry = new DynamoRegistry(store.client, config.tableName);
-  const local = await openLocalEvents(config, dataDir, (hostnames) => currentRegistrations(registry, hostnames));
+  const local = await openLocalEvents(config, dataDir, (hostnames) => currentRegistrations(registry, hostnames), store.client);
   // Opened even when receipt is not durable, so rows an earlier durable run left are still written.
   const { journal, recovered } = await ReceiptJournal.open<EventRow>(join(dataDir, 'journal', 'events'), { codec: eventRowCodec, log });
   const eventQueue = createEventQueue(local.events, dataDir, journal, config.durableReceipt);
@@ -302,7 +304,7 @@ export async function startLocalRuntime(config: Readonly<Config>, { background =
     store: store.client,
     onSiteChanged: store.onSiteChanged,
     events: local.events,
-    duckdb: local.duckdb,
+    duckdb: local.duckdb, compactEvents: local.compactEvents,
     eventQueue,
     apiRequestQueue,
     importQueue,

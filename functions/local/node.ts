@@ -103,6 +103,9 @@ export async function startLocalNode(config: Readonly<Config>, options: LocalRun
   if (services.siteData) scheduler.add(retentionPurgeJob({ ...services, siteData: services.siteData, log, retentionMaxMonths: services.config.retentionMaxMonths }));
   // Rollups (issue 43): each site's days sealed since the last run, daily at 00:00 UTC, so no report builds them.
   if (services.siteData) scheduler.add(rollupWarmJob({ ...services, siteData: services.siteData, log }));
+  // The S3 store (S3_EVENTS_URL, issue 44): each site-day's small files merged hourly, as EventBridge runs it on AWS.
+  const compactEvents = runtime.compactEvents;
+  if (compactEvents) scheduler.add({ name: 'event-compaction', everyMinutes: 60, run: async () => void (await compactEvents()) });
   const server = createLocalServer({ groups: groupHandlers, trustedProxies: config.trustedProxies, services, dashboard: localDashboard(config, runtime, built, services) });
   try {
     await new Promise<void>((ok, fail) => {

@@ -60,6 +60,11 @@ const Env = z.object({
   // AWS: the Secrets Manager secret holding the ClickHouse user and password (JSON {"username","password"}), read at start.
   CLICKHOUSE_SECRET_ARN: z.optional(z.string().check(z.regex(/^arn:aws[a-z-]*:secretsmanager:/))),
   CLICKHOUSE_DATABASE: z._default(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/)), 'tinytrack'),
+  // Events as Parquet on S3 with a DynamoDB manifest (issue 44): locally an S3-compatible endpoint and bucket
+  // (`http://host:port/bucket`, credentials as userinfo or the AWS variables); on AWS the stack's bucket and table.
+  S3_EVENTS_URL: z.optional(z.url()),
+  EVENTS_BUCKET: z.optional(z.string()),
+  EVENT_FILES_TABLE: z.optional(z.string()),
   // AWS: the built latest.js, inlined into the collector's bundle (lambdaEnv).
   TT_TRACKER_JS: z.optional(z.string()),
   // AWS: the OpenAPI document as JSON, gzipped and base64, inlined into the meta group's bundle (lambdaEnv).
@@ -135,6 +140,8 @@ export interface Config {
   timestream: { database: string; table: string } | null;
   /** CLICKHOUSE_URL and its credentials and database: events and reports on that server; null, on the embedded DuckDB. */
   clickhouse: { url: string; user: string; password: string; database: string } | null;
+  /** Events on S3 (S3_EVENTS_URL locally, EVENTS_BUCKET on AWS) with their manifest table; null, on another store. */
+  s3Events: S3EventsConfig | null;
   /** AWS: where the ClickHouse credentials are (never in the environment); null locally. */
   clickhouseSecretArn: string | null;
   /** AWS: where Google's OAuth client secret is (never in the environment); null locally. */
@@ -204,6 +211,26 @@ export function parsePublicUrls(value: string): string[] {
   return urls;
 }
 
+/** Where the S3 event store keeps its files: an endpoint (null: AWS's own), the bucket, credentials (null: the AWS defaults), the manifest table. */
+export interface S3EventsConfig {
+  endpoint: string | null;
+  bucket: string;
+  credentials: { accessKeyId: string; secretAccessKey: string } | null;
+  table: string;
+}
+
+/** S3_EVENTS_URL (`http(s)://[key:secret@]host[:port]/bucket`), else the stack's EVENTS_BUCKET; null when neither is set. */
+function s3EventsConfig(url: string | undefined, bucket: string | undefined, table: string): S3EventsConfig | null {
+  if (!url) return bucket ? { endpoint: null, bucket, credentials: null, table } : null;
+  const parsed = new URL(url);
+  const name = decodeURIComponent(parsed.pathname.split('/').filter((p) => p !== '')[0] ?? '');
+  if (!/^(http|https):$/.test(parsed.protocol) || !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(name)) {
+    throw new ConfigError('invalid configuration: S3_EVENTS_URL must be http(s)://host[:port]/bucket');
+  }
+  const credentials = parsed.username ? { accessKeyId: decodeURIComponent(parsed.username), secretAccessKey: decodeURIComponent(parsed.password) } : null;
+  return { endpoint: parsed.origin, bucket: name, credentials, table };
+}
+
 const redirectDefault = (origin: string | undefined) => (origin ? `${origin.replace(/\/$/, '')}/account` : null);
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -257,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     timestream: e.TIMESTREAM_DATABASE && e.TIMESTREAM_TABLE ? { database: e.TIMESTREAM_DATABASE, table: e.TIMESTREAM_TABLE } : null,
     clickhouseSecretArn: e.CLICKHOUSE_SECRET_ARN ?? null,
     googleClientSecretArn: e.GOOGLE_CLIENT_SECRET_ARN ?? null,
+    s3Events: s3EventsConfig(e.S3_EVENTS_URL, e.EVENTS_BUCKET, e.EVENT_FILES_TABLE ?? `${e.TABLE_NAME}-event-files`),
     clickhouse: e.CLICKHOUSE_URL ? { url: e.CLICKHOUSE_URL, user: e.CLICKHOUSE_USER, password: e.CLICKHOUSE_PASSWORD, database: e.CLICKHOUSE_DATABASE } : null,
     trackerScript: e.TT_TRACKER_JS ?? null,
     openApiGzip: e.TT_OPENAPI_GZ ?? null,

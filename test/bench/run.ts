@@ -26,6 +26,7 @@ import { importBench } from './import-bench.ts';
 import { apiReportsBench, clickHouseApiReportsBench, ingestBench } from './api-bench.ts';
 import { clickHouseGoalsBench, goalsBench } from './goals-bench.ts';
 import { bundleBench } from './bundle-bench.ts';
+import { s3Bench } from './s3-bench.ts';
 import { exportBench } from './export-bench.ts';
 import { dashboardSizeBench } from './dashboard-bench.ts';
 import { envNumber, fmt, RUNS, type BenchRow } from './stats.ts';
@@ -65,7 +66,7 @@ function render(rows: BenchRow[]): string {
   return lines.join('\n');
 }
 
-const PARTS = ['tracker', 'dashboard', 'bundles', 'writer', 'writer-clickhouse', 'http', 'ingest', 'long', 'phases', 'growth', 'imports', 'imports-clickhouse', 'reports', 'reports-clickhouse', 'reports-imported', 'reports-imported-clickhouse', 'api-reports', 'api-reports-clickhouse', 'goals', 'goals-clickhouse', 'export'];
+const PARTS = ['tracker', 'dashboard', 'bundles', 'writer', 'writer-clickhouse', 'http', 'ingest', 'long', 'phases', 'growth', 'imports', 'imports-clickhouse', 'reports', 'reports-clickhouse', 'reports-imported', 'reports-imported-clickhouse', 'api-reports', 'api-reports-clickhouse', 'goals', 'goals-clickhouse', 'export', 's3'];
 
 /** What docs/benchmarks.md says above the table: how each part was run. */
 function header(total: number, only: ReadonlySet<string>): string {
@@ -93,6 +94,8 @@ function header(total: number, only: ReadonlySet<string>): string {
       `Imported reports (imported-report-bench.ts, issue 43): one site holding ${fmt(importedRows())} rows as the Simple Analytics import stores them (no visitor hash; every tenth an event, a third of the pageviews unique), evenly over the 365 days before today, made with SQL (DuckDB: through the writer's insert, saveSelected; ClickHouse: one INSERT … SELECT, copies listed, parts merged); then a real import of 2,200 more rows over the same days through the API, the first 365-day overview right after it succeeds, and every report for the last 30 and 365 days through \`npm start\`: median of 30 requests after a first one (shown apart).`,
     only.has('export') &&
       `Export (export-bench.ts): ${fmt(envNumber('BENCH_EXPORT_ROWS', 10_000_000))} rows of one site (the reports' seed shape on one site), exported as CSV and as NDJSON through \`npm start\` and read to the end by the bench as fast as they come; the server's RSS sampled every 50 ms during each export; the budget (issue 42, 200 MB) is on what the export adds at its peak over the RSS just before it (the server's own baseline is listed beside it).`,
+    only.has('s3') &&
+      `S3 store (s3-bench.ts): in-process against s3rver and dynalite on this machine (local disk, no network): the writer's rows/s into one day, that day's compaction, and the overview page's reports over a site of ${fmt(envNumber('BENCH_S3_SITE_ROWS', 10_000_000))} rows (one file a day over 365 days), medians of 10 warm reads after a first, and of 3 reads each by a new reader (empty mirror and object cache).`,
     only.has('writer') &&
       `Writer: ${fmt(writer.rows)} rows through the local queue into an empty store and onto a store already holding ${fmt(writer.prefill)} rows of the same UTC day (made with SQL, stored through saveSelected, the store closed and reopened), ${RUNS} alternating rounds, each in a process of its own; the reopen's time and the RSS it adds are listed.`,
   ]
@@ -151,6 +154,7 @@ export async function runBenchmarks(): Promise<void> {
     if (only.has('goals')) rows.push(...(await goalsBench(pages.template, total)));
     if (only.has('goals-clickhouse')) rows.push(...(await clickHouseGoalsBench(pages.template, total)));
     if (only.has('export')) rows.push(...(await exportBench(pages.template)));
+    if (only.has('s3')) rows.push(...(await s3Bench()));
   } finally {
     pages.server.close();
   }

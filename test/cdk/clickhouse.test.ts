@@ -155,10 +155,10 @@ describe('the stack on ClickHouse', () => {
   });
 
   it('refuses a ClickHouse store without its URL or secret (saying what to pass), over plain http, or an unknown engine', () => {
-    expect(() => synth({})).toThrow(/pass -c clickhouseUrl=https:\/\/… -c clickhouseSecretArn=arn:….*or -c eventStore=timestream/);
+    expect(() => synth({ eventStore: 'clickhouse' })).toThrow(/pass -c clickhouseUrl=https:\/\/… -c clickhouseSecretArn=arn:….*or -c eventStore=timestream/);
     expect(() => synth({ eventStore: 'clickhouse', clickhouseUrl: URL })).toThrow(/clickhouseSecretArn/);
     expect(() => synth({ ...CONTEXT, clickhouseUrl: 'http://clickhouse.internal:8123' })).toThrow(/https/);
-    expect(() => synth({ eventStore: 'athena' })).toThrow(/clickhouse or timestream/);
+    expect(() => synth({ eventStore: 'athena' })).toThrow(/s3, clickhouse or timestream/);
   });
 
   it('refuses a ClickHouse store without the reports reader’s own secret, or with the writer’s as the reader’s', () => {

@@ -63,6 +63,7 @@ for (const store of REPORT_STORES.filter((s) => s.name !== 'DuckDB (rows only)')
           const traffic = { sites: [{ site, registration: REGISTRATION }], boundaries, filters };
           expect(ordered(await adapter.reports.traffic(traffic))).toEqual(ordered(await referenceReports.traffic(traffic)));
         }),
+        // A store's share of the cases (report-stores.ts propertyShare): the same seed's first ones.
         { numRuns: Math.ceil(30 * (store.propertyShare ?? 1)), seed: 2727 },
       );
     }, 240_000);

@@ -19,6 +19,7 @@ import { uniqueEvents, type EventRow } from '#domain/rows/event-row.ts';
 import type { EventStore } from '#ports/event-store.ts';
 import type { ReportStore } from '#ports/report-store.ts';
 import { log } from '#platform/log.ts';
+import { startLocalS3 } from '../support/s3-events.ts';
 
 export interface ReportAdapter {
   events: EventStore;
@@ -142,11 +143,29 @@ const timestream: StoreUnderTest = {
   },
 };
 
+/**
+ * The S3 store (issue 44) over real local servers (s3rver, dynalite): Parquet files per site-day,
+ * reports by the DuckDB dialect over its mirror. Its properties run a tenth of the seeded cases:
+ * each seeded batch is a put and a conditional write per site-day, each read a manifest query.
+ */
+const s3: StoreUnderTest = {
+  name: 'S3 (s3rver, dynalite)',
+  skip: null,
+  skipProperties: null,
+  propertyShare: 0.1,
+  async open() {
+    const local = await startLocalS3();
+    const events = await local.open();
+    return { events: await events.writer(), reports: await events.reports(), close: () => local.close() };
+  },
+};
+
 /** The stores by engine: suites too slow for one worker run each group in a file of its own. */
 export const DUCKDB_STORES: readonly StoreUnderTest[] = [duckdb, duckdbRows];
 export const CLICKHOUSE_STORES: readonly StoreUnderTest[] = [clickhouse, clickhouseRows];
 export const TIMESTREAM_STORES: readonly StoreUnderTest[] = [timestream];
-export const REPORT_STORES: readonly StoreUnderTest[] = [...DUCKDB_STORES, ...CLICKHOUSE_STORES, ...TIMESTREAM_STORES];
+export const S3_STORES: readonly StoreUnderTest[] = [s3];
+export const REPORT_STORES: readonly StoreUnderTest[] = [...DUCKDB_STORES, ...CLICKHOUSE_STORES, ...S3_STORES, ...TIMESTREAM_STORES];
 
 /** The suite's title: the store, and why it is skipped when it is. */
 export const titleOf = (suite: string, store: StoreUnderTest, skip: string | null) => `${suite}: ${store.name}${skip ? ` (skipped: ${skip})` : ''}`;

@@ -23,6 +23,8 @@ import type { RowExportStore } from '#ports/row-export.ts';
 import { chdbExecutor, closeChdb } from '../support/chdb-executor.ts';
 import { eventRow } from './event-store.contract.ts';
 import { log } from '#platform/log.ts';
+import { S3RowExport } from '#adapters/s3-events/s3-row-export.ts';
+import { startLocalS3 } from '../support/s3-events.ts';
 
 interface Opened {
   events: EventStore;
@@ -49,6 +51,25 @@ export const EXPORT_STORES: readonly { name: string; open(): Promise<Opened> }[]
       const db = `export_${randomUUID().replaceAll('-', '')}`;
       const events = await ClickHouseEventStore.open(chdbExecutor(), db, log);
       return { events, api: new ClickHouseApiRequests(events.executor, db), exports: new ClickHouseRowExport(events.executor, db), settle: async () => {}, close: () => events.close() };
+    },
+  },
+  {
+    // As `npm start` with S3_EVENTS_URL: the events on S3, the API requests in the DuckDB file.
+    name: 'S3 (s3rver, dynalite)',
+    async open() {
+      const duckdb = await DuckDbEventStore.open(':memory:', { log });
+      const api = await DuckDbApiRequests.open(duckdb);
+      const apiExports = new DuckDbRowExport(duckdb.instance);
+      const local = await startLocalS3();
+      const s3 = await local.open();
+      const exports = new S3RowExport(await s3.mirror(), apiExports);
+      return {
+        events: await s3.writer(),
+        api,
+        exports,
+        settle: async () => {},
+        close: async () => (await local.close(), apiExports.close(), await api.close(), await duckdb.close()),
+      };
     },
   },
 ];

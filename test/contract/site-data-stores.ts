@@ -24,6 +24,8 @@ import type { SearchStatsStore } from '#ports/search-console.ts';
 import type { SiteDataStore } from '#ports/site-data.ts';
 import { chdbExecutor } from '../support/chdb-executor.ts';
 import { log } from '#platform/log.ts';
+import { S3SiteData } from '#adapters/s3-events/s3-site-data.ts';
+import { startLocalS3 } from '../support/s3-events.ts';
 
 export interface AllSeries {
   events: EventStore;
@@ -35,26 +37,46 @@ export interface AllSeries {
   close(): Promise<void>;
 }
 
+/** Every series in one in-memory DuckDB file, as `npm start` keeps them. */
+async function duckDbSeries(): Promise<AllSeries> {
+  const events = await DuckDbEventStore.open(':memory:', { log });
+  const apiRequests = await DuckDbApiRequests.open(events);
+  const searchStats = await DuckDbSearchStats.open(events);
+  const crawlerHits = await DuckDbCrawlerHits.open(events);
+  return {
+    events,
+    reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }, events),
+    apiRequests,
+    searchStats,
+    crawlerHits,
+    data: new DuckDbSiteData(events, { api_requests: apiRequests, search_console: searchStats, crawler_hits: crawlerHits }),
+    close: async () => {
+      await apiRequests.close();
+      await searchStats.close();
+      await crawlerHits.close();
+      await events.close();
+    },
+  };
+}
+
 export const SITE_DATA_STORES: readonly { name: string; open(): Promise<AllSeries> }[] = [
+  { name: 'DuckDB', open: duckDbSeries },
   {
-    name: 'DuckDB',
+    // As `npm start` with S3_EVENTS_URL keeps them: the events on S3, the other series in the DuckDB file.
+    name: 'S3 (s3rver, dynalite)',
     async open() {
-      const events = await DuckDbEventStore.open(':memory:', { log });
-      const apiRequests = await DuckDbApiRequests.open(events);
-      const searchStats = await DuckDbSearchStats.open(events);
-      const crawlerHits = await DuckDbCrawlerHits.open(events);
+      const side = await duckDbSeries();
+      const local = await startLocalS3();
+      const s3 = await local.open();
+      const mirror = await s3.mirror();
       return {
-        events,
-        reports: new DuckDbReportStore({ query: (sql, params) => events.query(sql, params) }, events),
-        apiRequests,
-        searchStats,
-        crawlerHits,
-        data: new DuckDbSiteData(events, { api_requests: apiRequests, search_console: searchStats, crawler_hits: crawlerHits }),
+        ...side,
+        events: await s3.writer(),
+        reports: await s3.reports(),
+        data: new S3SiteData({ s3: local.s3, bucket: local.bucket }, s3.manifest, mirror, side.data),
         close: async () => {
-          await apiRequests.close();
-          await searchStats.close();
-          await crawlerHits.close();
-          await events.close();
+          await local.close();
+          await side.close();
         },
       };
     },

@@ -13,7 +13,7 @@ const IMPORTED_IN_SPAN = (fromMs: number, toMs: number) =>
   `site = $site AND registration = $registration AND kind = $kind AND imported AND ts BETWEEN ${Math.trunc(fromMs)} AND ${Math.trunc(toMs)}`;
 
 export class DuckDbImportLedger implements ImportLedger {
-  constructor(private readonly events: DuckDbEventStore) {}
+  constructor(private readonly events: Pick<DuckDbEventStore, 'query'>) {}
 
   async findImported({ site, registration }: SiteRef, kind: ImportedKind, sourceIds: readonly string[], fromMs: number, toMs: number): Promise<Map<string, string>> {
     const found = new Map<string, string>();

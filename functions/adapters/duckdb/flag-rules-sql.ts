@@ -9,6 +9,28 @@
  */
 import { DAY_MS } from '#domain/rows/days.ts';
 import { COPY_WINDOW_MS } from '#domain/rows/flags/flag-index.ts';
+import { sqlString } from '#domain/sql-literals.ts';
+
+/**
+ * One site registration's rows in [lo, hi] (Unix ms, lo a UTC day's start): the S3 store's
+ * mirror (adapters/s3-events/mirror.ts) recomputes the flags of the days it loaded. The rows of
+ * the day before lo are read, not updated: they must be loaded.
+ */
+export interface FlagRegion {
+  site: string;
+  registration: string;
+  lo: number;
+  hi: number;
+}
+
+/** Which rows a rule updates: every row, the targets' (`flag_targets`), or a region's. */
+export type FlagScope = boolean | FlagRegion;
+
+const regionOf = (scope: FlagScope): FlagRegion | null => (typeof scope === 'object' ? scope : null);
+
+/** The region's rows from `before` ms ahead of it, as a FROM item named `alias`. */
+const regionRows = (r: FlagRegion, alias: string, before: number) =>
+  `(SELECT * FROM events WHERE site = ${sqlString(r.site)} AND registration = ${sqlString(r.registration)} AND ts BETWEEN ${r.lo - before} AND ${r.hi}) ${alias}`;
 
 /** What the index could not decide alone, one row per target (a temp table of the writer's connection). */
 export const TARGETS_TABLE = 'flag_targets';
@@ -26,9 +48,17 @@ const IDENTITIES = `(SELECT site, registration, kind, key, min(lo) AS lo, max(hi
  * identity's rows are read two days either side of its targets; those within
  * a day before to two days after are settled (their window read in full) and updated.
  */
-function replayUpdate(table: string, scoped: boolean): string {
-  const from = scoped ? `events e JOIN ${IDENTITIES} g ON ${SAME('e', 'g')} AND e.kind = g.kind AND e.id_key = g.key AND e.ts BETWEEN g.lo - ${2 * DAY_MS} AND g.hi + ${2 * DAY_MS}` : 'events e';
-  const settled = scoped ? `e.ts BETWEEN g.lo - ${DAY_MS} AND g.hi + ${2 * DAY_MS}` : 'true';
+function replayUpdate(table: string, scoped: FlagScope): string {
+  const region = regionOf(scoped);
+  if (region) return replaySet(table, regionRows(region, 'e', DAY_MS), `e.ts >= ${region.lo}`);
+  return replaySet(
+    table,
+    scoped ? `events e JOIN ${IDENTITIES} g ON ${SAME('e', 'g')} AND e.kind = g.kind AND e.id_key = g.key AND e.ts BETWEEN g.lo - ${2 * DAY_MS} AND g.hi + ${2 * DAY_MS}` : 'events e',
+    scoped ? `e.ts BETWEEN g.lo - ${DAY_MS} AND g.hi + ${2 * DAY_MS}` : 'true',
+  );
+}
+
+function replaySet(table: string, from: string, settled: string): string {
   return `
     UPDATE ${table} t SET replay = x.replay FROM (
       SELECT e.site, e.registration, e.kind, e.id, e.ts, ${settled} AS settled,
@@ -48,8 +78,11 @@ const VISITOR_DAYS = `(
 )`;
 
 /** visitor_first: the earliest canonical pageview of its visitor-day, ties to the smaller id. */
-function firstUpdate(table: string, scoped: boolean): string {
-  const from = scoped
+function firstUpdate(table: string, scoped: FlagScope): string {
+  const region = regionOf(scoped);
+  const from = region
+    ? regionRows(region, 'e', 0)
+    : scoped
     ? `events e SEMI JOIN ${VISITOR_DAYS} v ON ${SAME('e', 'v')} AND e.visitor_key = v.visitor_key AND e.ts BETWEEN v.day * ${DAY_MS} AND v.day * ${DAY_MS} + ${DAY_MS - 1}`
     : 'events e';
   return `
@@ -68,8 +101,9 @@ const PAGES = `(
 )`;
 
 /** parent_ts: the earliest canonical (human, not a replay) page of the append's parent id within the window before it. */
-function parentUpdate(table: string, scoped: boolean): string {
-  const from = scoped ? `events a JOIN ${PAGES} g ON ${SAME('a', 'g')} AND a.parent_key = g.key AND a.ts BETWEEN g.lo - ${DAY_MS} AND g.hi + ${2 * DAY_MS}` : 'events a';
+function parentUpdate(table: string, scoped: FlagScope): string {
+  const region = regionOf(scoped);
+  const from = region ? regionRows(region, 'a', 0) : scoped ? `events a JOIN ${PAGES} g ON ${SAME('a', 'g')} AND a.parent_key = g.key AND a.ts BETWEEN g.lo - ${DAY_MS} AND g.hi + ${2 * DAY_MS}` : 'events a';
   return `
     UPDATE ${table} t SET parent_ts = x.parent_ts FROM (
       SELECT a.site, a.registration, a.kind, a.id, a.ts, (
@@ -83,7 +117,7 @@ function parentUpdate(table: string, scoped: boolean): string {
 }
 
 /** The statements, in order (visitor_first and parent_ts read replay), for each of `tables`. */
-export function flagRuleStatements(tables: readonly string[], scoped: boolean): string[] {
+export function flagRuleStatements(tables: readonly string[], scoped: FlagScope): string[] {
   return [replayUpdate, firstUpdate, parentUpdate].flatMap((rule) => tables.map((table) => rule(table, scoped)));
 }
 

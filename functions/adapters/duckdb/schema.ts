@@ -59,7 +59,7 @@ export const COLUMNS: readonly Column[] = [
 
 /** Quoted: `unique` is a reserved word. */
 export const COLUMN_LIST = COLUMNS.map((c) => `"${c.name}"`).join(', ');
-const COLUMN_DEFS = COLUMNS.map((c) => `"${c.name}" ${c.sql}`).join(', ');
+export const COLUMN_DEFS = COLUMNS.map((c) => `"${c.name}" ${c.sql}`).join(', ');
 
 /**
  * 64-bit keys of the string identities (domain/rows/flags/keys.ts): reports
@@ -72,8 +72,8 @@ export const KEY_COLUMNS = [
   { name: 'visitor_key', from: 'visitor' },
   { name: 'parent_key', from: 'original_id' },
 ] as const;
-const KEY_DEFS = KEY_COLUMNS.map((k) => `${k.name} UBIGINT`).join(', ');
-const KEY_LIST = KEY_COLUMNS.map((k) => k.name).join(', ');
+export const KEY_DEFS = KEY_COLUMNS.map((k) => `${k.name} UBIGINT`).join(', ');
+export const KEY_LIST = KEY_COLUMNS.map((k) => k.name).join(', ');
 
 /**
  * Flags the writer sets (domain/rows/flags/flag-index.ts states the rules;

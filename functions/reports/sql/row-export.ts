@@ -43,6 +43,12 @@ export function exportPageSql(dialect: Dialect, table: string, series: ExportSer
   return { sql: `SELECT ${SELECTS[series]} ${from}${cursor} ORDER BY ts, id LIMIT ${Math.max(1, Math.trunc(page.limit))}`, params };
 }
 
+/** The count statement of the rows exportPage walks in [from, to), and its parameters. */
+export function exportCountSql(dialect: Dialect, table: string, site: SiteRef, range: { from: number; to: number }): { sql: string; params: Record<string, string | number> } {
+  const { from, params } = scoped(dialect, table, site, range);
+  return { sql: `SELECT count(*) AS n ${from}`, params };
+}
+
 /** The port over a dialect's tables; adapters give the tables and run the statement. */
 export abstract class SqlRowExport implements RowExportStore {
   protected abstract readonly dialect: Dialect;
@@ -56,8 +62,8 @@ export abstract class SqlRowExport implements RowExportStore {
   }
 
   async exportCount(series: ExportSeries, site: SiteRef, range: { from: number; to: number }): Promise<number> {
-    const { from, params } = scoped(this.dialect, this.tables[series], site, range);
-    const [row] = await this.run(`SELECT count(*) AS n ${from}`, params);
+    const { sql, params } = exportCountSql(this.dialect, this.tables[series], site, range);
+    const [row] = await this.run(sql, params);
     return Number(row?.n ?? 0);
   }
 }
