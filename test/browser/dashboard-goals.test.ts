@@ -80,7 +80,8 @@ describe('dashboard goals', () => {
     await expect(page.getByTestId('goal-stats').locator('tr', { hasText: 'Signups' }).innerText()).resolves.toMatch(/Signups\s+2\s+2\s+66\.7%/);
     await page.getByTestId('goal-stats').getByRole('button', { name: 'Signups' }).click();
     await page.getByTestId('filter-goal').waitFor();
-    await expect.poll(() => page.getByTestId('filter-goal').innerText()).toContain('Converted on goal is Signups');
+    // The chip names the goal once the goals list has come (a loaded machine: past poll's default second).
+    await expect.poll(() => page.getByTestId('filter-goal').innerText(), { timeout: 10_000 }).toContain('Converted on goal is Signups');
     expect(new URL(page.url()).pathname).toBe(`/sites/${site}`);
     expect(new URL(page.url()).searchParams.get('filter')).toBe(`goal:${signups.id}`);
     await settled(page);

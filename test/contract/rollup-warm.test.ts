@@ -1,6 +1,6 @@
 /**
  * The daily rollup warm-up (functions/workers/rollup-warm.ts, issue 43) on
- * DuckDB and ClickHouse (chDB): a run builds the current sites' sealed days
+ * DuckDB and ClickHouse (chDB), and the S3 store (none built: it has no rollups yet): a run builds the current sites' sealed days
  * of the last week that lack rollups (each store's own rule of which days are
  * sealed), none for an earlier registration's rows, and a second run builds
  * none. That reports read rollups exactly is the rollup properties' part.
@@ -20,8 +20,8 @@ const TODAY = Math.floor(NOW.getTime() / DAY_MS);
 const SITE = newSiteRecord('warm.example', 'web', 'owner-1', NOW);
 const CURRENT: SiteRef = { site: SITE.hostname, registration: registrationOf(SITE) };
 const EARLIER: SiteRef = { site: SITE.hostname, registration: 'earlier-registration' };
-/** Days each store seals (reports/plan.ts): DuckDB keeps yesterday open, ClickHouse only today. */
-const SEALED_IN_WEEK: Record<string, number> = { DuckDB: WARM_DAYS - 1, 'ClickHouse (chDB)': WARM_DAYS };
+/** Days each store builds (reports/plan.ts): DuckDB keeps yesterday open, ClickHouse only today; the S3 store has no rollups yet. */
+const SEALED_IN_WEEK: Record<string, number> = { DuckDB: WARM_DAYS - 1, 'ClickHouse (chDB)': WARM_DAYS, 'S3 (s3rver, dynalite)': 0 };
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
