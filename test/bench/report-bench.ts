@@ -24,7 +24,7 @@ const SEED_SITES = 50;
 const SEED_DAYS = 90;
 /** Rows handed to the store at once while seeding: about a day of the seeded traffic. */
 const SEED_CHUNK = 100_000;
-const REPORT_BUDGET_MS = 50;
+export const REPORT_BUDGET_MS = 50;
 /** How long a beacon takes to be stored and its day marked: the local queue sends a partial batch after 50 ms, and the writer stores it in well under the rest. */
 const BATCH_SETTLE_MS = 500;
 /** The filtered reports' filter: one country of the seed's five. */
